@@ -1,0 +1,20 @@
+# The two quick-start commands (README): `make demo` and `make test`. Both set up .venv first.
+VENV := .venv
+PY := $(VENV)/bin/python
+DEMO_OUT ?= demo_out
+
+.PHONY: setup demo test lint bench
+setup:
+	@bash scripts/setup.sh
+
+demo: setup
+	@bash scripts/demo.sh "$(DEMO_OUT)"
+
+test: setup
+	@HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 $(PY) -m pytest -q $(PYTEST_ARGS)
+
+lint: setup
+	@$(VENV)/bin/ruff check streamgaze_hf lmms_tasks build_scripts benchmarks tests
+
+bench: setup
+	@$(PY) benchmarks/overlay.py

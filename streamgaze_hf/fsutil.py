@@ -1,0 +1,54 @@
+"""Atomic file and directory writes: nothing half-written is ever left at the destination."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+
+@contextlib.contextmanager
+def atomic_output(dest: str | os.PathLike[str], suffix: str | None = None) -> Iterator[Path]:
+    """Yield a temporary path next to ``dest``; rename it onto ``dest`` only if the block succeeds.
+
+    The temporary file keeps ``dest``'s suffix (or ``suffix``) so that writers which pick a format
+    from the extension (PyAV, OpenCV) still work. On any exception the temporary file is removed.
+    """
+    dest = Path(dest)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp" + (suffix or dest.suffix), dir=dest.parent)
+    os.close(fd)
+    tmp_path = Path(tmp)
+    try:
+        yield tmp_path
+        os.replace(tmp_path, dest)
+    except BaseException:
+        tmp_path.unlink(missing_ok=True)
+        raise
+
+
+@contextlib.contextmanager
+def atomic_directory(dest: str | os.PathLike[str]) -> Iterator[Path]:
+    """Yield a temporary directory next to ``dest``; move it into place only if the block succeeds.
+
+    ``dest`` must not exist when the block ends (callers decide about overwriting beforehand).
+    """
+    dest = Path(dest)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent))
+    try:
+        yield tmp
+        if dest.exists():
+            shutil.rmtree(dest)
+        os.replace(tmp, dest)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def write_text_atomic(dest: str | os.PathLike[str], text: str) -> None:
+    with atomic_output(dest) as tmp:
+        tmp.write_text(text, encoding="utf-8")
