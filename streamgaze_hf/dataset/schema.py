@@ -1,0 +1,99 @@
+"""Row schemas of every config of the dataset (DESIGN.md "Dataset"), as ``datasets.Features``.
+
+All ten task configs share ``QA_FEATURES``; unused fields stay empty ("" / [] / NaN). Video files
+are relative path strings (not the ``Video`` feature): an evaluation harness decodes them itself.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import string
+
+from datasets import Features, List, Value
+
+QA_FEATURES = Features({
+    "question_id": Value("string"),
+    "task": Value("string"),
+    "category": Value("string"),
+    "video_id": Value("string"),
+    "source": Value("string"),
+    "video_path": Value("string"),  # relative to the dataset root
+    "overlay_path": Value("string"),  # relative to the dataset root
+    "question": Value("string"),
+    "options": List(Value("string")),  # option texts without "A. " labels
+    "answer": Value("string"),  # letter; "" for proactive
+    "answer_text": Value("string"),
+    "query_time": Value("float64"),  # seconds
+    "window_start": Value("float64"),
+    "window_end": Value("float64"),
+    "checkpoints": List({"time": Value("float64"), "label": Value("string")}),  # proactive: label Yes/No
+    "fixations": List({"start": Value("float64"), "end": Value("float64"),
+                       "x": Value("float64"), "y": Value("float64")}),  # up to the window end
+    "metadata": Value("string"),  # JSON object of task-specific extras
+})
+
+VIDEO_FEATURES = Features({
+    "video_id": Value("string"),
+    "source": Value("string"),
+    "video_path": Value("string"),
+    "overlay_path": Value("string"),
+    "fps": Value("float64"),
+    "width": Value("int32"),
+    "height": Value("int32"),
+    "n_frames": Value("int32"),
+    "duration": Value("float64"),
+    "hfov_deg": Value("float64"),
+})
+
+GAZE_FEATURES = Features({
+    "video_id": Value("string"),
+    "t": Value("float64"),
+    "x": Value("float64"),  # normalised, origin top-left; NaN when unknown
+    "y": Value("float64"),
+    "valid": Value("bool"),
+    "in_frame": Value("bool"),
+})
+
+FIXATION_FEATURES = Features({
+    "video_id": Value("string"),
+    "fixation_index": Value("int32"),
+    "start": Value("float64"),
+    "end": Value("float64"),
+    "x": Value("float64"),
+    "y": Value("float64"),
+    "n_samples": Value("int32"),
+    "scene_score": Value("float64"),  # S_min of the scene-consistency check
+    "kept": Value("bool"),  # passed the scene check and entered the scanpath
+    "episode_index": Value("int32"),  # scanpath episode, -1 when not kept
+    "gazed_object": Value("string"),
+    "fov_objects": List(Value("string")),
+    "out_objects": List(Value("string")),
+})
+
+CONFIG_FEATURES = {"videos": VIDEO_FEATURES, "gaze": GAZE_FEATURES, "fixations": FIXATION_FEATURES}
+
+LETTERS = string.ascii_uppercase
+
+
+def letter(index: int) -> str:
+    """Option letter of a 0-based index (A, B, ..., Z)."""
+    if not 0 <= index < len(LETTERS):
+        raise ValueError(f"option index {index} out of range")
+    return LETTERS[index]
+
+
+def letter_index(answer: str) -> int:
+    return LETTERS.index(answer)
+
+
+def empty_qa_row() -> dict:
+    return {"question_id": "", "task": "", "category": "", "video_id": "", "source": "", "video_path": "",
+            "overlay_path": "", "question": "", "options": [], "answer": "", "answer_text": "",
+            "query_time": math.nan, "window_start": math.nan, "window_end": math.nan, "checkpoints": [],
+            "fixations": [], "metadata": "{}"}
+
+
+def dump_metadata(extras: dict) -> str:
+    """Canonical JSON for the ``metadata`` column (sorted keys: stable bytes)."""
+    return json.dumps(extras, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
