@@ -65,6 +65,58 @@ def _overlay(p: argparse.ArgumentParser) -> Handler:
     return run
 
 
+@command("build", "build the versioned dataset from raw recordings (the paper's pipeline)")
+def _build(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("--raw", required=True, help="raw directory (demo-world format: one sub-directory per video)")
+    p.add_argument("--out", required=True, help="dataset root to write (e.g. ./streamgaze)")
+    p.add_argument("--version", required=True, help="semantic version X.Y.Z of this build")
+    p.add_argument("--seed", type=int, default=0, help="QA generation seed (default 0)")
+    p.add_argument("--workers", type=int, default=1, help="parallel worker processes over videos")
+    p.add_argument("--force", action="store_true", help="overwrite an existing dataset of the same version")
+    p.add_argument("--changelog", default="", help="text of this version's CHANGELOG entry")
+
+    def run(a: argparse.Namespace) -> int:
+        from .dataset.build import build_dataset
+
+        root = build_dataset(a.raw, a.out, a.version, seed=a.seed, workers=a.workers, force=a.force,
+                             changelog=a.changelog)
+        print(root)
+        return 0
+
+    return run
+
+
+@command("import-release", "convert the official StreamGaze release (qa/*.json, metadata/*.csv, videos) into our dataset")
+def _import_release(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("release_dir", help="directory of the official release (qa/, metadata/, videos/)")
+    p.add_argument("--out", required=True, help="dataset root to write")
+    p.add_argument("--version", required=True, help="semantic version X.Y.Z of this dataset")
+    p.add_argument("--strict", action="store_true", help="fail on the first bad row instead of skipping it")
+    p.add_argument("--force", action="store_true", help="overwrite an existing dataset of the same version")
+
+    def run(a: argparse.Namespace) -> int:
+        from .dataset.release import import_release
+
+        report = import_release(a.release_dir, a.out, a.version, strict=a.strict, force=a.force)
+        print(report.format())
+        return 0
+
+    return run
+
+
+@command("stats", "print per-task and per-source counts of a built dataset")
+def _stats(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("root", help="dataset root")
+
+    def run(a: argparse.Namespace) -> int:
+        from .dataset.stats import compute_stats, format_stats
+
+        print(format_stats(compute_stats(a.root)))
+        return 0
+
+    return run
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="streamgaze", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
