@@ -9,6 +9,11 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+_UMASK = os.umask(0)
+os.umask(_UMASK)
+FILE_MODE = 0o666 & ~_UMASK
+DIR_MODE = 0o777 & ~_UMASK
+
 
 @contextlib.contextmanager
 def atomic_output(dest: str | os.PathLike[str], suffix: str | None = None) -> Iterator[Path]:
@@ -24,6 +29,7 @@ def atomic_output(dest: str | os.PathLike[str], suffix: str | None = None) -> It
     tmp_path = Path(tmp)
     try:
         yield tmp_path
+        os.chmod(tmp_path, FILE_MODE)  # mkstemp creates 0600; give the file normal permissions
         os.replace(tmp_path, dest)
     except BaseException:
         tmp_path.unlink(missing_ok=True)
@@ -41,6 +47,7 @@ def atomic_directory(dest: str | os.PathLike[str]) -> Iterator[Path]:
     tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent))
     try:
         yield tmp
+        os.chmod(tmp, DIR_MODE)  # mkdtemp creates 0700
         if dest.exists():
             shutil.rmtree(dest)
         os.replace(tmp, dest)

@@ -1,0 +1,158 @@
+"""Everything the QA generators read about one video, and the exact-time queries they label with.
+
+All queries take an explicit time so generators can only use what happened up to a question's
+query time (reference bugs 12-13 used the whole video).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..gaze.fixations import Fixation
+from ..gaze.scanpath import Episode, FixationObjects
+from ..gaze.track import GazeTrack
+from ..objects.base import Interval, VideoObjects
+
+
+@dataclass(frozen=True)
+class Action:
+    start: float
+    end: float
+    label: str
+
+
+def read_actions(path: Path) -> list[Action]:
+    """``actions.json``: a list of {start, end, label, ...} (seconds); missing file -> no actions."""
+    if not path.is_file():
+        return []
+    from ..errors import StreamGazeError
+
+    try:
+        items = json.loads(path.read_text(encoding="utf-8"))
+        acts = [Action(float(a["start"]), float(a["end"]), str(a["label"]).strip()) for a in items]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise StreamGazeError(f"bad actions file ({exc.__class__.__name__}: {exc})", path) from None
+    return sorted(acts, key=lambda a: (a.start, a.end, a.label))
+
+
+def _in_intervals(intervals: list[Interval], t: float) -> bool:
+    return any(s - 1e-9 <= t <= e + 1e-9 for s, e in intervals)
+
+
+@dataclass
+class VideoContext:
+    video_id: str
+    source: str
+    duration: float
+    fps: float
+    track: GazeTrack
+    fixations: list[Fixation]  # scene-consistent fixations, in time order
+    objects: VideoObjects  # objects.per_fixation aligned with fixations
+    episodes: list[Episode]
+    actions: list[Action] = field(default_factory=list)
+    r_thresh: float = 0.08
+
+    # ---- object knowledge up to a time -------------------------------------------------------
+    def episodes_until(self, t: float) -> list[Episode]:
+        """Episodes that ended at or before t."""
+        return [e for e in self.episodes if e.end <= t + 1e-9]
+
+    def seen_until(self, t: float) -> list[str]:
+        """Objects seen (inside or outside the FOV) in episodes ended by t, first-seen order."""
+        seen: dict[str, None] = {}
+        for e in self.episodes_until(t):
+            for name in e.fov + e.out:
+                seen.setdefault(name, None)
+        return list(seen)
+
+    def fixated_before(self, name: str, t: float) -> bool:
+        """Was the object fixated (gazed at, or inside the FOV of a fixation) at any time <= t?"""
+        if self.objects.fixated is not None:
+            if any(s <= t + 1e-9 for s, _ in self.objects.fixated.get(name, [])):
+                return True
+        for f, o in zip(self.fixations, self.objects.per_fixation):
+            if f.start <= t + 1e-9 and (name == o.gazed or name in o.fov):
+                return True
+        return False
+
+    def visible_at(self, name: str, t: float) -> bool | None:
+        """Is the object in view at time t? None when the back-end cannot tell."""
+        if self.objects.visible is not None:
+            return _in_intervals(self.objects.visible.get(name, []), t)
+        for f, o in zip(self.fixations, self.objects.per_fixation):
+            if f.start - 1e-9 <= t <= f.end + 1e-9:
+                return name == o.gazed or name in o.fov or name in o.out
+        return None
+
+    def first_visible(self, name: str) -> float | None:
+        if self.objects.visible is not None:
+            iv = self.objects.visible.get(name)
+            return min(s for s, _ in iv) if iv else None
+        for f, o in zip(self.fixations, self.objects.per_fixation):
+            if name == o.gazed or name in o.fov or name in o.out:
+                return f.start
+        return None
+
+    # ---- gaze at an exact time ---------------------------------------------------------------
+    def fixation_at(self, t: float) -> int | None:
+        for i, f in enumerate(self.fixations):
+            if f.start - 1e-9 <= t <= f.end + 1e-9:
+                return i
+        return None
+
+    def gaze_on_fixation(self, i: int, t: float) -> bool:
+        """Is the latest gaze sample at t valid, in frame and inside fixation i's radius?"""
+        f = self.fixations[i]
+        k = int(self.track.index_at(t, max_age=2.0 / max(self.fps, 1.0))[0])
+        if k < 0 or not self.track.in_frame[k]:
+            return False
+        dx = self.track.x[k] - f.x
+        dy = (self.track.y[k] - f.y) * self.track.aspect
+        return float(np.hypot(dx, dy)) <= self.r_thresh
+
+    def gazing_at(self, name: str, t: float) -> bool:
+        """Is the user gazing at the object at exactly time t (GTA's checkpoint label)?"""
+        i = self.fixation_at(t)
+        return i is not None and self.objects.per_fixation[i].gazed == name and self.gaze_on_fixation(i, t)
+
+    def stable_time_in(self, i: int, settle: float = 0.2) -> float | None:
+        """A gaze-sample time near the middle of fixation i at which the gaze has been on the
+        fixation for at least ``settle`` seconds (no flick or blink just before)."""
+        f = self.fixations[i]
+        lo = int(np.searchsorted(self.track.t, f.start + settle))
+        hi = int(np.searchsorted(self.track.t, f.end, side="right"))
+        if hi <= lo:
+            return None
+        mid = (f.start + f.end) / 2
+        order = sorted(range(lo, hi), key=lambda k: (abs(self.track.t[k] - mid), k))
+        for k in order:
+            t = float(self.track.t[k])
+            ks = range(int(np.searchsorted(self.track.t, t - settle)), k + 1)
+            if all(self.gaze_on_fixation(i, float(self.track.t[j])) for j in ks):
+                return t
+        return None
+
+    # ---- fixation list for text prompts ------------------------------------------------------
+    def fixation_list(self, start: float, end: float) -> list[dict]:
+        """Fixations overlapping [start, end], clipped to it; a fixation still running at ``end``
+        gets the centroid of its samples up to ``end`` only (no future samples)."""
+        out = []
+        for f in self.fixations:
+            if f.end < start or f.start > end:
+                continue
+            s, e, x, y = max(f.start, start), min(f.end, end), f.x, f.y
+            if f.end > end or f.start < start:
+                part = self.track.between(s, e)
+                ok = part.in_frame
+                if ok.any():
+                    x, y = float(np.mean(part.x[ok])), float(np.mean(part.y[ok]))
+            out.append({"start": round(s, 3), "end": round(e, 3), "x": round(x, 4), "y": round(y, 4)})
+        return out
+
+
+def fixation_objects_by_episode(ctx: VideoContext) -> dict[int, list[FixationObjects]]:
+    return {k: [ctx.objects.per_fixation[i] for i in e.fixations] for k, e in enumerate(ctx.episodes)}
