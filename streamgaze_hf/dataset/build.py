@@ -24,16 +24,17 @@ from tqdm import tqdm
 from .. import __version__
 from ..errors import StreamGazeError
 from ..fsutil import write_text_atomic
-from ..gaze.fixations import FixationParams, extract_fixations
+from ..gaze.fixations import Fixation, FixationParams, extract_fixations
 from ..gaze.io import read_gaze_csv
 from ..gaze.scanpath import DEFAULT_MERGE_GAP, build_scanpath
 from ..gaze.scene import DEFAULT_TAU_SCENE, scene_scores
+from ..gaze.track import GazeTrack
 from ..objects.oracle import OracleBackend
 from ..qa.context import VideoContext, read_actions
 from ..qa.generate import DEFAULT_CAP, generate_questions
 from ..tasks import TASK_IDS
 from ..video.overlay import render_overlay
-from ..video.reader import probe_video
+from ..video.reader import VideoInfo, probe_video
 
 RESULT_FILE = "result.json"
 
@@ -81,12 +82,20 @@ def recording_key(rec: Path, opts: BuildOptions) -> str:
     return h.hexdigest()[:16]
 
 
-def process_recording(rec: Path, work: Path, opts: BuildOptions) -> Path:
-    """Run the pipeline on one recording; returns its finished work directory (reused if present)."""
-    out = work / rec.name / recording_key(rec, opts)
-    if (out / RESULT_FILE).is_file():
-        return out
-    out.mkdir(parents=True, exist_ok=True)
+@dataclass
+class Analysis:
+    """One recording through the pipeline up to the QA (everything but the overlay video)."""
+
+    info: VideoInfo
+    track: GazeTrack
+    fixations: list[Fixation]  # all fixations of the dispersion rule
+    scores: list[float]  # their scene-consistency S_min
+    kept_idx: list[int]  # indices of the scene-consistent ones
+    context: VideoContext
+
+
+def analyse_recording(rec: Path, opts: BuildOptions) -> Analysis:
+    """Fixations -> scene check -> FOV objects -> scanpath, ready for QA generation."""
     video = rec / "video.mp4"
     info = probe_video(video)
     track = read_gaze_csv(rec / "gaze.csv", info.width, info.height, info.fps, opts.hfov_deg)
@@ -98,8 +107,20 @@ def process_recording(rec: Path, work: Path, opts: BuildOptions) -> Path:
     episodes = build_scanpath(kept, objects.per_fixation, opts.merge_gap, opts.fixation.r_thresh, track.aspect)
     ctx = VideoContext(rec.name, opts.source, info.duration, info.fps, track, kept, objects, episodes,
                        read_actions(rec / "actions.json"), opts.fixation.r_thresh)
-    qa = generate_questions(ctx, opts.seed, opts.cap_per_task)
-    render_overlay(video, track, out / "overlay.mp4", hfov_deg=opts.hfov_deg, progress=False)
+    return Analysis(info, track, fixations, scores, kept_idx, ctx)
+
+
+def process_recording(rec: Path, work: Path, opts: BuildOptions) -> Path:
+    """Run the pipeline on one recording; returns its finished work directory (reused if present)."""
+    out = work / rec.name / recording_key(rec, opts)
+    if (out / RESULT_FILE).is_file():
+        return out
+    out.mkdir(parents=True, exist_ok=True)
+    a = analyse_recording(rec, opts)
+    info, track, fixations, scores, kept_idx = a.info, a.track, a.fixations, a.scores, a.kept_idx
+    objects, episodes = a.context.objects, a.context.episodes
+    qa = generate_questions(a.context, opts.seed, opts.cap_per_task)
+    render_overlay(rec / "video.mp4", track, out / "overlay.mp4", hfov_deg=opts.hfov_deg, progress=False)
 
     episode_of = {fi: k for k, ep in enumerate(episodes) for fi in ep.fixations}
     fix_rows = []

@@ -28,8 +28,10 @@ class VideoObjects:
     per_fixation: list[FixationObjects]
     attributes: dict[str, dict[str, str]] = field(default_factory=dict)  # object -> {color: red, ...}
     attribute_vocabulary: dict[str, list[str]] = field(default_factory=dict)  # color -> [red, blue, ...]
-    visible: dict[str, list[Interval]] | None = None  # exact visibility intervals, when known
+    visible: dict[str, list[Interval]] | None = None  # exact intervals when clearly in view, when known
+    glimpsed: dict[str, list[Interval]] | None = None  # intervals when any part is in view, when known
     fixated: dict[str, list[Interval]] | None = None  # exact fixation intervals per object, when known
+    gaze_on: dict[str, list[Interval]] | None = None  # exact intervals when the gaze point is on the object
 
 
 class ObjectBackend(Protocol):

@@ -6,7 +6,8 @@ fixations) and answers what the paper's VLM + human verification would (§3.3):
 - FOV objects: other objects whose box centre lies within the FOV radius of the fixation centroid in
   at least half of its frames;
 - out-of-FOV objects: objects in view in at least half of its frames and not in the FOV.
-An object is "in view" in a frame when at least half of its box is inside the frame.
+An object is "in view" in a frame when at least half of its box is inside the frame, "glimpsed" when
+any part is; questions never claim an object is absent while it is glimpsed.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ class OracleBackend:
         frames = gt["frames"]
         ft = np.asarray(frames["t"], dtype=np.float64)
         in_view = _in_view_sets(frames["visible"])
+        any_part = [{b[0] for b in boxes} for boxes in frames["visible"]]
         radius = fov_radius_px(track.width, track.hfov_deg)
         per_fix = []
         for f in fixations:
@@ -76,7 +78,9 @@ class OracleBackend:
             attributes=attributes,
             attribute_vocabulary={k: sorted(v) for k, v in vocab.items()},
             visible=_visible_intervals(ft, in_view, names, 1.0 / float(gt["fps"])),
+            glimpsed=_visible_intervals(ft, any_part, names, 1.0 / float(gt["fps"])),
             fixated=_fixated_intervals(gt["fixations"]),
+            gaze_on=_gaze_on_intervals(track, ft, frames["visible"], names),
         )
 
 
@@ -124,3 +128,27 @@ def _fixated_intervals(fixations: list[dict]) -> dict[str, list[Interval]]:
         if f.get("object"):
             out.setdefault(f["object"], []).append((float(f["start"]), float(f["end"])))
     return out
+
+
+def _gaze_on_intervals(track: GazeTrack, ft: np.ndarray, visible: list, names: dict[int, str]
+                       ) -> dict[str, list[Interval]]:
+    """When the gaze point is on each object: every sample holds until the next one, and is on the
+    object whose box (in the frame on screen at the sample time) contains it."""
+    out: dict[str, list[Interval]] = {}
+    inf = track.in_frame
+    frame_of = np.searchsorted(ft, track.t + 1e-6, side="right") - 1
+    ends = np.append(track.t[1:], track.t[-1] + 1.0 / track.fps) if len(track) else track.t
+    for k in range(len(track)):
+        if not inf[k] or frame_of[k] < 0:
+            continue
+        x, y = track.x[k], track.y[k]
+        for oid, x0, y0, x1, y1 in visible[frame_of[k]]:
+            if x0 <= x <= x1 and y0 <= y <= y1:
+                iv = out.setdefault(names[oid], [])
+                if iv and abs(iv[-1][1] - track.t[k]) < 1e-9:
+                    iv[-1] = (iv[-1][0], float(ends[k]))
+                else:
+                    iv.append((float(track.t[k]), float(ends[k])))
+                break
+    return {n: [(s, e - 1e-6) for s, e in iv] for n, iv in out.items()}
+

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from ..gaze.fixations import Fixation
-from ..gaze.scanpath import Episode, FixationObjects
+from ..gaze.scanpath import Episode
 from ..gaze.track import GazeTrack
 from ..objects.base import Interval, VideoObjects
 
@@ -80,13 +80,27 @@ class VideoContext:
         return False
 
     def visible_at(self, name: str, t: float) -> bool | None:
-        """Is the object in view at time t? None when the back-end cannot tell."""
+        """Is the object in view at time t? None when the back-end cannot tell, or when the object
+        is only partly in view (neither answer would be fair)."""
         if self.objects.visible is not None:
-            return _in_intervals(self.objects.visible.get(name, []), t)
+            if _in_intervals(self.objects.visible.get(name, []), t):
+                return True
+            if self.objects.glimpsed is not None and _in_intervals(self.objects.glimpsed.get(name, []), t):
+                return None
+            return False
         for f, o in zip(self.fixations, self.objects.per_fixation):
             if f.start - 1e-9 <= t <= f.end + 1e-9:
                 return name == o.gazed or name in o.fov or name in o.out
         return None
+
+    def seen_during(self, name: str, start: float, end: float) -> bool:
+        """Was any part of the object in view at some time in [start, end]? (exact back-ends;
+        otherwise: listed by a fixation overlapping the interval)."""
+        intervals = self.objects.glimpsed if self.objects.glimpsed is not None else self.objects.visible
+        if intervals is not None:
+            return any(s <= end and e >= start for s, e in intervals.get(name, []))
+        return any(f.start <= end and f.end >= start and (name == o.gazed or name in o.fov or name in o.out)
+                   for f, o in zip(self.fixations, self.objects.per_fixation))
 
     def first_visible(self, name: str) -> float | None:
         if self.objects.visible is not None:
@@ -114,10 +128,21 @@ class VideoContext:
         dy = (self.track.y[k] - f.y) * self.track.aspect
         return float(np.hypot(dx, dy)) <= self.r_thresh
 
-    def gazing_at(self, name: str, t: float) -> bool:
-        """Is the user gazing at the object at exactly time t (GTA's checkpoint label)?"""
+    def gazing_at(self, name: str, t: float) -> bool | None:
+        """Is the user gazing at the object at exactly time t (GTA's checkpoint label)?
+
+        Yes: t lies in a fixation on the object and the gaze sample at t is on that fixation.
+        With exact gaze knowledge (oracle) the gaze point must also be on the object, and a moment
+        when the gaze merely passes over it outside any fixation is ambiguous (None: dropped).
+        """
         i = self.fixation_at(t)
-        return i is not None and self.objects.per_fixation[i].gazed == name and self.gaze_on_fixation(i, t)
+        in_fix = i is not None and self.objects.per_fixation[i].gazed == name and self.gaze_on_fixation(i, t)
+        if self.objects.gaze_on is None:
+            return in_fix
+        on = _in_intervals(self.objects.gaze_on.get(name, []), t)
+        if not on:
+            return False
+        return True if in_fix else None
 
     def stable_time_in(self, i: int, settle: float = 0.2) -> float | None:
         """A gaze-sample time near the middle of fixation i at which the gaze has been on the
@@ -152,7 +177,3 @@ class VideoContext:
                     x, y = float(np.mean(part.x[ok])), float(np.mean(part.y[ok]))
             out.append({"start": round(s, 3), "end": round(e, 3), "x": round(x, 4), "y": round(y, 4)})
         return out
-
-
-def fixation_objects_by_episode(ctx: VideoContext) -> dict[int, list[FixationObjects]]:
-    return {k: [ctx.objects.per_fixation[i] for i in e.fixations] for k, e in enumerate(ctx.episodes)}

@@ -113,7 +113,7 @@ def generate_sr(ctx: VideoContext, rng: random.Random, cap: int) -> list[dict]:
         last = min(k + 2, len(eps) - 1)
         t = eps[last].end
         during = set(ep.fov) | set(ep.out)
-        pool = [o for o in ctx.seen_until(t) if o not in during and not _visible_during(ctx, o, ep.start, ep.end)]
+        pool = [o for o in ctx.seen_until(t) if o not in during and not ctx.seen_during(o, ep.start, ep.end)]
         if not pool:
             continue
         answer = sorted(pool)[rng.randrange(len(pool))]
@@ -125,10 +125,3 @@ def generate_sr(ctx: VideoContext, rng: random.Random, cap: int) -> list[dict]:
                            {"gazed_object": ep.gazed, "episode_time": [ep.start, ep.end],
                             "background_objects": list(ep.out), "answer_object": answer}))
     return cap_rows(rows, cap, rng)
-
-
-def _visible_during(ctx: VideoContext, name: str, start: float, end: float) -> bool:
-    if ctx.objects.visible is None:
-        return False
-    return any(s <= end and e >= start for s, e in ctx.objects.visible.get(name, []))
-

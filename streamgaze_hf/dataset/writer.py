@@ -1,0 +1,418 @@
+"""Write a versioned StreamGaze dataset directory (DESIGN.md "Dataset").
+
+Layout written under ``root``::
+
+    README.md                                   card (see card.py)
+    CHANGELOG.md                                one ``## X.Y.Z`` section per version, newest first
+    manifest.json                               version, build info, counts, sha256 + size of every other file
+    data/<task id>/test-00000-of-00001.parquet  the ten task configs (QA_FEATURES)
+    data/videos|gaze|fixations/test-00000-of-00001.parquet
+    videos/original/<id>.mp4, videos/overlay/<id>.mp4, ...   the ``files`` of the content
+
+Guarantees:
+
+* **Validated**: every QA row passes :func:`~streamgaze_hf.qa.validate.validate_qa_row` against its
+  video's duration, rows have exactly their config's columns, ids are unique, every referenced video
+  exists and every ``video_path`` / ``overlay_path`` is one of the copied files. Problems raise
+  :class:`StreamGazeError` before anything is written.
+* **Deterministic**: rows are sorted (questions by ``video_id, query_time, question_id``; videos by
+  ``video_id``; gaze by ``video_id, t``; fixations by ``video_id, fixation_index``; stable, so ties
+  keep their input order), parquet is written with fixed options and no timestamps, the card,
+  CHANGELOG and manifest are generated from the data. Same content, version and build info (and the
+  same pyarrow version) give byte-identical files.
+* **Atomic**: everything is written into a temporary directory next to ``root`` and moved into place
+  when complete. On any error nothing new is left behind and an existing dataset at ``root`` is
+  untouched; a replaced older version is removed only after the new one is in place.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+from datasets import Features
+from tqdm.auto import tqdm
+
+from .. import __version__
+from ..errors import StreamGazeError
+from ..fsutil import atomic_directory
+from ..qa.validate import validate_qa_row
+from ..tasks import TASK_IDS, get_task
+from .card import render_card
+from .load import CONFIG_NAMES, MANIFEST, data_file, read_manifest, sha256_file
+from .schema import FIXATION_FEATURES, GAZE_FEATURES, QA_FEATURES, VIDEO_FEATURES
+from .stats import Stats, manifest_counts, stats_from_files
+
+SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
+DATASET_NAME = "streamgaze"
+CARD, CHANGELOG = "README.md", "CHANGELOG.md"
+PARQUET_OPTIONS: dict[str, Any] = {  # fixed, so the bytes only depend on the rows (and pyarrow's version)
+    "compression": "zstd", "compression_level": 9, "row_group_size": 100_000, "use_dictionary": True,
+    "write_statistics": True, "version": "2.6", "data_page_version": "1.0",
+}
+SORT_KEYS: dict[str, tuple[str, ...]] = {
+    "qa": ("video_id", "query_time", "question_id"),
+    "videos": ("video_id",),
+    "gaze": ("video_id", "t"),
+    "fixations": ("video_id", "fixation_index"),
+}
+
+
+@dataclass
+class DatasetContent:
+    """Everything a dataset version holds, before it is written.
+
+    ``qa``: task id -> rows following QA_FEATURES (a missing task id counts as empty);
+    ``videos`` / ``gaze`` / ``fixations``: rows following VIDEO_FEATURES / GAZE_FEATURES /
+    FIXATION_FEATURES; ``files``: dataset-relative path (``videos/original/<id>.mp4``) -> existing
+    source file, hard-linked into the dataset when on the same filesystem, else copied.
+    """
+
+    qa: dict[str, list[dict]]
+    videos: list[dict]
+    gaze: list[dict] = field(default_factory=list)
+    fixations: list[dict] = field(default_factory=list)
+    files: dict[str, Path] = field(default_factory=dict)
+
+
+# ---------------------------------------------------------------------------------------------- validation
+
+
+def check_version(version: str) -> str:
+    """``version`` if it is a semantic version ``X.Y.Z`` (no prefix, no suffix), else StreamGazeError."""
+    if not isinstance(version, str) or not SEMVER.match(version):
+        raise StreamGazeError(f"version {version!r} is not a semantic version X.Y.Z (e.g. 1.0.0)")
+    return version
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    match = SEMVER.match(version)
+    return tuple(int(g) for g in match.groups()) if match else (-1,)
+
+
+def _check_build_info(build_info: dict) -> None:
+    try:
+        json.dumps(build_info, sort_keys=True, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise StreamGazeError(f"build info is not plain JSON data: {exc}") from exc
+
+
+def _check_keys(row: dict, features: Features, what: str) -> None:
+    if not isinstance(row, dict):
+        raise StreamGazeError(f"{what}: row is a {type(row).__name__}, not a dict")
+    if row.keys() != features.keys():
+        missing, extra = sorted(set(features) - set(row)), sorted(set(row) - set(features))
+        raise StreamGazeError(f"{what}: wrong columns (missing: {', '.join(missing) or '-'}; "
+                              f"unexpected: {', '.join(extra) or '-'})")
+
+
+def _normalise_relpath(rel: str) -> str:
+    """A dataset-relative file path, checked: inside a sub-directory, not under data/, not hidden."""
+    pure = PurePosixPath(rel)
+    parts = pure.parts
+    if ("\\" in rel or pure.is_absolute() or len(parts) < 2 or any(p in ("..", ".") for p in parts)
+            or parts[0] == "data" or any(p.startswith(".") for p in parts)):
+        raise StreamGazeError(f"bad dataset file path {rel!r}: must be relative, inside a sub-directory such as "
+                              "videos/, not under data/ and without '..' or hidden parts")
+    return pure.as_posix()
+
+
+def _check_files(files: dict[str, Path]) -> dict[str, Path]:
+    """Normalised ``files`` with every source checked to be an existing regular file."""
+    checked: dict[str, Path] = {}
+    for rel, src in files.items():
+        key = _normalise_relpath(str(rel))
+        if key in checked:
+            raise StreamGazeError(f"dataset file path {key!r} given twice")
+        if not Path(src).is_file():
+            raise StreamGazeError(f"source file for {key} does not exist", src)
+        checked[key] = Path(src)
+    return checked
+
+
+def _check_paths(row: dict, files: dict[str, Path], what: str) -> None:
+    for column in ("video_path", "overlay_path"):
+        path = row.get(column) or ""
+        if path and path not in files:
+            raise StreamGazeError(f"{what}: {column} {path!r} is not among the dataset files")
+
+
+def _check_videos(videos: list[dict], files: dict[str, Path]) -> dict[str, dict]:
+    """Video rows by id (unique ids, finite non-negative durations, known files)."""
+    by_id: dict[str, dict] = {}
+    for row in videos:
+        what = f"video {row.get('video_id')!r}" if isinstance(row, dict) else "video row"
+        _check_keys(row, VIDEO_FEATURES, what)
+        if not row["video_id"]:
+            raise StreamGazeError("video row with an empty video_id")
+        if row["video_id"] in by_id:
+            raise StreamGazeError(f"{what}: duplicate video_id")
+        duration = row["duration"]
+        if not isinstance(duration, float | int) or not math.isfinite(duration) or duration < 0:
+            raise StreamGazeError(f"{what}: duration {duration!r} is not a non-negative number of seconds")
+        _check_paths(row, files, what)
+        by_id[row["video_id"]] = row
+    return by_id
+
+
+def _check_qa_row(task_id: str, row: dict, videos: dict[str, dict], files: dict[str, Path]) -> None:
+    what = f"task {task_id}, question {row.get('question_id')!r}" if isinstance(row, dict) else f"task {task_id}"
+    _check_keys(row, QA_FEATURES, what)
+    if row["task"] != task_id:
+        raise StreamGazeError(f"{what}: row task {row['task']!r} does not match its config {task_id!r}")
+    if row["category"] != get_task(task_id).category:
+        raise StreamGazeError(f"{what}: category {row['category']!r} is not {get_task(task_id).category!r}")
+    video = videos.get(row["video_id"])
+    if video is None:
+        raise StreamGazeError(f"{what}: unknown video_id {row['video_id']!r} (not among the videos)")
+    try:
+        problems = validate_qa_row(row, duration=float(video["duration"]), min_options=2)
+    except (TypeError, ValueError, KeyError, AttributeError) as exc:  # wrongly typed fields
+        problems = [f"malformed field ({type(exc).__name__}: {exc})"]
+    if problems:
+        raise StreamGazeError(f"{what}: invalid question: {'; '.join(problems)}")
+    _check_paths(row, files, what)
+
+
+def _check_qa(qa: dict[str, list[dict]], videos: dict[str, dict], files: dict[str, Path]) -> dict[str, list[dict]]:
+    """QA rows of every task (missing tasks empty), each validated; question ids unique over all tasks."""
+    unknown = sorted(set(qa) - set(TASK_IDS))
+    if unknown:
+        raise StreamGazeError(f"unknown task id(s) {', '.join(unknown)}; tasks are {', '.join(TASK_IDS)}")
+    seen: dict[str, str] = {}
+    for task_id in TASK_IDS:
+        for row in qa.get(task_id, []):
+            _check_qa_row(task_id, row, videos, files)
+            qid = row["question_id"]
+            if not qid:
+                raise StreamGazeError(f"task {task_id}: question with an empty question_id")
+            if qid in seen:
+                raise StreamGazeError(f"task {task_id}, question {qid!r}: duplicate question_id (also in {seen[qid]})")
+            seen[qid] = task_id
+    return {task_id: list(qa.get(task_id, [])) for task_id in TASK_IDS}
+
+
+def _check_video_refs(rows: list[dict], features: Features, config: str, videos: dict[str, dict]) -> None:
+    for i, row in enumerate(rows):
+        _check_keys(row, features, f"{config} row {i}")
+        if row["video_id"] not in videos:
+            raise StreamGazeError(f"{config} row {i}: unknown video_id {row['video_id']!r} (not among the videos)")
+
+
+# ---------------------------------------------------------------------------------------------- tables
+
+
+def _arrow_table(rows: list[dict], features: Features, config: str, sort_keys: tuple[str, ...]) -> pa.Table:
+    """Rows as an arrow table with the config's schema (incl. ``huggingface`` metadata), sorted."""
+    schema = features.arrow_schema
+    try:
+        table = pa.Table.from_pylist(rows, schema=schema)
+    except (pa.ArrowException, TypeError, ValueError) as exc:
+        raise StreamGazeError(f"config {config}: rows do not fit the schema: {exc}") from exc
+    nulls = [name for name in table.column_names if table[name].null_count]
+    if nulls:
+        raise StreamGazeError(f"config {config}: None values in column(s) {', '.join(nulls)}")
+    if table.num_rows:
+        table = table.take(pc.sort_indices(table, sort_keys=[(k, "ascending") for k in sort_keys]))
+    return table.replace_schema_metadata(schema.metadata)
+
+
+def _write_tables(tmp: Path, qa: dict[str, list[dict]], content: DatasetContent) -> None:
+    tables = {task_id: (qa[task_id], QA_FEATURES, SORT_KEYS["qa"]) for task_id in TASK_IDS}
+    tables["videos"] = (content.videos, VIDEO_FEATURES, SORT_KEYS["videos"])
+    tables["gaze"] = (content.gaze, GAZE_FEATURES, SORT_KEYS["gaze"])
+    tables["fixations"] = (content.fixations, FIXATION_FEATURES, SORT_KEYS["fixations"])
+    for config in CONFIG_NAMES:
+        rows, features, keys = tables[config]
+        path = data_file(tmp, config)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        pq.write_table(_arrow_table(rows, features, config, keys), path, **PARQUET_OPTIONS)
+
+
+def _place_files(tmp: Path, files: dict[str, Path], progress: bool) -> None:
+    """Hard-link (same filesystem) or copy every source file into the dataset."""
+    for rel in tqdm(sorted(files), desc="dataset files", unit="file", disable=not progress):
+        dest = tmp / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        src = files[rel]
+        try:
+            os.link(src, dest)
+        except OSError:
+            try:
+                shutil.copyfile(src, dest)
+            except OSError as exc:
+                raise StreamGazeError(f"cannot copy {src} into the dataset as {rel}: {exc}", src) from exc
+
+
+# ---------------------------------------------------------------------------------------------- changelog
+
+
+def parse_changelog(text: str) -> dict[str, str]:
+    """``## <version>`` sections of a CHANGELOG.md -> their text (stripped), in file order."""
+    sections: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in text.splitlines():
+        if line.startswith("## "):
+            current = sections.setdefault(line[3:].strip(), [])
+        elif current is not None:
+            current.append(line)
+    return {version: "\n".join(lines).strip() for version, lines in sections.items()}
+
+
+def _demote_headings(entry: str) -> str:
+    """Keep an entry's own ``#`` / ``##`` headings from being read as version sections."""
+    return "\n".join(re.sub(r"^#{1,2}(?=\s)", "###", line) for line in entry.strip().splitlines())
+
+
+def render_changelog(previous: str, version: str, entry: str) -> str:
+    """CHANGELOG.md: the previous sections plus ``version``'s (replacing its own), newest version first."""
+    sections = parse_changelog(previous)
+    sections[version] = _demote_headings(entry)
+    ordered = sorted(sections.items(), key=lambda item: _version_key(item[0]), reverse=True)
+    return "# Changelog\n\n" + "\n\n".join(f"## {v}\n\n{body}".rstrip() for v, body in ordered) + "\n"
+
+
+def default_changelog_entry(stats: Stats) -> str:
+    """The entry written when no text is given: what the version contains."""
+    per_task = ", ".join(f"{t['task']} {t['questions']:,}" for t in stats["tasks"])
+    return (f"Built with streamgaze-toolkit {__version__}: {stats['questions']:,} questions ({per_task}); "
+            f"{stats['videos']:,} videos; {stats['gaze_samples']:,} gaze samples; {stats['fixations']:,} fixations.")
+
+
+# ---------------------------------------------------------------------------------------------- manifest
+
+
+def dataset_files(root: str | os.PathLike[str]) -> list[str]:
+    """Relative POSIX paths of every file under ``root`` except ``manifest.json``, sorted."""
+    root = Path(root)
+    found = []
+    for dirpath, _dirnames, filenames in os.walk(root):
+        for name in filenames:
+            rel = (Path(dirpath) / name).relative_to(root).as_posix()
+            if rel != MANIFEST:
+                found.append(rel)
+    return sorted(found)
+
+
+def _file_entries(root: Path, progress: bool) -> dict[str, dict[str, Any]]:
+    return {rel: {"sha256": sha256_file(root / rel), "bytes": (root / rel).stat().st_size}
+            for rel in tqdm(dataset_files(root), desc="hashing", unit="file", disable=not progress)}
+
+
+def render_manifest(root: Path, version: str, build_info: dict, stats: Stats, progress: bool = False) -> str:
+    """``manifest.json`` text (sorted keys, indent 2, trailing newline) for the files under ``root``."""
+    manifest = {"name": DATASET_NAME, "version": version, "toolkit_version": __version__, "build": build_info,
+                "counts": manifest_counts(stats), "files": _file_entries(root, progress)}
+    return json.dumps(manifest, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def manifest_digest(root: str | os.PathLike[str]) -> str:
+    """sha256 of the ``manifest.json`` bytes: identifies one exact build of the dataset."""
+    path = Path(root) / MANIFEST
+    if not path.is_file():
+        raise StreamGazeError(f"not a StreamGaze dataset (no {MANIFEST})", root)
+    return sha256_file(path)
+
+
+def verify_dataset(root: str | os.PathLike[str]) -> list[str]:
+    """Re-hash every file listed in the manifest: a list of problems (empty when the dataset is intact)."""
+    root = Path(root)
+    listed: dict[str, dict[str, Any]] = read_manifest(root).get("files", {})
+    present = set(dataset_files(root))
+    problems = [f"missing: {rel}" for rel in sorted(set(listed) - present)]
+    problems += [f"extra file not in the manifest: {rel}" for rel in sorted(present - set(listed))]
+    for rel in sorted(set(listed) & present):
+        size, digest = (root / rel).stat().st_size, None
+        if size == listed[rel].get("bytes"):
+            digest = sha256_file(root / rel)
+        if digest != listed[rel].get("sha256"):
+            problems.append(f"changed: {rel} (sha256 or size differs from the manifest)")
+    return problems
+
+
+# ---------------------------------------------------------------------------------------------- destination
+
+
+def _previous_changelog(root: Path, version: str, force: bool) -> str:
+    """CHANGELOG text of the dataset being replaced at ``root`` ("" if none); refuses unsafe targets."""
+    if not root.exists():
+        return ""
+    if not root.is_dir():
+        raise StreamGazeError("exists and is not a directory; choose another output path", root)
+    if not (root / MANIFEST).is_file():
+        if any(root.iterdir()):
+            raise StreamGazeError(f"exists and is not a StreamGaze dataset (no {MANIFEST}); refusing to replace "
+                                  "it: choose another output path or remove it", root)
+        return ""
+    old_version = str(read_manifest(root)["version"])
+    if old_version == version and not force:
+        raise StreamGazeError(f"dataset version {version} already exists at {root}; use --force to overwrite")
+    changelog = root / CHANGELOG
+    return changelog.read_text(encoding="utf-8") if changelog.is_file() else ""
+
+
+@contextlib.contextmanager
+def _replacing(root: Path) -> Iterator[Path]:
+    """A temporary directory that becomes ``root`` when the block succeeds.
+
+    An existing ``root`` is first moved aside (into a hidden ``.<name>.old.*.tmp`` directory) and only
+    deleted once the new directory is in place; if the final move fails it is put back.
+    """
+    aside: Path | None = None
+    try:
+        with atomic_directory(root) as tmp:
+            yield tmp
+            if root.exists():
+                aside = Path(tempfile.mkdtemp(prefix=f".{root.name}.old.", suffix=".tmp", dir=root.parent))
+                os.replace(root, aside / root.name)
+    except BaseException:
+        if aside is not None and not root.exists():
+            os.replace(aside / root.name, root)
+        raise
+    finally:
+        if aside is not None and root.exists():
+            shutil.rmtree(aside, ignore_errors=True)
+
+
+# ---------------------------------------------------------------------------------------------- entry point
+
+
+def write_dataset(root: str | os.PathLike[str], content: DatasetContent, version: str, build_info: dict, *,
+                  force: bool = False, changelog: str = "", progress: bool = True) -> Path:
+    """Validate ``content`` and write it as dataset version ``version`` at ``root`` (atomically).
+
+    ``build_info`` (plain JSON data: inputs, options, seeds) is recorded in the manifest. An existing
+    dataset of the same version is only replaced with ``force``; one of another version is replaced
+    and its CHANGELOG sections are kept. ``changelog`` is this version's entry (default: a summary of
+    the counts). Returns ``root``.
+    """
+    root = Path(root)
+    check_version(version)
+    _check_build_info(build_info)
+    previous = _previous_changelog(root, version, force)
+    files = _check_files(content.files)
+    videos = _check_videos(content.videos, files)
+    qa = _check_qa(content.qa, videos, files)
+    _check_video_refs(content.gaze, GAZE_FEATURES, "gaze", videos)
+    _check_video_refs(content.fixations, FIXATION_FEATURES, "fixations", videos)
+    with _replacing(root) as tmp:
+        _write_tables(tmp, qa, content)
+        _place_files(tmp, files, progress)
+        stats = stats_from_files(tmp, version)
+        (tmp / CARD).write_text(render_card(tmp, version, stats), encoding="utf-8")
+        entry = changelog.strip() or default_changelog_entry(stats)
+        (tmp / CHANGELOG).write_text(render_changelog(previous, version, entry), encoding="utf-8")
+        (tmp / MANIFEST).write_text(render_manifest(tmp, version, build_info, stats, progress), encoding="utf-8")
+    return root
