@@ -18,7 +18,9 @@ import hashlib
 import math
 import os
 import tempfile
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from tqdm import tqdm
@@ -37,6 +39,7 @@ __all__ = ["ImportReport", "Problem", "import_release", "read_release_questions"
 
 ROAD = "official-release"
 _TOL = 1e-6
+Sink = Callable[[Problem], None]
 
 
 @dataclass
@@ -97,18 +100,25 @@ def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[s
         fixations = _fixations_of(fixations, {v.video_id for v in used}, sink)
         report.imported = {t: len(rows) for t, rows in qa.items()}
         report.videos, report.fixations = len(used), len(fixations)
+        _check_not_empty(report, release)
         content = DatasetContent(qa=qa, videos=[_video_row(v) for v in used], gaze=[], fixations=fixations,
                                  files=_dataset_files(used))
-        build_info = {"road": ROAD, "release_dir": release.resolve().name, "options": {"strict": strict},
+        name = release.resolve().name
+        build_info = {"road": ROAD, "release_dir": name, "options": {"strict": strict},
                       "inputs": _input_hashes(release), "report": report.counts()}
-        root = write_dataset(out, content, version, build_info, force=force,
-                             changelog=changelog or f"Imported from the official release ({release.resolve().name}).",
+        entry = changelog or f"Imported from the official release ({name})."
+        root = write_dataset(out, content, version, build_info, force=force, changelog=entry,
                              progress=progress)
     report.root, report.version = str(root), version
     return report
 
 
-def read_release_questions(qa_dir: Path, sink, progress: bool = False) -> list[ReleaseQuestion]:
+def _check_not_empty(report: ImportReport, release: Path) -> None:
+    if not report.total_imported:
+        raise StreamGazeError(f"no question could be imported\n{report.format()}", release)
+
+
+def read_release_questions(qa_dir: Path, sink: Sink, progress: bool = False) -> list[ReleaseQuestion]:
     """Parse the ten task files (in task order), reporting unknown/missing/malformed files and entries."""
     questions: list[ReleaseQuestion] = []
     for spec in tqdm(TASKS, desc="release qa", unit="file", disable=not progress, leave=False):
@@ -128,10 +138,12 @@ def read_release_questions(qa_dir: Path, sink, progress: bool = False) -> list[R
                 sink(item)
                 continue
             if item.task != spec.id:
-                sink(item.problem("otp_gsm_remapped", f"question text is {item.task.upper()}, file is {spec.id.upper()}"))
+                detail = f"question text is {item.task.upper()}, file is {spec.id.upper()}"
+                sink(item.problem("otp_gsm_remapped", detail))
             questions.append(item)
     for path in sorted(qa_dir.iterdir()):
-        if path.suffix.lower() == ".json" and not path.name.startswith(".") and task_for_release_file(path.name) is None:
+        unknown = task_for_release_file(path.name) is None
+        if unknown and path.suffix.lower() == ".json" and not path.name.startswith("."):
             sink(Problem("unknown_file", f"qa/{path.name}", detail="not one of the ten release task files"))
     return questions
 
@@ -145,20 +157,33 @@ def _in_order(parsed: list[ReleaseQuestion], problems: list[Problem]) -> list:
     return sorted([*parsed, *problems], key=key)
 
 
-def _resolve_videos(questions: list[ReleaseQuestion], lookup: VideoLookup, sink,
+def _resolve_videos(questions: list[ReleaseQuestion], lookup: VideoLookup, sink: Sink,
                     progress: bool) -> dict[str, _Video | Problem]:
     """Per referenced file name: the probed video, or the problem that makes its questions unusable."""
-    first: dict[str, ReleaseQuestion] = {}
+    by_video: dict[str, list[ReleaseQuestion]] = {}
     for q in questions:
-        first.setdefault(q.video_file, q)
+        by_video.setdefault(q.video_file, []).append(q)
     out: dict[str, _Video | Problem] = {}
-    for name, q in tqdm(sorted(first.items()), desc="probe videos", unit="video", disable=not progress,
-                        leave=False):
-        out[name] = _resolve_one(name, q, lookup, sink)
+    for name, qs in tqdm(sorted(by_video.items()), desc="probe videos", unit="video", disable=not progress,
+                         leave=False):
+        out[name] = _resolve_one(name, qs, lookup, sink)
     return out
 
 
-def _resolve_one(name: str, q: ReleaseQuestion, lookup: VideoLookup, sink) -> _Video | Problem:
+def fallback_source(questions: list[ReleaseQuestion]) -> str:
+    """Source of a video from its questions' ``video_categories``: the most common normalised value,
+    ignoring past-task files when others exist (the past generators hard-code "EGTEA")."""
+    def from_file_category(q: ReleaseQuestion) -> str:
+        spec = task_for_release_file(Path(q.file).name)
+        return spec.category if spec else ""
+
+    trusted = [q for q in questions if from_file_category(q) != "past"] or questions
+    counts = Counter(s for s in (normalise_source(q.video_categories) for q in trusted) if s)
+    return counts.most_common(1)[0][0] if counts else ""
+
+
+def _resolve_one(name: str, qs: list[ReleaseQuestion], lookup: VideoLookup, sink: Sink) -> _Video | Problem:
+    q = qs[0]
     original, overlay = lookup.get(ORIGINAL, name), lookup.get(OVERLAY, name)
     if original is None:
         return Problem("missing_video", q.file, detail=f"{name} not found in videos/ (original)")
@@ -171,14 +196,14 @@ def _resolve_one(name: str, q: ReleaseQuestion, lookup: VideoLookup, sink) -> _V
         return Problem("unreadable_video", q.file, detail=f"{name}: {exc.reason}")
     source = original.source
     if not source:
-        source = normalise_source(q.video_categories)
+        source = fallback_source(qs)
         sink(Problem("source_from_categories", original.container,
-                     detail=f"{name}: source {source!r} from video_categories {q.video_categories!r}"))
+                     detail=f"{name}: source {source!r} from video_categories"))
     return _Video(original.path.name, original, overlay, info, source)
 
 
 def _build_rows(questions: list[ReleaseQuestion], videos: dict[str, _Video | Problem],
-                sink) -> tuple[dict[str, list[dict]], list[_Video]]:
+                sink: Sink) -> tuple[dict[str, list[dict]], list[_Video]]:
     """Checked QA rows per task (file order) and the videos they use (sorted by id)."""
     qa: dict[str, list[dict]] = {spec.id: [] for spec in TASKS}
     seen: set[tuple] = set()
@@ -188,11 +213,12 @@ def _build_rows(questions: list[ReleaseQuestion], videos: dict[str, _Video | Pro
         if isinstance(video, Problem):
             sink(q.problem(video.kind, video.detail))
             continue
+        q = _trim_checkpoints(q, video.info.duration, sink)
         problem, row = _check_and_build(q, video)
         if problem is None:
             key = (row["task"], row["video_id"], row["question"], tuple(row["options"]), row["query_time"])
             if key in seen:
-                problem = q.problem("duplicate", "same video, task, question, options and time as an earlier row")
+                problem = q.problem("duplicate", "same video, task, question, options, time as a row above")
             seen.add(key)
         if problem is not None:
             sink(problem)
@@ -202,12 +228,26 @@ def _build_rows(questions: list[ReleaseQuestion], videos: dict[str, _Video | Pro
     return qa, [used[k] for k in sorted(used)]
 
 
+def _trim_checkpoints(q: ReleaseQuestion, duration: float, sink: Sink) -> ReleaseQuestion:
+    """A proactive question without its checkpoints after the video end (noted); others unchanged.
+
+    The reference generator drops checkpoints only past question time + 300 s, not past the video
+    end. If no checkpoint is left the question is returned unchanged (and skipped as beyond the video).
+    """
+    inside = [c for c in q.checkpoints if c["time"] <= duration + _TOL]
+    if not q.checkpoints or len(inside) == len(q.checkpoints) or not inside:
+        return q
+    dropped = ", ".join(f"{c['time']:g}s" for c in q.checkpoints if c not in inside)
+    sink(q.problem("checkpoints_beyond_video", f"dropped {dropped} (video ends at {duration:.3f}s)"))
+    return replace(q, checkpoints=inside)
+
+
 def _check_and_build(q: ReleaseQuestion, video: _Video) -> tuple[Problem | None, dict]:
     duration = video.info.duration
     times = [q.query_time] + [c["time"] for c in q.checkpoints]
     if max(times) > duration + _TOL:
         return q.problem("time_beyond_video", f"{max(times):.3f}s > video duration {duration:.3f}s"), {}
-    if not get_task(q.task).is_proactive and not (len(q.answer) == 1 and q.answer in LETTERS[:len(q.options)]):
+    if not get_task(q.task).is_proactive and not _letter_ok(q.answer, len(q.options)):
         return q.problem("answer_not_in_options",
                          f"answer {q.answer!r} with {len(q.options)} options"), {}
     row = question_row(q, video.name, video.source)
@@ -217,6 +257,11 @@ def _check_and_build(q: ReleaseQuestion, video: _Video) -> tuple[Problem | None,
     return None, row
 
 
+def _letter_ok(answer: str, n_options: int) -> bool:
+    """``answer`` is one letter among the first ``n_options`` letters."""
+    return len(answer) == 1 and answer in LETTERS[:n_options]
+
+
 def question_row(q: ReleaseQuestion, file_name: str, source: str) -> dict:
     """The QA_FEATURES row of one official question whose video file is ``file_name``."""
     spec = get_task(q.task)
@@ -224,7 +269,7 @@ def question_row(q: ReleaseQuestion, file_name: str, source: str) -> dict:
         start, end = 0.0, max(c["time"] for c in q.checkpoints)
     else:
         start, end = window(spec.id, q.query_time)
-    answer_text = q.options[LETTERS.index(q.answer)] if q.answer and q.answer in LETTERS[:len(q.options)] else ""
+    answer_text = q.options[LETTERS.index(q.answer)] if _letter_ok(q.answer, len(q.options)) else ""
     extras = dict(q.extras)
     extras.update({"release_file": Path(q.file).name, "release_entry": q.entry, "release_question": q.index})
     row = empty_qa_row()
@@ -239,7 +284,7 @@ def question_row(q: ReleaseQuestion, file_name: str, source: str) -> dict:
     return row
 
 
-def _fixations_of(rows: list[dict], video_ids: set[str], sink) -> list[dict]:
+def _fixations_of(rows: list[dict], video_ids: set[str], sink: Sink) -> list[dict]:
     """Fixation rows of the imported videos; a note per other video named in metadata/."""
     left_out: dict[str, int] = {}
     for r in rows:

@@ -147,7 +147,8 @@ def load_qa_file(path: Path) -> list:
     return data
 
 
-def parse_qa_entries(data: list, file_name: str, spec: TaskSpec) -> tuple[list[ReleaseQuestion], list[Problem]]:
+def parse_qa_entries(data: list, file_name: str,
+                     spec: TaskSpec) -> tuple[list[ReleaseQuestion], list[Problem]]:
     """Every question of every entry of one task file, plus the problems of the ones that fail."""
     questions: list[ReleaseQuestion] = []
     problems: list[Problem] = []

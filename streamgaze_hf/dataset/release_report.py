@@ -33,6 +33,7 @@ SKIP_KINDS: dict[str, str] = {
 # Informational: nothing is dropped.
 NOTE_KINDS: dict[str, str] = {
     "otp_gsm_remapped": "OTP/GSM question imported under the task its text names",
+    "checkpoints_beyond_video": "proactive question imported without its checkpoints after the video end",
     "missing_task_file": "task file absent from qa/",
     "duplicate_video_file": "same video file name found in several places (first one used)",
     "source_from_categories": "video source taken from video_categories (not found in a per-source archive)",
@@ -68,7 +69,8 @@ class Problem:
         return loc
 
     def describe(self) -> str:
-        text = f"{self.location()}: {self.detail or SKIP_KINDS.get(self.kind, NOTE_KINDS.get(self.kind, self.kind))}"
+        label = SKIP_KINDS.get(self.kind, NOTE_KINDS.get(self.kind, self.kind))
+        text = f"{self.location()}: {self.detail or label}"
         if self.question:
             text += f' ("{self.question}")'
         return text

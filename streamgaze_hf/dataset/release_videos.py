@@ -26,7 +26,8 @@ from tqdm import tqdm
 from .release_report import Problem
 
 ORIGINAL, OVERLAY = "original", "overlay"
-_NAMED = re.compile(r"^videos_(?P<source>[a-z0-9]+)_(?P<kind>original|viz)(?P<ext>\.tar\.gz|\.tgz|\.tar)?$", re.I)
+_NAMED = re.compile(r"^videos_(?P<source>[a-z0-9]+)_(?P<kind>original|viz)(?P<ext>\.tar\.gz|\.tgz|\.tar)?$",
+                    re.I)
 _FLAT = {"original_video": ORIGINAL, "gaze_viz_video": OVERLAY}
 
 
@@ -96,7 +97,9 @@ def locate_videos(videos_dir: Path, wanted: set[str], tmp_dir: Path, progress: b
     containers = discover_containers(videos_dir)
     bar = tqdm(containers, desc="release videos", unit="archive", disable=not progress, leave=False)
     for container in bar:
-        missing = {n for n in names if lookup.get(container.kind, n) is None} if container.is_archive else names
+        missing = names
+        if container.is_archive:  # only what no folder (or earlier archive) had
+            missing = {n for n in names if lookup.get(container.kind, n) is None}
         if not missing:
             continue
         bar.set_postfix_str(container.path.name)
@@ -144,7 +147,8 @@ def _scan_archive(container: VideoContainer, missing: set[str], wanted: set[str]
                 if not any(lookup.get(container.kind, w) is None for w in wanted):
                     break
     except (tarfile.TarError, OSError, EOFError) as exc:
-        lookup.problems.append(Problem("unreadable_archive", container.label, detail=f"cannot read archive ({exc})"))
+        problem = Problem("unreadable_archive", container.label, detail=f"cannot read archive ({exc})")
+        lookup.problems.append(problem)
 
 
 def _safe_destination(dest_dir: Path, name: str, root: Path) -> Path:
