@@ -3,7 +3,9 @@
 Front matter (hf_datasets_notes.md §2): ``pretty_name``, ``license``, ``task_categories``, ``tags``,
 a custom top-level ``version:``, ``configs:`` (the ten tasks in :data:`~streamgaze_hf.tasks.TASKS`
 order, ``default: true`` on the first, then ``videos``, ``gaze``, ``fixations``), and a generated
-``dataset_info:`` (features, split sizes) so ``load_dataset`` checks row counts.
+``dataset_info:`` (features, split sizes) so ``load_dataset`` checks row counts. A config with no
+rows (e.g. ``gaze`` of the official release) is left out of both: ``datasets`` cannot load a 0-row
+split; its parquet file is still written and the prose lists it as empty.
 
 Each config carries ``version: X.Y.Z`` and a ``description`` holding the sha256 prefix of its
 parquet shard. Both are builder-config fields, so they enter the ``datasets`` cache key: a new
@@ -28,9 +30,9 @@ from huggingface_hub import DatasetCardData
 
 from .. import __version__
 from ..tasks import PRESENT_WINDOW_S, TASKS
-from .load import CONFIG_NAMES, data_file, sha256_file
+from .load import CONFIG_NAMES, config_rows, data_file, sha256_file
 from .schema import CONFIG_FEATURES, QA_FEATURES
-from .stats import Stats, markdown_tables
+from .stats import Stats, manifest_counts, markdown_tables
 
 LICENSE = "cc-by-4.0"
 PRETTY_NAME = "StreamGaze"
@@ -49,23 +51,38 @@ def _split_info(path: Path) -> tuple[int, int]:
     return pf.metadata.num_rows, num_bytes
 
 
-def dataset_infos(root: str | os.PathLike[str]) -> DatasetInfosDict:
-    """``dataset_info`` of every config, measured from the parquet files under ``root``."""
+def declared_configs(stats: Stats) -> list[str]:
+    """The configs the card declares, in card order: every config with at least one row.
+
+    ``datasets`` 5.2 cannot load a 0-row split ("corresponds to no data"), so an empty config keeps
+    its (row-group-free) parquet file but is left out of ``configs:`` and ``dataset_info:``.
+    """
+    rows = config_rows(manifest_counts(stats))
+    return [config for config in CONFIG_NAMES if rows[config] > 0]
+
+
+def dataset_infos(root: str | os.PathLike[str], configs: list[str]) -> DatasetInfosDict:
+    """``dataset_info`` of ``configs``, measured from the parquet files under ``root``."""
     infos = DatasetInfosDict()
-    for config in CONFIG_NAMES:
+    for config in configs:
         path = data_file(root, config)
         rows, num_bytes = _split_info(path)
         splits = SplitDict()
         splits.add(SplitInfo(name="test", num_bytes=num_bytes, num_examples=rows))
-        infos[config] = DatasetInfo(config_name=config, features=config_features(config), splits=splits,
-                                    download_size=path.stat().st_size, dataset_size=num_bytes)
+        infos[config] = DatasetInfo(
+            config_name=config,
+            features=config_features(config),
+            splits=splits,
+            download_size=path.stat().st_size,
+            dataset_size=num_bytes,
+        )
     return infos
 
 
-def metadata_configs(root: str | os.PathLike[str], version: str) -> MetadataConfigs:
-    """The ``configs:`` entries (validated by ``datasets``), in card order."""
+def metadata_configs(root: str | os.PathLike[str], version: str, names: list[str]) -> MetadataConfigs:
+    """The ``configs:`` entries of ``names`` (validated by ``datasets``); the first is the default."""
     configs = MetadataConfigs()
-    for i, config in enumerate(CONFIG_NAMES):
+    for i, config in enumerate(names):
         digest = sha256_file(data_file(root, config))[:16]
         configs[config] = {
             "data_files": [{"split": "test", "path": f"data/{config}/test-*.parquet"}],
@@ -77,8 +94,12 @@ def metadata_configs(root: str | os.PathLike[str], version: str) -> MetadataConf
 
 
 def _size_category(n: int) -> str:
-    for limit, label in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"),
-                         (1_000_000, "100K<n<1M")):
+    for limit, label in (
+        (1_000, "n<1K"),
+        (10_000, "1K<n<10K"),
+        (100_000, "10K<n<100K"),
+        (1_000_000, "100K<n<1M"),
+    ):
         if n < limit:
             return label
     return "1M<n<10M"
@@ -86,86 +107,141 @@ def _size_category(n: int) -> str:
 
 def card_data(root: str | os.PathLike[str], version: str, stats: Stats) -> DatasetCardData:
     """The YAML front matter as ``DatasetCardData``."""
-    data = DatasetCardData(pretty_name=PRETTY_NAME, license=LICENSE, language=["en"],
-                           task_categories=["video-text-to-text"], size_categories=[_size_category(stats["questions"])],
-                           tags=list(TAGS), version=version)
-    configs = metadata_configs(root, version)
-    configs.to_dataset_card_data(data)  # validates the data_files entries; it sorts by name ...
+    data = DatasetCardData(
+        pretty_name=PRETTY_NAME,
+        license=LICENSE,
+        language=["en"],
+        task_categories=["video-text-to-text"],
+        size_categories=[_size_category(stats["questions"])],
+        tags=list(TAGS),
+        version=version,
+    )
+    names = declared_configs(stats)
+    # datasets validates the data_files entries here, but writes the configs sorted by name:
+    metadata_configs(root, version, names).to_dataset_card_data(data)
     order = {name: i for i, name in enumerate(CONFIG_NAMES)}
-    data["configs"] = sorted(data["configs"], key=lambda c: order[c["config_name"]])  # ... so restore ours
-    dataset_infos(root).to_dataset_card_data(data)
+    data["configs"] = sorted(data["configs"], key=lambda c: order[c["config_name"]])  # back to card order
+    dataset_infos(root, names).to_dataset_card_data(data)
     return data
 
 
 def _windows_section() -> str:
-    rows = [("past", "[0, t]", "everything up to the query time t"),
-            ("present", f"[max(0, t - {PRESENT_WINDOW_S:g}), t]", f"the last {PRESENT_WINDOW_S:g} s before t"),
-            ("proactive", "[0, r] for each checkpoint r", "the stream up to each checkpoint, asked once per checkpoint")]
-    lines = ["## Time windows", "",
-             "A model never receives a frame after the window end (the benchmark's no-future-leakage rule). "
-             "`window_start` / `window_end` in each row are the window of its query time.", "",
-             "| Category | Tasks | Window | Meaning |", "| --- | --- | --- | --- |"]
+    rows = [
+        ("past", "[0, t]", "everything up to the query time t"),
+        ("present", f"[max(0, t - {PRESENT_WINDOW_S:g}), t]", f"the last {PRESENT_WINDOW_S:g} s before t"),
+        (
+            "proactive",
+            "[0, r] for each checkpoint r",
+            "the stream up to each checkpoint, asked once per checkpoint",
+        ),
+    ]
+    lines = [
+        "## Time windows",
+        "",
+        "A model never receives a frame after the window end (the benchmark's no-future-leakage rule). "
+        "`window_start` / `window_end` in each row are the window of its query time.",
+        "",
+        "| Category | Tasks | Window | Meaning |",
+        "| --- | --- | --- | --- |",
+    ]
     for category, window, meaning in rows:
         tasks = ", ".join(f"`{t.id}`" for t in TASKS if t.category == category)
         lines.append(f"| {category} | {tasks} | `{window}` | {meaning} |")
     return "\n".join(lines)
 
 
-def _loading_section() -> str:
-    return "\n".join([
-        "## Loading", "",
-        "```python",
-        "from datasets import load_dataset",
+def _empty_note(stats: Stats) -> list[str]:
+    declared = set(declared_configs(stats))
+    empty = [c for c in CONFIG_NAMES if c not in declared]
+    if not empty:
+        return []
+    return [
+        f"Empty in this version (0 rows, so not declared as configs; their parquet files are present): "
+        f"{', '.join(f'`{c}`' for c in empty)}.",
         "",
-        "# from the directory that contains this `streamgaze/` directory",
-        'ds = load_dataset("streamgaze", "oi_easy", split="test")',
-        "# or from anywhere, with the path to this directory (recommended: a bare name that is not a",
-        "# directory in the working directory becomes a Hub lookup, and offline a stale cache hit)",
-        'ds = load_dataset("/path/to/streamgaze", "oi_easy", split="test")',
-        "```", "",
-        "Configs: " + ", ".join(f"`{t.id}`" for t in TASKS) + " (one per task, all with the same columns), "
-        "`videos` (one row per video), `gaze` (gaze samples: `t`, normalised top-left `x`, `y`, `valid`) and "
-        "`fixations` (fixations and scanpath episodes with in-view and out-of-view objects). "
-        "Every config has a single `test` split.", "",
-        "`video_path` and `overlay_path` are paths relative to this directory (`videos/original/...` and "
-        "`videos/overlay/...`, the gaze-overlay rendering shown to models); decode them with the video "
-        "reader of your choice. With the toolkit installed, "
-        '`streamgaze_hf.dataset.load.load_task("oi_easy", root)` does the above.',
-    ])
+    ]
+
+
+def _loading_section(stats: Stats) -> str:
+    configs = ", ".join(f"`{t.id}`" for t in TASKS)
+    return "\n".join(
+        [
+            "## Loading",
+            "",
+            "```python",
+            "from datasets import load_dataset",
+            "",
+            "# from the directory that contains this `streamgaze/` directory",
+            'ds = load_dataset("streamgaze", "oi_easy", split="test")',
+            "# or from anywhere, with the path to this directory (recommended: a bare name that is not a",
+            "# directory in the working directory becomes a Hub lookup, and offline a stale cache hit)",
+            'ds = load_dataset("/path/to/streamgaze", "oi_easy", split="test")',
+            "```",
+            "",
+            f"Configs: {configs} (one per task, all with the same columns), `videos` (one row per video), "
+            "`gaze` (gaze samples: `t`, normalised top-left `x`, `y`, `valid`) and `fixations` "
+            "(fixations and scanpath episodes with in-view and out-of-view objects). "
+            "Every config has a single `test` split.",
+            "",
+            *_empty_note(stats),
+            "`video_path` and `overlay_path` are paths relative to this directory (`videos/original/...` "
+            "and `videos/overlay/...`, the gaze-overlay rendering shown to models); decode them with the "
+            "video reader of your choice. With the toolkit installed, "
+            '`streamgaze_hf.dataset.load.load_task("oi_easy", root)` does the above.',
+        ]
+    )
 
 
 def _about_section(version: str) -> str:
-    return "\n".join([
-        "## Files, versions and integrity", "",
-        f"- `CHANGELOG.md`: what changed in each version (this is {version}).",
-        "- `manifest.json`: the version, the build inputs and options, row counts and the sha256 and size of "
-        "every file. `streamgaze_hf.dataset.writer.verify_dataset(root)` re-checks the files; the sha256 of "
-        "`manifest.json` itself pins an exact build (leaderboard submissions record it).",
-        "- Rows are stored in a fixed order: questions by (`video_id`, `query_time`, `question_id`), videos "
-        "by `video_id`, gaze samples by (`video_id`, `t`), fixations by (`video_id`, `fixation_index`). "
-        "The same inputs and options rebuild byte-identical files.",
-    ])
+    return "\n".join(
+        [
+            "## Files, versions and integrity",
+            "",
+            f"- `CHANGELOG.md`: what changed in each version (this is {version}).",
+            "- `manifest.json`: the version, the build inputs and options, row counts and the sha256 and "
+            "size of every file. `streamgaze_hf.dataset.writer.verify_dataset(root)` re-checks the "
+            "files; the sha256 of `manifest.json` itself pins an exact build (leaderboard submissions "
+            "record it).",
+            "- Rows are stored in a fixed order: questions by (`video_id`, `query_time`, `question_id`), "
+            "videos by `video_id`, gaze samples by (`video_id`, `t`), fixations by (`video_id`, "
+            "`fixation_index`). The same inputs and options rebuild byte-identical files.",
+        ]
+    )
 
 
 def _license_section() -> str:
-    return "\n".join([
-        "## License", "",
-        f"The annotations (questions, answers, gaze-derived tables) are released under {LICENSE.upper()}. "
-        "The videos and gaze recordings come from third-party egocentric datasets, which keep their own "
-        "licences and terms of use: check them before using or redistributing the videos.",
-    ])
+    return "\n".join(
+        [
+            "## License",
+            "",
+            "The annotations (questions, answers, gaze-derived tables) are released under "
+            f"{LICENSE.upper()}. The videos and gaze recordings come from third-party egocentric "
+            "datasets, which keep their own licences and terms of use: check them before using or "
+            "redistributing the videos.",
+        ]
+    )
 
 
 def render_card(root: str | os.PathLike[str], version: str, stats: Stats) -> str:
     """The full ``README.md`` text for the dataset files under ``root``."""
     d = stats["durations"]
-    intro = (f"StreamGaze is a benchmark of gaze-guided streaming video understanding on egocentric "
-             f"video: {stats['questions']:,} questions in ten tasks over three temporal categories (past, present, "
-             f"proactive), on {stats['videos']:,} videos ({d['total_hours']:.2f} hours). "
-             f"This is dataset version {version}, written by streamgaze-toolkit {__version__}.")
-    body = "\n\n".join([
-        f"# {PRETTY_NAME} {version}", intro, _loading_section(), _windows_section(),
-        "## Statistics", markdown_tables(stats, level="###"), _about_section(version), _license_section(),
-    ])
+    intro = (
+        "StreamGaze is a benchmark of gaze-guided streaming video understanding on egocentric "
+        f"video: {stats['questions']:,} questions in ten tasks over three temporal categories "
+        f"(past, present, proactive), on {stats['videos']:,} videos ({d['total_hours']:.2f} hours). "
+        f"This is dataset version {version}, written by streamgaze-toolkit {__version__}."
+    )
+    body = "\n\n".join(
+        [
+            f"# {PRETTY_NAME} {version}",
+            intro,
+            _loading_section(stats),
+            _windows_section(),
+            "## Statistics",
+            markdown_tables(stats, level="###"),
+            _about_section(version),
+            _license_section(),
+        ]
+    )
     yaml = card_data(root, version, stats).to_yaml()
     return f"---\n{yaml}\n---\n\n{body}\n"

@@ -12,14 +12,13 @@ import hashlib
 import json
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+import datasets
 
 from ..errors import StreamGazeError
 from ..tasks import TASK_IDS
 from .schema import CONFIG_FEATURES
-
-if TYPE_CHECKING:  # pragma: no cover - typing only
-    from datasets import Dataset
 
 ROOT_ENV = "STREAMGAZE_ROOT"
 DEFAULT_ROOT = "streamgaze"
@@ -45,8 +44,10 @@ def data_file(root: str | os.PathLike[str], config: str) -> Path:
 
 
 def _how_to_build(root: Path) -> str:
-    return (f"build one with `streamgaze build --raw RAW_DIR --out {root} --version X.Y.Z` or "
-            f"`streamgaze import-release RELEASE_DIR --out {root} --version X.Y.Z`")
+    return (
+        f"build one with `streamgaze build --raw RAW_DIR --out {root} --version X.Y.Z` or "
+        f"`streamgaze import-release RELEASE_DIR --out {root} --version X.Y.Z`"
+    )
 
 
 def resolve_root(root: str | os.PathLike[str] | None = None) -> Path:
@@ -64,8 +65,9 @@ def resolve_root(root: str | os.PathLike[str] | None = None) -> Path:
     path = path.expanduser().resolve()
     if not (path / MANIFEST).is_file():
         state = "does not exist" if not path.exists() else f"has no {MANIFEST}"
-        raise StreamGazeError(f"no StreamGaze dataset here: looked at {where}, which {state}; "
-                              f"{_how_to_build(path)}", path)
+        raise StreamGazeError(
+            f"no StreamGaze dataset here: looked at {where}, which {state}; {_how_to_build(path)}", path
+        )
     return path
 
 
@@ -83,20 +85,45 @@ def read_manifest(root: str | os.PathLike[str]) -> dict[str, Any]:
     return manifest
 
 
-def load_config(name: str, root: str | os.PathLike[str] | None = None,
-                cache_dir: str | os.PathLike[str] | None = None) -> Dataset:
-    """The ``test`` split of any config (a task id, ``videos``, ``gaze`` or ``fixations``)."""
+def config_rows(counts: dict[str, Any]) -> dict[str, int]:
+    """Rows per config (card order) from a manifest's ``counts`` object."""
+    rows = {task_id: int(counts["questions"].get(task_id, 0)) for task_id in TASK_IDS}
+    rows.update(
+        videos=int(counts["videos"]), gaze=int(counts["gaze_samples"]), fixations=int(counts["fixations"])
+    )
+    return rows
+
+
+def load_config(
+    name: str, root: str | os.PathLike[str] | None = None, cache_dir: str | os.PathLike[str] | None = None
+) -> datasets.Dataset:
+    """The ``test`` split of any config (a task id, ``videos``, ``gaze`` or ``fixations``).
+
+    Empty configs are not declared in the card (``datasets`` cannot load a 0-row split), so asking
+    for one raises a :class:`StreamGazeError` saying so rather than ``datasets``' "config not found".
+    """
     if name not in CONFIG_NAMES:
         raise StreamGazeError(f"unknown config {name!r}; configs are {', '.join(CONFIG_NAMES)}")
     path = resolve_root(root)
-    import datasets
+    manifest = read_manifest(path)
+    try:
+        empty = config_rows(manifest["counts"])[name] == 0
+    except (KeyError, TypeError, ValueError, AttributeError):  # no usable counts: let datasets decide
+        empty = False
+    if empty:
+        raise StreamGazeError(
+            f"config {name!r} is empty in dataset version {manifest['version']} "
+            "(0 rows; empty configs are not declared in the card)",
+            path,
+        )
+    return datasets.load_dataset(
+        str(path), name, split="test", cache_dir=None if cache_dir is None else str(cache_dir)
+    )
 
-    return datasets.load_dataset(str(path), name, split="test",
-                                 cache_dir=None if cache_dir is None else str(cache_dir))
 
-
-def load_task(task_id: str, root: str | os.PathLike[str] | None = None,
-              cache_dir: str | os.PathLike[str] | None = None) -> Dataset:
+def load_task(
+    task_id: str, root: str | os.PathLike[str] | None = None, cache_dir: str | os.PathLike[str] | None = None
+) -> datasets.Dataset:
     """The ``test`` split of one task config as a ``datasets.Dataset`` (rows follow QA_FEATURES)."""
     if task_id not in TASK_IDS:
         raise StreamGazeError(f"unknown task {task_id!r}; tasks are {', '.join(TASK_IDS)}")

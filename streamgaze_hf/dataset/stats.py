@@ -43,7 +43,9 @@ class Table:
 def _read(root: Path, config: str, columns: list[str]) -> pa.Table:
     path = data_file(root, config)
     if not path.is_file():
-        raise StreamGazeError(f"missing parquet file of config {config!r}: not a complete StreamGaze dataset", path)
+        raise StreamGazeError(
+            f"missing parquet file of config {config!r}: not a complete StreamGaze dataset", path
+        )
     try:
         return pq.read_table(path, columns=columns)
     except (OSError, pa.ArrowException) as exc:
@@ -53,7 +55,9 @@ def _read(root: Path, config: str, columns: list[str]) -> pa.Table:
 def _num_rows(root: Path, config: str) -> int:
     path = data_file(root, config)
     if not path.is_file():
-        raise StreamGazeError(f"missing parquet file of config {config!r}: not a complete StreamGaze dataset", path)
+        raise StreamGazeError(
+            f"missing parquet file of config {config!r}: not a complete StreamGaze dataset", path
+        )
     try:
         return pq.ParquetFile(path).metadata.num_rows
     except (OSError, pa.ArrowException) as exc:
@@ -66,8 +70,15 @@ def _task_stats(root: Path) -> tuple[list[dict], dict[str, int]]:
     for spec in TASKS:
         table = _read(root, spec.id, ["source", "checkpoints"])
         n_cp = int(pc.sum(pc.list_value_length(table["checkpoints"])).as_py() or 0)
-        tasks.append({"task": spec.id, "name": spec.name, "category": spec.category, "questions": table.num_rows,
-                      "checkpoints": n_cp if spec.is_proactive else None})
+        tasks.append(
+            {
+                "task": spec.id,
+                "name": spec.name,
+                "category": spec.category,
+                "questions": table.num_rows,
+                "checkpoints": n_cp if spec.is_proactive else None,
+            }
+        )
         for source in table["source"].to_pylist():
             by_source[source] = by_source.get(source, 0) + 1
     return tasks, by_source
@@ -76,8 +87,13 @@ def _task_stats(root: Path) -> tuple[list[dict], dict[str, int]]:
 def _durations(values: list[float]) -> dict[str, float | int]:
     if not values:
         return {"videos": 0, "total_hours": 0.0, "min_s": 0.0, "median_s": 0.0, "max_s": 0.0}
-    return {"videos": len(values), "total_hours": sum(values) / 3600.0, "min_s": min(values),
-            "median_s": float(statistics.median(values)), "max_s": max(values)}
+    return {
+        "videos": len(values),
+        "total_hours": sum(values) / 3600.0,
+        "min_s": min(values),
+        "median_s": float(statistics.median(values)),
+        "max_s": max(values),
+    }
 
 
 def stats_from_files(root: str | os.PathLike[str], version: str) -> Stats:
@@ -88,9 +104,15 @@ def stats_from_files(root: str | os.PathLike[str], version: str) -> Stats:
     per_source: dict[str, list[float]] = {}
     for source, duration in zip(videos["source"].to_pylist(), videos["duration"].to_pylist()):
         per_source.setdefault(source, []).append(float(duration))
-    sources = [{"source": s, "videos": len(per_source.get(s, [])), "hours": sum(per_source.get(s, [])) / 3600.0,
-                "questions": questions_by_source.get(s, 0)}
-               for s in sorted(set(per_source) | set(questions_by_source))]
+    sources = [
+        {
+            "source": s,
+            "videos": len(per_source.get(s, [])),
+            "hours": sum(per_source.get(s, [])) / 3600.0,
+            "questions": questions_by_source.get(s, 0),
+        }
+        for s in sorted(set(per_source) | set(questions_by_source))
+    ]
     return {
         "version": version,
         "tasks": tasks,
@@ -125,7 +147,9 @@ def manifest_counts(stats: Stats) -> dict[str, Any]:
         "videos": stats["videos"],
         "gaze_samples": stats["gaze_samples"],
         "fixations": stats["fixations"],
-        "by_source": {s["source"]: {"videos": s["videos"], "questions": s["questions"]} for s in stats["sources"]},
+        "by_source": {
+            s["source"]: {"videos": s["videos"], "questions": s["questions"]} for s in stats["sources"]
+        },
     }
 
 
@@ -146,29 +170,57 @@ def _seconds(value: float) -> str:
 
 def stats_tables(stats: Stats) -> list[Table]:
     """The statistics as tables of formatted cells (shared by the card and ``streamgaze stats``)."""
-    tasks = Table("Questions per task", ["Task", "Name", "Category", "Questions", "Checkpoints"],
-                  [[t["task"], t["name"], t["category"], _n(t["questions"]), _n(t["checkpoints"])]
-                   for t in stats["tasks"]]
-                  + [["total", "", "", _n(stats["questions"]), _n(stats["checkpoints"])]],
-                  [False, False, False, True, True])
-    categories = Table("Questions per category", ["Category", "Tasks", "Questions"],
-                       [[c, ", ".join(t["task"] for t in stats["tasks"] if t["category"] == c), _n(n)]
-                        for c, n in stats["categories"].items()],
-                       [False, False, True])
-    sources = Table("Sources", ["Source", "Videos", "Hours", "Questions"],
-                    [[s["source"], _n(s["videos"]), _hours(s["hours"]), _n(s["questions"])] for s in stats["sources"]]
-                    + [["total", _n(stats["videos"]), _hours(stats["durations"]["total_hours"]),
-                        _n(stats["questions"])]],
-                    [False, True, True, True])
+    tasks = Table(
+        "Questions per task",
+        ["Task", "Name", "Category", "Questions", "Checkpoints"],
+        [
+            [t["task"], t["name"], t["category"], _n(t["questions"]), _n(t["checkpoints"])]
+            for t in stats["tasks"]
+        ]
+        + [["total", "", "", _n(stats["questions"]), _n(stats["checkpoints"])]],
+        [False, False, False, True, True],
+    )
+    categories = Table(
+        "Questions per category",
+        ["Category", "Tasks", "Questions"],
+        [
+            [c, ", ".join(t["task"] for t in stats["tasks"] if t["category"] == c), _n(n)]
+            for c, n in stats["categories"].items()
+        ],
+        [False, False, True],
+    )
+    sources = Table(
+        "Sources",
+        ["Source", "Videos", "Hours", "Questions"],
+        [[s["source"], _n(s["videos"]), _hours(s["hours"]), _n(s["questions"])] for s in stats["sources"]]
+        + [["total", _n(stats["videos"]), _hours(stats["durations"]["total_hours"]), _n(stats["questions"])]],
+        [False, True, True, True],
+    )
     d = stats["durations"]
-    durations = Table("Video durations", ["Videos", "Total hours", "Min (s)", "Median (s)", "Max (s)"],
-                      [[_n(d["videos"]), _hours(d["total_hours"]), _seconds(d["min_s"]), _seconds(d["median_s"]),
-                        _seconds(d["max_s"])]],
-                      [True] * 5)
-    configs = Table("Other configs", ["Config", "Rows"],
-                    [["videos", _n(stats["videos"])], ["gaze", _n(stats["gaze_samples"])],
-                     ["fixations", _n(stats["fixations"])]],
-                    [False, True])
+    durations = Table(
+        "Video durations",
+        ["Videos", "Total hours", "Min (s)", "Median (s)", "Max (s)"],
+        [
+            [
+                _n(d["videos"]),
+                _hours(d["total_hours"]),
+                _seconds(d["min_s"]),
+                _seconds(d["median_s"]),
+                _seconds(d["max_s"]),
+            ]
+        ],
+        [True] * 5,
+    )
+    configs = Table(
+        "Other configs",
+        ["Config", "Rows"],
+        [
+            ["videos", _n(stats["videos"])],
+            ["gaze", _n(stats["gaze_samples"])],
+            ["fixations", _n(stats["fixations"])],
+        ],
+        [False, True],
+    )
     return [tasks, categories, sources, durations, configs]
 
 
@@ -176,8 +228,9 @@ def _aligned(table: Table) -> str:
     widths = [max(len(row[i]) for row in [table.header, *table.rows]) for i in range(len(table.header))]
 
     def line(cells: list[str]) -> str:
-        return "  ".join(c.rjust(w) if num else c.ljust(w)
-                         for c, w, num in zip(cells, widths, table.numeric)).rstrip()
+        return "  ".join(
+            c.rjust(w) if num else c.ljust(w) for c, w, num in zip(cells, widths, table.numeric)
+        ).rstrip()
 
     rule = "  ".join("-" * w for w in widths)
     return "\n".join([table.title, line(table.header), rule, *(line(r) for r in table.rows)])

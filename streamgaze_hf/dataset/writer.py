@@ -59,8 +59,13 @@ SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
 DATASET_NAME = "streamgaze"
 CARD, CHANGELOG = "README.md", "CHANGELOG.md"
 PARQUET_OPTIONS: dict[str, Any] = {  # fixed, so the bytes only depend on the rows (and pyarrow's version)
-    "compression": "zstd", "compression_level": 9, "row_group_size": 100_000, "use_dictionary": True,
-    "write_statistics": True, "version": "2.6", "data_page_version": "1.0",
+    "compression": "zstd",
+    "compression_level": 9,
+    "row_group_size": 100_000,
+    "use_dictionary": True,
+    "write_statistics": True,
+    "version": "2.6",
+    "data_page_version": "1.0",
 }
 SORT_KEYS: dict[str, tuple[str, ...]] = {
     "qa": ("video_id", "query_time", "question_id"),
@@ -103,6 +108,8 @@ def _version_key(version: str) -> tuple[int, ...]:
 
 
 def _check_build_info(build_info: dict) -> None:
+    if not isinstance(build_info, dict):
+        raise StreamGazeError(f"build info must be a dict, not {type(build_info).__name__}")
     try:
         json.dumps(build_info, sort_keys=True, allow_nan=False)
     except (TypeError, ValueError) as exc:
@@ -114,18 +121,28 @@ def _check_keys(row: dict, features: Features, what: str) -> None:
         raise StreamGazeError(f"{what}: row is a {type(row).__name__}, not a dict")
     if row.keys() != features.keys():
         missing, extra = sorted(set(features) - set(row)), sorted(set(row) - set(features))
-        raise StreamGazeError(f"{what}: wrong columns (missing: {', '.join(missing) or '-'}; "
-                              f"unexpected: {', '.join(extra) or '-'})")
+        raise StreamGazeError(
+            f"{what}: wrong columns (missing: {', '.join(missing) or '-'}; "
+            f"unexpected: {', '.join(extra) or '-'})"
+        )
 
 
 def _normalise_relpath(rel: str) -> str:
     """A dataset-relative file path, checked: inside a sub-directory, not under data/, not hidden."""
     pure = PurePosixPath(rel)
     parts = pure.parts
-    if ("\\" in rel or pure.is_absolute() or len(parts) < 2 or any(p in ("..", ".") for p in parts)
-            or parts[0] == "data" or any(p.startswith(".") for p in parts)):
-        raise StreamGazeError(f"bad dataset file path {rel!r}: must be relative, inside a sub-directory such as "
-                              "videos/, not under data/ and without '..' or hidden parts")
+    if (
+        "\\" in rel
+        or pure.is_absolute()
+        or len(parts) < 2
+        or any(p in ("..", ".") for p in parts)
+        or parts[0] == "data"
+        or any(p.startswith(".") for p in parts)
+    ):
+        raise StreamGazeError(
+            f"bad dataset file path {rel!r}: must be relative, inside a sub-directory such as "
+            "videos/, not under data/ and without '..' or hidden parts"
+        )
     return pure.as_posix()
 
 
@@ -168,7 +185,9 @@ def _check_videos(videos: list[dict], files: dict[str, Path]) -> dict[str, dict]
 
 
 def _check_qa_row(task_id: str, row: dict, videos: dict[str, dict], files: dict[str, Path]) -> None:
-    what = f"task {task_id}, question {row.get('question_id')!r}" if isinstance(row, dict) else f"task {task_id}"
+    what = (
+        f"task {task_id}, question {row.get('question_id')!r}" if isinstance(row, dict) else f"task {task_id}"
+    )
     _check_keys(row, QA_FEATURES, what)
     if row["task"] != task_id:
         raise StreamGazeError(f"{what}: row task {row['task']!r} does not match its config {task_id!r}")
@@ -186,7 +205,9 @@ def _check_qa_row(task_id: str, row: dict, videos: dict[str, dict], files: dict[
     _check_paths(row, files, what)
 
 
-def _check_qa(qa: dict[str, list[dict]], videos: dict[str, dict], files: dict[str, Path]) -> dict[str, list[dict]]:
+def _check_qa(
+    qa: dict[str, list[dict]], videos: dict[str, dict], files: dict[str, Path]
+) -> dict[str, list[dict]]:
     """QA rows of every task (missing tasks empty), each validated; question ids unique over all tasks."""
     unknown = sorted(set(qa) - set(TASK_IDS))
     if unknown:
@@ -199,16 +220,22 @@ def _check_qa(qa: dict[str, list[dict]], videos: dict[str, dict], files: dict[st
             if not qid:
                 raise StreamGazeError(f"task {task_id}: question with an empty question_id")
             if qid in seen:
-                raise StreamGazeError(f"task {task_id}, question {qid!r}: duplicate question_id (also in {seen[qid]})")
+                raise StreamGazeError(
+                    f"task {task_id}, question {qid!r}: duplicate question_id (also in {seen[qid]})"
+                )
             seen[qid] = task_id
     return {task_id: list(qa.get(task_id, [])) for task_id in TASK_IDS}
 
 
 def _check_video_refs(rows: list[dict], features: Features, config: str, videos: dict[str, dict]) -> None:
+    """Columns and video ids of gaze / fixation rows (may be millions: the fast path does no formatting)."""
+    keys = features.keys()
     for i, row in enumerate(rows):
-        _check_keys(row, features, f"{config} row {i}")
-        if row["video_id"] not in videos:
-            raise StreamGazeError(f"{config} row {i}: unknown video_id {row['video_id']!r} (not among the videos)")
+        if not isinstance(row, dict) or row.keys() != keys or row["video_id"] not in videos:
+            _check_keys(row, features, f"{config} row {i}")
+            raise StreamGazeError(
+                f"{config} row {i}: unknown video_id {row['video_id']!r} (not among the videos)"
+            )
 
 
 # ---------------------------------------------------------------------------------------------- tables
@@ -229,6 +256,16 @@ def _arrow_table(rows: list[dict], features: Features, config: str, sort_keys: t
     return table.replace_schema_metadata(schema.metadata)
 
 
+def _write_parquet(table: pa.Table, path: Path) -> None:
+    """One parquet shard with the fixed options. An empty table gets *no* row group: ``datasets``'
+    parquet reader takes its batch size from the first row group and fails on a 0-row one."""
+    options = dict(PARQUET_OPTIONS)
+    row_group_size = options.pop("row_group_size")
+    with pq.ParquetWriter(path, table.schema, **options) as out:
+        if table.num_rows:
+            out.write_table(table, row_group_size=row_group_size)
+
+
 def _write_tables(tmp: Path, qa: dict[str, list[dict]], content: DatasetContent) -> None:
     tables = {task_id: (qa[task_id], QA_FEATURES, SORT_KEYS["qa"]) for task_id in TASK_IDS}
     tables["videos"] = (content.videos, VIDEO_FEATURES, SORT_KEYS["videos"])
@@ -238,7 +275,7 @@ def _write_tables(tmp: Path, qa: dict[str, list[dict]], content: DatasetContent)
         rows, features, keys = tables[config]
         path = data_file(tmp, config)
         path.parent.mkdir(parents=True, exist_ok=True)
-        pq.write_table(_arrow_table(rows, features, config, keys), path, **PARQUET_OPTIONS)
+        _write_parquet(_arrow_table(rows, features, config, keys), path)
 
 
 def _place_files(tmp: Path, files: dict[str, Path], progress: bool) -> None:
@@ -287,8 +324,11 @@ def render_changelog(previous: str, version: str, entry: str) -> str:
 def default_changelog_entry(stats: Stats) -> str:
     """The entry written when no text is given: what the version contains."""
     per_task = ", ".join(f"{t['task']} {t['questions']:,}" for t in stats["tasks"])
-    return (f"Built with streamgaze-toolkit {__version__}: {stats['questions']:,} questions ({per_task}); "
-            f"{stats['videos']:,} videos; {stats['gaze_samples']:,} gaze samples; {stats['fixations']:,} fixations.")
+    return (
+        f"Built with streamgaze-toolkit {__version__}: {stats['questions']:,} questions ({per_task}); "
+        f"{stats['videos']:,} videos; {stats['gaze_samples']:,} gaze samples; "
+        f"{stats['fixations']:,} fixations."
+    )
 
 
 # ---------------------------------------------------------------------------------------------- manifest
@@ -307,14 +347,22 @@ def dataset_files(root: str | os.PathLike[str]) -> list[str]:
 
 
 def _file_entries(root: Path, progress: bool) -> dict[str, dict[str, Any]]:
-    return {rel: {"sha256": sha256_file(root / rel), "bytes": (root / rel).stat().st_size}
-            for rel in tqdm(dataset_files(root), desc="hashing", unit="file", disable=not progress)}
+    return {
+        rel: {"sha256": sha256_file(root / rel), "bytes": (root / rel).stat().st_size}
+        for rel in tqdm(dataset_files(root), desc="hashing", unit="file", disable=not progress)
+    }
 
 
 def render_manifest(root: Path, version: str, build_info: dict, stats: Stats, progress: bool = False) -> str:
     """``manifest.json`` text (sorted keys, indent 2, trailing newline) for the files under ``root``."""
-    manifest = {"name": DATASET_NAME, "version": version, "toolkit_version": __version__, "build": build_info,
-                "counts": manifest_counts(stats), "files": _file_entries(root, progress)}
+    manifest = {
+        "name": DATASET_NAME,
+        "version": version,
+        "toolkit_version": __version__,
+        "build": build_info,
+        "counts": manifest_counts(stats),
+        "files": _file_entries(root, progress),
+    }
     return json.dumps(manifest, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
@@ -353,14 +401,24 @@ def _previous_changelog(root: Path, version: str, force: bool) -> str:
         raise StreamGazeError("exists and is not a directory; choose another output path", root)
     if not (root / MANIFEST).is_file():
         if any(root.iterdir()):
-            raise StreamGazeError(f"exists and is not a StreamGaze dataset (no {MANIFEST}); refusing to replace "
-                                  "it: choose another output path or remove it", root)
+            raise StreamGazeError(
+                f"exists and is not a StreamGaze dataset (no {MANIFEST}); refusing to replace "
+                "it: choose another output path or remove it",
+                root,
+            )
         return ""
     old_version = str(read_manifest(root)["version"])
     if old_version == version and not force:
         raise StreamGazeError(f"dataset version {version} already exists at {root}; use --force to overwrite")
     changelog = root / CHANGELOG
     return changelog.read_text(encoding="utf-8") if changelog.is_file() else ""
+
+
+def _directory_mode() -> int:
+    """The mode ``mkdir`` would give a new directory under the current umask."""
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return 0o777 & ~umask
 
 
 @contextlib.contextmanager
@@ -373,6 +431,7 @@ def _replacing(root: Path) -> Iterator[Path]:
     aside: Path | None = None
     try:
         with atomic_directory(root) as tmp:
+            os.chmod(tmp, _directory_mode())  # mkdtemp makes it private (0700); a dataset is shared
             yield tmp
             if root.exists():
                 aside = Path(tempfile.mkdtemp(prefix=f".{root.name}.old.", suffix=".tmp", dir=root.parent))
@@ -389,8 +448,16 @@ def _replacing(root: Path) -> Iterator[Path]:
 # ---------------------------------------------------------------------------------------------- entry point
 
 
-def write_dataset(root: str | os.PathLike[str], content: DatasetContent, version: str, build_info: dict, *,
-                  force: bool = False, changelog: str = "", progress: bool = True) -> Path:
+def write_dataset(
+    root: str | os.PathLike[str],
+    content: DatasetContent,
+    version: str,
+    build_info: dict,
+    *,
+    force: bool = False,
+    changelog: str = "",
+    progress: bool = True,
+) -> Path:
     """Validate ``content`` and write it as dataset version ``version`` at ``root`` (atomically).
 
     ``build_info`` (plain JSON data: inputs, options, seeds) is recorded in the manifest. An existing
@@ -405,6 +472,8 @@ def write_dataset(root: str | os.PathLike[str], content: DatasetContent, version
     files = _check_files(content.files)
     videos = _check_videos(content.videos, files)
     qa = _check_qa(content.qa, videos, files)
+    if not videos or not any(qa.values()):
+        raise StreamGazeError("nothing to write: a dataset needs at least one video and one question")
     _check_video_refs(content.gaze, GAZE_FEATURES, "gaze", videos)
     _check_video_refs(content.fixations, FIXATION_FEATURES, "fixations", videos)
     with _replacing(root) as tmp:
@@ -414,5 +483,7 @@ def write_dataset(root: str | os.PathLike[str], content: DatasetContent, version
         (tmp / CARD).write_text(render_card(tmp, version, stats), encoding="utf-8")
         entry = changelog.strip() or default_changelog_entry(stats)
         (tmp / CHANGELOG).write_text(render_changelog(previous, version, entry), encoding="utf-8")
-        (tmp / MANIFEST).write_text(render_manifest(tmp, version, build_info, stats, progress), encoding="utf-8")
+        (tmp / MANIFEST).write_text(
+            render_manifest(tmp, version, build_info, stats, progress), encoding="utf-8"
+        )
     return root
