@@ -51,7 +51,8 @@ def open_container(path: str | os.PathLike[str]) -> av.container.InputContainer:
     try:
         container = av.open(str(path))
     except (av.error.FFmpegError, OSError, ValueError) as exc:
-        raise VideoError(f"cannot open video ({exc.__class__.__name__}: {exc})", path) from None
+        detail = getattr(exc, "strerror", None) or str(exc)
+        raise VideoError(f"cannot open video: {detail}", path) from None
     if not container.streams.video:
         container.close()
         raise VideoError("no video stream in file", path)
