@@ -117,6 +117,63 @@ def _stats(p: argparse.ArgumentParser) -> Handler:
     return run
 
 
+@command("tasks-dir", "print the lmms-eval task directory (for lmms-eval --include_path)")
+def _tasks_dir(p: argparse.ArgumentParser) -> Handler:
+    def run(a: argparse.Namespace) -> int:
+        from lmms_tasks import TASKS_DIR
+
+        print(TASKS_DIR)
+        return 0
+
+    return run
+
+
+@command("eval", "run lmms-eval on the StreamGaze tasks (fills in --include_path; args after -- go to lmms-eval)")
+def _eval(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("--root", default=None, help="dataset root (default: $STREAMGAZE_ROOT, else ./streamgaze)")
+    p.add_argument("--prompt-mode", choices=["default", "reference"], default=None,
+                   help="prompts and parsing: ours (default) or the official code's, to compare with the paper")
+    p.add_argument("--clip-fps", type=float, default=None, help="frame-rate cap of the window clips")
+    p.add_argument("lmms_eval_args", nargs=argparse.REMAINDER,
+                   help="arguments for lmms-eval, e.g. -- --model streamgaze_random --tasks streamgaze")
+
+    def run(a: argparse.Namespace) -> int:
+        import os
+
+        from .dataset.load import resolve_root
+
+        os.environ["STREAMGAZE_ROOT"] = str(resolve_root(a.root))
+        if a.prompt_mode:
+            os.environ["STREAMGAZE_PROMPT_MODE"] = a.prompt_mode
+        if a.clip_fps is not None:
+            os.environ["STREAMGAZE_CLIP_FPS"] = str(a.clip_fps)
+        return run_lmms_eval(a.lmms_eval_args)
+
+    return run
+
+
+def run_lmms_eval(args: list[str]) -> int:
+    """Call lmms-eval's CLI in this process with our task directory on its include path."""
+    from lmms_tasks import TASKS_DIR
+
+    args = list(args[1:] if args[:1] == ["--"] else args)
+    if "--include_path" not in args:
+        args += ["--include_path", TASKS_DIR]
+    from lmms_eval.cli.dispatch import main as lmms_main
+
+    saved = sys.argv
+    sys.argv = ["lmms-eval", *args]
+    try:
+        rc = lmms_main()
+    except SystemExit as exc:
+        rc = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        if isinstance(exc.code, str):
+            print(exc.code, file=sys.stderr)
+    finally:
+        sys.argv = saved
+    return int(rc or 0)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="streamgaze", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

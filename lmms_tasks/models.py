@@ -1,0 +1,73 @@
+"""Baseline models for verifying the pipeline: ``streamgaze_random`` and ``streamgaze_oracle``.
+
+Both are lmms-eval "simple" models reading each request's document from ``self.task_dict``.
+The oracle answers from the answer key: it checks the plumbing end to end and must never be
+submitted to the leaderboard.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+
+from lmms_eval.api.model import lmms
+
+from streamgaze_hf.evaluation import doc_target
+from streamgaze_hf.tasks import get_task
+
+
+def _as_bool(v) -> bool:
+    return v if isinstance(v, bool) else str(v).strip().lower() in {"1", "true", "yes", "on"}
+
+
+class _DocModel(lmms):
+    is_simple = True
+
+    def __init__(self, check_visuals=False, **kwargs) -> None:
+        super().__init__()
+        self.check_visuals = _as_bool(check_visuals)
+
+    def answer(self, doc: dict) -> str:
+        raise NotImplementedError
+
+    def generate_until(self, requests):
+        out = []
+        for req in requests:
+            _ctx, _gen, doc_to_visual, doc_id, task, split = req.args
+            doc = self.task_dict[task][split][doc_id]
+            if self.check_visuals:
+                import os
+
+                for path in doc_to_visual(doc):
+                    if not os.path.isfile(path):
+                        raise FileNotFoundError(path)
+            out.append(self.answer(doc))
+        return out
+
+    def loglikelihood(self, requests):
+        raise NotImplementedError("StreamGaze baselines only generate")
+
+    def generate_until_multi_round(self, requests):
+        raise NotImplementedError("StreamGaze baselines only generate")
+
+
+class RandomBaseline(_DocModel):
+    """Uniform random option letter / Yes-No, seeded per (seed, question, checkpoint)."""
+
+    def __init__(self, seed=0, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.seed = int(seed)
+
+    def answer(self, doc: dict) -> str:
+        key = f"{self.seed}:{doc['question_id']}:{doc['checkpoint_index']}"
+        rng = random.Random(int(hashlib.sha256(key.encode()).hexdigest()[:16], 16))
+        if get_task(doc["task"]).is_proactive:
+            return rng.choice(["Yes", "No"])
+        return "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[rng.randrange(len(doc["options"]))]
+
+
+class OracleBaseline(_DocModel):
+    """Answers from the answer key (pipeline verification only; never for the leaderboard)."""
+
+    def answer(self, doc: dict) -> str:
+        return doc_target(doc)

@@ -1,0 +1,71 @@
+"""Task functions named by the YAMLs (``!function lmms_tasks.utils.<fn>``): thin calls into
+``streamgaze_hf.evaluation``. Import-light; no module state."""
+
+from __future__ import annotations
+
+from streamgaze_hf import evaluation
+from streamgaze_hf.errors import StreamGazeError
+
+PROACTIVE_METRICS = ("accuracy", "precision", "recall", "f1", "fpr", "fnr")
+
+
+def process_docs(dataset):
+    """Replace the one-row placeholder (which names the task and gaze mode) with the task's
+    evaluation documents from the dataset root ($STREAMGAZE_ROOT or ./streamgaze)."""
+    import datasets
+
+    spec = dataset[0]
+    try:
+        docs = evaluation.load_docs(spec["task"], spec["gaze"])
+    except StreamGazeError as exc:
+        # lmms-eval retries dataset loading five times on any Exception; a missing dataset is not
+        # transient, so stop with one clear line instead.
+        raise SystemExit(f"streamgaze: error: {exc}") from None
+    return datasets.Dataset.from_list(docs)
+
+
+def doc_to_visual(doc):
+    return evaluation.doc_visuals(doc)
+
+
+def doc_to_text(doc, lmms_eval_specific_kwargs=None):
+    kw = lmms_eval_specific_kwargs or {}
+    return f"{kw.get('pre_prompt', '')}{evaluation.doc_prompt(doc)}{kw.get('post_prompt', '')}"
+
+
+def doc_to_target(doc):
+    return evaluation.doc_target(doc)
+
+
+def process_results(doc, results):
+    record = evaluation.score_doc(doc, results[0] if results else "")
+    metrics = PROACTIVE_METRICS if doc["checkpoint_index"] >= 0 else ("accuracy",)
+    return {m: record for m in metrics}
+
+
+def _metric(items, name: str) -> float:
+    return 100.0 * float(evaluation.task_metrics(list(items)).get(name, 0.0))
+
+
+def aggregate_accuracy(items):
+    return _metric(items, "accuracy")
+
+
+def aggregate_precision(items):
+    return _metric(items, "precision")
+
+
+def aggregate_recall(items):
+    return _metric(items, "recall")
+
+
+def aggregate_f1(items):
+    return _metric(items, "f1")
+
+
+def aggregate_fpr(items):
+    return _metric(items, "fpr")
+
+
+def aggregate_fnr(items):
+    return _metric(items, "fnr")

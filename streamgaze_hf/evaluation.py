@@ -1,0 +1,242 @@
+"""Evaluation documents: what an evaluation harness shows a model and how its answer is scored.
+
+Harness-agnostic (the lmms-eval plugin in ``lmms_tasks/`` is thin glue over this module):
+- :func:`load_docs` turns a task's dataset rows into evaluation documents; proactive questions are
+  expanded into one document per checkpoint whose window is [0, r];
+- :func:`doc_visuals` prepares exactly the document's window as a clip (no frame after the window
+  end, none before its start) — for every model, never left to model wrappers (reference bug 3);
+- :func:`doc_prompt` / :func:`score_doc` build the prompt and score a response with the shared parser.
+
+Run settings come from the environment so that every rank of a distributed run agrees:
+``STREAMGAZE_ROOT`` (dataset root), ``STREAMGAZE_PROMPT_MODE`` (``default`` or ``reference``),
+``STREAMGAZE_CLIP_FPS`` (frame-rate cap of the clips), ``STREAMGAZE_CLIP_CACHE`` (clip cache dir).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+from pathlib import Path
+
+import numpy as np
+
+from . import prompts, scoring
+from .dataset.load import data_file, load_task, resolve_root
+from .errors import StreamGazeError
+from .fsutil import atomic_output
+from .gaze.salience import salience_heatmap, track_salience_map
+from .gaze.track import GazeTrack
+from .tasks import get_task
+
+#: task-name suffix -> gaze-input mode (paper Table 3); "" is the paper's main setting
+GAZE_VARIANTS: dict[str, str] = {"": "visual", "_nogaze": "none", "_textgaze": "text", "_salience": "salience"}
+PROMPT_MODE_ENV = "STREAMGAZE_PROMPT_MODE"
+CLIP_FPS_ENV = "STREAMGAZE_CLIP_FPS"
+
+
+def prompt_mode() -> str:
+    mode = os.environ.get(PROMPT_MODE_ENV, "default")
+    if mode not in prompts.PROMPT_MODES:
+        raise StreamGazeError(f"${PROMPT_MODE_ENV}={mode!r}; expected one of {', '.join(prompts.PROMPT_MODES)}")
+    return mode
+
+
+def clip_fps() -> float | None:
+    raw = os.environ.get(CLIP_FPS_ENV, "").strip()
+    if not raw:
+        return None
+    try:
+        fps = float(raw)
+    except ValueError:
+        raise StreamGazeError(f"${CLIP_FPS_ENV}={raw!r} is not a number") from None
+    if not fps > 0:
+        raise StreamGazeError(f"${CLIP_FPS_ENV} must be > 0, got {raw}")
+    return fps
+
+
+def task_name(task_id: str, gaze: str = "visual") -> str:
+    suffix = {v: k for k, v in GAZE_VARIANTS.items()}[gaze]
+    return f"{get_task(task_id).lmms_name}{suffix}"
+
+
+# ---- documents -------------------------------------------------------------------------------------
+
+def _video_geometry(root: Path) -> dict[str, dict]:
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(data_file(root, "videos"), columns=["video_id", "width", "height", "fps"])
+    return {r["video_id"]: r for r in table.to_pylist()}
+
+
+def _gaze_tracks(root: Path, video_ids: set[str], geometry: dict[str, dict]) -> dict[str, GazeTrack]:
+    """The gaze samples of the given videos (empty when the dataset has none, e.g. the release)."""
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    path = data_file(root, "gaze")
+    if not path.is_file() or not video_ids:
+        return {}
+    table = pq.read_table(path, filters=[("video_id", "in", sorted(video_ids))])
+    tracks = {}
+    for vid in sorted(video_ids):
+        part = table.filter(pc.equal(table["video_id"], vid))
+        if part.num_rows == 0:
+            continue
+        g = geometry[vid]
+        tracks[vid] = GazeTrack(part["t"].to_numpy(), part["x"].to_numpy(zero_copy_only=False),
+                                part["y"].to_numpy(zero_copy_only=False),
+                                part["valid"].to_numpy(zero_copy_only=False), g["width"], g["height"], g["fps"])
+    return tracks
+
+
+def clip_fixations(fixations: list[dict], end: float, track: GazeTrack | None) -> list[dict]:
+    """The fixation list as known at time ``end``: later fixations dropped; one still running at
+    ``end`` is cut there and its centroid recomputed from the samples up to ``end`` (dropped when
+    no gaze samples are available: never a position from after ``end``)."""
+    out = []
+    for f in fixations:
+        if f["start"] > end:
+            continue
+        if f["end"] <= end:
+            out.append(dict(f))
+            continue
+        if track is None:
+            continue
+        part = track.between(f["start"], end)
+        ok = part.in_frame
+        if ok.any():
+            out.append({"start": f["start"], "end": round(end, 3), "x": round(float(np.mean(part.x[ok])), 4),
+                        "y": round(float(np.mean(part.y[ok])), 4)})
+    return out
+
+
+def load_docs(task_id: str, gaze: str = "visual", root: str | os.PathLike[str] | None = None) -> list[dict]:
+    """Evaluation documents of one task (see the module docstring)."""
+    spec = get_task(task_id)
+    if gaze not in GAZE_VARIANTS.values():
+        raise StreamGazeError(f"unknown gaze mode {gaze!r}; expected one of {', '.join(GAZE_VARIANTS.values())}")
+    root_path = resolve_root(root)
+    rows = [dict(r) for r in load_task(task_id, root_path)]
+    geometry = _video_geometry(root_path)
+    settings = {"dataset_root": str(root_path), "gaze": gaze, "prompt_mode": prompt_mode(),
+                "clip_fps": clip_fps() or 0.0}
+    tracks = {}
+    if spec.is_proactive or gaze == "salience":
+        tracks = _gaze_tracks(root_path, {r["video_id"] for r in rows}, geometry)
+    docs = []
+    for row in rows:
+        g = geometry.get(row["video_id"], {})
+        base = {**row, **settings, "frame_width": int(g.get("width", 0)), "frame_height": int(g.get("height", 0)),
+                "checkpoint_index": -1, "checkpoint_time": math.nan, "checkpoint_label": ""}
+        if not spec.is_proactive:
+            docs.append(base)
+            continue
+        for i, cp in enumerate(row["checkpoints"]):
+            docs.append({**base, "window_end": cp["time"], "checkpoint_index": i, "checkpoint_time": cp["time"],
+                         "checkpoint_label": cp["label"],
+                         "fixations": clip_fixations(row["fixations"], cp["time"], tracks.get(row["video_id"]))})
+    return docs
+
+
+def doc_window(doc: dict) -> tuple[float, float]:
+    return float(doc["window_start"]), float(doc["window_end"])
+
+
+# ---- what the model sees ---------------------------------------------------------------------------
+
+def doc_visuals(doc: dict, cache_dir: str | os.PathLike[str] | None = None) -> list[str]:
+    """Local files for the model: the window clip of the overlay video (visual mode) or of the
+    original video (other modes), preceded by the window's salience map image in salience mode."""
+    from .video.clips import clip_cache_dir, prepare_clip
+
+    root = Path(doc["dataset_root"])
+    rel = doc["overlay_path"] if doc["gaze"] == "visual" else doc["video_path"]
+    start, end = doc_window(doc)
+    clip = prepare_clip(root / rel, start, end, fps_cap=doc["clip_fps"] or None, cache_dir=cache_dir)
+    visuals = [str(clip)]
+    if doc["gaze"] == "salience":
+        visuals.insert(0, str(salience_image(doc, Path(cache_dir) if cache_dir else clip_cache_dir())))
+    return visuals
+
+
+def salience_image(doc: dict, cache_dir: Path) -> Path:
+    """PNG heat map of the gaze in the document's window (EgoGazeVQA Algorithm 1), cached."""
+    import cv2
+
+    root = Path(doc["dataset_root"])
+    start, end = doc_window(doc)
+    key = hashlib.sha256(json.dumps([str(root), doc["video_id"], start, end, "salience-v1"]).encode()).hexdigest()
+    out = cache_dir / "salience" / f"{key[:32]}.png"
+    if out.is_file():
+        return out
+    width, height = doc["frame_width"], doc["frame_height"]
+    tracks = _gaze_tracks(root, {doc["video_id"]}, {doc["video_id"]: {"width": width, "height": height, "fps": 30.0}})
+    if doc["video_id"] in tracks:
+        sal = track_salience_map(tracks[doc["video_id"]], start, end)
+    else:  # no gaze samples (e.g. the official release): the fixation centroids in the window
+        from .gaze.salience import salience_map
+
+        pts = np.array([[f["x"] * width, f["y"] * height] for f in doc["fixations"]]).reshape(-1, 2)
+        sal = salience_map(pts, width, height)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_output(out) as tmp:
+        cv2.imwrite(str(tmp), salience_heatmap(sal))
+    return out
+
+
+def doc_prompt(doc: dict) -> str:
+    size = (doc["frame_width"], doc["frame_height"])
+    if get_task(doc["task"]).is_proactive:
+        return prompts.checkpoint_prompt(doc["task"], doc, gaze=doc["gaze"], mode=doc["prompt_mode"],
+                                         fixations=doc["fixations"], frame_size=size)
+    return prompts.mc_prompt(doc["question"], doc["options"], gaze=doc["gaze"], mode=doc["prompt_mode"],
+                             fixations=doc["fixations"], frame_size=size)
+
+
+def doc_target(doc: dict) -> str:
+    return doc["checkpoint_label"] if get_task(doc["task"]).is_proactive else doc["answer"]
+
+
+# ---- scoring ---------------------------------------------------------------------------------------
+
+def score_doc(doc: dict, response: str) -> dict:
+    """The per-sample record (what samples files and submissions carry): ids, raw response, parsed
+    answer, correctness, and the settings that change a number."""
+    response = response or ""
+    rec = {"question_id": doc["question_id"], "task": doc["task"], "video_id": doc["video_id"],
+           "checkpoint_index": int(doc["checkpoint_index"]), "response": response,
+           "gaze": doc["gaze"], "prompt_mode": doc["prompt_mode"], "clip_fps": doc["clip_fps"]}
+    reference = doc["prompt_mode"] == "reference"
+    if get_task(doc["task"]).is_proactive:
+        label = doc["checkpoint_label"] == "Yes"
+        if reference:
+            correct = scoring.reference_yes_no_correct(response, label)
+            parsed = label if correct else (not label)
+        else:
+            parsed = scoring.parse_yes_no(response)
+            correct = parsed is not None and parsed == label
+        rec.update({"checkpoint_time": doc["checkpoint_time"], "label": doc["checkpoint_label"],
+                    "parsed": None if parsed is None else ("Yes" if parsed else "No"), "correct": bool(correct)})
+    else:
+        if reference:
+            parsed = scoring.reference_parse_choice(response)
+            correct = scoring.reference_mc_correct(response, doc["answer"])
+        else:
+            parsed = scoring.parse_choice(response, doc["options"])
+            correct = parsed is not None and parsed == doc["answer"]
+        rec.update({"answer": doc["answer"], "parsed": parsed, "correct": bool(correct)})
+    rec["score"] = 100.0 if rec["correct"] else 0.0
+    return rec
+
+
+def task_metrics(records: list[dict]) -> dict:
+    """Metrics of one task's records: accuracy for multiple choice; for proactive tasks checkpoint
+    accuracy plus precision, recall, F1, FPR and FNR. Fractions in [0, 1]."""
+    if not records:
+        return {"accuracy": 0.0, "n": 0}
+    if get_task(records[0]["task"]).is_proactive:
+        pairs = [(None if r["parsed"] is None else r["parsed"] == "Yes", r["label"] == "Yes") for r in records]
+        return scoring.proactive_metrics(pairs)
+    return scoring.mc_metrics((r["correct"] for r in records), sum(r["parsed"] is None for r in records))
