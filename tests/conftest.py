@@ -17,3 +17,34 @@ def demo_world(tmp_path_factory):
 
     out = tmp_path_factory.mktemp("world")
     return generate_world(out, n_videos=3, seed=0)
+
+
+@pytest.fixture(scope="session")
+def demo_dataset(demo_world, tmp_path_factory):
+    """The demo dataset built from ``demo_world`` through the raw pipeline (version 0.1.0)."""
+    from streamgaze_hf.dataset.build import build_dataset
+
+    raw = demo_world[0].parent
+    return build_dataset(raw, tmp_path_factory.mktemp("dataset") / "streamgaze", "0.1.0")
+
+
+def run_lmms_eval(args, root, out, env_extra=None, timeout=900):
+    """Run the real lmms-eval CLI (a subprocess, through `streamgaze eval`); return (proc, results, samples).
+
+    lmms-eval exits 0 on most failures, so callers check the files it wrote, not only the exit code.
+    """
+    import json
+    import subprocess
+    import sys
+
+    env = {**os.environ, "STREAMGAZE_ROOT": str(root), "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
+           "STREAMGAZE_CLIP_CACHE": str(out / "clips"), **(env_extra or {})}
+    cmd = [sys.executable, "-m", "streamgaze_hf", "eval", "--", *args, "--log_samples", "--output_path",
+           str(out), "--timezone", "UTC", "--verbosity", "DEBUG"]
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+    results = sorted(out.rglob("*_results.json"))
+    samples = {}
+    for path in sorted(out.rglob("*_samples_*.jsonl")):
+        task = path.stem.split("_samples_", 1)[1]
+        samples[task] = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return proc, (json.loads(results[-1].read_text()) if results else None), samples
