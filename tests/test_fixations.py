@@ -119,3 +119,17 @@ def test_gaze_csv_round_trip_and_bad_columns(tmp_path):
     flag.write_text("t,x,y,valid\n0,0.1,0.1,maybe\n")
     with pytest.raises(GazeFormatError, match="line 2"):
         read_gaze_csv(flag, 640, 480, 30)
+
+
+def test_saccade_landing_sample_does_not_cap_the_fixation():
+    # A saccade's last sample lands 0.075 from the fixation (inside r = 0.08 of the young centroid);
+    # the fixation then drifts slowly away from it. The landing sample must be dropped, not split
+    # the 5 s fixation once it falls outside the radius.
+    n = 150
+    x = np.concatenate([[0.2, 0.575], np.linspace(0.5, 0.48, n)])
+    t = np.arange(len(x)) / 30
+    tr = GazeTrack(t, x, np.full(len(x), 0.5), np.ones(len(x), bool), 640, 480, 30)
+    fx = extract_fixations(tr)
+    assert len(fx) == 1
+    assert fx[0].start == pytest.approx(2 / 30) and fx[0].end == pytest.approx((n + 1) / 30)
+    assert fx[0].n_samples == n

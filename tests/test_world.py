@@ -187,6 +187,9 @@ def test_objects_enter_and_leave_the_view(videos, name):
     for boxes in t["frames"]["visible"]:
         for _, x0, y0, x1, y1 in boxes:
             assert 0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1
+        for i, a in enumerate(boxes):  # objects never overlap
+            for b in boxes[i + 1:]:
+                assert a[3] <= b[1] or b[3] <= a[1] or a[4] <= b[2] or b[4] <= a[2]
     scene_ids = {o["id"]: o["scene"] for o in t["objects"]}
     cuts = t["scene_cuts"]
     for ft, boxes in zip(t["frames"]["t"], t["frames"]["visible"]):

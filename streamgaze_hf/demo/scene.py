@@ -4,9 +4,10 @@ The camera (see :mod:`.camera`) is a frame-sized viewport that slides over the c
 is larger than a frame (``CANVAS_SCALE`` times in each direction, 3.2x the frame area) and objects
 enter and leave the view as the camera moves. All positions here are canvas pixels.
 
-The background of a scene is a fine, spatially stationary pattern (wood grain, small tiles, a mat
-grid) in one dominant colour: any frame-sized window of it has nearly the same Hue-Saturation
-histogram, so frames of one scene correlate strongly while frames of two scenes do not.
+The background of a scene is a fine, spatially stationary pattern (planks with grain, small tiles, a
+mat grid) in shades of one fully saturated colour: any frame-sized window of it has nearly the same
+Hue-Saturation histogram, so frames of one scene correlate strongly (> 0.95 even across fast pans and
+H.264 noise) while frames of two scenes do not (about 0).
 """
 
 from __future__ import annotations
@@ -126,7 +127,8 @@ def choose_objects(unused: list[ObjectSpec], previous: Scene | None, last: bool,
     Consecutive scenes hold partly the same kinds of things: a scene first takes other instances of
     up to ``n_shared`` categories the previous scene had (another mug, another knife), and, unless it
     is the last scene, keeps a second instance of ``n_shared`` of its own categories unused for the
-    next one. Every object -- and every name -- still belongs to one scene only.
+    next one. Every object -- and every name -- still belongs to one scene only. The rest is chosen
+    so that the scene has at least ``_VARIETY`` distinct shapes, colours, textures and materials.
     """
     chosen: list[ObjectSpec] = []
     prev_cats = {o.spec.category for o in previous.objects} if previous is not None else set()
@@ -142,14 +144,29 @@ def choose_objects(unused: list[ObjectSpec], previous: Scene | None, last: bool,
                     and left[spec.category] >= 2:
                 chosen.append(spec)
                 reserved.add(spec.category)
-    for spec in unused:
-        if len(chosen) == OBJECTS_PER_SCENE:
-            break
-        if spec not in chosen and not (spec.category in reserved and spec.category in _cats(chosen)):
-            chosen.append(spec)
+    for varied_only in (True, False):  # first whatever adds variety, then anything
+        for spec in unused:
+            if len(chosen) == OBJECTS_PER_SCENE:
+                break
+            if spec in chosen or (spec.category in reserved and spec.category in _cats(chosen)):
+                continue
+            if not varied_only or _adds_variety(spec, chosen):
+                chosen.append(spec)
     for spec in chosen:
         unused.remove(spec)
     return chosen
+
+
+# Least number of distinct values per scene (attribute questions need distractors).
+_VARIETY = {"shape": 4, "color": 5, "texture": 3, "material": 3}
+
+
+def _adds_variety(spec: ObjectSpec, chosen: list[ObjectSpec]) -> bool:
+    for attr, least in _VARIETY.items():
+        have = {getattr(c, attr) for c in chosen}
+        if len(have) < least and getattr(spec, attr) not in have:
+            return True
+    return False
 
 
 def _cats(specs: list[ObjectSpec]) -> set[str]:

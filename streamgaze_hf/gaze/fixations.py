@@ -73,45 +73,74 @@ def extract_fixations(track: GazeTrack, params: FixationParams | None = None) ->
 
     i = _next_usable(usable, 0)
     while i < n:
-        members = [i]
-        sx, sy = px[i], py[i]
-        cx, cy = sx, sy
-        slack_center = (cx, cy)  # centroid at the last full dispersion check
-        slack = 0.0  # max member distance to slack_center at that check
-        last = i
+        c = _Cluster(px, py, i)
         j = i + 1
         while j < n:
             resume = j  # where to look for the gaze coming back if j interrupts the fixation
-            if usable[j] and (px[j] - cx) ** 2 + (py[j] - cy) ** 2 <= r2 and t[j] - t[last] - dt <= p.max_interruption + 1e-9:
-                # Tentatively add j; keep it only if every member stays within r of the new centroid.
-                k = len(members) + 1
-                ncx, ncy = (sx + px[j]) / k, (sy + py[j]) / k
-                shift = float(np.hypot(ncx - slack_center[0], ncy - slack_center[1]))
-                ok = True
-                if slack + shift > p.r_thresh:
-                    idx = np.asarray(members + [j])
-                    d = np.max((px[idx] - ncx) ** 2 + (py[idx] - ncy) ** 2)
-                    ok = d <= r2
-                    if ok:
-                        slack_center, slack = (ncx, ncy), float(np.sqrt(d))
-                if ok:
-                    members.append(j)
-                    sx, sy, cx, cy = sx + px[j], sy + py[j], ncx, ncy
-                    last = j
+            last = c.members[-1]
+            if usable[j] and c.dist2(j) <= r2 and t[j] - t[last] - dt <= p.max_interruption + 1e-9:
+                if c.try_add(j, p.r_thresh, t, p.max_interruption):
                     j += 1
                     continue
-                resume = j + 1  # inside the radius but it would push another member out
+                resume = j + 1  # inside the radius but it would push other members out
             # j interrupts the fixation: is the gaze back inside the radius soon enough?
-            back = _return_index(px, py, usable, t, resume, cx, cy, r2, t[last] + dt + p.max_interruption)
+            back = _return_index(px, py, usable, t, resume, c.cx, c.cy, r2, t[last] + dt + p.max_interruption)
             if back is None:
                 break
             j = back
-        if t[last] - t[i] >= p.min_duration - 1e-9:
-            out.append(Fixation(float(t[i]), float(t[last]), float(cx), float(cy / track.aspect), len(members)))
+        first, last = c.members[0], c.members[-1]
+        if t[last] - t[first] >= p.min_duration - 1e-9:
+            out.append(Fixation(float(t[first]), float(t[last]), float(c.cx), float(c.cy / track.aspect),
+                                len(c.members)))
             i = _next_usable(usable, last + 1)
         else:
             i = _next_usable(usable, i + 1)
     return out
+
+
+class _Cluster:
+    """The samples of a growing fixation and their running centroid (y in frame-width units)."""
+
+    def __init__(self, px: np.ndarray, py: np.ndarray, i: int):
+        self.px, self.py = px, py
+        self.members = [i]
+        self.sx, self.sy = float(px[i]), float(py[i])
+        self.cx, self.cy = self.sx, self.sy
+        self.slack_center = (self.cx, self.cy)  # centroid at the last full dispersion check
+        self.slack = 0.0  # max member distance to slack_center at that check
+
+    def dist2(self, j: int) -> float:
+        return (self.px[j] - self.cx) ** 2 + (self.py[j] - self.cy) ** 2
+
+    def try_add(self, j: int, r: float, t: np.ndarray, lead_window: float) -> bool:
+        """Add j if every member stays within r of the new centroid. Members that fall out are
+        dropped instead when they are all at the very start of the cluster (within ``lead_window``
+        of its first sample): a saccade's landing sample must not cap the fixation that follows."""
+        members = self.members + [j]
+        sx, sy = self.sx + self.px[j], self.sy + self.py[j]
+        cx, cy = sx / len(members), sy / len(members)
+        if self.slack + float(np.hypot(cx - self.slack_center[0], cy - self.slack_center[1])) <= r:
+            self._set(members, sx, sy, cx, cy)
+            return True
+        while True:
+            idx = np.asarray(members)
+            d2 = (self.px[idx] - cx) ** 2 + (self.py[idx] - cy) ** 2
+            bad = np.flatnonzero(d2 > r * r)
+            if bad.size == 0:
+                self._set(members, sx, sy, cx, cy)
+                self.slack_center, self.slack = (cx, cy), float(np.sqrt(d2.max()))
+                return True
+            k = int(bad[-1]) + 1  # drop members[:k] only if they are exactly the violators ...
+            if (bad.size != k or k >= len(members) - 1
+                    or t[members[k - 1]] - t[members[0]] > lead_window + 1e-9):  # ... and lead in
+                return False
+            drop = np.asarray(members[:k])
+            sx, sy = sx - float(self.px[drop].sum()), sy - float(self.py[drop].sum())
+            members = members[k:]
+            cx, cy = sx / len(members), sy / len(members)
+
+    def _set(self, members: list[int], sx: float, sy: float, cx: float, cy: float) -> None:
+        self.members, self.sx, self.sy, self.cx, self.cy = members, sx, sy, cx, cy
 
 
 def _next_usable(usable: np.ndarray, start: int) -> int:
