@@ -368,3 +368,13 @@ def test_pipeline_recovers_the_ground_truth(videos, name):
         assert v.dist(f.x, f.y, g["x"], g["y"]) <= 0.01
     scores = scene.scene_scores(v.dir / "video.mp4", found)
     assert [s < 0.9 for s in scores] == [g["spans_cut"] for g in truth]
+
+
+def test_every_frame_carries_its_index(tmp_path):
+    from streamgaze_hf.demo.timecode import read_frame_code
+    from streamgaze_hf.demo.world import generate_world
+    from streamgaze_hf.video.reader import iter_frames
+
+    (d,) = generate_world(tmp_path, n_videos=1, seed=2, duration=16, progress=False)
+    codes = [read_frame_code(img) for _, _, img in iter_frames(d / "video.mp4")]
+    assert codes == list(range(len(codes)))

@@ -40,6 +40,7 @@ from ..video.writer import H264Writer
 from .catalog import SCENE_TEMPLATES
 from .gaze_model import FIX, GAZE_RATE, GazePlan, plan_gaze
 from .scene import Scene, build_scenes
+from .timecode import burn_frame_code
 
 DEFAULT_DURATION_RANGE = (60.0, 120.0)
 MIN_DURATION = 15.0
@@ -145,11 +146,12 @@ def write_video_world(video_dir: Path, video_id: str, rng: np.random.Generator, 
 
 def _encode(path: Path, scenes: list[Scene], scene_idx: np.ndarray, ix: np.ndarray, iy: np.ndarray,
             width: int, height: int, fps: float, bar: tqdm | None) -> None:
-    """Crop every frame out of its scene canvas and encode (single-threaded: reproducible bytes)."""
+    """Crop every frame out of its scene canvas, burn in its frame index (demo/timecode.py: lets tests
+    identify every frame a model receives) and encode (single-threaded: reproducible bytes)."""
     with H264Writer(path, width, height, fps, threads=1) as writer:
         for k in range(len(scene_idx)):
             canvas = scenes[int(scene_idx[k])].canvas
-            writer.write(canvas[iy[k]:iy[k] + height, ix[k]:ix[k] + width])
+            writer.write(burn_frame_code(canvas[iy[k]:iy[k] + height, ix[k]:ix[k] + width].copy(), k))
             if bar is not None:
                 bar.update(1)
 
