@@ -49,7 +49,7 @@ def write_video(path: Path, n: int, w: int = W, h: int = H, fps: float | Fractio
 def videos(tmp_path_factory) -> dict[str, Path]:
     d = tmp_path_factory.mktemp("src")
     rng = np.random.default_rng(3)
-    vfr_pts = np.concatenate([[0], np.cumsum(rng.integers(25, 60, 47))]).tolist()  # ms, irregular
+    vfr_pts = (137 + np.concatenate([[0], np.cumsum(rng.integers(25, 60, 47))])).tolist()  # ms, irregular
     return {
         "24fps": write_video(d / "grey24.mp4", 72),
         "ntsc": write_video(d / "ntsc.mp4", 60, 160, 120, Fraction(30000, 1001), Fraction(1, 30000),
@@ -310,3 +310,15 @@ def test_failure_mid_render_leaves_nothing_behind(videos, tmp_path, monkeypatch,
         render_overlay(videos["24fps"], tr, out, progress=False)
     assert calls["n"] == 20
     assert list(tmp_path.iterdir()) == []
+
+
+def test_cli_renders_with_hfov(videos, tmp_path, capsys):
+    info = probe_video(videos["24fps"])
+    gaze = _csv(track_for(info, np.arange(0, 3.1, 0.1), np.full(31, 0.5), np.full(31, 0.5)), tmp_path)
+    out = tmp_path / "cli" / "overlay.mp4"
+    assert main(["overlay", str(videos["24fps"]), str(gaze), "--out", str(out), "--hfov", "60"]) == 0
+    assert capsys.readouterr().out.strip() == str(out)
+    (_, img), = read_frames_at(out, [1.0])
+    r = fov_radius_px(W, 60.0)  # 80 px
+    assert r == 80 and is_red(img[H // 2, W // 2 + r]) and is_green(img[H // 2, W // 2])
+    assert sorted(p.name for p in out.parent.iterdir()) == ["overlay.mp4"]

@@ -15,9 +15,12 @@ while a gap in the track (tracking loss, a cut) shows no marker instead of a sta
 Output: H.264 yuv420p mp4 with ``+faststart`` (the project's one codec setting, :class:`H264Writer`)
 with exactly the source's frame count and per-frame timestamps: the source stream's time base and
 every frame's ``pts - start_pts``. Single pass: every source frame is decoded once and every output
-frame encoded once. Frames are decoded to planar yuv420p and the marks are drawn straight into the
-Y plane and the half-resolution U and V planes (colours converted with the BT.601 limited-range
-matrix), so no frame goes through BGR and back.
+frame encoded once. Frames are decoded to planar yuv420p (converted only when the source is in another
+format) and the marks are drawn straight into the Y plane and the half-resolution U and V planes
+(colours converted with the BT.601 limited-range matrix), so no frame goes through BGR and back. A frame
+with marks costs one plane copy into a reusable output frame; a frame without goes to the encoder as
+decoded. The remaining extra cost over a plain transcode is x264 encoding the marks themselves
+(benchmarks/overlay.py).
 """
 
 from __future__ import annotations
@@ -150,17 +153,25 @@ def _plane_views(frame: av.VideoFrame) -> tuple[np.ndarray, ...]:
     return tuple(np.frombuffer(p, np.uint8).reshape(p.height, p.line_size)[:, :p.width] for p in frame.planes)
 
 
-def _writable_copy(frame: av.VideoFrame) -> tuple[av.VideoFrame, tuple[np.ndarray, ...]]:
-    """A new yuv420p frame with the pixels of ``frame`` and writable views of its Y, U, V planes.
+class _Canvas:
+    """One reusable yuv420p frame that drawn frames are copied into.
 
-    The decoder's own frame buffers may still serve as reference pictures, so they are never drawn
-    on; one plane-by-plane copy is all the extra work a drawn frame costs.
+    The decoder's frame buffers may still serve as reference pictures, so they are never drawn on.
+    Reusing one output frame keeps its memory warm; ``make_writable`` (``av_frame_make_writable``)
+    gives it a fresh buffer should the encoder still hold a reference to the previous picture (libx264
+    copies its input at once, so in practice it never has to).
     """
-    out = av.VideoFrame(frame.width, frame.height, _PIX_FMT)
-    dst = _plane_views(out)
-    for d, s in zip(dst, _plane_views(frame)):
-        np.copyto(d, s)
-    return out, dst
+
+    def __init__(self, width: int, height: int):
+        self.frame = av.VideoFrame(width, height, _PIX_FMT)
+
+    def paint(self, src: av.VideoFrame) -> tuple[av.VideoFrame, tuple[np.ndarray, ...]]:
+        """The canvas holding a copy of ``src``'s pixels, and writable views of its Y, U, V planes."""
+        self.frame.make_writable()
+        dst = _plane_views(self.frame)
+        for d, s in zip(dst, _plane_views(src)):
+            np.copyto(d, s)
+        return self.frame, dst
 
 
 def _check_geometry(info: VideoInfo, path: Path) -> None:
@@ -243,6 +254,7 @@ def _render(src: Path, info: VideoInfo, draw: np.ndarray, xy: np.ndarray, radius
                    leave=False, dynamic_ncols=True)
         try:
             with _FrameWriter(out, w, h, rate, time_base=tb) as writer:
+                canvas = _Canvas(w, h)
                 n = 0
                 for frame in _yuv_frames(container, stream, src):
                     if n >= info.n_frames:
@@ -253,7 +265,7 @@ def _render(src: Path, info: VideoInfo, draw: np.ndarray, xy: np.ndarray, radius
                     if (frame.width, frame.height) != (w, h):
                         raise VideoError(f"frame {n} is {frame.width}x{frame.height}, the stream {w}x{h}", src)
                     if draw[n]:
-                        frame, planes = _writable_copy(frame)
+                        frame, planes = canvas.paint(frame)
                         draw_overlay_yuv420p(planes, (int(xy[n, 0]), int(xy[n, 1])), radius)
                     try:
                         writer.write_frame(frame, pts - info.start_pts)
