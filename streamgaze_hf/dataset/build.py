@@ -1,5 +1,6 @@
 """`streamgaze build`: raw recordings -> fixations -> scene check -> FOV objects -> scanpath -> QA ->
-overlay videos -> the written, versioned dataset.
+videos (original re-encoded and gaze overlay, keyframes at every window start) -> the written,
+versioned dataset.
 
 Resumable: every recording's results go to a work directory next to the output
 (``<out>.work/<video_id>/<key>/``, key = hash of the inputs and options) and a finished recording
@@ -33,7 +34,7 @@ from ..objects.oracle import OracleBackend
 from ..qa.context import VideoContext, read_actions
 from ..qa.generate import DEFAULT_CAP, generate_questions
 from ..tasks import TASK_IDS
-from ..video.overlay import render_overlay
+from ..video.overlay import reencode_video, render_overlay
 from ..video.reader import VideoInfo, probe_video
 
 RESULT_FILE = "result.json"
@@ -120,7 +121,12 @@ def process_recording(rec: Path, work: Path, opts: BuildOptions) -> Path:
     info, track, fixations, scores, kept_idx = a.info, a.track, a.fixations, a.scores, a.kept_idx
     objects, episodes = a.context.objects, a.context.episodes
     qa = generate_questions(a.context, opts.seed, opts.cap_per_task)
-    render_overlay(rec / "video.mp4", track, out / "overlay.mp4", hfov_deg=opts.hfov_deg, progress=False)
+    # Both stored videos are re-encoded without B-frames and with a keyframe at every window start,
+    # so every evaluation window clip is a frame-exact packet copy (video/clips.py).
+    starts = sorted({r["window_start"] for rows in qa.values() for r in rows if r["window_start"] > 0})
+    reencode_video(rec / "video.mp4", out / "original.mp4", keyframe_times=starts, progress=False)
+    render_overlay(rec / "video.mp4", track, out / "overlay.mp4", hfov_deg=opts.hfov_deg, progress=False,
+                   keyframe_times=starts)
 
     episode_of = {fi: k for k, ep in enumerate(episodes) for fi in ep.fixations}
     fix_rows = []
@@ -194,7 +200,7 @@ def build_dataset(raw: str | os.PathLike[str], out: str | os.PathLike[str], vers
     finally:
         bar.close()
     content = DatasetContent(qa={t: [] for t in TASK_IDS}, videos=[], gaze=[], fixations=[], files={})
-    for rec, d in zip(recs, done):
+    for d in done:
         res = json.loads((d / RESULT_FILE).read_text(encoding="utf-8"))
         for task, rows in res["qa"].items():
             content.qa[task].extend(rows)
@@ -202,7 +208,7 @@ def build_dataset(raw: str | os.PathLike[str], out: str | os.PathLike[str], vers
         content.fixations.extend(res["fixations"])
         content.gaze.extend({**g, "x": math.nan if g["x"] is None else g["x"],
                              "y": math.nan if g["y"] is None else g["y"]} for g in res["gaze"])
-        content.files[res["video"]["video_path"]] = rec / "video.mp4"
+        content.files[res["video"]["video_path"]] = d / "original.mp4"
         content.files[res["video"]["overlay_path"]] = d / "overlay.mp4"
     build_info = {"road": "raw-pipeline", "raw_dir": raw.name, "object_backend": "oracle",
                   "options": opts.to_dict(),

@@ -26,6 +26,7 @@ decoded. The remaining extra cost over a plain transcode is x264 encoding the ma
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from fractions import Fraction
 from pathlib import Path
 
@@ -44,7 +45,7 @@ from .writer import H264Writer
 __all__ = [
     "DOT_RADIUS", "RING_RADIUS", "RING_THICKNESS", "FOV_THICKNESS", "GREEN_BGR", "BLACK_BGR", "RED_BGR",
     "gaze_max_age", "overlay_positions", "bgr_to_yuv601", "draw_overlay_yuv420p",
-    "render_overlay", "render_overlay_files",
+    "render_overlay", "render_overlay_files", "reencode_video",
 ]
 
 DOT_RADIUS = 8
@@ -133,21 +134,6 @@ def draw_overlay_yuv420p(planes: tuple[np.ndarray, np.ndarray, np.ndarray], cent
         cv2.circle(v_plane, (cx, cy), r, vv, ct, _LINE, 1)
 
 
-class _FrameWriter(H264Writer):
-    """:class:`H264Writer` that also takes ready-made ``av.VideoFrame`` (here: yuv420p) frames.
-
-    Same codec settings and atomic output; it only skips the BGR -> YUV conversion of ``write``.
-    """
-
-    def write_frame(self, frame: av.VideoFrame, pts: int) -> None:
-        frame.pts = int(pts)
-        frame.time_base = self.time_base
-        frame.pict_type = av.video.frame.PictureType.NONE  # let x264 choose frame types
-        for packet in self._s.encode(frame):
-            self._c.mux(packet)
-        self._n += 1
-
-
 def _plane_views(frame: av.VideoFrame) -> tuple[np.ndarray, ...]:
     """(height, width) uint8 views of a frame's planes (rows may be padded to ``line_size``)."""
     return tuple(np.frombuffer(p, np.uint8).reshape(p.height, p.line_size)[:, :p.width] for p in frame.planes)
@@ -200,28 +186,48 @@ def _yuv_frames(container: av.container.InputContainer, stream: av.video.stream.
 
 
 def render_overlay(video_path: str | os.PathLike[str], track: GazeTrack, out_path: str | os.PathLike[str],
-                   hfov_deg: float | None = None, progress: bool = True) -> Path:
+                   hfov_deg: float | None = None, progress: bool = True,
+                   keyframe_times: Sequence[float] = ()) -> Path:
     """Render the gaze-overlay video of ``video_path`` with ``track`` to ``out_path`` (atomic).
 
     ``hfov_deg``: the camera's horizontal field of view for the FOV radius (default: the track's,
     else 90 degrees). Gaze is normalised, so the video's own size is used for pixel positions.
+    ``keyframe_times``: the first frame at or after each of these times is encoded as a keyframe
+    (dataset builds pass the present-task window starts so window clips can be cut by copying).
     Raises :class:`VideoError` (naming the video) for a missing, unreadable or undecodable video;
     on any error the output file does not exist afterwards. Returns the output path.
     """
     src = Path(video_path)
-    out = Path(out_path)
-    if out.is_dir():
-        raise StreamGazeError("output path is a directory", out)
     info = probe_video(src)
-    _check_geometry(info, src)
     radius = _resolve_radius(info, track, hfov_deg)
     draw, xy = overlay_positions(track, info.frame_times, info.width, info.height, info.fps)
+    return _reencode(src, info, Path(out_path), draw, xy, radius, keyframe_times, progress, "overlay")
+
+
+def reencode_video(video_path: str | os.PathLike[str], out_path: str | os.PathLike[str],
+                   keyframe_times: Sequence[float] = (), progress: bool = True) -> Path:
+    """The video re-encoded with the project's codec settings (no B-frames, keyframes every second
+    and at ``keyframe_times``), same frames and timestamps, nothing drawn; atomic like
+    :func:`render_overlay`."""
+    src = Path(video_path)
+    info = probe_video(src)
+    no_marks = np.zeros(info.n_frames, dtype=bool)
+    return _reencode(src, info, Path(out_path), no_marks, np.zeros((info.n_frames, 2), np.int32), 0,
+                     keyframe_times, progress, "re-encode")
+
+
+def _reencode(src: Path, info: VideoInfo, out: Path, draw: np.ndarray, xy: np.ndarray, radius: int,
+              keyframe_times: Sequence[float], progress: bool, what: str) -> Path:
+    if out.is_dir():
+        raise StreamGazeError("output path is a directory", out)
+    _check_geometry(info, src)
+    keyframes = {int(np.searchsorted(info.frame_times, float(k) - 1e-6)) for k in keyframe_times}
     tb: Fraction = info.time_base
     rate = Fraction(info.fps).limit_denominator(100000)
     created = _missing_parents(out)
     try:
         try:
-            _render(src, info, draw, xy, radius, out, rate, tb, progress)
+            _render(src, info, draw, xy, radius, out, rate, tb, progress, keyframes, what)
         except OSError as exc:  # e.g. an output directory we may not write to
             raise StreamGazeError(f"cannot write the output ({exc.strerror or exc})", exc.filename or out) from None
     except BaseException:
@@ -245,15 +251,15 @@ def _missing_parents(path: Path) -> list[Path]:
 
 
 def _render(src: Path, info: VideoInfo, draw: np.ndarray, xy: np.ndarray, radius: int, out: Path,
-            rate: Fraction, tb: Fraction, progress: bool) -> None:
+            rate: Fraction, tb: Fraction, progress: bool, keyframes: set[int], what: str) -> None:
     w, h = info.width, info.height
     with open_container(src) as container:
         stream = container.streams.video[0]
         stream.thread_type = "AUTO"
-        bar = tqdm(total=info.n_frames, unit="frame", desc=f"overlay {src.name}", disable=not progress,
+        bar = tqdm(total=info.n_frames, unit="frame", desc=f"{what} {src.name}", disable=not progress,
                    leave=False, dynamic_ncols=True)
         try:
-            with _FrameWriter(out, w, h, rate, time_base=tb) as writer:
+            with H264Writer(out, w, h, rate, time_base=tb) as writer:
                 canvas = _Canvas(w, h)
                 n = 0
                 for frame in _yuv_frames(container, stream, src):
@@ -268,7 +274,7 @@ def _render(src: Path, info: VideoInfo, draw: np.ndarray, xy: np.ndarray, radius
                         frame, planes = canvas.paint(frame)
                         draw_overlay_yuv420p(planes, (int(xy[n, 0]), int(xy[n, 1])), radius)
                     try:
-                        writer.write_frame(frame, pts - info.start_pts)
+                        writer.write_frame(frame, pts - info.start_pts, keyframe=n in keyframes)
                     except av.error.FFmpegError as exc:
                         raise VideoError(f"cannot encode frame {n} ({exc})", out) from None
                     n += 1
