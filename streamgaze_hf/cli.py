@@ -174,6 +174,65 @@ def run_lmms_eval(args: list[str]) -> int:
     return int(rc or 0)
 
 
+@command("submit", "turn an lmms-eval output directory into a leaderboard submission (re-scored JSON)")
+def _submit(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("output_dir", help="the --output_path of an `lmms-eval ... --log_samples` run (newest run used)")
+    p.add_argument("--dataset", default=None, help="dataset root the run was made on (default: $STREAMGAZE_ROOT, "
+                   "else ./streamgaze)")
+    p.add_argument("--model-name", required=True, help="model name shown on the leaderboard")
+    p.add_argument("--model-url", default="", help="http(s) link for the model (paper, repository, card)")
+    p.add_argument("--params", default="", help="model size, e.g. 7B")
+    p.add_argument("--frames", default="", help="frames given to the model, e.g. 32, 1fps, adaptive")
+    p.add_argument("--out", required=True, help="submission file to write (e.g. submission.json)")
+    p.add_argument("--allow-oracle", action="store_true",
+                   help="tests only: accept the answer-key oracle baseline (it is never ranked)")
+
+    def run(a: argparse.Namespace) -> int:
+        from .submission.build import build_submission, write_submission
+
+        sub = build_submission(a.output_dir, a.dataset, model_name=a.model_name, model_url=a.model_url,
+                               params=a.params, frames=a.frames, allow_oracle=a.allow_oracle)
+        write_submission(sub, a.out)
+        s = sub["scores"]
+        print(f"{a.out}: overall {s['overall']:.3f} (past {s['past']:.3f}, present {s['present']:.3f}, "
+              f"proactive {s['proactive']:.3f}); coverage {100 * s['coverage']['fraction']:.1f}%")
+        return 0
+
+    return run
+
+
+@command("validate", "re-score a submission from its raw responses and check it against the dataset")
+def _validate(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("submission", help="submission JSON file (from `streamgaze submit`)")
+    p.add_argument("--dataset", default=None, help="dataset root (default: $STREAMGAZE_ROOT, else ./streamgaze)")
+    p.add_argument("--all-missing", action="store_true", help="list every missing question (default: first 50)")
+
+    def run(a: argparse.Namespace) -> int:
+        from .submission.validate import validate_submission
+
+        print(validate_submission(a.submission, a.dataset).format(all_missing=a.all_missing))
+        return 0
+
+    return run
+
+
+@command("leaderboard", "render the leaderboard site (index.html, leaderboard.md/.csv, chart.png) from submissions")
+def _leaderboard(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("submissions", nargs="+", help="submission JSON files (each is validated and re-scored)")
+    p.add_argument("--dataset", default=None, help="dataset root (default: $STREAMGAZE_ROOT, else ./streamgaze)")
+    p.add_argument("--out", required=True, help="output directory (replaced if it holds a previous leaderboard)")
+    p.add_argument("--no-paper-rows", action="store_true", help="leave out the paper's Table 2 rows")
+
+    def run(a: argparse.Namespace) -> int:
+        from .submission.leaderboard import write_leaderboard
+
+        out = write_leaderboard(a.submissions, a.dataset, a.out, include_paper=not a.no_paper_rows)
+        print(out / "index.html")
+        return 0
+
+    return run
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="streamgaze", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

@@ -1,0 +1,225 @@
+"""``streamgaze submit``: turn an lmms-eval output directory into a submission file.
+
+The submission carries every raw response with its parsed answer and the scores recomputed from
+them against the dataset at ``--dataset`` (see :mod:`.schema`). Before writing, the run is checked
+against that dataset: every question id must exist in it, lmms-eval's own per-sample verdicts must
+agree with the re-scoring, and lmms-eval's reported accuracy of every fully covered task must equal
+the recomputed one; otherwise the run was made on another build (or toolkit) and is refused.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from .. import __version__
+from ..errors import StreamGazeError
+from ..fsutil import write_text_atomic
+from ..tasks import TASK_IDS, get_task
+from .lmms_output import LmmsRun, lmms_task_names, read_run
+from .rescore import AnswerKey, ItemKey, Rescored, load_answer_key, score_responses
+from .schema import SCHEMA_VERSION, check_structure
+from .strictjson import StrictJSONError
+
+__all__ = ["ORACLE_MODELS", "build_submission", "assemble_submission", "dumps_submission", "write_submission",
+           "redact_model_args", "is_oracle"]
+
+#: lmms-eval model ids that read the answer key: never on the leaderboard
+ORACLE_MODELS = frozenset({"streamgaze_oracle"})
+_SECRET_KEY = re.compile(r"key|token|secret|passw|pwd|auth|credential|cookie|bearer", re.I)
+_SECRET_VALUE = re.compile(r"^(?:sk-|hf_|ghp_|gho_|github_pat_|xox[abp]-|AKIA|Bearer\s)", re.I)
+_URL_CREDENTIALS = re.compile(r"://[^/@\s]+:[^/@\s]*@")
+REDACTED = "<redacted>"
+_TOLERANCE = 1e-6  # lmms-eval percent vs recomputed percent
+
+
+def redact_model_args(model_args: Any) -> str:
+    """lmms-eval ``model_args`` (``k=v,k2=v2`` or a dict) with secret-looking values redacted:
+    keys mentioning key/token/secret/password/auth/credential, values shaped like API tokens, and
+    URLs with a user:password part."""
+    if isinstance(model_args, dict):
+        pairs = [(str(k), str(v)) for k, v in model_args.items()]
+    else:
+        text = "" if model_args is None else str(model_args)
+        pairs = [(p.split("=", 1)[0], p.split("=", 1)[1] if "=" in p else None) for p in text.split(",") if p]
+    out = []
+    for k, v in pairs:
+        if v is None:
+            out.append(REDACTED if _SECRET_VALUE.match(k.strip()) else k)
+        elif _SECRET_KEY.search(k) or _SECRET_VALUE.match(v.strip()) or _URL_CREDENTIALS.search(v):
+            out.append(f"{k}={REDACTED}")
+        else:
+            out.append(f"{k}={v}")
+    return ",".join(out)
+
+
+def harness_version(results: Mapping[str, Any]) -> str:
+    """lmms-eval's version: the installed package (a pip install reports its results file's
+    ``lmms_eval_version`` as the *current directory's* git ``branch@commit``, kept in brackets)."""
+    from importlib import metadata
+
+    reported = str(results.get("lmms_eval_version") or "unknown")
+    try:
+        installed = metadata.version("lmms-eval")
+    except metadata.PackageNotFoundError:
+        return reported
+    return installed if reported in ("", installed) else f"{installed} (run reported {reported})"
+
+
+def is_oracle(run_model: str, backend: str = "") -> bool:
+    """Whether an lmms-eval model id (or backend class) is the answer-key oracle."""
+    return run_model in ORACLE_MODELS or "OracleBaseline" in backend
+
+
+def assemble_submission(key: AnswerKey, responses: Mapping[ItemKey, str], *, prompt_mode: str, clip_fps: float,
+                        model: Mapping[str, str], run: Mapping[str, Any]) -> dict:
+    """A complete submission from raw responses (item -> raw response): the answers with their
+    parsed values and the scores recomputed against ``key``.
+
+    ``model`` = {name, url, params, frames}; ``run`` = {harness, harness_version, model, model_args,
+    date, limit}. Raises :class:`StreamGazeError` when the result would not pass ``validate``'s
+    structural check (e.g. an empty model name or a non-http URL).
+    """
+    rescored = score_responses(key, responses, prompt_mode, clip_fps)
+    return _assemble(key, rescored, prompt_mode=prompt_mode, clip_fps=clip_fps, model=model, run=run)
+
+
+def _assemble(key: AnswerKey, rescored: Rescored, *, prompt_mode: str, clip_fps: float,
+              model: Mapping[str, str], run: Mapping[str, Any]) -> dict:
+    answers: dict[str, dict] = {}
+    for task_id in TASK_IDS:
+        proactive = get_task(task_id).is_proactive
+        by_q: dict[str, Any] = {}
+        for rec in rescored.records[task_id]:
+            if rec.get("missing"):
+                continue
+            entry = {"response": rec["response"], "parsed": rec["parsed"]}
+            if proactive:
+                by_q.setdefault(rec["question_id"], {})[str(rec["checkpoint_index"])] = entry
+            else:
+                by_q[rec["question_id"]] = entry
+        if by_q:
+            answers[task_id] = by_q
+    sub = {
+        "schema_version": SCHEMA_VERSION,
+        "toolkit_version": __version__,
+        "dataset": {"version": key.version, "manifest_sha256": key.manifest_sha256},
+        "settings": {"gaze": key.gaze, "prompt_mode": prompt_mode, "clip_fps": float(clip_fps)},
+        "model": {f: str(model.get(f) or "") for f in ("name", "url", "params", "frames")},
+        "run": dict(run),
+        "answers": answers,
+        "scores": rescored.scores,
+    }
+    try:
+        check_structure(json.loads(json.dumps(sub)))
+    except StrictJSONError as exc:
+        raise StreamGazeError(f"cannot build a valid submission: {exc}") from None
+    return sub
+
+
+def _collect(run: LmmsRun) -> tuple[str, str, float]:
+    """The run's (gaze, prompt mode, clip fps): one of each, and every record agreeing with its task."""
+    names = lmms_task_names()
+    gaze_of = {name: names[name][1] for name in run.samples}
+    modes: dict[str, str] = {}
+    fps: dict[float, str] = {}
+    for name, recs in run.samples.items():
+        task_id, gaze = names[name]
+        for rec in recs:
+            if rec["task"] != task_id or rec["gaze"] != gaze:
+                raise StreamGazeError(f"record of question {rec['question_id']!r} is for task {rec['task']} / gaze "
+                                      f"{rec['gaze']}, not {task_id} / {gaze}", run.sample_paths[name])
+            modes.setdefault(str(rec["prompt_mode"]), name)
+            fps.setdefault(float(rec["clip_fps"] or 0.0), name)
+    for what, values in (("gaze modes", {g: n for n, g in gaze_of.items()}), ("prompt modes", modes),
+                         ("clip fps caps", fps)):
+        if len(values) > 1:
+            shown = ", ".join(f"{v} ({n})" for v, n in sorted(values.items(), key=lambda kv: str(kv[0])))
+            raise StreamGazeError(f"mixed {what} in one run: {shown}; a submission has one setting: run "
+                                  "lmms-eval once per setting, into separate output directories", run.results_path)
+    return next(iter(gaze_of.values())), next(iter(modes)), next(iter(fps))
+
+
+def _responses(run: LmmsRun, key: AnswerKey) -> dict[ItemKey, str]:
+    names = lmms_task_names()
+    responses: dict[ItemKey, str] = {}
+    for name, recs in run.samples.items():
+        task_id = names[name][0]
+        for rec in recs:
+            item = (str(rec["question_id"]), int(rec["checkpoint_index"]))
+            problem = key.problem(task_id, *item)
+            if problem:
+                raise StreamGazeError(f"{problem}: was this run made on the dataset at {key.root}?",
+                                      run.sample_paths[name])
+            if item in responses:
+                raise StreamGazeError(f"question {item[0]!r} (checkpoint {item[1]}) appears twice: several runs "
+                                      "appended to the same samples file?", run.sample_paths[name])
+            response = rec["response"]
+            responses[item] = response if isinstance(response, str) else str(response or "")
+    return responses
+
+
+def _cross_check(run: LmmsRun, rescored: Rescored, key: AnswerKey) -> None:
+    """lmms-eval's own per-sample verdicts and reported accuracies must equal the re-scoring."""
+    names = lmms_task_names()
+    for name, recs in run.samples.items():
+        task_id = names[name][0]
+        ours = {(r["question_id"], r["checkpoint_index"]): r for r in rescored.records[task_id]}
+        for rec in recs:
+            mine = ours[(str(rec["question_id"]), int(rec["checkpoint_index"]))]
+            if rec.get("parsed") != mine["parsed"] or bool(rec.get("correct")) != mine["correct"]:
+                raise StreamGazeError(
+                    f"question {rec['question_id']!r}: lmms-eval scored parsed={rec.get('parsed')!r} "
+                    f"correct={rec.get('correct')} but re-scoring against {key.root} (version {key.version}) gives "
+                    f"parsed={mine['parsed']!r} correct={mine['correct']}: was the run made on another build of "
+                    "the dataset or with another toolkit version?", run.sample_paths[name])
+        task = rescored.scores["tasks"][task_id]
+        reported = run.results["results"].get(name, {}).get("accuracy,none")
+        if task["n_missing"] == 0 and isinstance(reported, (int, float)):
+            if abs(100.0 * task["accuracy"] - float(reported)) > _TOLERANCE:
+                raise StreamGazeError(
+                    f"lmms-eval reported accuracy {reported} for {name} but re-scoring its samples gives "
+                    f"{100.0 * task['accuracy']}", run.results_path)
+
+
+def build_submission(output_dir: str | os.PathLike[str], root: str | os.PathLike[str] | None = None, *,
+                     model_name: str, model_url: str = "", params: str = "", frames: str = "",
+                     allow_oracle: bool = False) -> dict:
+    """The submission for the newest lmms-eval run under ``output_dir`` on the dataset at ``root``.
+
+    Refuses the answer-key oracle baseline unless ``allow_oracle`` (tests only): a submission of it
+    validates but is never ranked.
+    """
+    run = read_run(output_dir)
+    cfg = run.config
+    run_model = str(cfg.get("model") or run.results.get("model_name") or "unknown")
+    if is_oracle(run_model, str(cfg.get("model_backend") or "")) and not allow_oracle:
+        raise StreamGazeError(f"this run is the {run_model} baseline, which reads the answer key; it cannot be "
+                              "submitted", run.results_path)
+    gaze, prompt_mode, clip_fps = _collect(run)
+    key = load_answer_key(root, gaze)
+    responses = _responses(run, key)
+    limit = cfg.get("limit")
+    run_info = {"harness": "lmms-eval", "harness_version": harness_version(run.results),
+                "model": run_model, "model_args": redact_model_args(cfg.get("model_args")),
+                "date": str(run.results.get("date") or ""),
+                "limit": float(limit) if isinstance(limit, (int, float)) and not isinstance(limit, bool) else None}
+    rescored = score_responses(key, responses, prompt_mode, clip_fps)
+    _cross_check(run, rescored, key)
+    return _assemble(key, rescored, prompt_mode=prompt_mode, clip_fps=clip_fps,
+                     model={"name": model_name, "url": model_url, "params": params, "frames": frames}, run=run_info)
+
+
+def dumps_submission(sub: Mapping[str, Any]) -> str:
+    """The submission as JSON text (UTF-8, stable field order, no NaN)."""
+    return json.dumps(sub, ensure_ascii=False, indent=1, allow_nan=False) + "\n"
+
+
+def write_submission(sub: Mapping[str, Any], out: str | os.PathLike[str]) -> None:
+    """Write atomically (nothing half-written at ``out``)."""
+    if os.path.isdir(out):
+        raise StreamGazeError("is a directory: --out is the submission file to write (e.g. submission.json)", out)
+    write_text_atomic(out, dumps_submission(sub))

@@ -1,0 +1,76 @@
+"""Per-task grouped bar chart in the style of the paper's Figure 2 ("MLLMs performance across
+StreamGaze tasks"): the ten tasks on the x axis (grouped by category), one bar per model.
+
+Bars: every submission, then the Human row and the best paper rows by overall (hatched, "(paper)"),
+at most :data:`MAX_BARS` per task so the chart stays readable; the table has every row.
+matplotlib with the Agg backend (no display needed).
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+
+from ..tasks import TASKS
+from .rows import TASK_LABELS, Row
+
+__all__ = ["chart_rows", "render_chart", "MAX_BARS"]
+
+MAX_BARS = 10
+_MAX_LABEL = 40
+
+
+def chart_rows(rows: Sequence[Row], max_bars: int = MAX_BARS) -> list[Row]:
+    """Which rows get bars: submissions (best first), the Human row, then paper rows by overall."""
+    def best(rs: list[Row]) -> list[Row]:
+        return sorted(rs, key=lambda r: -(r.overall if r.overall is not None else -1.0))
+
+    subs = best([r for r in rows if r.source == "submission"])
+    human = [r for r in rows if r.source == "human"]
+    paper = best([r for r in rows if r.source == "paper"])
+    return (subs + human + paper)[:max(max_bars, len(subs))]
+
+
+def _label(row: Row) -> str:
+    name = row.name if len(row.name) <= _MAX_LABEL else row.name[:_MAX_LABEL - 1] + "\u2026"
+    name = name.replace("\\", "\\\\").replace("$", r"\$")  # no mathtext from user strings
+    return name + ("" if row.source == "submission" else " (paper)")
+
+
+def render_chart(rows: Sequence[Row], title: str = "Per-task scores") -> bytes:
+    """PNG bytes of the grouped bar chart of ``rows`` (see :func:`chart_rows` for the selection)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    shown = chart_rows(rows)
+    n = max(len(shown), 1)
+    x = np.arange(len(TASKS), dtype=float)
+    width = 0.84 / n
+    cmap = plt.get_cmap("tab20")
+    fig, ax = plt.subplots(figsize=(max(11.0, 0.12 * n * len(TASKS) + 4), 4.8), dpi=110)
+    for i, row in enumerate(shown):
+        vals = [row.tasks.get(t.id) for t in TASKS]
+        heights = [v if v is not None else 0.0 for v in vals]
+        paper = row.source != "submission"
+        ax.bar(x - 0.42 + (i + 0.5) * width, heights, width, label=_label(row), color=cmap(i % 20),
+               edgecolor="#333333" if paper else "none", linewidth=0.4, hatch="//" if paper else None)
+    for boundary in (3.5, 7.5):
+        ax.axvline(boundary, color="#999999", linewidth=0.8, linestyle=":")
+    for centre, cat in ((1.5, "past"), (5.5, "present"), (8.5, "proactive")):
+        ax.text(centre, 1.02, cat, ha="center", va="bottom", fontsize=9, color="#555555",
+                transform=ax.get_xaxis_transform())
+    ax.set_xticks(x, [TASK_LABELS[t.id] for t in TASKS])
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("accuracy (proactive: checkpoint accuracy)")
+    ax.set_title(title, pad=18)
+    ax.grid(axis="y", linewidth=0.4, alpha=0.6)
+    ax.set_axisbelow(True)
+    ax.legend(fontsize=7, ncol=1, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", metadata={"Software": None})
+    plt.close(fig)
+    return buf.getvalue()

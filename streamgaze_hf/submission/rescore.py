@@ -1,0 +1,125 @@
+"""Score raw responses against a dataset's answer key with the shared scoring code.
+
+Both ``submit`` and ``validate`` go through :func:`score_responses`, which calls
+:func:`streamgaze_hf.evaluation.score_doc` on the evaluation documents (so reference prompt mode
+uses the reference parsers exactly as the lmms-eval plugin does) and
+:func:`streamgaze_hf.evaluation.task_metrics` / :func:`streamgaze_hf.scoring.summarize` for the
+numbers. A question without an answer is wrong and counted (``n_missing``), never excluded.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .. import evaluation, scoring
+from ..dataset.load import read_manifest, resolve_root
+from ..dataset.writer import manifest_digest
+from ..tasks import TASK_IDS
+
+__all__ = ["ItemKey", "AnswerKey", "Rescored", "load_answer_key", "score_responses"]
+
+#: one scored item: (question id, checkpoint index); the index is -1 for multiple-choice questions
+ItemKey = tuple[str, int]
+
+
+@dataclass
+class AnswerKey:
+    """The evaluation documents of every task of one dataset build, indexed by item."""
+
+    root: Path
+    version: str
+    manifest_sha256: str
+    gaze: str
+    docs: dict[str, dict[ItemKey, dict]]
+    task_of: dict[str, str]
+
+    @property
+    def expected(self) -> int:
+        return sum(len(d) for d in self.docs.values())
+
+    def problem(self, task_id: str, qid: str, checkpoint: int) -> str | None:
+        """Why (task, question, checkpoint) is not an item of this dataset, or None when it is."""
+        owner = self.task_of.get(qid)
+        if owner is None:
+            return f"unknown question id {qid!r} (not in dataset version {self.version})"
+        if owner != task_id:
+            return f"question id {qid!r} is a {owner} question, not a {task_id} one"
+        if (qid, checkpoint) not in self.docs[task_id]:
+            if checkpoint < 0:
+                return f"question {qid!r} of the proactive task {task_id} needs a checkpoint index"
+            n = sum(1 for q, _ in self.docs[task_id] if q == qid)
+            return f"question {qid!r} has no checkpoint {checkpoint} (it has {n})"
+        return None
+
+
+def load_answer_key(root: str | os.PathLike[str] | None, gaze: str = "visual") -> AnswerKey:
+    """Load every task's evaluation documents (proactive: one per checkpoint) of the dataset at ``root``."""
+    path = resolve_root(root)
+    manifest = read_manifest(path)
+    docs: dict[str, dict[ItemKey, dict]] = {}
+    task_of: dict[str, str] = {}
+    for task_id in TASK_IDS:
+        by_item: dict[ItemKey, dict] = {}
+        for doc in evaluation.load_docs(task_id, gaze, path):
+            by_item[(doc["question_id"], int(doc["checkpoint_index"]))] = doc
+            task_of[doc["question_id"]] = task_id
+        docs[task_id] = by_item
+    return AnswerKey(path, str(manifest["version"]), manifest_digest(path), gaze, docs, task_of)
+
+
+@dataclass
+class Rescored:
+    """Scores recomputed from raw responses, with the per-item records and what was missing."""
+
+    scores: dict
+    records: dict[str, list[dict]] = field(default_factory=dict)
+    missing: list[tuple[str, str, int]] = field(default_factory=list)  # (task, question id, checkpoint)
+
+    @property
+    def coverage(self) -> float:
+        return float(self.scores["coverage"]["fraction"])
+
+
+def score_responses(key: AnswerKey, responses: Mapping[ItemKey, str], prompt_mode: str,
+                    clip_fps: float = 0.0) -> Rescored:
+    """Score ``responses`` (item -> raw response) against ``key`` under ``prompt_mode``.
+
+    Every item of the key is scored; unanswered items are wrong (parsed None). Items not in the key
+    raise ``KeyError`` (callers check them first with :meth:`AnswerKey.problem` for a clear reason).
+    """
+    known = {item for docs in key.docs.values() for item in docs}
+    unknown = [item for item in responses if item not in known]
+    if unknown:
+        raise KeyError(f"items not in the answer key: {unknown[:3]}")
+    tasks: dict[str, dict] = {}
+    records: dict[str, list[dict]] = {}
+    missing: list[tuple[str, str, int]] = []
+    for task_id in TASK_IDS:
+        recs, n_missing = [], 0
+        for item, doc in key.docs[task_id].items():
+            doc = {**doc, "prompt_mode": prompt_mode, "clip_fps": float(clip_fps)}
+            if item in responses:
+                recs.append(evaluation.score_doc(doc, responses[item]))
+                continue
+            n_missing += 1
+            missing.append((task_id, item[0], item[1]))
+            rec = evaluation.score_doc(doc, "")
+            rec.update(parsed=None, correct=False, score=0.0, missing=True)
+            recs.append(rec)
+        metrics = dict(evaluation.task_metrics(recs))
+        # task_metrics counts a missing answer as unparsed; report the two separately
+        metrics["n_unparsed"] = int(metrics.get("n_unparsed", 0)) - n_missing
+        metrics["n_missing"] = n_missing
+        tasks[task_id] = metrics
+        records[task_id] = recs
+    summary = scoring.summarize({t: tasks[t]["accuracy"] for t in TASK_IDS})
+    expected = key.expected
+    answered = expected - len(missing)
+    scores = {**summary,
+              "coverage": {"answered": answered, "expected": expected,
+                           "fraction": answered / expected if expected else 0.0},
+              "tasks": tasks}
+    return Rescored(scores, records, missing)

@@ -1,0 +1,105 @@
+"""Leaderboard rows and columns, shared by the HTML, Markdown, CSV and chart renderers."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..tasks import CATEGORIES, TASK_IDS, TASKS
+
+__all__ = ["Row", "Column", "COLUMNS", "SOURCE_LABELS", "sort_rows", "category_means", "fmt_score"]
+
+#: how each row source is shown: re-scored submissions vs numbers copied from the paper
+SOURCE_LABELS = {"submission": "submission (re-scored)", "paper": "reported in the paper",
+                 "human": "reported in the paper (human)"}
+TASK_LABELS = {"nfi": "NFI", "otp": "OTP", "gsm": "GSM", "sr": "SR", "oi_easy": "OI-E", "oi_hard": "OI-H",
+               "oar": "OAR", "fap": "FAP", "gta": "GTA", "oaa": "OAA"}
+
+
+@dataclass
+class Row:
+    """One leaderboard line. Scores are fractions in [0, 1]; None = not available (blank)."""
+
+    name: str
+    source: str  # a key of SOURCE_LABELS
+    tasks: dict[str, float | None]
+    overall: float | None
+    categories: dict[str, float | None]
+    dataset: str = ""
+    gaze: str = ""
+    prompt_mode: str = ""
+    clip_fps: str = ""
+    frames: str = ""
+    params: str = ""
+    coverage: float | None = None
+    url: str = ""
+    group: str = ""
+    rank: int | None = None
+    file: str = ""
+
+    @property
+    def source_label(self) -> str:
+        return SOURCE_LABELS[self.source]
+
+
+def category_means(tasks: dict[str, float | None]) -> dict[str, float | None]:
+    """Past / present / proactive means over the tasks that have a score (None when none has)."""
+    out: dict[str, float | None] = {}
+    for cat in CATEGORIES:
+        vals = [tasks[t.id] for t in TASKS if t.category == cat and tasks.get(t.id) is not None]
+        out[cat] = sum(vals) / len(vals) if vals else None
+    return out
+
+
+def fmt_score(value: float | None, digits: int = 3) -> str:
+    return "" if value is None else f"{value:.{digits}f}"
+
+
+@dataclass(frozen=True)
+class Column:
+    key: str
+    label: str
+    numeric: bool
+    get: Callable[[Row], object]
+    title: str = ""
+    settings: bool = False  # a setting that changes a number (shown, never averaged)
+
+
+def _task_column(task_id: str) -> Column:
+    spec = next(t for t in TASKS if t.id == task_id)
+    return Column(task_id, TASK_LABELS[task_id], True, lambda r: r.tasks.get(task_id),
+                  f"{spec.name} ({spec.category})" + ("; checkpoint accuracy" if spec.is_proactive else ""))
+
+
+COLUMNS: tuple[Column, ...] = (
+    Column("rank", "#", True, lambda r: r.rank, "rank among re-scored submissions"),
+    Column("model", "Model", False, lambda r: r.name),
+    Column("source", "Source", False, lambda r: r.source_label,
+           "re-scored from raw responses, or copied from the paper's Table 2"),
+    Column("overall", "Overall", True, lambda r: r.overall, "unweighted mean of the ten task scores"),
+    Column("past", "Past", True, lambda r: r.categories.get("past")),
+    Column("present", "Present", True, lambda r: r.categories.get("present")),
+    Column("proactive", "Proactive", True, lambda r: r.categories.get("proactive")),
+    *(_task_column(t) for t in TASK_IDS),
+    Column("coverage", "Coverage", True, lambda r: r.coverage, "answered / expected items; missing = wrong"),
+    Column("dataset", "Dataset", False, lambda r: r.dataset, "dataset version", True),
+    Column("gaze", "Gaze", False, lambda r: r.gaze, "gaze input: visual overlay, none, text, salience", True),
+    Column("prompt_mode", "Prompt", False, lambda r: r.prompt_mode,
+           "prompt/parser: default (ours) or reference (the official code's)", True),
+    Column("clip_fps", "Clip fps cap", False, lambda r: r.clip_fps, "frame-rate cap of the window clips", True),
+    Column("frames", "Frames", False, lambda r: r.frames, "frames given to the model", True),
+    Column("params", "Params", False, lambda r: r.params, "model size", True),
+)
+SCORE_KEYS = frozenset({"overall", "past", "present", "proactive", "coverage", *TASK_IDS})
+
+
+def sort_rows(rows: list[Row]) -> list[Row]:
+    """Overall descending (blank last); ties: submissions first, then by name. Ranks the submissions."""
+    order = {"submission": 0, "paper": 1, "human": 2}
+    out = sorted(rows, key=lambda r: (r.overall is None, -(r.overall or 0.0), order[r.source], r.name))
+    rank = 0
+    for r in out:
+        if r.source == "submission":
+            rank += 1
+            r.rank = rank
+    return out

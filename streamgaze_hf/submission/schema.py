@@ -1,0 +1,137 @@
+"""The submission file format (``schema_version`` 1) and its structural check.
+
+A submission is one JSON object::
+
+    {
+      "schema_version": 1,
+      "toolkit_version": "0.1.0",                       # streamgaze-toolkit that wrote it
+      "dataset": {"version": "0.1.0", "manifest_sha256": "<64 hex>"},
+      "settings": {"gaze": "visual", "prompt_mode": "default", "clip_fps": 0.0},   # 0 = no cap
+      "model": {"name": "...", "url": "https://...", "params": "7B", "frames": "32"},
+      "run": {"harness": "lmms-eval", "harness_version": "...", "model": "<lmms-eval model id>",
+              "model_args": "<secrets redacted>", "date": "20250101_120000", "limit": null},
+      "answers": {                                      # only what the run answered
+        "<mc task id>": {"<question_id>": {"response": "<raw>", "parsed": "B" | null}},
+        "<proactive task id>": {"<question_id>": {"<checkpoint index>": {"response": "<raw>",
+                                                                          "parsed": "Yes" | "No" | null}}}
+      },
+      "scores": {                                       # recomputed by `validate`, never trusted
+        "overall": f, "past": f, "present": f, "proactive": f,
+        "coverage": {"answered": n, "expected": n, "fraction": f},
+        "tasks": {"<task id>": {"accuracy": f, ..., "n": n, "n_missing": n, ...}}
+      }
+    }
+
+Scores are fractions in [0, 1]. Every object is closed: an unknown field is an error.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..evaluation import GAZE_VARIANTS
+from ..prompts import PROMPT_MODES
+from ..tasks import TASK_IDS, get_task
+from .strictjson import (
+    StrictJSONError,
+    check_object,
+    describe_type,
+    is_int,
+    loads_strict,
+    nullable,
+    number,
+    obj,
+    one_of,
+    string,
+)
+
+__all__ = ["SCHEMA_VERSION", "GAZE_MODES", "parse_submission", "check_structure", "valid_url"]
+
+SCHEMA_VERSION = 1
+GAZE_MODES: tuple[str, ...] = tuple(GAZE_VARIANTS.values())
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
+_CHECKPOINT_KEY = re.compile(r"^(0|[1-9][0-9]{0,5})$")
+_URL = re.compile(r"^https?://[^\s<>\"']+$", re.I)
+MAX_NAME = 200
+
+
+def valid_url(url: str) -> bool:
+    """An http(s) URL without whitespace or quotes (the only links the leaderboard renders)."""
+    return bool(_URL.match(url))
+
+
+def _sha256(v: Any) -> str | None:
+    return None if isinstance(v, str) and _SHA256.match(v) else "a sha256 hex digest (64 lower-case hex digits)"
+
+
+def _url(v: Any) -> str | None:
+    if not isinstance(v, str):
+        return "a string"
+    return None if v == "" or (len(v) <= 2000 and valid_url(v)) else "empty or an http(s) URL"
+
+
+def _schema_version(v: Any) -> str | None:
+    return None if is_int(v) else "an integer"
+
+
+TOP_FIELDS = {"schema_version": _schema_version, "toolkit_version": string(100), "dataset": obj,
+              "settings": obj, "model": obj, "run": obj, "answers": obj, "scores": obj}
+DATASET_FIELDS = {"version": string(100, nonempty=True), "manifest_sha256": _sha256}
+SETTINGS_FIELDS = {"gaze": one_of(*GAZE_MODES), "prompt_mode": one_of(*PROMPT_MODES), "clip_fps": number(0)}
+MODEL_FIELDS = {"name": string(MAX_NAME, nonempty=True), "url": _url, "params": string(50), "frames": string(50)}
+RUN_FIELDS = {"harness": one_of("lmms-eval"), "harness_version": string(200), "model": string(200),
+              "model_args": string(5000), "date": string(100), "limit": nullable(number(0))}
+MC_ANSWER_FIELDS = {"response": string(100_000), "parsed": nullable(string(100_000))}
+YES_NO_ANSWER_FIELDS = {"response": string(100_000), "parsed": nullable(one_of("Yes", "No"))}
+
+
+def parse_submission(text: str) -> dict:
+    """Parse and structurally check a submission; raises :class:`StrictJSONError` with the reason."""
+    data = loads_strict(text)
+    check_structure(data)
+    return data
+
+
+def check_structure(data: Any) -> None:
+    """Types and closed field sets of every part of a submission (not its ids or scores' values)."""
+    if not isinstance(data, dict):
+        raise StrictJSONError(f"a submission must be a JSON object, got {describe_type(data)}")
+    if "schema_version" in data and is_int(data["schema_version"]) and data["schema_version"] != SCHEMA_VERSION:
+        raise StrictJSONError(f"schema_version {data['schema_version']} is not supported "
+                              f"(this toolkit reads schema_version {SCHEMA_VERSION})")
+    check_object(data, "", TOP_FIELDS)
+    check_object(data["dataset"], "dataset", DATASET_FIELDS)
+    check_object(data["settings"], "settings", SETTINGS_FIELDS)
+    check_object(data["model"], "model", MODEL_FIELDS)
+    check_object(data["run"], "run", RUN_FIELDS)
+    check_answers(data["answers"])
+
+
+def check_answers(answers: dict) -> None:
+    """``answers``: task id -> question id -> answer (proactive: checkpoint index -> answer)."""
+    check_object(answers, "answers", {t: obj for t in TASK_IDS}, duplicate_name="task",
+                 optional=frozenset(TASK_IDS))
+    for task_id, by_question in answers.items():
+        where = f"answers.{task_id}"
+        proactive = get_task(task_id).is_proactive
+        dups = getattr(by_question, "duplicates", [])
+        if dups:
+            raise StrictJSONError(f"duplicate question id {dups[0]!r} in {where}")
+        for qid, entry in by_question.items():
+            if not qid or len(qid) > 500:
+                raise StrictJSONError(f"{where}: a question id must be a non-empty string of at most 500 characters")
+            if not proactive:
+                check_object(entry, f"{where}[{qid!r}]", MC_ANSWER_FIELDS)
+                continue
+            if not isinstance(entry, dict):
+                raise StrictJSONError(f"{where}[{qid!r}] must be an object of checkpoint index -> answer, "
+                                      f"got {describe_type(entry)}")
+            cp_dups = getattr(entry, "duplicates", [])
+            if cp_dups:
+                raise StrictJSONError(f"duplicate checkpoint {cp_dups[0]!r} of question {qid!r} in {where}")
+            for cp, answer in entry.items():
+                if not _CHECKPOINT_KEY.match(cp):
+                    raise StrictJSONError(f"{where}[{qid!r}]: checkpoint key {cp!r} is not a checkpoint index "
+                                          "(0, 1, 2, ...)")
+                check_object(answer, f"{where}[{qid!r}][{cp!r}]", YES_NO_ANSWER_FIELDS)

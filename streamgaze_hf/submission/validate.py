@@ -1,0 +1,193 @@
+"""``streamgaze validate``: re-score a submission from its raw responses and check everything it claims.
+
+Rejected (one :class:`StreamGazeError` naming the file and the reason): unreadable or malformed JSON,
+duplicate keys, NaN/Infinity, wrong field types, unknown fields, another dataset version or
+manifest hash, unknown question ids or checkpoints, a parsed answer or a reported score that
+differs from the recomputed one. Missing questions are not a rejection: they count as wrong, are
+listed, and the coverage is reported.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..dataset.load import read_manifest, resolve_root
+from ..dataset.writer import manifest_digest
+from ..errors import StreamGazeError
+from ..tasks import TASK_IDS, TASKS, get_task
+from .build import is_oracle
+from .rescore import AnswerKey, ItemKey, Rescored, load_answer_key, score_responses
+from .schema import parse_submission
+from .strictjson import StrictJSONError, is_int, is_number
+
+__all__ = ["ValidationReport", "load_submission", "validate_submission", "SCORE_TOLERANCE"]
+
+#: largest accepted difference between a reported and a recomputed score (fractions)
+SCORE_TOLERANCE = 1e-9
+_MAX_LISTED = 50
+
+
+def load_submission(path: str | os.PathLike[str]) -> dict:
+    """Read and structurally check a submission file (strict JSON, closed schema)."""
+    path = Path(path)
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise StreamGazeError("no such submission file", path) from None
+    except UnicodeDecodeError:
+        raise StreamGazeError("not UTF-8 text (a submission is a JSON file)", path) from None
+    except OSError as exc:
+        raise StreamGazeError(f"unreadable: {exc.strerror or exc}", path) from None
+    try:
+        return parse_submission(text)
+    except StrictJSONError as exc:
+        raise StreamGazeError(str(exc), path) from None
+
+
+@dataclass
+class ValidationReport:
+    """A valid submission with its recomputed scores."""
+
+    path: Path
+    submission: dict
+    rescored: Rescored
+    key: AnswerKey
+
+    @property
+    def scores(self) -> dict:
+        return self.rescored.scores
+
+    @property
+    def missing(self) -> list[tuple[str, str, int]]:
+        return self.rescored.missing
+
+    @property
+    def is_oracle(self) -> bool:
+        return is_oracle(self.submission["run"]["model"])
+
+    def format(self, all_missing: bool = False) -> str:
+        """The human-readable report: settings, per-task table, category means, coverage, missing."""
+        sub, s = self.submission, self.scores
+        st = sub["settings"]
+        fps = "none" if not st["clip_fps"] else f"{st['clip_fps']:g} fps"
+        lines = [f"{self.path}: valid",
+                 f"  model: {sub['model']['name']} (lmms-eval model {sub['run']['model']}, "
+                 f"lmms-eval {sub['run']['harness_version']})",
+                 f"  dataset: version {sub['dataset']['version']}, manifest sha256 "
+                 f"{sub['dataset']['manifest_sha256'][:16]}...",
+                 f"  settings: gaze {st['gaze']}, prompt mode {st['prompt_mode']}, clip fps cap {fps}",
+                 "", f"{'task':<9} {'category':<10} {'accuracy':>8} {'answered':>9}  details"]
+        for spec in TASKS:
+            t = s["tasks"][spec.id]
+            answered = f"{t['n'] - t['n_missing']}/{t['n']}"
+            extra = f"unparsed {t['n_unparsed']}"
+            if spec.is_proactive:
+                extra = (f"precision {t['precision']:.3f}, recall {t['recall']:.3f}, f1 {t['f1']:.3f}, "
+                         f"fpr {t['fpr']:.3f}, fnr {t['fnr']:.3f}; {extra}")
+            lines.append(f"{spec.id:<9} {spec.category:<10} {t['accuracy']:>8.3f} {answered:>9}  {extra}")
+        lines += ["", "  ".join(f"{k} {s[k]:.3f}" for k in ("past", "present", "proactive", "overall")),
+                  f"coverage: {100 * s['coverage']['fraction']:.1f}% ({s['coverage']['answered']}/"
+                  f"{s['coverage']['expected']} answers; missing answers count as wrong)"]
+        if not self.missing:
+            lines.append("missing: none")
+        else:
+            shown = self.missing if all_missing else self.missing[:_MAX_LISTED]
+            lines.append(f"missing ({len(self.missing)}):")
+            lines += [f"  {task} {qid}" + (f" checkpoint {cp}" if cp >= 0 else "") for task, qid, cp in shown]
+            if len(shown) < len(self.missing):
+                lines.append(f"  ... and {len(self.missing) - len(shown)} more (--all-missing lists them all)")
+        if self.is_oracle:
+            lines.append("note: the oracle baseline reads the answer key: valid for testing, never ranked")
+        return "\n".join(lines)
+
+
+def _check_dataset(sub: dict, root: Path) -> None:
+    version = str(read_manifest(root)["version"])
+    if sub["dataset"]["version"] != version:
+        raise StreamGazeError(f"submission is for dataset version {sub['dataset']['version']}, but the dataset at "
+                              f"{root} is version {version}")
+    digest = manifest_digest(root)
+    if sub["dataset"]["manifest_sha256"] != digest:
+        raise StreamGazeError(f"submission's manifest sha256 {sub['dataset']['manifest_sha256'][:16]}... differs "
+                              f"from the dataset at {root} ({digest[:16]}...): same version {version}, another build")
+
+
+def _responses(sub: dict, key: AnswerKey) -> dict[ItemKey, tuple[str, Any, str]]:
+    """item -> (raw response, submitted parsed value, location); unknown ids rejected."""
+    out: dict[ItemKey, tuple[str, Any, str]] = {}
+    for task_id, by_q in sub["answers"].items():
+        proactive = get_task(task_id).is_proactive
+        unknown = []
+        for qid, entry in by_q.items():
+            cps = [(int(cp), a) for cp, a in entry.items()] if proactive else [(-1, entry)]
+            for cp, answer in cps:
+                where = f"answers.{task_id}[{qid!r}]" + (f"[{str(cp)!r}]" if proactive else "")
+                problem = key.problem(task_id, qid, cp)
+                if problem:
+                    unknown.append(f"{where}: {problem}")
+                    continue
+                out[(qid, cp)] = (answer["response"], answer["parsed"], where)
+        if unknown:
+            more = f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""
+            raise StreamGazeError(unknown[0] + more)
+    return out
+
+
+def _compare(reported: Any, expected: Any, where: str) -> None:
+    if isinstance(expected, dict):
+        if not isinstance(reported, dict):
+            raise StreamGazeError(f"{where} must be an object")
+        dups = getattr(reported, "duplicates", [])
+        if dups:
+            raise StreamGazeError(f"duplicate field {dups[0]!r} in {where}")
+        extra = [k for k in reported if k not in expected]
+        if extra:
+            raise StreamGazeError(f"unknown field {extra[0]!r} in {where}")
+        for k, v in expected.items():
+            if k not in reported:
+                raise StreamGazeError(f"{where} is missing the field {k!r}")
+            _compare(reported[k], v, f"{where}.{k}")
+        return
+    if not is_number(reported) or (is_int(expected) and not is_int(reported)):
+        kind = "an integer" if is_int(expected) else "a number"
+        raise StreamGazeError(f"{where} must be {kind}, got {reported!r}")
+    if abs(float(reported) - float(expected)) > SCORE_TOLERANCE:
+        raise StreamGazeError(f"reported score {where} = {reported} differs from the recomputed {expected!r} "
+                              "(scores are recomputed from the raw responses, never taken from the submission)")
+
+
+def validate_submission(path: str | os.PathLike[str], root: str | os.PathLike[str] | None = None, *,
+                        key_cache: dict[str, AnswerKey] | None = None) -> ValidationReport:
+    """Validate and re-score the submission at ``path`` against the dataset at ``root``.
+
+    ``key_cache`` (gaze mode -> answer key, filled as keys are loaded) avoids reloading the answer
+    key when validating many files against one dataset. Raises :class:`StreamGazeError` (path = the
+    submission) with the reason of the first rejection.
+    """
+    path = Path(path)
+    sub = load_submission(path)
+    root_path = resolve_root(root)
+    cache = {} if key_cache is None else key_cache
+    try:
+        _check_dataset(sub, root_path)
+        gaze = sub["settings"]["gaze"]
+        key = cache.get(gaze)
+        if key is None or key.root != root_path:
+            key = cache[gaze] = load_answer_key(root_path, gaze)
+        items = _responses(sub, key)
+        st = sub["settings"]
+        rescored = score_responses(key, {i: r for i, (r, _, _) in items.items()}, st["prompt_mode"], st["clip_fps"])
+        parsed = {(r["question_id"], r["checkpoint_index"]): r["parsed"] for t in TASK_IDS for r in rescored.records[t]}
+        for item, (_, claimed, where) in items.items():
+            if claimed != parsed[item]:
+                raise StreamGazeError(f"{where}: parsed answer {claimed!r} differs from the re-parsed "
+                                      f"{parsed[item]!r} of its raw response")
+        _compare(sub["scores"], rescored.scores, "scores")
+    except StreamGazeError as exc:
+        if exc.path is None or exc.path != str(path):
+            raise StreamGazeError(exc.reason if exc.path is None else str(exc), path) from None
+        raise
+    return ValidationReport(path, sub, rescored, key)
