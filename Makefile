@@ -11,6 +11,7 @@ demo: setup
 	@bash scripts/demo.sh "$(DEMO_OUT)"
 
 test: setup
+	@bash scripts/install_browser.sh || echo "[test] no Chromium: the leaderboard browser test will be skipped" >&2
 	@HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 $(PY) -m pytest -q $(PYTEST_ARGS)
 
 lint: setup
@@ -18,3 +19,4 @@ lint: setup
 
 bench: setup
 	@$(PY) benchmarks/overlay.py
+	@$(PY) benchmarks/clips.py
