@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 
 __all__ = [
     "GAZE_INSTRUCTION", "TEXT_GAZE_INSTRUCTION", "SALIENCE_INSTRUCTION", "REFERENCE_GAZE_PREFIX",
-    "GAZE_MODES", "PROMPT_MODES", "format_fixations", "fixations_until", "gaze_preamble", "mc_prompt",
+    "GAZE_MODES", "PROMPT_MODES", "format_fixations", "gaze_preamble", "mc_prompt",
     "target_object", "checkpoint_prompt",
 ]
 
@@ -112,13 +112,6 @@ def format_fixations(fixations: Sequence[Mapping], width: int, height: int) -> s
         x, y = _half_up(float(f["x"]) * width), _half_up(float(f["y"]) * height)
         lines.append(f"Fixation {i} ({float(f['start']):.1f}s-{float(f['end']):.1f}s): Gaze({x}, {y})")
     return "\n".join(lines)
-
-
-def fixations_until(fixations: Sequence[Mapping], t: float) -> list[Mapping]:
-    """The fixations that ended by time ``t`` (e.g. a proactive checkpoint: a row's fixation list runs
-    to its last checkpoint). A fixation still running at ``t`` is left out: its stored centroid uses
-    gaze samples after ``t``."""
-    return [f for f in fixations if float(f["end"]) <= t]
 
 
 def gaze_preamble(gaze: str = "visual", fixations: Sequence[Mapping] = (),

@@ -14,7 +14,6 @@ from streamgaze_hf.prompts import (
     SALIENCE_INSTRUCTION,
     TEXT_GAZE_INSTRUCTION,
     checkpoint_prompt,
-    fixations_until,
     format_fixations,
     mc_prompt,
     target_object,
@@ -164,16 +163,10 @@ def test_default_checkpoint_prompts():
     assert checkpoint_prompt("oaa", oaa, gaze="none") == (
         "Question: Is the kettle visible right now (at the end of the video)?\nAnswer Yes or No.")
     assert checkpoint_prompt("gta", gta) == GAZE_INSTRUCTION + "\n\n" + checkpoint_prompt("gta", gta, gaze="none")
-    text = checkpoint_prompt("gta", gta, gaze="text", fixations=fixations_until(FIXATIONS, 40.0),
+    text = checkpoint_prompt("gta", gta, gaze="text", fixations=[f for f in FIXATIONS if f["end"] <= 40.0],
                              frame_size=(640, 480))
     assert "Fixation 2 (31.9s-34.1s): Gaze(299, 98)" in text and "Fixation 3" not in text
     assert text.endswith("Answer Yes or No.")
-
-
-def test_fixations_until_drops_running_fixations():
-    assert fixations_until(FIXATIONS, 34.1) == FIXATIONS[:2]
-    assert fixations_until(FIXATIONS, 34.0) == FIXATIONS[:1]
-    assert fixations_until(FIXATIONS, 0.0) == []
 
 
 def test_prompts_are_deterministic():

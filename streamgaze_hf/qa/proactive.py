@@ -48,14 +48,22 @@ def generate_gta(ctx: VideoContext, rng: random.Random, cap: int) -> list[dict]:
         anchor = _settled_anchor(ctx, i)
         if anchor is None:
             continue
-        q, cps = _checkpoints(ctx, anchor, lambda r, n=name: ctx.gazing_at(n, r))
-        if len(cps) < 2 or not any(y for _, y in cps) or all(y for _, y in cps):
-            continue
-        question = f"Alert me when I look at the {name}."
-        rows.append(proactive_row(ctx, "gta", question, q, cps,
-                                  {"target_object": name, "first_fixation": round(ctx.fixations[i].start, 3),
-                                   "anchor": anchor, "semantics": "gazing_now"}))
+        row = _alert_row(ctx, "gta", f"Alert me when I look at the {name}.", anchor,
+                         lambda r, n=name: ctx.gazing_at(n, r),
+                         {"target_object": name, "first_fixation": round(ctx.fixations[i].start, 3),
+                          "semantics": "gazing_now"})
+        if row:
+            rows.append(row)
     return cap_rows(rows, cap, rng)
+
+
+def _alert_row(ctx: VideoContext, task_id: str, question: str, anchor: float,
+               label: Callable[[float], bool | None], extras: dict) -> dict | None:
+    """The question's row, or None unless it has at least two checkpoints with both labels."""
+    q, cps = _checkpoints(ctx, anchor, label)
+    if len(cps) < 2 or all(y for _, y in cps) or not any(y for _, y in cps):
+        return None
+    return proactive_row(ctx, task_id, question, q, cps, {**extras, "anchor": anchor})
 
 
 def _settled_anchor(ctx: VideoContext, i: int) -> float | None:
@@ -79,11 +87,9 @@ def generate_oaa(ctx: VideoContext, rng: random.Random, cap: int) -> list[dict]:
         anchor = round(appear + ANCHOR_DELAY_S, 3)
         if not ctx.visible_at(name, anchor):
             continue
-        q, cps = _checkpoints(ctx, anchor, lambda r, n=name: ctx.visible_at(n, r))
-        if len(cps) < 2 or not any(y for _, y in cps) or all(y for _, y in cps):
-            continue
-        question = f"Alert me when the {name} appears."
-        rows.append(proactive_row(ctx, "oaa", question, q, cps,
-                                  {"target_object": name, "first_appearance": round(appear, 3),
-                                   "anchor": anchor, "semantics": "visible_now"}))
+        row = _alert_row(ctx, "oaa", f"Alert me when the {name} appears.", anchor,
+                         lambda r, n=name: ctx.visible_at(n, r),
+                         {"target_object": name, "first_appearance": round(appear, 3), "semantics": "visible_now"})
+        if row:
+            rows.append(row)
     return cap_rows(rows, cap, rng)

@@ -1,0 +1,49 @@
+import numpy as np
+import pytest
+
+from streamgaze_hf import evaluation
+from streamgaze_hf.errors import StreamGazeError
+
+from .helpers import piecewise_track
+
+FIX = [{"start": 0.0, "end": 2.0, "x": 0.2, "y": 0.2}, {"start": 3.0, "end": 6.0, "x": 0.7, "y": 0.7},
+       {"start": 8.0, "end": 9.0, "x": 0.4, "y": 0.4}]
+
+
+def test_clip_fixations_never_uses_gaze_after_the_window_end():
+    # gaze at (0.7, 0.7) from 3.0 to 4.5 s, then at (0.9, 0.9): a fixation running at t = 4.0 must
+    # get the centroid of the samples up to 4.0 only.
+    tr = piecewise_track([(90, 0.2, 0.2, True), (45, 0.7, 0.7, True), (60, 0.9, 0.9, True)])
+    got = evaluation.clip_fixations(FIX, 4.0, tr)
+    assert [f["start"] for f in got] == [0.0, 3.0]
+    assert got[1]["end"] == 4.0 and got[1]["x"] == pytest.approx(0.7) and got[1]["y"] == pytest.approx(0.7)
+    assert evaluation.clip_fixations(FIX, 4.0, None) == FIX[:1]  # no samples: the running one is dropped
+    assert evaluation.clip_fixations(FIX, 10.0, None) == FIX
+
+
+def test_settings_from_the_environment(monkeypatch):
+    monkeypatch.setenv("STREAMGAZE_PROMPT_MODE", "reference")
+    assert evaluation.prompt_mode() == "reference"
+    monkeypatch.setenv("STREAMGAZE_PROMPT_MODE", "fancy")
+    with pytest.raises(StreamGazeError, match="STREAMGAZE_PROMPT_MODE"):
+        evaluation.prompt_mode()
+    monkeypatch.setenv("STREAMGAZE_CLIP_FPS", "2")
+    assert evaluation.clip_fps() == 2.0
+    for bad in ("0", "-1", "fast"):
+        monkeypatch.setenv("STREAMGAZE_CLIP_FPS", bad)
+        with pytest.raises(StreamGazeError):
+            evaluation.clip_fps()
+
+
+def test_proactive_docs_expand_to_one_per_checkpoint_with_their_own_window(demo_dataset):
+    import datasets
+
+    rows = datasets.load_dataset(str(demo_dataset), "gta", split="test")
+    docs = evaluation.load_docs("gta", "text", demo_dataset)
+    assert len(docs) == sum(len(r["checkpoints"]) for r in rows)
+    for d in docs:
+        assert d["window_start"] == 0.0 and d["window_end"] == d["checkpoint_time"]
+        assert all(f["end"] <= d["checkpoint_time"] + 1e-9 for f in d["fixations"])
+        assert d["checkpoint_label"] in ("Yes", "No") and evaluation.doc_target(d) == d["checkpoint_label"]
+        assert "Is the user gazing at the" in evaluation.doc_prompt(d)
+    assert np.mean([d["checkpoint_label"] == "Yes" for d in docs]) > 0.1
