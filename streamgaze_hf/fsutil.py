@@ -23,6 +23,7 @@ def atomic_output(dest: str | os.PathLike[str], suffix: str | None = None) -> It
     from the extension (PyAV, OpenCV) still work. On any exception the temporary file is removed.
     """
     dest = Path(dest)
+    created = missing_parents(dest)
     dest.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp" + (suffix or dest.suffix), dir=dest.parent)
     os.close(fd)
@@ -33,7 +34,27 @@ def atomic_output(dest: str | os.PathLike[str], suffix: str | None = None) -> It
         os.replace(tmp_path, dest)
     except BaseException:
         tmp_path.unlink(missing_ok=True)
+        remove_empty(created)
         raise
+
+
+def missing_parents(path: Path) -> list[Path]:
+    """The ancestors of ``path`` that do not exist yet, deepest first."""
+    missing = []
+    p = Path(path).parent
+    while not p.exists() and p != p.parent:
+        missing.append(p)
+        p = p.parent
+    return missing
+
+
+def remove_empty(dirs: list[Path]) -> None:
+    """Remove directories (deepest first) that a failed write created, while they are empty."""
+    for d in dirs:
+        try:
+            d.rmdir()
+        except OSError:
+            break
 
 
 @contextlib.contextmanager

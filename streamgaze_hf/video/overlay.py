@@ -224,30 +224,11 @@ def _reencode(src: Path, info: VideoInfo, out: Path, draw: np.ndarray, xy: np.nd
     keyframes = {int(np.searchsorted(info.frame_times, float(k) - 1e-6)) for k in keyframe_times}
     tb: Fraction = info.time_base
     rate = Fraction(info.fps).limit_denominator(100000)
-    created = _missing_parents(out)
     try:
-        try:
-            _render(src, info, draw, xy, radius, out, rate, tb, progress, keyframes, what)
-        except OSError as exc:  # e.g. an output directory we may not write to
-            raise StreamGazeError(f"cannot write the output ({exc.strerror or exc})", exc.filename or out) from None
-    except BaseException:
-        for d in created:  # directories the atomic writer made for us; only removed while empty
-            try:
-                d.rmdir()
-            except OSError:
-                break
-        raise
+        _render(src, info, draw, xy, radius, out, rate, tb, progress, keyframes, what)
+    except OSError as exc:  # e.g. an output directory we may not write to
+        raise StreamGazeError(f"cannot write the output ({exc.strerror or exc})", exc.filename or out) from None
     return out
-
-
-def _missing_parents(path: Path) -> list[Path]:
-    """The ancestors of ``path`` that do not exist yet, deepest first."""
-    missing = []
-    p = path.parent
-    while not p.exists() and p != p.parent:
-        missing.append(p)
-        p = p.parent
-    return missing
 
 
 def _render(src: Path, info: VideoInfo, draw: np.ndarray, xy: np.ndarray, radius: int, out: Path,
