@@ -29,9 +29,10 @@ from ..gaze.fixations import Fixation, FixationParams, extract_fixations
 from ..gaze.io import read_gaze_csv
 from ..gaze.scanpath import DEFAULT_MERGE_GAP, build_scanpath
 from ..gaze.scene import DEFAULT_TAU_SCENE, scene_scores
+from ..gaze.sources.base import read_actions
 from ..gaze.track import GazeTrack
 from ..objects.oracle import OracleBackend
-from ..qa.context import VideoContext, read_actions
+from ..qa.context import VideoContext
 from ..qa.generate import DEFAULT_CAP, generate_questions
 from ..tasks import TASK_IDS
 from ..video.overlay import reencode_video, render_overlay

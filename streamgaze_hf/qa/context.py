@@ -6,37 +6,15 @@ query time (reference bugs 12-13 used the whole video).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
 from ..gaze.fixations import Fixation
 from ..gaze.scanpath import Episode
+from ..gaze.sources.base import Action
 from ..gaze.track import GazeTrack
 from ..objects.base import Interval, VideoObjects
-
-
-@dataclass(frozen=True)
-class Action:
-    start: float
-    end: float
-    label: str
-
-
-def read_actions(path: Path) -> list[Action]:
-    """``actions.json``: a list of {start, end, label, ...} (seconds); missing file -> no actions."""
-    if not path.is_file():
-        return []
-    from ..errors import StreamGazeError
-
-    try:
-        items = json.loads(path.read_text(encoding="utf-8"))
-        acts = [Action(float(a["start"]), float(a["end"]), str(a["label"]).strip()) for a in items]
-    except (ValueError, KeyError, TypeError) as exc:
-        raise StreamGazeError(f"bad actions file ({exc.__class__.__name__}: {exc})", path) from None
-    return sorted(acts, key=lambda a: (a.start, a.end, a.label))
 
 
 def _in_intervals(intervals: list[Interval], t: float) -> bool:

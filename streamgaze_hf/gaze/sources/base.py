@@ -1,0 +1,51 @@
+"""What every raw-source reader produces: a :class:`Recording` (video, normalised gaze, actions).
+
+Gaze is always normalised to the video frame, origin top-left, x right, y down; ``valid`` is the
+tracker's flag; samples that fall outside the frame keep their coordinates (``GazeTrack.in_frame``
+is False for them); samples that cannot be placed at all (e.g. behind the camera) have NaN
+coordinates and are invalid.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ...errors import StreamGazeError
+from ..track import GazeTrack
+
+
+@dataclass(frozen=True)
+class Action:
+    """One entry of a recording's action timeline (seconds on the video clock)."""
+
+    start: float
+    end: float
+    label: str
+
+
+@dataclass
+class Recording:
+    video_id: str
+    source: str  # world | egtea | egoexolearn | holoassist | ego4d
+    video_path: Path
+    track: GazeTrack
+    actions: list[Action] = field(default_factory=list)
+    directory: Path | None = None  # where the recording's files live (the demo world's ground truth)
+
+
+def read_actions(path: Path) -> list[Action]:
+    """Our ``actions.json``: a list of {start, end, label, ...} (seconds); a missing file -> none."""
+    if not path.is_file():
+        return []
+    try:
+        items = json.loads(path.read_text(encoding="utf-8"))
+        acts = [Action(float(a["start"]), float(a["end"]), str(a["label"]).strip()) for a in items]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise StreamGazeError(f"bad actions file ({exc.__class__.__name__}: {exc})", path) from None
+    return sort_actions(acts)
+
+
+def sort_actions(actions: list[Action]) -> list[Action]:
+    return sorted(actions, key=lambda a: (a.start, a.end, a.label))
