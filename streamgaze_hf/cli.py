@@ -67,19 +67,36 @@ def _overlay(p: argparse.ArgumentParser) -> Handler:
 
 @command("build", "build the versioned dataset from raw recordings (the paper's pipeline)")
 def _build(p: argparse.ArgumentParser) -> Handler:
-    p.add_argument("--raw", required=True, help="raw directory (demo-world format: one sub-directory per video)")
+    p.add_argument("--raw", required=True, help="raw directory in the source's native layout (see README)")
     p.add_argument("--out", required=True, help="dataset root to write (e.g. ./streamgaze)")
     p.add_argument("--version", required=True, help="semantic version X.Y.Z of this build")
+    p.add_argument("--source", default="world", choices=["world", "egtea", "egoexolearn", "holoassist", "ego4d"],
+                   help="raw layout (default: world, the demo world's format)")
+    p.add_argument("--objects", default=None, choices=["oracle", "metadata", "vlm"],
+                   help="object back-end (default: oracle for the demo world, else required)")
+    p.add_argument("--metadata", default="", help="metadata back-end: official episode metadata CSV (or dir)")
+    p.add_argument("--vlm-url", default="", help="vlm back-end: OpenAI-compatible base URL")
+    p.add_argument("--vlm-model", default="", help="vlm back-end: model name")
+    p.add_argument("--review", nargs="+", default=[], metavar="CSV",
+                   help="human-verification CSVs (streamgaze review export) applied before QA generation")
+    p.add_argument("--hfov", type=float, default=None, help="horizontal field of view in degrees (default: "
+                   "from the intrinsics when the source has them, else 90)")
     p.add_argument("--seed", type=int, default=0, help="QA generation seed (default 0)")
     p.add_argument("--workers", type=int, default=1, help="parallel worker processes over videos")
     p.add_argument("--force", action="store_true", help="overwrite an existing dataset of the same version")
     p.add_argument("--changelog", default="", help="text of this version's CHANGELOG entry")
 
     def run(a: argparse.Namespace) -> int:
-        from .dataset.build import build_dataset
+        from .dataset.build import BuildOptions, build_dataset
 
-        root = build_dataset(a.raw, a.out, a.version, seed=a.seed, workers=a.workers, force=a.force,
-                             changelog=a.changelog)
+        objects = a.objects or ("oracle" if a.source == "world" else "")
+        if not objects:
+            raise StreamGazeError(f"--source {a.source} needs an object back-end: --objects metadata --metadata CSV "
+                                  "or --objects vlm --vlm-url URL --vlm-model NAME (the oracle needs the demo world)")
+        opts = BuildOptions(seed=a.seed, source=a.source, objects=objects, metadata=a.metadata, vlm_url=a.vlm_url,
+                            vlm_model=a.vlm_model, review=tuple(a.review), hfov_deg=a.hfov)
+        root = build_dataset(a.raw, a.out, a.version, workers=a.workers, force=a.force, changelog=a.changelog,
+                             options=opts)
         print(root)
         return 0
 
@@ -228,6 +245,82 @@ def _leaderboard(p: argparse.ArgumentParser) -> Handler:
 
         out = write_leaderboard(a.submissions, a.dataset, a.out, include_paper=not a.no_paper_rows)
         print(out / "index.html")
+        return 0
+
+    return run
+
+
+@command("gaze", "export the normalised gaze track of one raw recording as CSV (t, x, y, valid, in_frame)")
+def _gaze(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("path", help="the recording's gaze file in its native format (HoloAssist: its Export_py directory)")
+    p.add_argument("--source", required=True,
+                   help="raw format: world, egtea, egoexolearn, holoassist or ego4d")
+    p.add_argument("--video", default=None,
+                   help="the recording's video (size and rate; default: looked up in the source's native layout)")
+    p.add_argument("--out", required=True, help="CSV to write (x, y normalised, origin top-left)")
+
+    def run(a: argparse.Namespace) -> int:
+        from .gaze.io import write_gaze_csv
+        from .gaze.sources.registry import read_track
+
+        track = read_track(a.path, a.source, a.video)
+        write_gaze_csv(track, a.out, with_in_frame=True)
+        print(a.out)
+        return 0
+
+    return run
+
+
+@command("review", "human verification (paper A.5): export annotator pages, import their CSVs (Table 5 ratios)")
+def _review(p: argparse.ArgumentParser) -> Handler:
+    sub = p.add_subparsers(dest="review_command", required=True, metavar="{export,import}")
+    ex = sub.add_parser("export", help="write one self-contained HTML review page per video (+ index.html, videos/)",
+                        description="Write DIR/<video_id>.html per video, DIR/index.html and copies of the overlay "
+                                    "videos under DIR/videos/ (zip DIR and send it to the annotators).")
+    ex.add_argument("root", help="dataset root")
+    ex.add_argument("--out", required=True, help="output directory")
+    ex.add_argument("--link", action="store_true",
+                    help="link the dataset's overlay videos (relative paths) instead of copying them")
+    ex.add_argument("--video", action="append", default=None, metavar="VIDEO_ID",
+                    help="only this video (repeatable; default: all)")
+    im = sub.add_parser("import", help="validate review CSVs and print the inclusion / modified ratios",
+                        description="Validate the CSVs exported by the review pages and print paper Table 5's "
+                                    "ratios. The corrections are applied at build time: "
+                                    "`streamgaze build ... --review CSV...`.")
+    im.add_argument("csv", nargs="+", help="review CSV files (one per annotator and video, or merged)")
+    im.add_argument("--out", default=None, help="also write the statistics as JSON here")
+    im.add_argument("--dataset", default=None,
+                    help="dataset root: take each video's source from it and check that the videos exist")
+
+    def run(a: argparse.Namespace) -> int:
+        if a.review_command == "export":
+            from .review import export_review
+
+            paths = export_review(a.root, a.out, link=a.link, video_ids=a.video)
+            print(f"{paths[0]} ({len(paths) - 1} video page(s))")
+            return 0
+        import json
+
+        from .fsutil import write_text_atomic
+        from .review import format_stats, load_corrections, verification_stats
+
+        corrections = load_corrections(a.csv)
+        sources = None
+        if a.dataset:
+            import pyarrow.parquet as pq
+
+            from .dataset.load import data_file, resolve_root
+
+            root = resolve_root(a.dataset)
+            videos = pq.read_table(data_file(root, "videos"), columns=["video_id", "source"]).to_pylist()
+            sources = {v["video_id"]: v["source"] for v in videos}
+            unknown = [v for v in corrections.video_ids if v not in sources]
+            if unknown:
+                raise StreamGazeError(f"review CSVs name video(s) not in the dataset: {', '.join(unknown)}", root)
+        stats = verification_stats(corrections, sources)
+        print(format_stats(stats))
+        if a.out:
+            write_text_atomic(a.out, json.dumps(stats, indent=2, sort_keys=True) + "\n")
         return 0
 
     return run

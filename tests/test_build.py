@@ -64,7 +64,7 @@ def test_interrupted_build_leaves_nothing_and_resumes(small_world, tmp_path, mon
     calls = []
 
     def flaky(rec, work, opts):
-        calls.append(rec.name)
+        calls.append(rec.video_id)
         if len(calls) == 2:
             raise KeyboardInterrupt  # killed while processing the second recording
         return real(rec, work, opts)
@@ -79,12 +79,13 @@ def test_interrupted_build_leaves_nothing_and_resumes(small_world, tmp_path, mon
 
     redone = []
 
-    def counting(rec, w, opts):
-        redone.append(rec.name)
-        return real(rec, w, opts)
+    real_analyse = build_mod.analyse_recording
 
-    monkeypatch.setattr(build_mod, "analyse_recording",
-                        lambda rec, opts, _r=build_mod.analyse_recording: (redone.append(rec.name), _r(rec, opts))[1])
+    def counting_analyse(rec, *args):
+        redone.append(rec.video_id)
+        return real_analyse(rec, *args)
+
+    monkeypatch.setattr(build_mod, "analyse_recording", counting_analyse)
     monkeypatch.setattr(build_mod, "process_recording", real)
     root = build_dataset(small_world, out, "2.0.0")
     assert (root / "manifest.json").is_file()

@@ -20,16 +20,16 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+import numpy as np
 from tqdm import tqdm
 
 from .. import __version__
 from ..errors import StreamGazeError
 from ..fsutil import write_text_atomic
 from ..gaze.fixations import Fixation, FixationParams, extract_fixations
-from ..gaze.io import read_gaze_csv
 from ..gaze.scanpath import DEFAULT_MERGE_GAP, build_scanpath
 from ..gaze.scene import DEFAULT_TAU_SCENE, scene_scores
-from ..gaze.sources.base import read_actions
+from ..gaze.sources.base import Recording
 from ..gaze.track import GazeTrack
 from ..objects.oracle import OracleBackend
 from ..qa.context import VideoContext
@@ -44,7 +44,12 @@ RESULT_FILE = "result.json"
 @dataclass(frozen=True)
 class BuildOptions:
     seed: int = 0
-    source: str = "world"
+    source: str = "world"  # raw layout: world | egtea | egoexolearn | holoassist | ego4d
+    objects: str = "oracle"  # object back-end: oracle (demo world) | metadata | vlm
+    metadata: str = ""  # metadata back-end: the official episode CSV (or a directory of them)
+    vlm_url: str = ""  # vlm back-end: OpenAI-compatible base URL ...
+    vlm_model: str = ""  # ... and model name
+    review: tuple[str, ...] = ()  # human-verification CSVs applied before QA generation
     fixation: FixationParams = field(default_factory=FixationParams)
     tau_scene: float = DEFAULT_TAU_SCENE
     merge_gap: float = DEFAULT_MERGE_GAP
@@ -52,20 +57,40 @@ class BuildOptions:
     hfov_deg: float | None = None
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """The options as recorded in the manifest (input files by name, not by local path)."""
+        d = asdict(self)
+        d["metadata"] = Path(self.metadata).name if self.metadata else ""
+        d["review"] = [Path(r).name for r in self.review]
+        return d
 
 
-def find_recordings(raw: Path) -> list[Path]:
-    """Sub-directories of ``raw`` holding a recording in our raw format (video.mp4 + gaze.csv)."""
+@dataclass(frozen=True)
+class RecordingRef:
+    """One recording of a raw directory (cheap to pass to worker processes)."""
+
+    raw: Path
+    source: str
+    video_id: str
+
+
+def find_recordings(raw: Path, source: str = "world") -> list[RecordingRef]:
+    """The recordings of a raw directory in ``source``'s native layout (sorted by video id)."""
+    from ..gaze.sources.registry import discover
+
     if not raw.is_dir():
         raise StreamGazeError("raw directory not found", raw)
-    recs = sorted(d for d in raw.iterdir() if d.is_dir() and (d / "video.mp4").is_file())
-    if not recs:
-        raise StreamGazeError("no recordings found (expected <raw>/<video_id>/video.mp4 with gaze.csv)", raw)
-    for d in recs:
-        if not (d / "gaze.csv").is_file():
-            raise StreamGazeError("recording has a video but no gaze.csv", d)
-    return recs
+    return [RecordingRef(raw, source, vid) for vid in discover(raw, source)]
+
+
+def _as_ref(rec: RecordingRef | Path) -> RecordingRef:
+    """A demo-world recording directory is accepted where a reference is expected."""
+    return rec if isinstance(rec, RecordingRef) else RecordingRef(Path(rec).parent, "world", Path(rec).name)
+
+
+def load(ref: RecordingRef) -> Recording:
+    from ..gaze.sources.registry import load_recording
+
+    return load_recording(ref.raw, ref.source, ref.video_id)
 
 
 def _file_digest(path: Path) -> str:
@@ -76,11 +101,22 @@ def _file_digest(path: Path) -> str:
     return h.hexdigest()
 
 
-def recording_key(rec: Path, opts: BuildOptions) -> str:
-    """Hash of a recording's input files, the options and the toolkit version."""
+def recording_key(rec: Recording, opts: BuildOptions) -> str:
+    """Hash of everything a recording's results depend on: the video bytes, the gaze track, the
+    actions, the object back-end's inputs, the options and the toolkit version."""
     h = hashlib.sha256(json.dumps([__version__, opts.to_dict()], sort_keys=True).encode())
-    for name in sorted(p.name for p in rec.iterdir() if p.is_file()):
-        h.update(name.encode() + _file_digest(rec / name).encode())
+    h.update(_file_digest(rec.video_path).encode())
+    tr = rec.track
+    h.update(json.dumps([rec.source, tr.width, tr.height, tr.fps, tr.hfov_deg]).encode())
+    for arr in (tr.t, tr.x, tr.y, tr.valid):
+        h.update(np.ascontiguousarray(arr).tobytes())
+    h.update(json.dumps([[a.start, a.end, a.label] for a in rec.actions]).encode())
+    inputs = [Path(p) for p in (opts.metadata, *opts.review) if p]
+    if opts.objects == "oracle" and rec.directory is not None:
+        inputs.append(rec.directory / "objects.json")
+    for p in inputs:
+        for f in sorted(p.rglob("*.csv")) if p.is_dir() else [p]:
+            h.update(_file_digest(f).encode() if f.is_file() else b"missing")
     return h.hexdigest()[:16]
 
 
@@ -96,58 +132,91 @@ class Analysis:
     context: VideoContext
 
 
-def analyse_recording(rec: Path, opts: BuildOptions) -> Analysis:
-    """Fixations -> scene check -> FOV objects -> scanpath, ready for QA generation."""
-    video = rec / "video.mp4"
+def analyse_recording(rec: Recording | RecordingRef | Path, opts: BuildOptions,
+                      work: Path | None = None) -> Analysis:
+    """Fixations -> scene check -> FOV objects (the chosen back-end, then any human-verification
+    corrections) -> scanpath, ready for QA generation."""
+    if not isinstance(rec, Recording):
+        rec = load(_as_ref(rec))
+    video = rec.video_path
     info = probe_video(video)
-    track = read_gaze_csv(rec / "gaze.csv", info.width, info.height, info.fps, opts.hfov_deg)
+    track = rec.track
     fixations = extract_fixations(track, opts.fixation)
     scores = scene_scores(video, fixations)
     kept_idx = [i for i, s in enumerate(scores) if s >= opts.tau_scene]
     kept = [fixations[i] for i in kept_idx]
-    objects = OracleBackend().describe(rec, video, track, kept)
+    backend = make_backend(opts, work)
+    objects = backend.describe(rec.directory or video.parent, video, track, kept)
+    if opts.review:
+        from ..review import apply_corrections, load_corrections
+
+        objects.per_fixation = apply_corrections(rec.video_id, kept, objects.per_fixation,
+                                                 load_corrections(opts.review), fixation_indices=kept_idx)
     episodes = build_scanpath(kept, objects.per_fixation, opts.merge_gap, opts.fixation.r_thresh, track.aspect)
-    ctx = VideoContext(rec.name, opts.source, info.duration, info.fps, track, kept, objects, episodes,
-                       read_actions(rec / "actions.json"), opts.fixation.r_thresh)
+    ctx = VideoContext(rec.video_id, rec.source, info.duration, info.fps, track, kept, objects, episodes,
+                       rec.actions, opts.fixation.r_thresh)
     return Analysis(info, track, fixations, scores, kept_idx, ctx)
 
 
-def process_recording(rec: Path, work: Path, opts: BuildOptions) -> Path:
+def make_backend(opts: BuildOptions, work: Path | None = None):
+    """The object back-end the options name (see objects/)."""
+    if opts.objects == "oracle":
+        return OracleBackend()
+    if opts.objects == "metadata":
+        from ..objects.metadata import MetadataBackend
+
+        if not opts.metadata:
+            raise StreamGazeError("the metadata object back-end needs --metadata CSV")
+        return MetadataBackend(opts.metadata)
+    if opts.objects == "vlm":
+        from ..objects.vlm import VLMBackend
+
+        if not (opts.vlm_url and opts.vlm_model):
+            raise StreamGazeError("the vlm object back-end needs --vlm-url and --vlm-model")
+        cache = (work or Path.home() / ".cache" / "streamgaze") / "vlm_cache"
+        return VLMBackend(opts.vlm_url, opts.vlm_model, cache_dir=cache, hfov_deg=opts.hfov_deg)
+    raise StreamGazeError(f"unknown object back-end {opts.objects!r} (oracle, metadata, vlm)")
+
+
+def process_recording(ref: RecordingRef | Path, work: Path, opts: BuildOptions) -> Path:
     """Run the pipeline on one recording; returns its finished work directory (reused if present)."""
-    out = work / rec.name / recording_key(rec, opts)
+    rec = load(_as_ref(ref))
+    out = work / rec.video_id / recording_key(rec, opts)
     if (out / RESULT_FILE).is_file():
         return out
     out.mkdir(parents=True, exist_ok=True)
-    a = analyse_recording(rec, opts)
+    a = analyse_recording(rec, opts, work)
     info, track, fixations, scores, kept_idx = a.info, a.track, a.fixations, a.scores, a.kept_idx
     objects, episodes = a.context.objects, a.context.episodes
     qa = generate_questions(a.context, opts.seed, opts.cap_per_task)
     # Both stored videos are re-encoded without B-frames and with a keyframe at every window start,
     # so every evaluation window clip is a frame-exact packet copy (video/clips.py).
     starts = sorted({r["window_start"] for rows in qa.values() for r in rows if r["window_start"] > 0})
-    reencode_video(rec / "video.mp4", out / "original.mp4", keyframe_times=starts, progress=False)
-    render_overlay(rec / "video.mp4", track, out / "overlay.mp4", hfov_deg=opts.hfov_deg, progress=False,
+    reencode_video(rec.video_path, out / "original.mp4", keyframe_times=starts, progress=False)
+    hfov = opts.hfov_deg if opts.hfov_deg is not None else track.hfov_deg
+    render_overlay(rec.video_path, track, out / "overlay.mp4", hfov_deg=hfov, progress=False,
                    keyframe_times=starts)
 
+    vid = rec.video_id
     episode_of = {fi: k for k, ep in enumerate(episodes) for fi in ep.fixations}
     fix_rows = []
     for i, (f, s) in enumerate(zip(fixations, scores)):
         j = kept_idx.index(i) if i in kept_idx else None
         o = objects.per_fixation[j] if j is not None else None
         fix_rows.append({
-            "video_id": rec.name, "fixation_index": i, "start": f.start, "end": f.end, "x": f.x, "y": f.y,
+            "video_id": vid, "fixation_index": i, "start": f.start, "end": f.end, "x": f.x, "y": f.y,
             "n_samples": f.n_samples, "scene_score": float(s), "kept": j is not None,
             "episode_index": episode_of.get(j, -1) if j is not None else -1,
             "gazed_object": (o.gazed or "") if o else "", "fov_objects": list(o.fov) if o else [],
             "out_objects": list(o.out) if o else [],
         })
     inf = track.in_frame
-    gaze_rows = [{"video_id": rec.name, "t": float(track.t[k]), "x": _num(track.x[k]), "y": _num(track.y[k]),
+    gaze_rows = [{"video_id": vid, "t": float(track.t[k]), "x": _num(track.x[k]), "y": _num(track.y[k]),
                   "valid": bool(track.valid[k]), "in_frame": bool(inf[k])} for k in range(len(track))]
-    video_row = {"video_id": rec.name, "source": opts.source, "video_path": f"videos/original/{rec.name}.mp4",
-                 "overlay_path": f"videos/overlay/{rec.name}.mp4", "fps": info.fps, "width": info.width,
+    video_row = {"video_id": vid, "source": rec.source, "video_path": f"videos/original/{vid}.mp4",
+                 "overlay_path": f"videos/overlay/{vid}.mp4", "fps": info.fps, "width": info.width,
                  "height": info.height, "n_frames": info.n_frames, "duration": info.duration,
-                 "hfov_deg": opts.hfov_deg if opts.hfov_deg is not None else math.nan}
+                 "hfov_deg": hfov if hfov is not None else math.nan}
     result = {"video": video_row, "qa": qa, "fixations": fix_rows, "gaze": gaze_rows}
     write_text_atomic(out / RESULT_FILE, json.dumps(result, sort_keys=True))
     return out
@@ -176,13 +245,19 @@ def _process_star(args: tuple[Path, Path, BuildOptions]) -> Path:
 def build_dataset(raw: str | os.PathLike[str], out: str | os.PathLike[str], version: str, *, seed: int = 0,
                   workers: int = 1, force: bool = False, changelog: str = "", options: BuildOptions | None = None,
                   keep_work: bool = False) -> Path:
-    """Build the dataset at ``out`` from the raw recordings in ``raw`` (see the module docstring)."""
+    """Build the dataset at ``out`` from the raw recordings in ``raw``: ``options`` choose the source
+    layout, the object back-end and any human-verification corrections (see the module docstring)."""
     from .writer import DatasetContent, write_dataset
 
     raw, out = Path(raw), Path(out)
     opts = options or BuildOptions(seed=seed)
     _check_version_free(out, version, force)
-    recs = find_recordings(raw)
+    review_stats = None
+    if opts.review:  # validate the corrections before any work starts
+        from ..review import load_corrections, verification_stats
+
+        review_stats = verification_stats(load_corrections(opts.review))["overall"]
+    recs = find_recordings(raw, opts.source)
     work = out.parent / f".{out.name}.work"
     jobs = [(rec, work, opts) for rec in recs]
     bar = tqdm(total=len(jobs), desc="build", unit="video")
@@ -211,9 +286,11 @@ def build_dataset(raw: str | os.PathLike[str], out: str | os.PathLike[str], vers
                              "y": math.nan if g["y"] is None else g["y"]} for g in res["gaze"])
         content.files[res["video"]["video_path"]] = d / "original.mp4"
         content.files[res["video"]["overlay_path"]] = d / "overlay.mp4"
-    build_info = {"road": "raw-pipeline", "raw_dir": raw.name, "object_backend": "oracle",
-                  "options": opts.to_dict(),
-                  "inputs": {rec.name: recording_key(rec, opts) for rec in recs}}
+    build_info = {"road": "raw-pipeline", "raw_dir": raw.name, "source": opts.source,
+                  "object_backend": opts.objects, "options": opts.to_dict(),
+                  "inputs": {ref.video_id: d.name for ref, d in zip(recs, done)}}
+    if review_stats is not None:
+        build_info["human_verification"] = review_stats
     root = write_dataset(out, content, version, build_info, force=force, changelog=changelog)
     if not keep_work:
         shutil.rmtree(work, ignore_errors=True)

@@ -1,0 +1,66 @@
+"""One entry point over every raw-source reader: discover recordings, load one, read one gaze track.
+
+=========== ====================================================================================
+source      native layout (details in each module's docstring)
+=========== ====================================================================================
+world       ``<raw>/<video_id>/{video.mp4, gaze.csv, actions.json, objects.json}``
+egtea       ``<raw>/videos/<session>.mp4``, ``<raw>/gaze_data/<session>.txt``,
+            ``<raw>/raw_annotations/action_labels.csv``
+egoexolearn ``<raw>/videos/<uid>.mp4``, ``<raw>/gazes_30fps_npy/<uid>.npy``,
+            ``<raw>/annotations/{<uid>.json | fine_annotation_trainvaltest_en.csv}``
+holoassist  ``<raw>/<session>/Export_py/...``, ``<raw>/data-annnotation-trainval-v1_1.json``
+ego4d       ``<raw>/videos/<uid>.mp4``, ``<raw>/gaze/<uid>.csv``
+=========== ====================================================================================
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from types import ModuleType
+
+from ...errors import StreamGazeError
+from ..track import GazeTrack
+from .base import Recording
+
+SOURCES = ("world", "egtea", "egoexolearn", "holoassist", "ego4d")
+
+
+def source_module(source: str) -> ModuleType:
+    """The reader module of a source (imported on first use)."""
+    if source not in SOURCES:
+        raise StreamGazeError(f"unknown gaze source {source!r}; choose one of {', '.join(SOURCES)}")
+    return importlib.import_module(f"{__package__}.{source}")
+
+
+def layout(source: str) -> str:
+    """One-line description of a source's native layout."""
+    return source_module(source).LAYOUT
+
+
+def discover(raw_dir: Path, source: str) -> list[str]:
+    """Sorted video ids of a raw directory in the source's native layout (error if there are none)."""
+    mod = source_module(source)
+    raw = Path(raw_dir)
+    if not raw.is_dir():
+        raise StreamGazeError(f"raw directory not found (expected {mod.LAYOUT})", raw)
+    return mod.discover(raw)
+
+
+def load_recording(raw_dir: Path, source: str, video_id: str) -> Recording:
+    """Video, normalised gaze track and action timeline of one recording."""
+    return source_module(source).load_recording(Path(raw_dir), video_id)
+
+
+def read_track(path: Path, source: str, video: Path | None = None) -> GazeTrack:
+    """The normalised gaze track of one recording's gaze file (HoloAssist: its ``Export_py`` directory).
+
+    ``video`` gives the size and rate; without it the video is looked up in the source's native
+    layout, else the source's nominal geometry is used where it implies one (EGTEA 1280x960 at
+    24 fps, Ego4D 1088x1080 at 30 fps) and an error asks for it otherwise.
+    """
+    mod = source_module(source)
+    path = Path(path)
+    if not path.exists():
+        raise StreamGazeError("gaze file not found", path)
+    return mod.read_track(path, None if video is None else Path(video))

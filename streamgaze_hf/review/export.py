@@ -1,0 +1,127 @@
+"""`streamgaze review export ROOT --out DIR`: the human-verification pages of a built dataset.
+
+Writes ``DIR/<video_id>.html`` per video (see :mod:`.page`), ``DIR/index.html`` listing them, and
+copies of the gaze-overlay videos under ``DIR/videos/`` so that the folder can be zipped and sent to
+annotators as it is. With ``link=True`` the pages point into the dataset instead (relative links;
+nothing is copied). Pages are written atomically; a video copy is skipped when an identical-size
+copy newer than the source is already there.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterable
+from pathlib import Path
+from urllib.parse import quote
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ..errors import StreamGazeError
+from ..fsutil import atomic_output, write_text_atomic
+from .page import PageFixation, PageVideo, render_index, render_video_page
+
+__all__ = ["export_review", "page_file_name", "read_page_videos"]
+
+
+def page_file_name(video_id: str) -> str:
+    """``<video_id>.html``; ids that are not a plain file name are refused."""
+    if not video_id or "/" in video_id or "\\" in video_id or video_id in (".", "..") or "\0" in video_id \
+            or video_id == "index":
+        raise StreamGazeError(f"video id {video_id!r} cannot be used as a page file name")
+    return f"{video_id}.html"
+
+
+def _read(path: Path, config: str) -> list[dict]:
+    if not path.is_file():
+        raise StreamGazeError(f"missing parquet file of config {config!r}: not a complete StreamGaze dataset", path)
+    try:
+        return pq.read_table(path).to_pylist()
+    except (OSError, pa.ArrowException) as exc:
+        raise StreamGazeError(f"unreadable parquet file of config {config!r}: {exc}", path) from exc
+
+
+def read_page_videos(root: str | os.PathLike[str], video_ids: Iterable[str] | None = None
+                     ) -> tuple[list[PageVideo], dict[str, Path]]:
+    """The pages' content from a dataset (kept fixations only) and each video's overlay file.
+
+    ``video_src`` is left as the overlay's path relative to the root; :func:`export_review` rewrites it.
+    """
+    from ..dataset.load import data_file, read_manifest, resolve_root
+
+    root = resolve_root(root)
+    version = str(read_manifest(root).get("version", ""))
+    videos = _read(data_file(root, "videos"), "videos")
+    fixations = _read(data_file(root, "fixations"), "fixations")
+    wanted = None if video_ids is None else list(dict.fromkeys(video_ids))
+    known = {v["video_id"] for v in videos}
+    if wanted is not None:
+        unknown = [v for v in wanted if v not in known]
+        if unknown:
+            raise StreamGazeError(f"no such video(s) in the dataset: {', '.join(unknown)}", root)
+    by_video: dict[str, list[PageFixation]] = {}
+    for r in sorted(fixations, key=lambda r: (r["video_id"], r["start"], r["fixation_index"])):
+        if not r["kept"]:
+            continue
+        by_video.setdefault(r["video_id"], []).append(PageFixation(
+            int(r["fixation_index"]), float(r["start"]), float(r["end"]), float(r["x"]), float(r["y"]),
+            int(r["episode_index"]), r["gazed_object"] or "", tuple(r["fov_objects"] or ()),
+            tuple(r["out_objects"] or ())))
+    pages, overlays = [], {}
+    for v in sorted(videos, key=lambda v: v["video_id"]):
+        vid = v["video_id"]
+        if wanted is not None and vid not in wanted:
+            continue
+        page_file_name(vid)
+        overlay = root / v["overlay_path"]
+        if not overlay.is_file():
+            raise StreamGazeError(f"overlay video of {vid} is missing", overlay)
+        overlays[vid] = overlay
+        pages.append(PageVideo(vid, v.get("source") or "", v["overlay_path"], float(v.get("duration") or 0.0),
+                               by_video.get(vid, []), version))
+    return pages, overlays
+
+
+def _url(path: str) -> str:
+    return "/".join(quote(part, safe="") for part in path.split("/"))
+
+
+def _copy(src: Path, dest: Path) -> None:
+    if dest.is_file():
+        s, d = src.stat(), dest.stat()
+        if s.st_size == d.st_size and d.st_mtime >= s.st_mtime:
+            return
+    with atomic_output(dest) as tmp:
+        shutil.copyfile(src, tmp)
+
+
+def export_review(root: str | os.PathLike[str], out: str | os.PathLike[str], *, link: bool = False,
+                  video_ids: Iterable[str] | None = None) -> list[Path]:
+    """Write the review pages of ``root`` (all videos, or ``video_ids``) to ``out``; returns the
+    paths written, ``out/index.html`` first. See the module docstring."""
+    out = Path(out)
+    pages, overlays = read_page_videos(root, video_ids)
+    if not pages:
+        raise StreamGazeError("the dataset has no videos to review", root)
+    out.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    final: list[PageVideo] = []
+    for p in pages:
+        src = overlays[p.video_id]
+        if link:
+            rel = os.path.relpath(src.resolve(), out.resolve()).replace(os.sep, "/")
+            url = _url(rel)
+        else:
+            _copy(src, out / "videos" / f"{p.video_id}{src.suffix}")
+            url = _url(f"videos/{p.video_id}{src.suffix}")
+        final.append(PageVideo(p.video_id, p.source, url, p.duration, p.fixations, p.dataset_version))
+    names = {p.video_id: page_file_name(p.video_id) for p in final}
+    index = out / "index.html"
+    write_text_atomic(index, render_index(final, names))
+    written.append(index)
+    for p in final:
+        dest = out / names[p.video_id]
+        write_text_atomic(dest, render_video_page(p))
+        written.append(dest)
+    return written
