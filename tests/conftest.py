@@ -6,6 +6,8 @@ import os
 
 import pytest
 
+from .browser import browser  # noqa: F401  (the headless Chromium fixture of the browser tests)
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 

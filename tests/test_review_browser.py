@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import shutil
 from pathlib import Path
 
@@ -25,40 +24,11 @@ from streamgaze_hf.review import export_review, load_corrections, verification_s
 from streamgaze_hf.review.page import PageFixation, PageVideo, render_video_page
 from streamgaze_hf.tasks import TASK_IDS
 
+from .browser import require_browser
+
 pytestmark = pytest.mark.slow
-CHROMIUM = os.environ.get("STREAMGAZE_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--no-first-run", "--disable-sync"]
 SCREENSHOT_COPY = Path("/tmp/streamgaze_review.png")
-
-
-def _browser_problem() -> str | None:
-    """Why the browser test cannot run here, or None."""
-    if not os.path.isfile(CHROMIUM):
-        return f"no Chromium at {CHROMIUM}: run scripts/install_browser.sh"
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return "the playwright package is not installed (pip install -e '.[dev]')"
-    return None
-
-
-REQUIRED = os.environ.get("STREAMGAZE_REQUIRE_BROWSER") == "1"
-PROBLEM = _browser_problem()
-if PROBLEM and not REQUIRED:
-    pytest.skip(PROBLEM, allow_module_level=True)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if PROBLEM:
-        pytest.fail(f"{PROBLEM} (STREAMGAZE_REQUIRE_BROWSER=1)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
+require_browser()
 
 
 @pytest.fixture(scope="module")

@@ -49,3 +49,16 @@ def read_actions(path: Path) -> list[Action]:
 
 def sort_actions(actions: list[Action]) -> list[Action]:
     return sorted(actions, key=lambda a: (a.start, a.end, a.label))
+
+
+def find_video(raw: Path, video_id: str, extensions: tuple[str, ...] = (".mp4",), what: str = "") -> Path:
+    """``<raw>/videos/<video_id><ext>`` (the first extension that exists) of a flat raw layout;
+    ``what`` names the kind of recording in the error (e.g. "session")."""
+    for ext in extensions:
+        path = Path(raw) / "videos" / f"{video_id}{ext}"
+        if path.is_file():
+            return path
+    expected = " or ".join(f"videos/{video_id}{e}" for e in extensions)
+    label = f"{what} {video_id!r}" if what else repr(video_id)
+    raise StreamGazeError(f"video of {label} not found (expected {expected})", raw)
+

@@ -33,7 +33,7 @@ import numpy as np
 from ...errors import GazeFormatError, StreamGazeError
 from ...video.reader import probe_video
 from ..track import GazeTrack
-from .base import Recording
+from .base import Recording, find_video
 
 SOURCE = "ego4d"
 LAYOUT = "<raw>/videos/<uid>.mp4, <raw>/gaze/<uid>.csv (Pupil Labs CSV: canonical_timestamp_s, norm_pos_x/y, confidence)"
@@ -54,15 +54,8 @@ def discover(raw: Path) -> list[str]:
     if not ids:
         raise StreamGazeError(f"no Ego4D gaze recordings found (expected {LAYOUT})", raw)
     for uid in ids:
-        _video(Path(raw), uid)
+        find_video(Path(raw), uid)
     return ids
-
-
-def _video(raw: Path, uid: str) -> Path:
-    path = raw / "videos" / f"{uid}.mp4"
-    if not path.is_file():
-        raise StreamGazeError(f"video of {uid!r} not found (expected videos/{uid}.mp4)", raw)
-    return path
 
 
 def gaze_file(raw: Path, uid: str) -> Path:
@@ -76,7 +69,7 @@ def gaze_file(raw: Path, uid: str) -> Path:
 def load_recording(raw: Path, video_id: str) -> Recording:
     """Video and native-rate gaze track of one video (Ego4D gaze has no actions)."""
     raw = Path(raw)
-    video = _video(raw, video_id)
+    video = find_video(raw, video_id)
     return Recording(video_id, SOURCE, video, read_track(gaze_file(raw, video_id), video), [], None)
 
 

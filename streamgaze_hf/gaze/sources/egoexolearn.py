@@ -33,7 +33,7 @@ import numpy as np
 from ...errors import GazeFormatError, StreamGazeError
 from ...video.reader import probe_video
 from ..track import GazeTrack
-from .base import Action, Recording, sort_actions
+from .base import Action, Recording, find_video, sort_actions
 
 SOURCE = "egoexolearn"
 LAYOUT = ("<raw>/videos/<uid>.mp4, <raw>/gazes_30fps_npy/<uid>.npy ((N, 3) = x, y, valid at 30 fps), optional "
@@ -51,21 +51,14 @@ def discover(raw: Path) -> list[str]:
     if not ids:
         raise StreamGazeError(f"no EgoExoLearn recordings found (expected {LAYOUT})", raw)
     for uid in ids:
-        _video(Path(raw), uid)
+        find_video(Path(raw), uid)
     return ids
-
-
-def _video(raw: Path, uid: str) -> Path:
-    path = raw / "videos" / f"{uid}.mp4"
-    if not path.is_file():
-        raise StreamGazeError(f"video of {uid!r} not found (expected videos/{uid}.mp4)", raw)
-    return path
 
 
 def load_recording(raw: Path, video_id: str) -> Recording:
     """Video, 30 Hz gaze track and actions of one video."""
     raw = Path(raw)
-    video = _video(raw, video_id)
+    video = find_video(raw, video_id)
     track = read_track(raw / GAZE_DIR / f"{video_id}.npy", video)
     return Recording(video_id, SOURCE, video, track, read_annotations(raw / "annotations", video_id), None)
 

@@ -56,7 +56,7 @@ import numpy as np
 from ...errors import GazeFormatError, StreamGazeError
 from ...video.reader import probe_video
 from ..track import GazeTrack
-from .base import Action, Recording, sort_actions
+from .base import Action, Recording, find_video, sort_actions
 
 SOURCE = "egtea"
 LAYOUT = ("<raw>/videos/<session>.mp4 (or .avi), <raw>/gaze_data/<session>.txt (BeGaze export), "
@@ -77,23 +77,14 @@ def discover(raw: Path) -> list[str]:
     if not ids:
         raise StreamGazeError(f"no EGTEA Gaze+ recordings found (expected {LAYOUT})", raw)
     for vid in ids:
-        find_video(Path(raw), vid)
+        find_video(Path(raw), vid, VIDEO_EXTENSIONS, "session")
     return ids
-
-
-def find_video(raw: Path, session: str) -> Path:
-    """``videos/<session>.mp4`` (or ``.avi``) of the raw directory."""
-    for ext in VIDEO_EXTENSIONS:
-        path = raw / "videos" / f"{session}{ext}"
-        if path.is_file():
-            return path
-    raise StreamGazeError(f"video of session {session!r} not found (expected videos/{session}.mp4 or .avi)", raw)
 
 
 def load_recording(raw: Path, video_id: str) -> Recording:
     """Video, gaze track (at the video's rate) and actions of one session."""
     raw = Path(raw)
-    video = find_video(raw, video_id)
+    video = find_video(raw, video_id, VIDEO_EXTENSIONS, "session")
     track = read_track(raw / "gaze_data" / f"{video_id}.txt", video)
     actions = read_action_labels(raw / "raw_annotations" / "action_labels.csv", video_id)
     return Recording(video_id, SOURCE, video, track, actions, None)
