@@ -20,3 +20,8 @@ class GazeFormatError(StreamGazeError):
 
 class VideoError(StreamGazeError):
     """A missing, unreadable or undecodable video."""
+
+
+class ArgumentError(StreamGazeError, ValueError):
+    """An option value out of its range (also a ValueError for library callers)."""
+

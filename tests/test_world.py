@@ -378,3 +378,12 @@ def test_every_frame_carries_its_index(tmp_path):
     (d,) = generate_world(tmp_path, n_videos=1, seed=2, duration=16, progress=False)
     codes = [read_frame_code(img) for _, _, img in iter_frames(d / "video.mp4")]
     assert codes == list(range(len(codes)))
+
+
+def test_bad_cli_arguments_give_one_clear_error(tmp_path, capsys):
+    from streamgaze_hf.cli import main
+
+    assert main(["world", "--out", str(tmp_path / "w"), "--duration", "5"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["streamgaze: error: duration must be at least 15 s (room for a scene cut), got 5.0"]
+    assert not (tmp_path / "w").exists()

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
+from ..errors import ArgumentError
 from ..fsutil import write_text_atomic
 from ..gaze.fov import DEFAULT_HFOV_DEG
 from ..gaze.io import write_gaze_csv
@@ -89,13 +90,13 @@ def generate_world(out: str | os.PathLike[str], n_videos: int = 3, seed: int = 0
 
 def _check_args(n_videos: int, duration: float | None, width: int, height: int, fps: float) -> None:
     if n_videos < 1:
-        raise ValueError(f"need at least one video, got {n_videos}")
+        raise ArgumentError(f"need at least one video, got {n_videos}")
     if duration is not None and not duration >= MIN_DURATION:
-        raise ValueError(f"duration must be at least {MIN_DURATION:g} s (room for a scene cut), got {duration}")
+        raise ArgumentError(f"duration must be at least {MIN_DURATION:g} s (room for a scene cut), got {duration}")
     if width < 64 or height < 48 or width % 2 or height % 2:
-        raise ValueError(f"frame size must be even and at least 64x48, got {width}x{height}")
+        raise ArgumentError(f"frame size must be even and at least 64x48, got {width}x{height}")
     if not 1.0 <= fps <= 240.0:
-        raise ValueError(f"fps must be in [1, 240], got {fps}")
+        raise ArgumentError(f"fps must be in [1, 240], got {fps}")
 
 
 def _video_rng(seed: int, k: int) -> np.random.Generator:
