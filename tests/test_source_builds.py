@@ -62,3 +62,21 @@ def test_non_world_source_needs_an_object_backend(tmp_path, capsys):
                "--version", "1.0.0"])
     assert rc == 2 and "needs an object back-end" in capsys.readouterr().err
     assert not (tmp_path / "o").exists()
+
+
+def test_vlm_backed_build_pays_each_request_once(tmp_path, monkeypatch):
+    """`build --objects vlm` against the loopback stub: a rebuild (after the successful first build
+    removed its work directory) makes no request at all: the response cache outlives the build."""
+    from .vlm_stub import VLMStub
+
+    monkeypatch.setenv("STREAMGAZE_VLM_CACHE", str(tmp_path / "vlm_cache"))
+    fixture = write_raw("egoexolearn", tmp_path / "raw", duration=20)
+    with VLMStub() as stub:
+        args = ["build", "--raw", str(fixture.raw), "--source", "egoexolearn", "--objects", "vlm",
+                "--vlm-url", stub.url, "--vlm-model", "stub-vlm", "--version", "1.0.0"]
+        assert main([*args, "--out", str(tmp_path / "a")]) == 0
+        first = stub.calls
+        assert first > 0
+        assert main([*args, "--out", str(tmp_path / "b")]) == 0
+        assert stub.calls == first
+    assert (tmp_path / "a" / "manifest.json").read_bytes() == (tmp_path / "b" / "manifest.json").read_bytes()

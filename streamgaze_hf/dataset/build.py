@@ -132,8 +132,7 @@ class Analysis:
     context: VideoContext
 
 
-def analyse_recording(rec: Recording | RecordingRef | Path, opts: BuildOptions,
-                      work: Path | None = None) -> Analysis:
+def analyse_recording(rec: Recording | RecordingRef | Path, opts: BuildOptions) -> Analysis:
     """Fixations -> scene check -> FOV objects (the chosen back-end, then any human-verification
     corrections) -> scanpath, ready for QA generation."""
     if not isinstance(rec, Recording):
@@ -145,7 +144,7 @@ def analyse_recording(rec: Recording | RecordingRef | Path, opts: BuildOptions,
     scores = scene_scores(video, fixations)
     kept_idx = [i for i, s in enumerate(scores) if s >= opts.tau_scene]
     kept = [fixations[i] for i in kept_idx]
-    backend = make_backend(opts, work)
+    backend = make_backend(opts)
     objects = backend.describe(rec.directory or video.parent, video, track, kept)
     if opts.review:
         from ..review import apply_corrections, load_corrections
@@ -158,8 +157,10 @@ def analyse_recording(rec: Recording | RecordingRef | Path, opts: BuildOptions,
     return Analysis(info, track, fixations, scores, kept_idx, ctx)
 
 
-def make_backend(opts: BuildOptions, work: Path | None = None):
-    """The object back-end the options name (see objects/)."""
+def make_backend(opts: BuildOptions):
+    """The object back-end the options name (see objects/). The VLM back-end's response cache
+    lives outside the build's work directory ($STREAMGAZE_VLM_CACHE or ~/.cache/streamgaze/vlm), so
+    rebuilds and resumed builds never pay for the same request twice."""
     if opts.objects == "oracle":
         return OracleBackend()
     if opts.objects == "metadata":
@@ -173,8 +174,7 @@ def make_backend(opts: BuildOptions, work: Path | None = None):
 
         if not (opts.vlm_url and opts.vlm_model):
             raise StreamGazeError("the vlm object back-end needs --vlm-url and --vlm-model")
-        cache = (work or Path.home() / ".cache" / "streamgaze") / "vlm_cache"
-        return VLMBackend(opts.vlm_url, opts.vlm_model, cache_dir=cache, hfov_deg=opts.hfov_deg)
+        return VLMBackend(opts.vlm_url, opts.vlm_model, hfov_deg=opts.hfov_deg)
     raise StreamGazeError(f"unknown object back-end {opts.objects!r} (oracle, metadata, vlm)")
 
 
@@ -185,7 +185,7 @@ def process_recording(ref: RecordingRef | Path, work: Path, opts: BuildOptions) 
     if (out / RESULT_FILE).is_file():
         return out
     out.mkdir(parents=True, exist_ok=True)
-    a = analyse_recording(rec, opts, work)
+    a = analyse_recording(rec, opts)
     info, track, fixations, scores, kept_idx = a.info, a.track, a.fixations, a.scores, a.kept_idx
     objects, episodes = a.context.objects, a.context.episodes
     qa = generate_questions(a.context, opts.seed, opts.cap_per_task)
