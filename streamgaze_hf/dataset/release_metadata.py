@@ -98,7 +98,8 @@ def read_metadata_csv(path: Path, label: str) -> tuple[list[tuple[str, dict]], l
     return out, problems
 
 
-def _episode(row: dict, video_col: str) -> tuple[str, dict]:
+def episode_span(row: dict, video_col: str) -> tuple[str, float, float]:
+    """(video id, start, end) of one metadata row; ValueError when they do not make an episode."""
     video_id = video_id_from(row.get(video_col) or "")
     if not video_id:
         raise ValueError(f"empty {video_col}")
@@ -106,6 +107,11 @@ def _episode(row: dict, video_col: str) -> tuple[str, dict]:
     end = parse_time(row["episode_end_time"])
     if end < start:
         raise ValueError(f"episode ends ({end}) before it starts ({start})")
+    return video_id, start, end
+
+
+def _episode(row: dict, video_col: str) -> tuple[str, dict]:
+    video_id, start, end = episode_span(row, video_col)
     return video_id, {
         "start": start, "end": end,
         "gazed_object": object_identity(parse_repr(row.get("representative_object"))),

@@ -25,11 +25,11 @@ from pathlib import Path
 from ..dataset.release_metadata import (
     REQUIRED_COLUMNS,
     VIDEO_COLUMNS,
+    episode_span,
     object_identity,
     parse_repr,
     video_id_from,
 )
-from ..dataset.release_parse import parse_time
 from ..errors import StreamGazeError
 from ..gaze.fixations import Fixation
 from ..gaze.scanpath import FixationObjects
@@ -141,13 +141,7 @@ def read_episodes(path: Path) -> list[tuple[str, MetadataEpisode]]:
 
 
 def _episode(row: dict, video_col: str, source: str) -> tuple[str, MetadataEpisode]:
-    video_id = video_id_from(row.get(video_col) or "")
-    if not video_id:
-        raise ValueError(f"empty {video_col}")
-    start = parse_time(row["episode_start_time"])
-    end = parse_time(row["episode_end_time"])
-    if end < start:
-        raise ValueError(f"episode ends ({end}) before it starts ({start})")
+    video_id, start, end = episode_span(row, video_col)
     rep = _cell(row, "representative_object")
     if isinstance(rep, list):
         raise ValueError("representative_object is a list, expected one object: "
