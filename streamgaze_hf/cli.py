@@ -110,11 +110,14 @@ def _import_release(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--version", required=True, help="semantic version X.Y.Z of this dataset")
     p.add_argument("--strict", action="store_true", help="fail on the first bad row instead of skipping it")
     p.add_argument("--force", action="store_true", help="overwrite an existing dataset of the same version")
+    p.add_argument("--reencode", action="store_true",
+                   help="store the videos re-encoded with a keyframe at every window start (fast, exact clips)")
 
     def run(a: argparse.Namespace) -> int:
         from .dataset.release import import_release
 
-        report = import_release(a.release_dir, a.out, a.version, strict=a.strict, force=a.force)
+        report = import_release(a.release_dir, a.out, a.version, strict=a.strict, force=a.force,
+                                reencode=a.reencode)
         print(report.format())
         return 0
 

@@ -396,3 +396,44 @@ def test_evaluator_flat_layout_takes_source_from_categories(good, world, tmp_pat
     assert report.notes == {"source_from_categories": 2}
     videos = load(tmp_path / "out", "videos", tmp_path / "cache")
     assert [v["source"] for v in sorted(videos, key=lambda v: v["video_id"])] == list(SOURCES)
+
+
+def test_reencode_stores_videos_whose_window_clips_are_packet_copies(good, tmp_path, monkeypatch):
+    """--reencode: the stored videos have no B-frames and a keyframe at every window start, so every
+    evaluation clip of the imported dataset is a frame-exact packet copy."""
+    from streamgaze_hf import evaluation
+    from streamgaze_hf.cli import main
+    from streamgaze_hf.video.clips import read_sidecar
+
+    release, plain_root, _, _ = good
+    root = tmp_path / "streamgaze"
+    assert main(["import-release", str(release), "--out", str(root), "--version", "1.0.0", "--reencode"]) == 0
+    monkeypatch.setenv("STREAMGAZE_CLIP_CACHE", str(tmp_path / "clips"))
+    modes = []
+    for task in ("oi_easy", "fap", "nfi", "gta"):
+        for doc in evaluation.load_docs(task, "visual", root):
+            modes.append(read_sidecar(evaluation.doc_visuals(doc)[-1])["mode"])
+    assert modes and set(modes) == {"copy"}
+    import json
+
+    import av
+    import numpy as np
+
+    for task in ("oi_easy", "fap"):
+        for r in load(root, task, tmp_path / "c0"):
+            for rel in (r["video_path"], r["overlay_path"]):
+                with av.open(str(root / rel)) as c:
+                    pk = [(p.pts, p.is_keyframe) for p in c.demux(c.streams.video[0]) if p.pts is not None]
+                    tb = float(c.streams.video[0].time_base)
+                pts = [p for p, _ in pk]
+                assert pts == sorted(pts)  # no B-frames: decode order is presentation order
+                times = (np.array(pts) - pts[0]) * tb
+                first = int(np.searchsorted(times, r["window_start"] - 1e-6))
+                assert pk[first][1], (rel, r["window_start"])
+
+    assert json.loads((root / "manifest.json").read_text())["build"]["options"]["reencode"] is True
+    # the same questions as the plain import
+    for task in ("oi_easy", "gta"):
+        a = load(root, task, tmp_path / "c1")
+        b = load(plain_root, task, tmp_path / "c2")
+        assert [r["question_id"] for r in a] == [r["question_id"] for r in b]

@@ -71,8 +71,13 @@ class _Sink:
 
 def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[str], version: str, *,
                    strict: bool = False, force: bool = False, progress: bool = True,
-                   changelog: str = "") -> ImportReport:
+                   changelog: str = "", reencode: bool = False) -> ImportReport:
     """Convert the release at ``release_dir`` into a dataset at ``out`` (version ``version``).
+
+    ``reencode``: store the videos re-encoded like ``streamgaze build`` does (no B-frames, a keyframe
+    at every window start), so every evaluation clip is a fast packet copy; without it the release's
+    files are stored as they are and clips whose window does not start on a keyframe (or any clip of
+    a video with B-frames) take the slower exact re-encode path.
 
     Returns the report (also stored, as counts, in the manifest's build_info). Raises
     StreamGazeError if ``release_dir`` has no ``qa/`` directory, or in strict mode on the first
@@ -101,10 +106,13 @@ def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[s
         report.imported = {t: len(rows) for t, rows in qa.items()}
         report.videos, report.fixations = len(used), len(fixations)
         _check_not_empty(report, release)
+        files = _dataset_files(used)
+        if reencode:
+            files = _reencoded(files, qa, used, Path(tmp) / "reencoded", progress)
         content = DatasetContent(qa=qa, videos=[_video_row(v) for v in used], gaze=[], fixations=fixations,
-                                 files=_dataset_files(used))
+                                 files=files)
         name = release.resolve().name
-        build_info = {"road": ROAD, "release_dir": name, "options": {"strict": strict},
+        build_info = {"road": ROAD, "release_dir": name, "options": {"strict": strict, "reencode": reencode},
                       "inputs": _input_hashes(release), "report": report.counts()}
         entry = changelog or f"Imported from the official release ({name})."
         root = write_dataset(out, content, version, build_info, force=force, changelog=entry,
@@ -309,6 +317,23 @@ def _dataset_files(videos: list[_Video]) -> dict[str, Path]:
         files[f"videos/original/{v.name}"] = v.original.path
         files[f"videos/overlay/{v.name}"] = v.overlay.path
     return files
+
+
+def _reencoded(files: dict[str, Path], qa: dict[str, list[dict]], videos: list[_Video], tmp: Path,
+               progress: bool) -> dict[str, Path]:
+    """The videos re-encoded with keyframes at their questions' window starts (video/overlay.py)."""
+    from ..video.overlay import reencode_video
+
+    starts: dict[str, set[float]] = {}
+    for rows in qa.values():
+        for r in rows:
+            if r["window_start"] > 0:
+                starts.setdefault(r["video_path"], set()).add(r["window_start"])
+                starts.setdefault(r["overlay_path"], set()).add(r["window_start"])
+    out = {}
+    for rel, src in tqdm(sorted(files.items()), desc="re-encode", unit="video", disable=not progress, leave=False):
+        out[rel] = reencode_video(src, tmp / rel, keyframe_times=sorted(starts.get(rel, ())), progress=False)
+    return out
 
 
 def _input_hashes(release: Path) -> dict[str, str]:
