@@ -1,0 +1,51 @@
+"""The lmms-eval task files are generated from the one task table and committed in sync."""
+
+import json
+from pathlib import Path
+
+import yaml
+
+from lmms_tasks import TASKS_DIR
+from lmms_tasks.generate import render_task_files
+from streamgaze_hf.cli import main
+from streamgaze_hf.evaluation import GAZE_VARIANTS
+from streamgaze_hf.tasks import TASKS
+
+PACKAGE = Path(TASKS_DIR).parent
+
+
+def test_committed_task_files_match_the_task_table():
+    files = render_task_files()
+    for rel, text in files.items():
+        assert (PACKAGE / rel).read_text() == text, f"{rel} is stale: run build_scripts/generate_lmms_tasks.py"
+    on_disk = {str(p.relative_to(PACKAGE)) for p in (PACKAGE / "tasks").rglob("*") if p.suffix in (".yaml", ".json")}
+    assert on_disk == set(files)
+
+
+class _Loader(yaml.SafeLoader):
+    pass
+
+
+_Loader.add_constructor("!function", lambda loader, node: loader.construct_scalar(node))
+
+
+def test_every_task_and_variant_is_defined_with_its_placeholder():
+    base = Path(TASKS_DIR) / "streamgaze"
+    for suffix, gaze in GAZE_VARIANTS.items():
+        for spec in TASKS:
+            name = f"{spec.lmms_name}{suffix}"
+            cfg = yaml.load((base / f"{name}.yaml").read_text(), Loader=_Loader)
+            assert cfg["task"] == name
+            placeholder = base / cfg["dataset_kwargs"]["data_files"]["test"]
+            assert json.loads(placeholder.read_text()) == {"task": spec.id, "gaze": gaze}
+            metrics = {m["metric"] for m in cfg["metric_list"]}
+            assert metrics == ({"accuracy", "precision", "recall", "f1", "fpr", "fnr"} if spec.is_proactive
+                               else {"accuracy"})
+    group = yaml.load((base / "_group_streamgaze.yaml").read_text(), Loader=_Loader)
+    assert group["task"] == [t.lmms_name for t in TASKS]
+    assert group["aggregate_metric_list"] == [{"metric": "accuracy", "aggregation": "mean", "weight_by_size": False}]
+
+
+def test_tasks_dir_command(capsys):
+    assert main(["tasks-dir"]) == 0
+    assert capsys.readouterr().out.strip() == TASKS_DIR
