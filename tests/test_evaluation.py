@@ -45,5 +45,9 @@ def test_proactive_docs_expand_to_one_per_checkpoint_with_their_own_window(demo_
         assert d["window_start"] == 0.0 and d["window_end"] == d["checkpoint_time"]
         assert all(f["end"] <= d["checkpoint_time"] + 1e-9 for f in d["fixations"])
         assert d["checkpoint_label"] in ("Yes", "No") and evaluation.doc_target(d) == d["checkpoint_label"]
-        assert "Is the user gazing at the" in evaluation.doc_prompt(d)
+        prompt = evaluation.doc_prompt(d)
+        assert "Is the user gazing at the" in prompt
+        if d["fixations"]:  # _textgaze: the fixation list known at the checkpoint is in the prompt
+            assert f"Fixation {len(d['fixations'])} (" in prompt
+            assert f"Fixation {len(d['fixations']) + 1} (" not in prompt
     assert np.mean([d["checkpoint_label"] == "Yes" for d in docs]) > 0.1
