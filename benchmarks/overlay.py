@@ -33,8 +33,9 @@ from pathlib import Path
 import av
 
 from streamgaze_hf.video import reader
-from streamgaze_hf.video.overlay import _PIX_FMT, _FrameWriter, render_overlay_files
+from streamgaze_hf.video.overlay import _PIX_FMT, render_overlay_files
 from streamgaze_hf.video.reader import open_container, probe_video
+from streamgaze_hf.video.writer import H264Writer
 
 
 def reencode(video: Path, out: Path, via_array: bool = True) -> int:
@@ -46,7 +47,7 @@ def reencode(video: Path, out: Path, via_array: bool = True) -> int:
     info = probe_video(video)
     rate = Fraction(info.fps).limit_denominator(100000)
     n = 0
-    with open_container(video) as c, _FrameWriter(out, info.width, info.height, rate,
+    with open_container(video) as c, H264Writer(out, info.width, info.height, rate,
                                                   time_base=info.time_base) as w:
         s = c.streams.video[0]
         s.thread_type = "AUTO"
