@@ -289,7 +289,7 @@ def test_manifest_build_info_is_relative_and_counts(good):
     _release, root, report, _cache = good
     build = json.loads((root / "manifest.json").read_text())["build"]
     assert build["road"] == "official-release" and build["release_dir"] == "release"
-    assert build["options"] == {"strict": False}
+    assert build["options"] == {"strict": False, "reencode": False}
     assert build["report"] == report.counts() and build["report"]["skipped"] == {}
     assert "/" not in build["release_dir"] and all(not k.startswith("/") for k in build["inputs"])
 
