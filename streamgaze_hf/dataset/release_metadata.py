@@ -74,21 +74,32 @@ def _video_column(header: list[str]) -> str | None:
     return next((c for c in VIDEO_COLUMNS if c in header), None)
 
 
-def read_metadata_csv(path: Path, label: str) -> tuple[list[tuple[str, dict]], list[Problem]]:
-    """(video id, partial fixation row) per valid CSV row, in file order, and the problems."""
-    problems: list[Problem] = []
+def read_metadata_table(path: Path) -> tuple[list[dict], str]:
+    """The rows of one episode-metadata CSV and the name of its video column; ValueError ("cannot
+    read CSV (...)" / "missing columns: ...") when the file is unreadable or lacks a column."""
     try:
         with path.open(newline="", encoding="utf-8-sig") as fh:
             reader = csv.DictReader(fh)
             header = list(reader.fieldnames or [])
             rows = list(reader)
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        return [], [Problem("malformed_metadata", label, detail=f"cannot read CSV ({exc})")]
+        raise ValueError(f"cannot read CSV ({exc})") from None
     video_col = _video_column(header)
     missing = [c for c in REQUIRED_COLUMNS if c not in header]
-    if video_col is None or missing:
-        need = missing + ([] if video_col else ["one of " + "/".join(VIDEO_COLUMNS)])
-        return [], [Problem("malformed_metadata", label, detail=f"missing columns: {', '.join(need)}")]
+    if video_col is None:
+        missing.append("one of " + "/".join(VIDEO_COLUMNS))
+    if missing:
+        raise ValueError(f"missing columns: {', '.join(missing)}")
+    return rows, video_col
+
+
+def read_metadata_csv(path: Path, label: str) -> tuple[list[tuple[str, dict]], list[Problem]]:
+    """(video id, partial fixation row) per valid CSV row, in file order, and the problems."""
+    problems: list[Problem] = []
+    try:
+        rows, video_col = read_metadata_table(path)
+    except ValueError as exc:
+        return [], [Problem("malformed_metadata", label, detail=str(exc))]
     out = []
     for i, row in enumerate(rows):
         try:

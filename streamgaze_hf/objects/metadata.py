@@ -16,18 +16,16 @@ fall back to the per-fixation sets).
 
 from __future__ import annotations
 
-import csv
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..dataset.release_metadata import (
-    REQUIRED_COLUMNS,
-    VIDEO_COLUMNS,
     episode_span,
     object_identity,
     parse_repr,
+    read_metadata_table,
     video_id_from,
 )
 from ..errors import StreamGazeError
@@ -118,18 +116,9 @@ def read_episodes(path: Path) -> list[tuple[str, MetadataEpisode]]:
     """(video id, episode) per row of one metadata CSV; a StreamGazeError naming the file (and line)
     for unreadable files, missing columns, bad times and unparseable object cells."""
     try:
-        with path.open(newline="", encoding="utf-8-sig") as fh:
-            reader = csv.DictReader(fh)
-            header = list(reader.fieldnames or [])
-            rows = list(reader)
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        raise StreamGazeError(f"cannot read metadata CSV ({exc})", path) from None
-    video_col = next((c for c in VIDEO_COLUMNS if c in header), None)
-    missing = [c for c in REQUIRED_COLUMNS if c not in header]
-    if video_col is None:
-        missing.append("one of " + "/".join(VIDEO_COLUMNS))
-    if missing:
-        raise StreamGazeError(f"metadata CSV is missing columns: {', '.join(missing)}", path)
+        rows, video_col = read_metadata_table(path)
+    except ValueError as exc:
+        raise StreamGazeError(f"metadata CSV: {exc}", path) from None
     out = []
     for i, row in enumerate(rows):
         line = i + 2  # 1-based, after the header
