@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import Any
 
+from ..htmlpage import attr, page_head
 from .corrections import CSV_COLUMNS
 
 __all__ = ["PageFixation", "PageVideo", "embed_json", "render_index", "render_video_page"]
@@ -69,10 +70,6 @@ def embed_json(value: Any) -> str:
     text = json.dumps(value, ensure_ascii=False, sort_keys=True, allow_nan=False)
     return (text.replace("</", "<\\/").replace("<!--", "\\u003c!--")
             .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
-
-
-def _a(value: object) -> str:
-    return escape(str(value), quote=True)
 
 
 def _clock(t: float) -> str:
@@ -401,7 +398,7 @@ def _object_rows(k: int, region: str, names: Sequence[str]) -> str:
     rows = []
     for j, n in enumerate(names):
         radio = f"f{k}-{region}-{j}"
-        rows.append(f'<div class="object" data-region="{region}" data-object="{_a(n)}" data-radio="{radio}">'
+        rows.append(f'<div class="object" data-region="{region}" data-object="{attr(n)}" data-radio="{radio}">'
                     f'<span class="name">{escape(n)}</span>{_radios(radio)}</div>')
     return "".join(rows)
 
@@ -409,7 +406,7 @@ def _object_rows(k: int, region: str, names: Sequence[str]) -> str:
 def _fixation_card(k: int, f: PageFixation, video: PageVideo) -> str:
     dur = f.end - f.start
     if f.gazed:
-        gazed = (f'<div class="object" data-region="gazed" data-object="{_a(f.gazed)}" data-radio="f{k}-g">'
+        gazed = (f'<div class="object" data-region="gazed" data-object="{attr(f.gazed)}" data-radio="f{k}-g">'
                  f'<span class="name">{escape(f.gazed)}</span>{_radios(f"f{k}-g")}')
     else:
         gazed = ('<div class="object" data-region="gazed" data-object="">'
@@ -423,7 +420,7 @@ def _fixation_card(k: int, f: PageFixation, video: PageVideo) -> str:
 <h2>Fixation {f.fixation_index} <span class="when">{_clock(f.start)} - {_clock(f.end)} ({dur:.1f} s) \u00b7 \
 episode {f.episode_index} \u00b7 gaze at ({f.x:.2f}, {f.y:.2f})</span></h2>
 <div class="clip">
-<video class="clip-video" id="video-{k}" data-k="{k}" src="{_a(video.video_src)}" preload="none" muted \
+<video class="clip-video" id="video-{k}" data-k="{k}" src="{attr(video.video_src)}" preload="none" muted \
 playsinline controls></video>
 <div class="controls"><button type="button" class="play-fixation" data-k="{k}">\u25b6 Play this fixation</button>\
 <span id="time-{k}" class="time"></span></div>
@@ -457,17 +454,7 @@ def render_video_page(video: PageVideo) -> str:
     version = f", dataset {video.dataset_version}" if video.dataset_version else ""
     meta = (f"source {video.source or 'unknown'}{version} \u00b7 {len(video.fixations)} fixations \u00b7 "
             f"{_clock(video.duration)} of video")
-    return f"""<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="{_a(_csp())}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{escape(title)}</title>
-<style>{_CSS}</style>
-</head>
-<body>
-<header>
+    return page_head(title, _csp(), _CSS) + f"""<header>
 <h1>{escape(title)}</h1>
 <p class="meta">{escape(meta)} \u00b7 <a href="index.html">all videos</a></p>
 </header>
@@ -502,21 +489,11 @@ def render_index(videos: Sequence[PageVideo], pages: Mapping[str, str], title: s
     rows = []
     for v in videos:
         n_obj = sum(bool(f.gazed) + len(f.fov) + len(f.out) for f in v.fixations)
-        rows.append(f'<tr><td><a href="{_a(pages[v.video_id])}">{escape(v.video_id)}</a></td>'
+        rows.append(f'<tr><td><a href="{attr(pages[v.video_id])}">{escape(v.video_id)}</a></td>'
                     f'<td>{escape(v.source)}</td><td class="num">{len(v.fixations)}</td>'
                     f'<td class="num">{n_obj}</td><td class="num">{_clock(v.duration)}</td></tr>')
     csp = "default-src 'none'; style-src 'unsafe-inline'"
-    return f"""<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="{_a(csp)}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{escape(title)}</title>
-<style>{_CSS}</style>
-</head>
-<body>
-<header>
+    return page_head(title, csp, _CSS) + f"""<header>
 <h1>{escape(title)}</h1>
 <p class="meta">{len(videos)} videos. Open each page, review every fixation, press <strong>Export CSV</strong>
 and send the CSV files back; they are applied with <code>streamgaze build --review CSV...</code>.</p>

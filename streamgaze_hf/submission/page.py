@@ -13,6 +13,7 @@ import hashlib
 from collections.abc import Sequence
 from html import escape
 
+from ..htmlpage import attr, page_head
 from .rows import COLUMNS, SCORE_KEYS, Column, Row, fmt_score
 from .schema import valid_url
 
@@ -73,10 +74,6 @@ _JS = """
 """
 
 
-def _attr(value: object) -> str:
-    return escape(str(value), quote=True)
-
-
 def _sort_value(col: Column, row: Row) -> str:
     value = col.get(row)
     if value is None or value == "":
@@ -90,7 +87,7 @@ def _cell(col: Column, row: Row) -> str:
     if col.key == "model":
         name = f'<span class="name">{escape(row.name)}</span>'
         if row.url and valid_url(row.url):
-            name = f'<a href="{_attr(row.url)}" rel="nofollow noopener noreferrer">{name}</a>'
+            name = f'<a href="{attr(row.url)}" rel="nofollow noopener noreferrer">{name}</a>'
         if row.source != "submission":
             name += f'<span class="badge">{escape(row.source_label)}</span>'
         text = name
@@ -98,14 +95,14 @@ def _cell(col: Column, row: Row) -> str:
         text = escape(fmt_score(value))
     else:
         text = escape("" if value is None else str(value))
-    return f'<td class="{" ".join(classes)}" data-sort="{_attr(_sort_value(col, row))}">{text}</td>'
+    return f'<td class="{" ".join(classes)}" data-sort="{attr(_sort_value(col, row))}">{text}</td>'
 
 
 def _header(col: Column) -> str:
     sort = ' aria-sort="descending"' if col.key == "overall" else ' aria-sort="none"'
     classes = ("num" if col.numeric else "text") + (" settings" if col.settings else "")
-    title = f' title="{_attr(col.title)}"' if col.title else ""
-    return (f'<th class="{classes}" data-key="{_attr(col.key)}" data-kind="{"num" if col.numeric else "text"}"'
+    title = f' title="{attr(col.title)}"' if col.title else ""
+    return (f'<th class="{classes}" data-key="{attr(col.key)}" data-kind="{"num" if col.numeric else "text"}"'
             f'{sort}{title} scope="col"><button type="button">{escape(col.label)}</button></th>')
 
 
@@ -114,24 +111,14 @@ def render_html(rows: Sequence[Row], *, title: str, meta: str, notes: Sequence[s
     script_hash = base64.b64encode(hashlib.sha256(_JS.encode("utf-8")).digest()).decode("ascii")
     csp = f"default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-{script_hash}'"
     head = "".join(_header(c) for c in COLUMNS)
-    body = "\n".join(f'<tr class="{_attr(r.source)}">' + "".join(_cell(c, r) for c in COLUMNS) + "</tr>"
+    body = "\n".join(f'<tr class="{attr(r.source)}">' + "".join(_cell(c, r) for c in COLUMNS) + "</tr>"
                      for r in rows)
     chart = ""
     if chart_png:
         data = base64.b64encode(chart_png).decode("ascii")
         chart = f'<img class="chart" alt="Per-task scores (grouped bars)" src="data:image/png;base64,{data}">'
     notes_html = "".join(f"<li>{escape(n)}</li>" for n in notes)
-    return f"""<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="{_attr(csp)}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{escape(title)}</title>
-<style>{_CSS}</style>
-</head>
-<body>
-<h1>{escape(title)}</h1>
+    return page_head(title, csp, _CSS) + f"""<h1>{escape(title)}</h1>
 <p class="meta">{escape(meta)}</p>
 <div class="wrap">
 <table id="leaderboard">
