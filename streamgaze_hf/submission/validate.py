@@ -21,7 +21,7 @@ from ..tasks import TASK_IDS, TASKS, get_task
 from .build import is_oracle
 from .rescore import AnswerKey, ItemKey, Rescored, load_answer_key, score_responses
 from .schema import parse_submission
-from .strictjson import StrictJSONError, is_int, is_number
+from .strictjson import StrictJSONError, check_object, is_int, is_number
 
 __all__ = ["ValidationReport", "load_submission", "validate_submission", "SCORE_TOLERANCE"]
 
@@ -138,17 +138,11 @@ def _responses(sub: dict, key: AnswerKey) -> dict[ItemKey, tuple[str, Any, str]]
 
 def _compare(reported: Any, expected: Any, where: str) -> None:
     if isinstance(expected, dict):
-        if not isinstance(reported, dict):
-            raise StreamGazeError(f"{where} must be an object")
-        dups = getattr(reported, "duplicates", [])
-        if dups:
-            raise StreamGazeError(f"duplicate field {dups[0]!r} in {where}")
-        extra = [k for k in reported if k not in expected]
-        if extra:
-            raise StreamGazeError(f"unknown field {extra[0]!r} in {where}")
+        try:  # the same object rule as every other part of the submission (strictjson)
+            check_object(reported, where, dict.fromkeys(expected, lambda _v: None))
+        except StrictJSONError as exc:
+            raise StreamGazeError(str(exc)) from None
         for k, v in expected.items():
-            if k not in reported:
-                raise StreamGazeError(f"{where} is missing the field {k!r}")
             _compare(reported[k], v, f"{where}.{k}")
         return
     if not is_number(reported) or (is_int(expected) and not is_int(reported)):
