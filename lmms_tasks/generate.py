@@ -31,6 +31,7 @@ doc_to_visual: !function lmms_tasks.utils.doc_to_visual
 doc_to_text: !function lmms_tasks.utils.doc_to_text
 doc_to_target: !function lmms_tasks.utils.doc_to_target
 process_results: !function lmms_tasks.utils.process_results
+cluster_key: video_id
 generation_kwargs:
   max_new_tokens: 64
   temperature: 0

@@ -3,11 +3,16 @@
 Both are lmms-eval "simple" models reading each request's document from ``self.task_dict``.
 The oracle answers from the answer key: it checks the plumbing end to end and must never be
 submitted to the leaderboard.
+
+They behave as lmms-eval models in a distributed run (``accelerate launch`` or ``torchrun``): rank and
+world size come from the launcher's environment, and the device is the CPU (they compute nothing on an
+accelerator, so a CPU-only machine runs them multi-process too).
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import random
 
 from lmms_eval.api.model import lmms
@@ -23,9 +28,18 @@ def _as_bool(v) -> bool:
 class _DocModel(lmms):
     is_simple = True
 
-    def __init__(self, check_visuals=False, **kwargs) -> None:
+    def __init__(self, check_visuals=False, device=None, **kwargs) -> None:
         super().__init__()
+        import torch
+
         self.check_visuals = _as_bool(check_visuals)
+        self._device = torch.device("cpu")
+        self._rank = int(os.environ.get("RANK", 0))
+        self._world_size = int(os.environ.get("WORLD_SIZE", 1))
+
+    @property
+    def device(self):
+        return self._device
 
     def answer(self, doc: dict) -> str:
         raise NotImplementedError
@@ -36,11 +50,9 @@ class _DocModel(lmms):
             _ctx, _gen, doc_to_visual, doc_id, task, split = req.args
             doc = self.task_dict[task][split][doc_id]
             if self.check_visuals:
-                import os
-
-                for path in doc_to_visual(doc):
-                    if not os.path.isfile(path):
-                        raise FileNotFoundError(path)
+                for visual in doc_to_visual(doc):
+                    if isinstance(visual, str) and not os.path.isfile(visual):
+                        raise FileNotFoundError(visual)
             out.append(self.answer(doc))
         return out
 

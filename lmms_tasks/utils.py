@@ -6,8 +6,6 @@ from __future__ import annotations
 from streamgaze_hf import evaluation
 from streamgaze_hf.errors import StreamGazeError
 
-PROACTIVE_METRICS = ("accuracy", "precision", "recall", "f1", "fpr", "fnr")
-
 
 def process_docs(dataset):
     """Replace the one-row placeholder (which names the task and gaze mode) with the task's
@@ -25,7 +23,12 @@ def process_docs(dataset):
 
 
 def doc_to_visual(doc):
-    return evaluation.doc_visuals(doc)
+    """The window clip path, preceded in the salience variant by the salience map as a ``PIL.Image``
+    (lmms-eval's simple wrappers accept an image only as a PIL image and drop image paths)."""
+    from PIL import Image
+
+    visuals = evaluation.doc_visuals(doc)
+    return [Image.open(v).convert("RGB") if v.endswith(".png") else v for v in visuals]
 
 
 def doc_to_text(doc, lmms_eval_specific_kwargs=None):
@@ -38,9 +41,7 @@ def doc_to_target(doc):
 
 
 def process_results(doc, results):
-    record = evaluation.score_doc(doc, results[0] if results else "")
-    metrics = PROACTIVE_METRICS if doc["checkpoint_index"] >= 0 else ("accuracy",)
-    return {m: record for m in metrics}
+    return evaluation.metric_records(evaluation.score_doc(doc, results[0] if results else ""))
 
 
 def _metric(items, name: str) -> float:

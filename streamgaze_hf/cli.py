@@ -154,6 +154,9 @@ def _eval(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--prompt-mode", choices=["default", "reference"], default=None,
                    help="prompts and parsing: ours (default) or the official code's, to compare with the paper")
     p.add_argument("--clip-fps", type=float, default=None, help="frame-rate cap of the window clips")
+    p.add_argument("--protocol", default=None, metavar="NAME",
+                   help="frame sampling and generation of a model family's official wrapper: default, "
+                        "paper_qwen2_5_vl, paper_api, paper_internvl (README 'Evaluate your model')")
     p.add_argument("lmms_eval_args", nargs=argparse.REMAINDER,
                    help="arguments for lmms-eval, e.g. -- --model streamgaze_random --tasks streamgaze")
 
@@ -161,15 +164,52 @@ def _eval(p: argparse.ArgumentParser) -> Handler:
         import os
 
         from .dataset.load import resolve_root
+        from .evaluation import run_settings
+        from .protocols import PROTOCOL_ENV, get_protocol
 
         os.environ["STREAMGAZE_ROOT"] = str(resolve_root(a.root))
         if a.prompt_mode:
             os.environ["STREAMGAZE_PROMPT_MODE"] = a.prompt_mode
         if a.clip_fps is not None:
             os.environ["STREAMGAZE_CLIP_FPS"] = str(a.clip_fps)
-        return run_lmms_eval(a.lmms_eval_args)
+        args = list(a.lmms_eval_args[1:] if a.lmms_eval_args[:1] == ["--"] else a.lmms_eval_args)
+        if a.protocol:
+            protocol = get_protocol(a.protocol)
+            os.environ[PROTOCOL_ENV] = protocol.name
+            if protocol.generation and "--gen_kwargs" not in args:
+                args += ["--gen_kwargs", protocol.gen_kwargs()]
+        settings = run_settings()  # validates the environment before lmms-eval starts
+        out = args[args.index("--output_path") + 1] if "--output_path" in args[:-1] else None
+        before = set(_results_files(out)) if out else set()
+        rc = run_lmms_eval(args)
+        if out:
+            annotate_results([p for p in _results_files(out) if p not in before], settings)
+        return rc
 
     return run
+
+
+def _results_files(output_path: str) -> list:
+    from pathlib import Path
+
+    return sorted(Path(output_path).rglob("*_results.json"))
+
+
+def annotate_results(paths: list, settings: dict) -> None:
+    """Record a run's settings (prompt mode, protocol, clip fps, toolkit version) under ``"streamgaze"``
+    in the lmms-eval results files it wrote: task names are the same in every mode, so the results
+    themselves must say which mode made them."""
+    import json
+
+    from .fsutil import atomic_output
+
+    for path in paths:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if "streamgaze" in data:
+            continue
+        data["streamgaze"] = settings
+        with atomic_output(path) as tmp:
+            tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
 def run_lmms_eval(args: list[str]) -> int:

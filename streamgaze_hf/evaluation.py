@@ -9,7 +9,8 @@ Harness-agnostic (the lmms-eval plugin in ``lmms_tasks/`` is thin glue over this
 
 Run settings come from the environment so that every rank of a distributed run agrees:
 ``STREAMGAZE_ROOT`` (dataset root), ``STREAMGAZE_PROMPT_MODE`` (``default`` or ``reference``),
-``STREAMGAZE_CLIP_FPS`` (frame-rate cap of the clips), ``STREAMGAZE_CLIP_CACHE`` (clip cache dir).
+``STREAMGAZE_CLIP_FPS`` (frame-rate cap of the clips), ``STREAMGAZE_PROTOCOL`` (frame sampling of a
+model family's official wrapper, see ``protocols``), ``STREAMGAZE_CLIP_CACHE`` (clip cache dir).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from .errors import StreamGazeError
 from .fsutil import atomic_output
 from .gaze.salience import salience_heatmap, track_salience_map
 from .gaze.track import GazeTrack
+from .protocols import current_protocol, get_protocol
 from .tasks import get_task
 
 #: task-name suffix -> gaze-input mode (paper Table 3); "" is the paper's main setting
@@ -54,6 +56,14 @@ def clip_fps() -> float | None:
     if not fps > 0:
         raise StreamGazeError(f"${CLIP_FPS_ENV} must be > 0, got {raw}")
     return fps
+
+
+def run_settings() -> dict:
+    """The settings of this process's evaluation that change a number (validated)."""
+    from . import __version__
+
+    return {"prompt_mode": prompt_mode(), "protocol": current_protocol().name, "clip_fps": clip_fps() or 0.0,
+            "toolkit_version": __version__}
 
 
 def task_name(task_id: str, gaze: str = "visual") -> str:
@@ -121,7 +131,7 @@ def load_docs(task_id: str, gaze: str = "visual", root: str | os.PathLike[str] |
     rows = [dict(r) for r in load_task(task_id, root_path)]
     geometry = _video_geometry(root_path)
     settings = {"dataset_root": str(root_path), "gaze": gaze, "prompt_mode": prompt_mode(),
-                "clip_fps": clip_fps() or 0.0}
+                "clip_fps": clip_fps() or 0.0, "protocol": current_protocol().name}
     tracks = {}
     if spec.is_proactive or gaze == "salience":
         tracks = _gaze_tracks(root_path, {r["video_id"] for r in rows}, geometry)
@@ -154,11 +164,19 @@ def doc_visuals(doc: dict, cache_dir: str | os.PathLike[str] | None = None) -> l
     root = Path(doc["dataset_root"])
     rel = doc["overlay_path"] if doc["gaze"] == "visual" else doc["video_path"]
     start, end = doc_window(doc)
-    clip = prepare_clip(root / rel, start, end, fps_cap=doc["clip_fps"] or None, cache_dir=cache_dir)
+    clip = prepare_clip(root / rel, start, end, fps_cap=doc_fps_cap(doc), cache_dir=cache_dir)
     visuals = [str(clip)]
     if doc["gaze"] == "salience":
         visuals.insert(0, str(salience_image(doc, Path(cache_dir) if cache_dir else clip_cache_dir())))
     return visuals
+
+
+def doc_fps_cap(doc: dict) -> float | None:
+    """The frame-rate cap of the document's clip: the lower of ``clip_fps`` and the protocol's."""
+    start, end = doc_window(doc)
+    caps = [c for c in (doc["clip_fps"] or None, get_protocol(doc.get("protocol", "default")).fps_cap(end - start))
+            if c]
+    return min(caps) if caps else None
 
 
 def salience_image(doc: dict, cache_dir: Path) -> Path:
@@ -206,8 +224,9 @@ def score_doc(doc: dict, response: str) -> dict:
     answer, correctness, and the settings that change a number."""
     response = response or ""
     rec = {"question_id": doc["question_id"], "task": doc["task"], "video_id": doc["video_id"],
-           "checkpoint_index": int(doc["checkpoint_index"]), "response": response,
-           "gaze": doc["gaze"], "prompt_mode": doc["prompt_mode"], "clip_fps": doc["clip_fps"]}
+           "source": doc.get("source", ""), "checkpoint_index": int(doc["checkpoint_index"]), "response": response,
+           "gaze": doc["gaze"], "prompt_mode": doc["prompt_mode"], "clip_fps": doc["clip_fps"],
+           "protocol": doc.get("protocol", "default")}
     reference = doc["prompt_mode"] == "reference"
     if get_task(doc["task"]).is_proactive:
         label = doc["checkpoint_label"] == "Yes"
@@ -229,6 +248,33 @@ def score_doc(doc: dict, response: str) -> dict:
         rec.update({"answer": doc["answer"], "parsed": parsed, "correct": bool(correct)})
     rec["score"] = 100.0 if rec["correct"] else 0.0
     return rec
+
+
+def effective_yes(record: dict) -> bool:
+    """A proactive record's prediction as the metrics count it: an unparsed answer is a miss of its
+    label (a false negative for Yes, a false positive for No; see ``scoring.proactive_metrics``)."""
+    return (record["label"] != "Yes") if record["parsed"] is None else record["parsed"] == "Yes"
+
+
+def metric_records(record: dict) -> dict[str, dict]:
+    """One item per metric for a harness that computes standard errors from per-item scores
+    (lmms-eval's CLT and clustered stderr read each item's ``score``).
+
+    Multiple choice: ``accuracy`` only. Proactive: every metric gets its own item. The proportions
+    carry ``score`` only on the items in their denominator (precision: predicted Yes; recall and FNR:
+    label Yes; FPR: label No), so their standard error is that of their own proportion, never the
+    accuracy's; F1 is not a mean of per-item scores and carries none (its bootstrap standard error
+    is in ``statistics``)."""
+    if record["checkpoint_index"] < 0:
+        return {"accuracy": record}
+    pred, label = effective_yes(record), record["label"] == "Yes"
+    base = {k: v for k, v in record.items() if k != "score"}
+    conditional = {"precision": (pred, label), "recall": (label, pred), "fpr": (not label, pred),
+                   "fnr": (label, not pred)}
+    out = {"accuracy": record, "f1": base}
+    for name, (in_denominator, hit) in conditional.items():
+        out[name] = {**base, "score": 100.0 if hit else 0.0} if in_denominator else base
+    return out
 
 
 def task_metrics(records: list[dict]) -> dict:

@@ -30,10 +30,12 @@ def demo_dataset(demo_world, tmp_path_factory):
     return build_dataset(raw, tmp_path_factory.mktemp("dataset") / "streamgaze", "0.1.0")
 
 
-def run_lmms_eval(args, root, out, env_extra=None, timeout=900):
+def run_lmms_eval(args, root, out, env_extra=None, timeout=900, launcher=None, eval_args=()):
     """Run the real lmms-eval CLI (a subprocess, through `streamgaze eval`); return (proc, results, samples).
 
-    lmms-eval exits 0 on most failures, so callers check the files it wrote, not only the exit code.
+    ``launcher`` replaces ``python -m`` (e.g. ``accelerate launch --num_processes 2 -m``); ``eval_args``
+    go to ``streamgaze eval`` itself (e.g. ``--protocol``). lmms-eval exits 0 on most failures, so callers
+    check the files it wrote, not only the exit code.
     """
     import json
     import subprocess
@@ -41,8 +43,8 @@ def run_lmms_eval(args, root, out, env_extra=None, timeout=900):
 
     env = {**os.environ, "STREAMGAZE_ROOT": str(root), "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
            "STREAMGAZE_CLIP_CACHE": str(out / "clips"), **(env_extra or {})}
-    cmd = [sys.executable, "-m", "streamgaze_hf", "eval", "--", *args, "--log_samples", "--output_path",
-           str(out), "--timezone", "UTC", "--verbosity", "DEBUG"]
+    cmd = [*(launcher or [sys.executable, "-m"]), "streamgaze_hf", "eval", *eval_args, "--", *args, "--log_samples",
+           "--output_path", str(out), "--timezone", "UTC", "--verbosity", "DEBUG"]
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
     results = sorted(out.rglob("*_results.json"))
     samples = {}
