@@ -234,6 +234,29 @@ def run_lmms_eval(args: list[str]) -> int:
     return int(rc or 0)
 
 
+@command("compare", "per-task differences between two submissions with paired bootstrap confidence intervals")
+def _compare(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("a", help="submission A")
+    p.add_argument("b", help="submission B (differences are B - A)")
+    p.add_argument("--dataset", default=None, help="dataset root both were made on (default: $STREAMGAZE_ROOT, "
+                   "else ./streamgaze)")
+    p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--level", type=float, default=0.95, help="confidence level (default 0.95)")
+    p.add_argument("--json", action="store_true", help="print the comparison as JSON")
+
+    def run(a: argparse.Namespace) -> int:
+        import json
+
+        from .submission.compare import compare_submissions, format_comparison
+
+        result = compare_submissions(a.a, a.b, a.dataset, resamples=a.resamples, seed=a.seed, level=a.level)
+        print(json.dumps(result, indent=2) if a.json else format_comparison(result))
+        return 0
+
+    return run
+
+
 @command("submit", "turn an lmms-eval output directory into a leaderboard submission (re-scored JSON)")
 def _submit(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("output_dir", help="the --output_path of an `lmms-eval ... --log_samples` run (newest run used)")

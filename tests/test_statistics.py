@@ -76,3 +76,32 @@ def test_paired_difference():
     overall = paired_overall_difference({"t1": a, "t2": a}, {"t1": better, "t2": a}, resamples=500)
     assert overall["difference"] == pytest.approx(0.05)
     assert overall["ci_low"] > 0.0
+
+
+def test_compare_command_reports_paired_intervals(demo_dataset, tmp_path, capsys):
+    from streamgaze_hf.cli import main
+    from streamgaze_hf.submission.compare import compare_submissions
+    from streamgaze_hf.submission.rescore import load_answer_key
+    from streamgaze_hf.tasks import TASK_IDS
+
+    from .test_submission import synthetic_submission
+
+    key = load_answer_key(demo_dataset)
+    a = synthetic_submission(key, tmp_path / "a.json", "Half right", 0.5)
+    b = synthetic_submission(key, tmp_path / "b.json", "Mostly right", 0.9)
+    result = compare_submissions(a, b, demo_dataset, resamples=300)
+    assert set(result["tasks"]) == set(TASK_IDS)
+    for task, r in result["tasks"].items():
+        n = len({q for q, _ in key.docs[task]})
+        assert r["n_questions"] == n
+        assert r["difference"] == pytest.approx(r["b"] - r["a"])
+        assert r["b"] > r["a"] and r["ci_low"] <= r["difference"] <= r["ci_high"]
+    assert result["overall"]["difference"] == pytest.approx(result["overall"]["b"] - result["overall"]["a"])
+    assert result["overall"]["ci_low"] > 0  # 40 points better on every task: the interval excludes 0
+    assert compare_submissions(a, b, demo_dataset, resamples=300) == result  # seeded
+    rc = main(["compare", str(a), str(b), "--dataset", str(demo_dataset), "--resamples", "200"])
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert [ln.split()[0] for ln in out.splitlines()[3:14]] == [*TASK_IDS, "overall"]
+    rc = main(["compare", str(a), str(b), "--dataset", str(demo_dataset), "--resamples", "5"])
+    assert rc == 2 and "--resamples must be at least 100" in capsys.readouterr().err

@@ -1,0 +1,59 @@
+"""``streamgaze compare A.json B.json``: per-task differences between two submissions on one dataset,
+with paired bootstrap confidence intervals (both submissions re-scored from their raw responses and
+resampled over the same questions; see :mod:`streamgaze_hf.statistics`)."""
+
+from __future__ import annotations
+
+import os
+
+from ..errors import StreamGazeError
+from ..statistics import DEFAULT_RESAMPLES, paired_difference, paired_overall_difference
+from ..tasks import TASK_IDS
+from .validate import validate_submission
+
+__all__ = ["compare_submissions", "format_comparison"]
+
+
+def compare_submissions(path_a: str | os.PathLike[str], path_b: str | os.PathLike[str],
+                        root: str | os.PathLike[str] | None = None, *, resamples: int = DEFAULT_RESAMPLES,
+                        seed: int = 0, level: float = 0.95) -> dict:
+    """B − A per task (accuracy) and overall, each with a paired bootstrap interval at ``level``.
+
+    Both files are validated and re-scored against the dataset at ``root`` first; they must share the
+    gaze mode, prompt mode and protocol, or the difference would not be the model's."""
+    if resamples < 100:
+        raise StreamGazeError(f"--resamples must be at least 100, got {resamples}")
+    if not 0.5 <= level < 1.0:
+        raise StreamGazeError(f"--level must be in [0.5, 1), got {level}")
+    cache: dict = {}
+    a = validate_submission(path_a, root, key_cache=cache)
+    b = validate_submission(path_b, root, key_cache=cache)
+    for field in ("gaze", "prompt_mode", "protocol"):
+        va, vb = a.submission["settings"].get(field), b.submission["settings"].get(field)
+        if va != vb:
+            raise StreamGazeError(f"the submissions differ in {field} ({va} vs {vb}): their scores are not comparable",
+                                  b.path)
+    tasks = {}
+    for i, task in enumerate(TASK_IDS):
+        tasks[task] = paired_difference(a.rescored.records[task], b.rescored.records[task],
+                                        resamples=resamples, seed=seed + i, level=level)
+    overall = paired_overall_difference({t: a.rescored.records[t] for t in TASK_IDS},
+                                        {t: b.rescored.records[t] for t in TASK_IDS},
+                                        resamples=resamples, seed=seed, level=level)
+    overall.update(a=a.scores["overall"], b=b.scores["overall"])
+    return {"a": {"path": str(a.path), "model": a.submission["model"]["name"]},
+            "b": {"path": str(b.path), "model": b.submission["model"]["name"]},
+            "tasks": tasks, "overall": overall, "level": level, "resamples": resamples, "seed": seed}
+
+
+def format_comparison(result: dict) -> str:
+    pct = int(round(result["level"] * 100))
+    lines = [f"A = {result['a']['model']} ({result['a']['path']})", f"B = {result['b']['model']} ({result['b']['path']})",
+             f"{'task':<10} {'A':>7} {'B':>7} {'B-A':>7}   {pct}% CI (paired bootstrap, {result['resamples']} resamples)"]
+    rows = [*result["tasks"].items(), ("overall", result["overall"])]
+    for name, r in rows:
+        sig = "" if r["ci_low"] <= 0.0 <= r["ci_high"] else "  *"
+        lines.append(f"{name:<10} {100 * r['a']:7.2f} {100 * r['b']:7.2f} {100 * r['difference']:+7.2f}   "
+                     f"[{100 * r['ci_low']:+.2f}, {100 * r['ci_high']:+.2f}]{sig}")
+    lines.append("* the interval excludes 0")
+    return "\n".join(lines)
