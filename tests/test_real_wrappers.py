@@ -40,12 +40,12 @@ def tiny_models(tmp_path_factory):
 WRAPPERS = {
     "qwen2_5_vl_chat": lambda m: ["--model", "qwen2_5_vl", "--model_args",
                                   f"pretrained={m['qwen2_5_vl']},device=cpu,device_map=cpu,max_pixels=76800,"
-                                  "min_pixels=3136,max_num_frames=8"],
+                                  "min_pixels=3136,max_num_frames=6"],
     "qwen2_5_vl_simple": lambda m: ["--model", "qwen2_5_vl", "--force_simple", "--model_args",
                                     f"pretrained={m['qwen2_5_vl']},device=cpu,device_map=cpu,max_pixels=76800,"
-                                    "min_pixels=3136,max_num_frames=8"],
+                                    "min_pixels=3136,max_num_frames=6"],
     "llava_onevision": lambda m: ["--model", "streamgaze_llava_hf", "--model_args",
-                                  f"pretrained={m['llava_onevision']},device=cpu,device_map=cpu,max_frames_num=8"],
+                                  f"pretrained={m['llava_onevision']},device=cpu,device_map=cpu,max_frames_num=6"],
 }
 
 
@@ -57,14 +57,17 @@ def _task_gaze(name: str) -> tuple[str, str]:
 
 
 @pytest.mark.parametrize("wrapper", sorted(WRAPPERS))
-def test_wrapper_runs_every_task_and_variant_on_window_frames(wrapper, tiny_models, demo_dataset, tmp_path):
+def test_wrapper_runs_every_task_and_variant_on_window_frames(wrapper, tiny_models, demo_dataset, tmp_path,
+                                                              tmp_path_factory):
     probe = tmp_path / "probe.jsonl"
+    clips = tmp_path_factory.getbasetemp().parent / "wrapper_clips"  # the same 40 clips for every wrapper
     geometry = pq.read_table(data_file(demo_dataset, "videos")).to_pylist()
     sizes = {(g["width"], g["height"]) for g in geometry}
     assert len(sizes) == 1
     (width, height), fps = sizes.pop(), {g["video_id"]: g["fps"] for g in geometry}
     env = {"PYTHONPATH": os.pathsep.join([str(PROBE_DIR), os.environ.get("PYTHONPATH", "")]),
-           "STREAMGAZE_PROBE_LOG": str(probe), "STREAMGAZE_PROBE_FRAME_SIZE": f"{width}x{height}"}
+           "STREAMGAZE_PROBE_LOG": str(probe), "STREAMGAZE_PROBE_FRAME_SIZE": f"{width}x{height}",
+           "STREAMGAZE_CLIP_CACHE": str(clips)}
     proc, results, samples = run_lmms_eval([*WRAPPERS[wrapper](tiny_models), "--tasks", ",".join(ALL_TASKS),
                                             "--limit", "1"], demo_dataset, tmp_path / "out", env_extra=env)
     assert results is not None, proc.stdout[-3000:] + proc.stderr[-3000:]
