@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..dataset.schema import LETTERS
-from ..tasks import TaskSpec
+from ..tasks import TaskSpec, task_for_release_file
 from .release_report import Problem, snippet
 
 OTP_PREFIX = "What object does the user gaze at next after looking at the"
@@ -133,6 +133,33 @@ def normalise_source(category: object) -> str:
     """``video_categories`` → lower-case source id (EGTEA→egtea, EGOEXO→egoexolearn, ...)."""
     key = re.sub(r"[^a-z0-9]", "", str(category or "").lower())
     return _SOURCES.get(key, key)
+
+
+#: file-name keywords → task, in the order of the official step-4 router (pipeline/step4_run_all_filtering.py)
+#: plus the evaluator's and the pipeline's other names; the first match wins
+NAME_KEYWORDS: tuple[tuple[str, str], ...] = (
+    ("future_action", "fap"), ("action_prediction", "fap"),
+    ("remind_hard", "oaa"), ("object_appearance", "oaa"),
+    ("remind_easy", "gta"), ("gaze_triggered", "gta"),
+    ("present_attr", "oar"), ("attribute_recognition", "oar"),
+    ("ident_hard", "oi_hard"), ("identification_hard", "oi_hard"),
+    ("present_ident", "oi_easy"), ("identification_easy", "oi_easy"),
+    ("next_after_group", "gsm"), ("gaze_sequence", "gsm"),
+    ("scene_reconstruction", "sr"), ("scene_recall", "sr"),
+    ("transition_pattern", "otp"), ("object_transition", "otp"),
+    ("never_gazed", "nfi"), ("non_fixated", "nfi"),
+)
+
+
+def task_for_name(file_name: str) -> str | None:
+    """The task a file name means: one of the ten release names exactly, else the first keyword of
+    :data:`NAME_KEYWORDS` it contains (``*object_transition*`` → otp, ``*gaze_sequence*`` → gsm: the
+    router sends the next-after-group generator's file to GSM); None when none fits."""
+    spec = task_for_release_file(file_name)
+    if spec is not None:
+        return spec.id
+    name = file_name.lower()
+    return next((task for word, task in NAME_KEYWORDS if word in name), None)
 
 
 def task_from_text(question: str) -> str | None:
