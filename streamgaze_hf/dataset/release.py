@@ -325,7 +325,7 @@ def _build_rows(questions: list[ReleaseQuestion], ids: VideoIds, videos: dict[st
 def _clamped_times(q: ReleaseQuestion, info: VideoInfo, flags: list[Problem]) -> tuple[float, list[dict]]:
     """The query time and checkpoints clamped at the video end (flagged), and an MC query time of 0
     (the official clip [0, 0] is empty) moved to the end of the first frame (flagged)."""
-    duration = info.duration
+    duration = round(info.duration, 6)  # the end of the last frame, without float noise
     late = [t for t in [q.query_time] + [c["time"] for c in q.checkpoints] if t > duration + _TOL]
     query_time = min(q.query_time, duration)
     checkpoints = [dict(c, time=min(c["time"], duration)) for c in q.checkpoints]

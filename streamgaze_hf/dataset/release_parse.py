@@ -284,6 +284,7 @@ def parse_question(entry: dict, q: object, file_name: str, i: int, j: int, spec:
         rq.options, rq.answer = _parse_mc(q)
         if str(q.get("answer")) != rq.answer:
             rq.flag("answer_normalised", f"answer {q.get('answer')!r} read as {rq.answer}")
+            rq.extras["release_answer"] = q.get("answer")  # the official value, kept
     return rq
 
 
