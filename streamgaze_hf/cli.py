@@ -284,6 +284,34 @@ def _submit(p: argparse.ArgumentParser) -> Handler:
     return run
 
 
+@command("import-official-results", "re-score the official StreamGaze evaluator's *_output.json files into a submission")
+def _import_official_results(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("results_dir", help="folder of the official run's <task>_output.json files (results_viz/)")
+    p.add_argument("--dataset", default=None, help="dataset imported from the same release with import-release "
+                   "(default: $STREAMGAZE_ROOT, else ./streamgaze)")
+    p.add_argument("--model-name", required=True, help="model name shown on the leaderboard")
+    p.add_argument("--model-url", default="", help="http(s) link for the model")
+    p.add_argument("--params", default="", help="model size, e.g. 7B")
+    p.add_argument("--frames", default="", help="frames given to the model, e.g. 16")
+    p.add_argument("--gaze", default="visual", choices=["visual", "none", "text", "salience"],
+                   help="gaze setting of the run (default visual: the official scripts always pass the gaze "
+                        "instruction and the overlay videos)")
+    p.add_argument("--out", required=True, help="submission file to write (e.g. submission.json)")
+
+    def run(a: argparse.Namespace) -> int:
+        from .submission.build import write_submission
+        from .submission.official import import_official_results
+
+        result = import_official_results(a.results_dir, a.dataset, model_name=a.model_name, model_url=a.model_url,
+                                         params=a.params, frames=a.frames, gaze=a.gaze)
+        write_submission(result.submission, a.out)
+        print(result.format())
+        print(a.out)
+        return 0
+
+    return run
+
+
 @command("validate", "re-score a submission from its raw responses and check it against the dataset")
 def _validate(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("submission", help="submission JSON file (from `streamgaze submit`)")

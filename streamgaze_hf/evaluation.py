@@ -129,6 +129,7 @@ def load_docs(task_id: str, gaze: str = "visual", root: str | os.PathLike[str] |
         raise StreamGazeError(f"unknown gaze mode {gaze!r}; expected one of {', '.join(GAZE_VARIANTS.values())}")
     root_path = resolve_root(root)
     rows = [dict(r) for r in load_task(task_id, root_path)]
+    check_variant(task_id, gaze, rows, root_path)
     geometry = _video_geometry(root_path)
     settings = {"dataset_root": str(root_path), "gaze": gaze, "prompt_mode": prompt_mode(),
                 "clip_fps": clip_fps() or 0.0, "protocol": current_protocol().name}
@@ -148,6 +149,24 @@ def load_docs(task_id: str, gaze: str = "visual", root: str | os.PathLike[str] |
                          "checkpoint_label": cp["label"],
                          "fixations": clip_fixations(row["fixations"], cp["time"], tracks.get(row["video_id"]))})
     return docs
+
+
+def check_variant(task_id: str, gaze: str, rows: list[dict], root: Path) -> None:
+    """One clear error when the dataset cannot serve this gaze variant (dataset/variants.py): no overlay
+    video for the visual setting, no gaze at all for the text and salience settings."""
+    from .dataset.variants import has_gaze
+
+    name = task_name(task_id, gaze)
+    if gaze == "visual":
+        missing = sorted({r["video_id"] for r in rows if not r["overlay_path"]})
+        if missing:
+            raise StreamGazeError(f"{name}: {len(missing)} video(s) of this task have no gaze-overlay video (e.g. "
+                                  f"{missing[0]}; a release imported without viz videos and without fixation "
+                                  f"centres): run {task_name(task_id, 'none')} instead", root)
+    elif gaze in ("text", "salience") and not has_gaze(root):
+        raise StreamGazeError(f"{name}: this dataset has no gaze (no gaze samples, no fixation centres), so the "
+                              f"{gaze} gaze variant would show none: run {task_name(task_id, 'visual')} or "
+                              f"{task_name(task_id, 'none')} instead", root)
 
 
 def doc_window(doc: dict) -> tuple[float, float]:

@@ -9,10 +9,11 @@ Layout written by :func:`make_release_fixture`::
     <dir>/videos/videos_holoassist_original/clips/…     video 1 (extracted-folder layout)
     <dir>/videos/videos_holoassist_viz/…                its gaze overlay
 
-Every task file has one good entry per video (entries 0 and 1). ``bad=True`` appends the bad rows of
-``BAD_ENTRIES`` (expected skip counts in ``BAD_COUNTS``), an unknown ``qa/`` file, an OTP question in
-the GSM file (imported as OTP: ``REMAPPED``), an OAA question with a checkpoint after the video end
-(imported without it: ``TRIMMED``; notes in ``BAD_NOTES``) and a hostile tarball member
+Every task file has one good entry per video (entries 0 and 1). ``bad=True`` appends the skipped rows
+of ``BAD_ENTRIES`` (expected skip counts in ``BAD_COUNTS``), the flagged but imported rows of
+``FLAGGED`` (counts in ``BAD_FLAGS``: a query time past the video end, an exact duplicate, an OAA
+checkpoint past the video end clamped there: ``CLAMPED``), an unknown ``qa/`` file, an OTP question
+in the GSM file (kept as GSM, noted: ``TEXT_DISAGREES``, ``BAD_NOTES``) and a hostile tarball member
 (``../../<video>.mp4``).
 """
 
@@ -42,19 +43,23 @@ QA_FILES = (
     "proactive_gaze_triggered_alert.json", "proactive_object_appearance_alert.json",
 )
 UNKNOWN_FILE = "past_gaze_sequence_matching_v2.json"
-# (file, entry index) → the kind of problem the importer must report for it.
+# (file, entry index) → the kind of problem the importer must skip it for.
 BAD_ENTRIES = {
     ("past_scene_recall.json", 2): "missing_video",
-    ("past_non_fixated_object_identification.json", 2): "time_beyond_video",
     ("present_object_identification_hard.json", 2): "answer_not_in_options",
-    ("present_future_action_prediction.json", 2): "duplicate",
     ("present_object_attribute_recognition.json", 2): "malformed_entry",
 }
-BAD_COUNTS = {"missing_video": 1, "time_beyond_video": 1, "answer_not_in_options": 1, "duplicate": 1,
-              "malformed_entry": 1, "unknown_file": 1}
-REMAPPED = {("past_gaze_sequence_matching.json", 2): "otp"}  # imported, under the task its text names
-TRIMMED = {("proactive_object_appearance_alert.json", 2): 40.0}  # imported without this checkpoint (s)
-BAD_NOTES = {"otp_gsm_remapped": 1, "checkpoints_beyond_video": 1}
+BAD_COUNTS = {"missing_video": 1, "answer_not_in_options": 1, "malformed_entry": 1, "unknown_file": 1}
+# (file, entry index) → the flag it is imported with (the official evaluator scores these rows).
+FLAGGED = {
+    ("past_non_fixated_object_identification.json", 2): "time_beyond_video",
+    ("present_future_action_prediction.json", 2): "duplicate",
+    ("proactive_object_appearance_alert.json", 2): "time_beyond_video",
+}
+BAD_FLAGS = {"time_beyond_video": 2, "duplicate": 1}
+TEXT_DISAGREES = {("past_gaze_sequence_matching.json", 2): "otp"}  # OTP text, kept as GSM (file decides)
+CLAMPED = {("proactive_object_appearance_alert.json", 2): 40.0}  # checkpoint imported at the video end
+BAD_NOTES = {"task_text_disagrees": 1, "duplicate_video_file": 1}  # + the hostile member's copy
 _FALLBACK_OBJECTS = ["cup", "plate", "knife", "bowl", "kettle", "spoon", "jar", "towel", "bottle", "pan"]
 
 

@@ -35,11 +35,13 @@ from streamgaze_hf.tasks import PRESENT_WINDOW_S, TASK_IDS, get_task, task_for_r
 from .release_fixture import (  # noqa: E402
     BAD_COUNTS,
     BAD_ENTRIES,
+    BAD_FLAGS,
     BAD_NOTES,
+    CLAMPED,
+    FLAGGED,
     QA_FILES,
-    REMAPPED,
     SOURCES,
-    TRIMMED,
+    TEXT_DISAGREES,
     UNKNOWN_FILE,
     make_release_fixture,
 )
@@ -72,7 +74,7 @@ def fixture_questions(release: Path, skip_bad: bool = True):
             if skip_bad and (name, i) in BAD_ENTRIES:
                 continue
             for j, q in enumerate(entry["questions"]):
-                yield name, i, j, entry, q, REMAPPED.get((name, i), task_for_release_file(name).id)
+                yield name, i, j, entry, q, task_for_release_file(name).id
 
 
 @pytest.fixture(scope="module")
@@ -195,9 +197,11 @@ def test_tar_members_never_escape_the_temporary_directory(tmp_path):
     lookup = locate_videos(videos, {"evil.mp4", "evil2.mp4", "good.mp4", "link.mp4"}, tmp, progress=False)
     found = lookup.found[ORIGINAL]
     assert sorted(found) == ["evil.mp4", "evil2.mp4", "good.mp4"]  # the symlink is not a regular file
-    for hit in found.values():
+    assert [h.member for h in found["evil2.mp4"]] == ["abs/evil2.mp4"]
+    for hits in found.values():
+        (hit,) = hits
         assert hit.path.resolve().is_relative_to(tmp.resolve()) and hit.source == "egtea"
-    assert found["good.mp4"].path.read_bytes() == b"ok"
+    assert found["good.mp4"][0].path.read_bytes() == b"ok" and found["good.mp4"][0].member == "deep/dir/good.mp4"
     inside = tmp.resolve()
     outside = [p for p in tmp_path.rglob("*") if p.is_file() and not p.resolve().is_relative_to(inside)]
     assert [p.name for p in outside] == ["videos_egtea_original.tar.gz"]
@@ -307,12 +311,15 @@ def test_import_is_reproducible(good, tmp_path):
 def test_bad_rows_are_reported_and_skipped(bad):
     release, root, report, cache = bad
     assert dict(report.skipped) == BAD_COUNTS
+    assert dict(report.flags) == BAD_FLAGS
     assert dict(report.notes) == BAD_NOTES
     for kind, examples in report.examples.items():
         assert examples and all(e.kind == kind for e in examples)
     bad_locations = {(e.file.split("/")[-1], e.entry)
                      for kind in BAD_ENTRIES.values() for e in report.examples[kind]}
     assert bad_locations == set(BAD_ENTRIES)
+    flagged = {(e.file.split("/")[-1], e.entry, e.kind) for kind in BAD_FLAGS for e in report.examples[kind]}
+    assert flagged == {(f, i, k) for (f, i), k in FLAGGED.items()}
     assert report.examples["unknown_file"][0].file == f"qa/{UNKNOWN_FILE}"
     seen = set()
     for task in report.imported:
@@ -320,30 +327,50 @@ def test_bad_rows_are_reported_and_skipped(bad):
             meta = json.loads(row["metadata"])
             seen.add((meta["release_file"], meta["release_entry"], row["task"]))
     assert not {(f, i) for f, i, _ in seen} & set(BAD_ENTRIES)
-    assert ("past_gaze_sequence_matching.json", 2, "otp") in seen  # re-mapped by its text
-    assert len(seen) == report.total_imported == 22
+    assert {(f, i) for f, i, _ in seen} >= set(FLAGGED)  # flagged rows are imported
+    assert ("past_gaze_sequence_matching.json", 2, "gsm") in seen  # the file decides, not the text
+    assert len(seen) == report.total_imported == 24
     assert all(f in QA_FILES for f, _, _ in seen)
+    # per task: rows in the files = imported + skipped; the flagged ones are among the imported
+    rows = report.counts()["rows"]
+    assert rows["nfi"] == {"in_files": 3, "imported": 3, "flagged": 1, "skipped": 0}
+    assert rows["sr"] == {"in_files": 3, "imported": 2, "flagged": 0, "skipped": 1}
+    assert rows["gsm"] == {"in_files": 3, "imported": 3, "flagged": 0, "skipped": 0}
+    assert rows["fap"] == {"in_files": 3, "imported": 3, "flagged": 1, "skipped": 0}
+    assert all(r["in_files"] == r["imported"] + r["skipped"] for r in rows.values())
+    assert report.counts()["task_text_disagrees"] == {"qa/past_gaze_sequence_matching.json": 1}
+    assert report.counts()["checkpoints"]["oaa"] == {"in_files": 13, "imported": 13, "dropped": 0}
 
 
-def test_checkpoints_after_the_video_end_are_dropped(bad):
+def test_time_past_the_video_end_is_clamped(bad):
     _release, root, _report, cache = bad
-    (name, entry), dropped = next(iter(TRIMMED.items()))
+    (name, entry), late = next(iter(CLAMPED.items()))
     rows = [r for r in load(root, "oaa", cache) if json.loads(r["metadata"])["release_entry"] == entry]
     assert len(rows) == 1
     times = [c["time"] for c in rows[0]["checkpoints"]]
-    assert dropped not in times and times == [1.0, 11.0, 21.0, 29.0] and rows[0]["window_end"] == 29.0
+    assert times == [1.0, 11.0, 21.0, 29.0, 30.0] and rows[0]["window_end"] == 30.0
+    assert [c["label"] for c in rows[0]["checkpoints"]] == ["No", "No", "Yes", "Yes", "No"]
     kept = json.loads(rows[0]["metadata"])["test_info"]  # the official list stays in the metadata
-    assert [seconds(c["realtime"]) for c in kept] == times + [dropped]
+    assert [seconds(c["realtime"]) for c in kept] == times[:-1] + [late]
+    (nfi,) = [r for r in load(root, "nfi", cache) if json.loads(r["metadata"])["release_entry"] == 2]
+    assert (nfi["query_time"], nfi["window_start"], nfi["window_end"]) == (30.0, 0.0, 30.0)
+    assert json.loads(nfi["metadata"])["time_stamp"] == "05:00"
 
 
 def test_report_format_lists_tasks_and_kinds(bad):
     text = bad[2].format()
-    assert "Imported 22 questions" in text
+    assert "Imported 24 questions" in text
+    assert "rows in the files / imported / imported with a flag / skipped" in text
+    assert re.search(r"^\s+nfi\s+3\s+3\s+1\s+0$", text, re.M)
+    assert re.search(r"^\s+sr\s+3\s+2\s+0\s+1$", text, re.M)
     for task in TASK_IDS:
-        assert re.search(rf"^\s+{task}\s+\d+$", text, re.M)
-    for kind, n in BAD_COUNTS.items():
+        assert re.search(rf"^\s+{task}(\s+\d+){{4}}$", text, re.M)
+    for kind, n in {**BAD_COUNTS, **BAD_FLAGS, **BAD_NOTES}.items():
         assert re.search(rf"^\s+{kind}\s+{n}\s", text, re.M)
-    assert "otp_gsm_remapped" in text and "past_scene_recall.json entry 2" in text
+    assert "past_scene_recall.json entry 2" in text
+    assert "qa/past_gaze_sequence_matching.json: 1 of 3 questions" in text
+    name, entry = next(iter(TEXT_DISAGREES))
+    assert f"{name} entry {entry}: question text is OTP, file is GSM" in text
 
 
 def test_hostile_archive_member_stays_inside(bad):
@@ -358,8 +385,9 @@ def test_strict_fails_on_first_bad_row_and_writes_nothing(bad, tmp_path):
     out = tmp_path / "strict" / "streamgaze"
     with pytest.raises(StreamGazeError) as exc:
         import_release(release, out, "1.0.0", strict=True, progress=False)
-    # files and entries are checked before any video is touched: the malformed OAR entry comes first
-    assert "qa/present_object_attribute_recognition.json" in str(exc.value) and "entry 2" in str(exc.value)
+    # files and entries are checked before any video is touched: the OI-hard answer "E" comes first
+    assert "qa/present_object_identification_hard.json" in str(exc.value) and "entry 2" in str(exc.value)
+    assert "answer_not_in_options" in str(exc.value)
     assert str(release) in str(exc.value)
     assert not out.exists() and not out.parent.exists()
     assert main(["import-release", str(release), "--out", str(out), "--version", "1.0.0", "--strict"]) == 2
@@ -376,7 +404,7 @@ def test_cli_import_release_prints_report(bad, tmp_path, capsys):
     out = tmp_path / "cli" / "streamgaze"
     assert main(["import-release", str(release), "--out", str(out), "--version", "1.2.0"]) == 0
     text = capsys.readouterr().out
-    assert "Imported 22 questions" in text and "missing_video" in text and "duplicate" in text
+    assert "Imported 24 questions" in text and "missing_video" in text and "duplicate" in text
     assert json.loads((out / "manifest.json").read_text())["version"] == "1.2.0"
     assert main(["import-release", str(release), "--out", str(out), "--version", "1.2.0"]) == 2  # exists
     assert main(["import-release", str(release), "--out", str(out), "--version", "1.2.0", "--force"]) == 0

@@ -33,6 +33,7 @@ from ..tasks import PRESENT_WINDOW_S, TASKS
 from .load import CONFIG_NAMES, config_rows, data_file, sha256_file
 from .schema import CONFIG_FEATURES, QA_FEATURES
 from .stats import Stats, manifest_counts, markdown_tables
+from .variants import variants_markdown
 
 LICENSE = "cc-by-4.0"
 PRETTY_NAME = "StreamGaze"
@@ -237,6 +238,7 @@ def render_card(root: str | os.PathLike[str], version: str, stats: Stats) -> str
             intro,
             _loading_section(stats),
             _windows_section(),
+            variants_markdown(root),
             "## Statistics",
             markdown_tables(stats, level="###"),
             _about_section(version),

@@ -1,15 +1,22 @@
 """``streamgaze import-release``: the official StreamGaze release → our versioned dataset.
 
 Input layout (reference §1.1): ``qa/<ten task files>.json``, ``metadata/*.csv`` (optional) and
-``videos/`` with the six tarballs ``videos_<source>_{original,viz}.tar.gz`` or their extracted folders.
+``videos/`` with the six tarballs ``videos_<source>_{original,viz}.tar.gz`` or their extracted folders
+(the ``viz`` ones are optional).
 
 What is kept, exactly: every official question text, option text (only the ``"A. "`` label is
 stripped) and answer letter; proactive ``test_info`` becomes checkpoints ({time, "Yes"/"No"}); every
 other official field goes into the ``metadata`` JSON (``time_stamp`` strings, ``response_time``,
 ``video_categories``, ``test_info``, ...) together with ``release_file``/``release_entry``/
-``release_question``. Files map to tasks by name; OTP and GSM are told apart by question text
-(reference §1.2). Bad rows are skipped and counted in an :class:`ImportReport`, or, with
-``strict=True``, the first one raises :class:`StreamGazeError` before anything is written.
+``release_question``.
+
+Counting follows the official evaluator so the denominators are the paper's: **the file name decides
+the task** (OTP/GSM questions whose text names the other task are noted per file, never moved); every
+question the official code would score is imported, changed the way it treats it and flagged
+(release_report.FLAG_KINDS); only questions it could not score either are skipped. Videos are told
+apart by path (release_videos). Fixation centres in the metadata give the rows real gaze and, where
+the release has no overlay video, a rendered one (release_gaze). ``strict=True`` raises on the first
+skip or flag before anything is written.
 """
 
 from __future__ import annotations
@@ -20,7 +27,7 @@ import os
 import tempfile
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from tqdm import tqdm
@@ -29,10 +36,26 @@ from ..errors import StreamGazeError, VideoError
 from ..qa.validate import validate_qa_row
 from ..tasks import TASKS, get_task, task_for_release_file, window
 from ..video.reader import VideoInfo, probe_video
+from .release_gaze import (
+    fixation_track,
+    group_by_video,
+    has_centre,
+    metadata_aliases,
+    normalise_centres,
+    window_fixations,
+)
 from .release_metadata import read_metadata_dir
-from .release_parse import ReleaseQuestion, load_qa_file, normalise_source, parse_qa_entries
-from .release_report import SKIP_KINDS, ImportReport, Problem
-from .release_videos import ORIGINAL, OVERLAY, LocatedVideo, VideoLookup, locate_videos
+from .release_parse import ReleaseQuestion, load_qa_file, normalise_source, parse_qa_entries, rows_in_entry
+from .release_report import FLAG_KINDS, SKIP_KINDS, ImportReport, Problem
+from .release_videos import (
+    ORIGINAL,
+    OVERLAY,
+    LocatedVideo,
+    VideoIds,
+    assign_video_ids,
+    locate_videos,
+    pick_files,
+)
 from .schema import LETTERS, dump_metadata, empty_qa_row
 
 __all__ = ["ImportReport", "Problem", "import_release", "read_release_questions"]
@@ -44,29 +67,41 @@ Sink = Callable[[Problem], None]
 
 @dataclass
 class _Video:
-    """A referenced video once resolved: its file name, both files, probe and source."""
+    """A referenced video once resolved: its id, files, probe and source (overlay None: none in the release)."""
 
-    name: str
+    video_id: str
     original: LocatedVideo
-    overlay: LocatedVideo
+    overlay: LocatedVideo | None
     info: VideoInfo
     source: str
+    rendered: Path | None = None
 
     @property
-    def video_id(self) -> str:
-        return Path(self.name).stem
+    def video_path(self) -> str:
+        return f"videos/original/{self.video_id}{self.original.path.suffix}"
+
+    @property
+    def overlay_path(self) -> str:
+        if self.overlay is not None:
+            return f"videos/overlay/{self.video_id}{self.overlay.path.suffix}"
+        return f"videos/overlay/{self.video_id}.mp4" if self.rendered is not None else ""
 
 
 class _Sink:
-    """Routes problems into the report, or raises the first dropping one in strict mode."""
+    """Routes problems into the report, or raises the first skip / flag in strict mode."""
 
     def __init__(self, report: ImportReport, strict: bool, base: Path):
         self.report, self.strict, self.base = report, strict, base
 
     def __call__(self, problem: Problem) -> None:
-        if self.strict and problem.kind in SKIP_KINDS:
+        if self.strict and (problem.kind in SKIP_KINDS or problem.kind in FLAG_KINDS):
             raise problem.error(self.base)
         self.report.add(problem)
+
+    def flags(self, flags: list[Problem]) -> None:
+        """In strict mode, raise the first of a row's flags (nothing is counted yet)."""
+        if self.strict and flags:
+            raise flags[0].error(self.base)
 
 
 def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[str], version: str, *,
@@ -80,9 +115,10 @@ def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[s
     a video with B-frames) take the slower exact re-encode path.
 
     Returns the report (also stored, as counts, in the manifest's build_info). Raises
-    StreamGazeError if ``release_dir`` has no ``qa/`` directory, or in strict mode on the first
-    bad row / file (nothing is written then).
+    StreamGazeError if ``release_dir`` has no ``qa/`` directory, when a video path is ambiguous, or in
+    strict mode on the first skipped or flagged row (nothing is written then).
     """
+    from .variants import variant_support
     from .writer import DatasetContent, write_dataset
 
     release = Path(release_dir)
@@ -90,22 +126,21 @@ def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[s
         raise StreamGazeError("not a StreamGaze release: no qa/ directory", release)
     report = ImportReport()
     sink = _Sink(report, strict, release)
-    questions = read_release_questions(release / "qa", sink, progress)
-    fixations, meta_problems = read_metadata_dir(release / "metadata")
+    questions = read_release_questions(release / "qa", sink, progress, report)
+    ids = assign_video_ids({q.video_ref for q in questions}, release / "qa")
+    episodes, meta_problems = read_metadata_dir(release / "metadata")
     for p in meta_problems:
         sink(p)
     out = Path(out)
     tmp_parent = out.parent if out.parent.is_dir() else None
     with tempfile.TemporaryDirectory(prefix=".streamgaze-release-", dir=tmp_parent) as tmp:
-        lookup = locate_videos(release / "videos", {q.video_file for q in questions}, Path(tmp), progress)
-        for p in lookup.problems:
-            sink(p)
-        videos = _resolve_videos(questions, lookup, sink, progress)
-        qa, used = _build_rows(questions, videos, sink)
-        fixations = _fixations_of(fixations, {v.video_id for v in used}, sink)
-        report.imported = {t: len(rows) for t, rows in qa.items()}
+        videos = _locate(release, questions, ids, Path(tmp), sink, progress)
+        gaze = _gaze_by_video(episodes, videos, ids, sink)
+        qa, used = _build_rows(questions, ids, videos, gaze, sink, report)
+        fixations = _fixations_of(gaze, episodes, {v.video_id for v in used}, ids, sink)
         report.videos, report.fixations = len(used), len(fixations)
         _check_not_empty(report, release)
+        _render_overlays(used, qa, gaze, Path(tmp) / "rendered", sink, progress)
         files = _dataset_files(used)
         if reencode:
             files = _reencoded(files, qa, used, Path(tmp) / "reencoded", progress)
@@ -118,6 +153,7 @@ def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[s
         root = write_dataset(out, content, version, build_info, force=force, changelog=entry,
                              progress=progress)
     report.root, report.version = str(root), version
+    report.variants = variant_support(root)
     return report
 
 
@@ -126,8 +162,10 @@ def _check_not_empty(report: ImportReport, release: Path) -> None:
         raise StreamGazeError(f"no question could be imported\n{report.format()}", release)
 
 
-def read_release_questions(qa_dir: Path, sink: Sink, progress: bool = False) -> list[ReleaseQuestion]:
-    """Parse the ten task files (in task order), reporting unknown/missing/malformed files and entries."""
+def read_release_questions(qa_dir: Path, sink: Sink, progress: bool = False,
+                           report: ImportReport | None = None) -> list[ReleaseQuestion]:
+    """Parse the ten task files (in task order), reporting unknown/missing/malformed files and entries,
+    OTP/GSM text that names the other task (a note) and exact duplicates (a flag)."""
     questions: list[ReleaseQuestion] = []
     for spec in tqdm(TASKS, desc="release qa", unit="file", disable=not progress, leave=False):
         path = qa_dir / spec.release_file
@@ -140,20 +178,39 @@ def read_release_questions(qa_dir: Path, sink: Sink, progress: bool = False) -> 
         except ValueError as exc:
             sink(Problem("malformed_json", label, detail=str(exc)))
             continue
+        if report is not None:
+            report.rows[spec.id]["in_files"] += sum(rows_in_entry(e) for e in data)
+            if spec.is_proactive:
+                report.checkpoints[spec.id]["in_files"] += _checkpoints_in(data)
         parsed, problems = parse_qa_entries(data, label, spec)
+        seen: dict[str, int] = {}
         for item in _in_order(parsed, problems):
             if isinstance(item, Problem):
                 sink(item)
                 continue
-            if item.task != spec.id:
-                detail = f"question text is {item.task.upper()}, file is {spec.id.upper()}"
-                sink(item.problem("otp_gsm_remapped", detail))
+            if spec.id in ("otp", "gsm") and item.text_task not in (None, spec.id):
+                sink(item.problem("task_text_disagrees", f"question text is {item.text_task.upper()}, "
+                                                         f"file is {spec.id.upper()} (kept as {spec.id.upper()})"))
+            if item.fingerprint in seen:
+                item.flag("duplicate", f"same video and question, field for field, as entry {seen[item.fingerprint]}")
+            seen.setdefault(item.fingerprint, item.entry)
+            if isinstance(sink, _Sink):
+                sink.flags(item.flags)
             questions.append(item)
     for path in sorted(qa_dir.iterdir()):
         unknown = task_for_release_file(path.name) is None
         if unknown and path.suffix.lower() == ".json" and not path.name.startswith("."):
             sink(Problem("unknown_file", f"qa/{path.name}", detail="not one of the ten release task files"))
     return questions
+
+
+def _checkpoints_in(data: list) -> int:
+    n = 0
+    for entry in data:
+        for q in (entry.get("questions") if isinstance(entry, dict) else None) or []:
+            info = q.get("test_info") if isinstance(q, dict) else None
+            n += len(info) if isinstance(info, list) else 0
+    return n
 
 
 def _in_order(parsed: list[ReleaseQuestion], problems: list[Problem]) -> list:
@@ -163,19 +220,6 @@ def _in_order(parsed: list[ReleaseQuestion], problems: list[Problem]) -> list:
             return (item.entry if item.entry is not None else -1, item.question_index or 0)
         return (item.entry, item.index)
     return sorted([*parsed, *problems], key=key)
-
-
-def _resolve_videos(questions: list[ReleaseQuestion], lookup: VideoLookup, sink: Sink,
-                    progress: bool) -> dict[str, _Video | Problem]:
-    """Per referenced file name: the probed video, or the problem that makes its questions unusable."""
-    by_video: dict[str, list[ReleaseQuestion]] = {}
-    for q in questions:
-        by_video.setdefault(q.video_file, []).append(q)
-    out: dict[str, _Video | Problem] = {}
-    for name, qs in tqdm(sorted(by_video.items()), desc="probe videos", unit="video", disable=not progress,
-                         leave=False):
-        out[name] = _resolve_one(name, qs, lookup, sink)
-    return out
 
 
 def fallback_source(questions: list[ReleaseQuestion]) -> str:
@@ -190,123 +234,184 @@ def fallback_source(questions: list[ReleaseQuestion]) -> str:
     return counts.most_common(1)[0][0] if counts else ""
 
 
-def _resolve_one(name: str, qs: list[ReleaseQuestion], lookup: VideoLookup, sink: Sink) -> _Video | Problem:
+def _locate(release: Path, questions: list[ReleaseQuestion], ids: VideoIds, tmp: Path, sink: Sink,
+            progress: bool) -> dict[str, _Video | Problem]:
+    """Per video id: the probed video, or the problem that makes its questions unusable."""
+    lookup = locate_videos(release / "videos", {q.video_name for q in questions}, tmp, progress)
+    for p in lookup.problems:
+        sink(p)
+    notes: list[Problem] = []
+    originals = pick_files(lookup, ORIGINAL, ids, release / "videos", notes)
+    overlays = pick_files(lookup, OVERLAY, ids, release / "videos", notes)
+    for p in notes:
+        sink(p)
+    by_video: dict[str, list[ReleaseQuestion]] = {}
+    for q in questions:
+        by_video.setdefault(ids.of_ref[q.video_ref], []).append(q)
+    out: dict[str, _Video | Problem] = {}
+    for vid, qs in tqdm(sorted(by_video.items()), desc="probe videos", unit="video", disable=not progress,
+                        leave=False):
+        out[vid] = _resolve_one(vid, ids.path_of[vid], qs, originals.get(vid), overlays.get(vid), sink)
+    return out
+
+
+def _resolve_one(vid: str, path: str, qs: list[ReleaseQuestion], original: LocatedVideo | None,
+                 overlay: LocatedVideo | None, sink: Sink) -> _Video | Problem:
     q = qs[0]
-    original, overlay = lookup.get(ORIGINAL, name), lookup.get(OVERLAY, name)
     if original is None:
-        return Problem("missing_video", q.file, detail=f"{name} not found in videos/ (original)")
-    if overlay is None:
-        return Problem("missing_overlay", q.file, detail=f"{name} not found in videos/ (gaze overlay)")
+        return Problem("missing_video", q.file, detail=f"{path} not found in videos/ (original)")
     try:
         info = probe_video(original.path)
-        probe_video(overlay.path)
+        if overlay is not None:
+            probe_video(overlay.path)
     except VideoError as exc:
-        return Problem("unreadable_video", q.file, detail=f"{name}: {exc.reason}")
+        return Problem("unreadable_video", q.file, detail=f"{path}: {exc.reason}")
     source = original.source
     if not source:
         source = fallback_source(qs)
         sink(Problem("source_from_categories", original.container,
-                     detail=f"{name}: source {source!r} from video_categories"))
-    return _Video(original.path.name, original, overlay, info, source)
+                     detail=f"{path}: source {source!r} from video_categories"))
+    return _Video(vid, original, overlay, info, source)
 
 
-def _build_rows(questions: list[ReleaseQuestion], videos: dict[str, _Video | Problem],
-                sink: Sink) -> tuple[dict[str, list[dict]], list[_Video]]:
+def _gaze_by_video(episodes: list[dict], videos: dict[str, _Video | Problem], ids: VideoIds,
+                   sink: Sink) -> dict[str, list[dict]]:
+    """Metadata rows per resolved video id (metadata names mapped to our ids), centres normalised."""
+    aliases = metadata_aliases(ids.path_of)
+    out: dict[str, list[dict]] = {}
+    for name, rows in sorted(group_by_video(episodes).items()):
+        vid = aliases.get(name)
+        video = videos.get(vid) if vid else None
+        if not isinstance(video, _Video):
+            continue
+        rows = [dict(r, video_id=vid) for r in rows]
+        rows, pixels = normalise_centres(rows, video.info.width, video.info.height)
+        if pixels:
+            sink(Problem("fixation_centres_in_pixels", "metadata/", detail=(
+                f"{name}: centres divided by the frame size {video.info.width}x{video.info.height}")))
+        out.setdefault(vid, []).extend(rows)
+    return out
+
+
+def _build_rows(questions: list[ReleaseQuestion], ids: VideoIds, videos: dict[str, _Video | Problem],
+                gaze: dict[str, list[dict]], sink: _Sink,
+                report: ImportReport) -> tuple[dict[str, list[dict]], list[_Video]]:
     """Checked QA rows per task (file order) and the videos they use (sorted by id)."""
     qa: dict[str, list[dict]] = {spec.id: [] for spec in TASKS}
-    seen: set[tuple] = set()
     used: dict[str, _Video] = {}
     for q in questions:
-        video = videos[q.video_file]
+        video = videos[ids.of_ref[q.video_ref]]
         if isinstance(video, Problem):
             sink(q.problem(video.kind, video.detail))
             continue
-        q = _trim_checkpoints(q, video.info.duration, sink)
-        problem, row = _check_and_build(q, video)
-        if problem is None:
-            key = (row["task"], row["video_id"], row["question"], tuple(row["options"]), row["query_time"])
-            if key in seen:
-                problem = q.problem("duplicate", "same video, task, question, options, time as a row above")
-            seen.add(key)
-        if problem is not None:
-            sink(problem)
+        flags = list(q.flags)
+        query_time, checkpoints = _clamped_times(q, video.info, flags)
+        row = question_row(q, video, query_time, checkpoints, gaze.get(video.video_id, []))
+        problems = validate_qa_row(row, video.info.duration, min_options=2)
+        if problems:
+            sink(q.problem("invalid_row", "; ".join(problems)))
             continue
+        sink.flags(flags)
+        report.row_imported(q.task, flags)
+        if q.task in report.checkpoints:
+            report.checkpoints[q.task]["imported"] += len(checkpoints)
         qa[row["task"]].append(row)
         used[video.video_id] = video
+    for counts in report.checkpoints.values():
+        counts["dropped"] = counts["in_files"] - counts["imported"]
     return qa, [used[k] for k in sorted(used)]
 
 
-def _trim_checkpoints(q: ReleaseQuestion, duration: float, sink: Sink) -> ReleaseQuestion:
-    """A proactive question without its checkpoints after the video end (noted); others unchanged.
-
-    The reference generator drops checkpoints only past question time + 300 s, not past the video
-    end. If no checkpoint is left the question is returned unchanged (and skipped as beyond the video).
-    """
-    inside = [c for c in q.checkpoints if c["time"] <= duration + _TOL]
-    if not q.checkpoints or len(inside) == len(q.checkpoints) or not inside:
-        return q
-    dropped = ", ".join(f"{c['time']:g}s" for c in q.checkpoints if c not in inside)
-    sink(q.problem("checkpoints_beyond_video", f"dropped {dropped} (video ends at {duration:.3f}s)"))
-    return replace(q, checkpoints=inside)
-
-
-def _check_and_build(q: ReleaseQuestion, video: _Video) -> tuple[Problem | None, dict]:
-    duration = video.info.duration
-    times = [q.query_time] + [c["time"] for c in q.checkpoints]
-    if max(times) > duration + _TOL:
-        return q.problem("time_beyond_video", f"{max(times):.3f}s > video duration {duration:.3f}s"), {}
-    if not get_task(q.task).is_proactive and not _letter_ok(q.answer, len(q.options)):
-        return q.problem("answer_not_in_options",
-                         f"answer {q.answer!r} with {len(q.options)} options"), {}
-    row = question_row(q, video.name, video.source)
-    problems = validate_qa_row(row, duration, min_options=2)
-    if problems:
-        return q.problem("invalid_row", "; ".join(problems)), row
-    return None, row
+def _clamped_times(q: ReleaseQuestion, info: VideoInfo, flags: list[Problem]) -> tuple[float, list[dict]]:
+    """The query time and checkpoints clamped at the video end (flagged), and an MC query time of 0
+    (the official clip [0, 0] is empty) moved to the end of the first frame (flagged)."""
+    duration = round(info.duration, 6)  # the end of the last frame, without float noise
+    late = [t for t in [q.query_time] + [c["time"] for c in q.checkpoints] if t > duration + _TOL]
+    query_time = min(q.query_time, duration)
+    checkpoints = [dict(c, time=min(c["time"], duration)) for c in q.checkpoints]
+    if late:
+        shown = ", ".join(f"{t:g}s" for t in late)
+        flags.append(q.problem("time_beyond_video", f"{shown} past the video end {duration:.3f}s: clamped there"))
+    if not get_task(q.task).is_proactive and query_time <= 0:
+        query_time = round(1.0 / info.fps, 6)
+        flags.append(q.problem("empty_window", f"query time 0: window is the first frame [0, {query_time:g}]"))
+    return query_time, checkpoints
 
 
-def _letter_ok(answer: str, n_options: int) -> bool:
-    """``answer`` is one letter among the first ``n_options`` letters."""
-    return len(answer) == 1 and answer in LETTERS[:n_options]
-
-
-def question_row(q: ReleaseQuestion, file_name: str, source: str) -> dict:
-    """The QA_FEATURES row of one official question whose video file is ``file_name``."""
+def question_row(q: ReleaseQuestion, video: _Video, query_time: float, checkpoints: list[dict],
+                 gaze: list[dict]) -> dict:
+    """The QA_FEATURES row of one official question on ``video``."""
     spec = get_task(q.task)
     if spec.is_proactive:
-        start, end = 0.0, max(c["time"] for c in q.checkpoints)
+        start, end = 0.0, max(c["time"] for c in checkpoints)
     else:
-        start, end = window(spec.id, q.query_time)
-    answer_text = q.options[LETTERS.index(q.answer)] if _letter_ok(q.answer, len(q.options)) else ""
+        start, end = window(spec.id, query_time)
+    answer_text = q.options[LETTERS.index(q.answer)] if q.answer else ""
     extras = dict(q.extras)
     extras.update({"release_file": Path(q.file).name, "release_entry": q.entry, "release_question": q.index})
     row = empty_qa_row()
     row.update({
-        "question_id": q.question_id, "task": spec.id, "category": spec.category,
-        "video_id": Path(file_name).stem, "source": source,
-        "video_path": f"videos/original/{file_name}", "overlay_path": f"videos/overlay/{file_name}",
+        "question_id": q.question_id(video.video_id), "task": spec.id, "category": spec.category,
+        "video_id": video.video_id, "source": video.source,
+        "video_path": video.video_path, "overlay_path": video.overlay_path,
         "question": q.question, "options": list(q.options), "answer": q.answer, "answer_text": answer_text,
-        "query_time": q.query_time, "window_start": float(start), "window_end": float(end),
-        "checkpoints": [dict(c) for c in q.checkpoints], "fixations": [], "metadata": dump_metadata(extras),
+        "query_time": query_time, "window_start": float(start), "window_end": float(end),
+        "checkpoints": checkpoints, "fixations": window_fixations(gaze, start, end),
+        "metadata": dump_metadata(extras),
     })
     return row
 
 
-def _fixations_of(rows: list[dict], video_ids: set[str], sink: Sink) -> list[dict]:
-    """Fixation rows of the imported videos; a note per other video named in metadata/."""
-    left_out: dict[str, int] = {}
-    for r in rows:
-        if r["video_id"] not in video_ids:
-            left_out[r["video_id"]] = left_out.get(r["video_id"], 0) + 1
+def _fixations_of(gaze: dict[str, list[dict]], episodes: list[dict], video_ids: set[str], ids: VideoIds,
+                  sink: Sink) -> list[dict]:
+    """Fixation rows of the imported videos (under our ids); a note per other video named in metadata/."""
+    aliases = metadata_aliases(ids.path_of)
+    left_out: Counter = Counter(r["video_id"] for r in episodes if aliases.get(r["video_id"]) not in video_ids)
     for vid, n in sorted(left_out.items()):
         sink(Problem("metadata_video_not_imported", "metadata/", detail=f"{vid}: {n} episode(s)"))
-    return [r for r in rows if r["video_id"] in video_ids]
+    return [r for vid in sorted(gaze) if vid in video_ids for r in gaze[vid]]
+
+
+def _render_overlays(videos: list[_Video], qa: dict[str, list[dict]], gaze: dict[str, list[dict]], tmp: Path,
+                     sink: Sink, progress: bool) -> None:
+    """Videos without an overlay in the release: render one from the fixation centres, or leave the visual
+    variant unavailable (overlay_path "" in its rows); noted either way."""
+    from ..video.overlay import render_overlay
+
+    missing = [v for v in videos if v.overlay is None]
+    starts = _window_starts(qa)
+    for v in tqdm(missing, desc="render overlays", unit="video", disable=not progress, leave=False):
+        rows = [r for r in gaze.get(v.video_id, []) if has_centre(r)]
+        if not rows:
+            sink(Problem("no_overlay", v.original.container, detail=f"{v.video_id}: no overlay video and no "
+                         "fixation centres: the visual variant is unavailable for its questions"))
+            continue
+        out = tmp / f"{v.video_id}.mp4"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        render_overlay(v.original.path, fixation_track(rows, v.info), out, progress=False,
+                       keyframe_times=sorted(starts.get(v.video_id, ())))
+        v.rendered = out
+        sink(Problem("overlay_rendered", v.original.container, detail=(
+            f"{v.video_id}: overlay rendered from {len(rows)} fixation centres")))
+    overlay_of = {v.video_id: v.overlay_path for v in videos}
+    for rows in qa.values():
+        for r in rows:
+            r["overlay_path"] = overlay_of[r["video_id"]]
+
+
+def _window_starts(qa: dict[str, list[dict]]) -> dict[str, set[float]]:
+    starts: dict[str, set[float]] = {}
+    for rows in qa.values():
+        for r in rows:
+            if r["window_start"] > 0:
+                starts.setdefault(r["video_id"], set()).add(r["window_start"])
+    return starts
 
 
 def _video_row(video: _Video) -> dict:
     info = video.info
-    return {"video_id": video.video_id, "source": video.source, "video_path": f"videos/original/{video.name}",
-            "overlay_path": f"videos/overlay/{video.name}", "fps": float(info.fps), "width": int(info.width),
+    return {"video_id": video.video_id, "source": video.source, "video_path": video.video_path,
+            "overlay_path": video.overlay_path, "fps": float(info.fps), "width": int(info.width),
             "height": int(info.height), "n_frames": int(info.n_frames), "duration": float(info.duration),
             "hfov_deg": math.nan}
 
@@ -314,25 +419,31 @@ def _video_row(video: _Video) -> dict:
 def _dataset_files(videos: list[_Video]) -> dict[str, Path]:
     files: dict[str, Path] = {}
     for v in videos:
-        files[f"videos/original/{v.name}"] = v.original.path
-        files[f"videos/overlay/{v.name}"] = v.overlay.path
+        files[v.video_path] = v.original.path
+        if v.overlay is not None:
+            files[v.overlay_path] = v.overlay.path
+        elif v.rendered is not None:
+            files[v.overlay_path] = v.rendered
     return files
 
 
 def _reencoded(files: dict[str, Path], qa: dict[str, list[dict]], videos: list[_Video], tmp: Path,
                progress: bool) -> dict[str, Path]:
-    """The videos re-encoded with keyframes at their questions' window starts (video/overlay.py)."""
+    """The videos re-encoded with keyframes at their questions' window starts (video/overlay.py);
+    overlays rendered here already have them."""
     from ..video.overlay import reencode_video
 
-    starts: dict[str, set[float]] = {}
-    for rows in qa.values():
-        for r in rows:
-            if r["window_start"] > 0:
-                starts.setdefault(r["video_path"], set()).add(r["window_start"])
-                starts.setdefault(r["overlay_path"], set()).add(r["window_start"])
-    out = {}
+    starts = _window_starts(qa)
+    of_path = {}
+    for v in videos:
+        of_path[v.video_path] = v.video_id
+        if v.overlay is not None:
+            of_path[v.overlay_path] = v.video_id
+    out = dict(files)
     for rel, src in tqdm(sorted(files.items()), desc="re-encode", unit="video", disable=not progress, leave=False):
-        out[rel] = reencode_video(src, tmp / rel, keyframe_times=sorted(starts.get(rel, ())), progress=False)
+        if rel in of_path:
+            out[rel] = reencode_video(src, tmp / rel, keyframe_times=sorted(starts.get(of_path[rel], ())),
+                                      progress=False)
     return out
 
 

@@ -4,7 +4,13 @@ Each CSV row is one scanpath episode of one video: ``episode_start_time, episode
 representative_object, other_objects_in_cropped_area, other_objects_outside_fov`` and a video column
 (the first present of ``video_name``, ``video_source``, ``video_id``, ``source_file``). Object columns
 are Python reprs of dicts/lists, parsed like the reference does: JSON, then JSON after quote
-replacement, then ``ast.literal_eval``. The release has no gaze coordinates, so x/y are NaN.
+replacement, then ``ast.literal_eval``.
+
+Gaze: where a table has the fixation-centre columns ``center_x``, ``center_y`` of the official
+fixation tables (reference §3.3), they become the rows' x/y (raw: normalised or pixels; the importer
+tells them apart per video once it knows the frame size). A fixation table of the official pipeline
+(``start_time_seconds``/``end_time_seconds`` or ``start_time``/``end_time`` with the centres, no
+objects) is read too. Without centres x/y are NaN.
 """
 
 from __future__ import annotations
@@ -22,6 +28,9 @@ from .release_report import Problem
 
 VIDEO_COLUMNS = ("video_name", "video_source", "video_id", "source_file")
 REQUIRED_COLUMNS = ("episode_start_time", "episode_end_time", "representative_object")
+CENTRE_COLUMNS = ("center_x", "center_y")
+#: time columns of a fixation table (official step 1: with action data / without)
+FIXATION_TIME_COLUMNS = (("start_time_seconds", "end_time_seconds"), ("start_time", "end_time"))
 _VIDEO_SUFFIXES = (".mp4", ".avi", ".mov", ".mkv", ".webm")
 _CSV_SUFFIXES = ("_fixation_merged_filtered_v2.csv", "_fixation_with_internvl_v2_scene.csv", ".csv")
 _EMPTY = {"", "none", "nan", "null"}
@@ -94,37 +103,79 @@ def read_metadata_table(path: Path) -> tuple[list[dict], str]:
 
 
 def read_metadata_csv(path: Path, label: str) -> tuple[list[tuple[str, dict]], list[Problem]]:
-    """(video id, partial fixation row) per valid CSV row, in file order, and the problems."""
+    """(video id, partial fixation row) per valid CSV row, in file order, and the problems.
+
+    An episode table (``read_metadata_table``) or, failing that, a fixation table with centres.
+    """
     problems: list[Problem] = []
     try:
         rows, video_col = read_metadata_table(path)
+        times = ("episode_start_time", "episode_end_time")
     except ValueError as exc:
-        return [], [Problem("malformed_metadata", label, detail=str(exc))]
+        try:
+            rows, video_col, times = read_fixation_table(path)
+        except ValueError:
+            return [], [Problem("malformed_metadata", label, detail=str(exc))]
     out = []
     for i, row in enumerate(rows):
         try:
-            out.append(_episode(row, video_col))
+            out.append(_episode(row, video_col, times))
         except ValueError as exc:
             problems.append(Problem("malformed_metadata", label, i, None, "", str(exc)))
     return out, problems
 
 
-def episode_span(row: dict, video_col: str) -> tuple[str, float, float]:
+def read_fixation_table(path: Path) -> tuple[list[dict], str, tuple[str, str]]:
+    """Rows, video column and (start, end) time columns of a fixation table with ``center_x``/``center_y``;
+    ValueError when the file is not one."""
+    try:
+        with path.open(newline="", encoding="utf-8-sig") as fh:
+            reader = csv.DictReader(fh)
+            header = list(reader.fieldnames or [])
+            rows = list(reader)
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise ValueError(f"cannot read CSV ({exc})") from None
+    times = next((t for t in FIXATION_TIME_COLUMNS if all(c in header for c in t)), None)
+    video_col = _video_column(header)
+    if times is None or video_col is None or not all(c in header for c in CENTRE_COLUMNS):
+        raise ValueError("not a fixation table")
+    return rows, video_col, times
+
+
+def episode_span(row: dict, video_col: str,
+                 times: tuple[str, str] = ("episode_start_time", "episode_end_time")) -> tuple[str, float, float]:
     """(video id, start, end) of one metadata row; ValueError when they do not make an episode."""
     video_id = video_id_from(row.get(video_col) or "")
     if not video_id:
         raise ValueError(f"empty {video_col}")
-    start = parse_time(row["episode_start_time"])
-    end = parse_time(row["episode_end_time"])
+    start = parse_time(row[times[0]])
+    end = parse_time(row[times[1]])
     if end < start:
         raise ValueError(f"episode ends ({end}) before it starts ({start})")
     return video_id, start, end
 
 
-def _episode(row: dict, video_col: str) -> tuple[str, dict]:
-    video_id, start, end = episode_span(row, video_col)
+def _centre(row: dict, column: str) -> float:
+    """A centre coordinate (NaN when the column is absent or empty); ValueError when unreadable."""
+    text = str(row.get(column) or "").strip()
+    if text.lower() in _EMPTY:
+        return math.nan
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"{column} {text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise ValueError(f"{column} {text!r} is not a finite number")
+    return value
+
+
+def _episode(row: dict, video_col: str, times: tuple[str, str]) -> tuple[str, dict]:
+    video_id, start, end = episode_span(row, video_col, times)
+    x, y = _centre(row, "center_x"), _centre(row, "center_y")
+    if math.isnan(x) != math.isnan(y):
+        raise ValueError("center_x and center_y must both be given or both be empty")
     return video_id, {
-        "start": start, "end": end,
+        "start": start, "end": end, "x": x, "y": y,
         "gazed_object": object_identity(parse_repr(row.get("representative_object"))),
         "fov_objects": object_identities(row.get("other_objects_in_cropped_area")),
         "out_objects": object_identities(row.get("other_objects_outside_fov")),
@@ -132,14 +183,15 @@ def _episode(row: dict, video_col: str) -> tuple[str, dict]:
 
 
 def fixation_rows(episodes: list[tuple[str, dict]]) -> list[dict]:
-    """FIXATION_FEATURES rows: index = row order per video, x/y/scene NaN, kept, episode = index."""
+    """FIXATION_FEATURES rows: index = row order per video, x/y the raw centres (NaN when none), scene
+    NaN, kept, episode = index."""
     counters: dict[str, int] = defaultdict(int)
     rows = []
     for video_id, ep in episodes:
         k = counters[video_id]
         counters[video_id] += 1
         rows.append({"video_id": video_id, "fixation_index": k, "start": ep["start"], "end": ep["end"],
-                     "x": math.nan, "y": math.nan, "n_samples": 0, "scene_score": math.nan, "kept": True,
+                     "x": ep.get("x", math.nan), "y": ep.get("y", math.nan), "n_samples": 0, "scene_score": math.nan, "kept": True,
                      "episode_index": k, "gazed_object": ep["gazed_object"],
                      "fov_objects": ep["fov_objects"], "out_objects": ep["out_objects"]})
     return rows

@@ -3,6 +3,11 @@
 Nothing here touches videos: a :class:`ReleaseQuestion` carries everything of one official question
 (text, label-stripped options, answer letter, parsed times, every other field) plus where it came
 from; the importer turns it into a dataset row once the video is resolved and probed.
+
+Counting follows the official evaluator (``evaluate_results.py`` and the benchmark classes): the
+file name decides the task; an answer letter is read as its ``normalize_answer`` does; a missing
+``time_stamp`` is its default ``"0:00"``; a checkpoint whose type is not 0/1 is dropped on its own.
+What is changed on the way is recorded as a flag on the question (release_report.FLAG_KINDS).
 """
 
 from __future__ import annotations
@@ -16,13 +21,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..dataset.schema import LETTERS
-from ..tasks import TaskSpec, get_task
+from ..tasks import TaskSpec, task_for_release_file
 from .release_report import Problem, snippet
 
 OTP_PREFIX = "What object does the user gaze at next after looking at the"
 GSM_QUESTION = "Which transition best matches the user's gaze pattern?"
+#: what the official evaluator uses when a question has no ``time_stamp`` (StreamingBenchGaze*.py)
+DEFAULT_TIME_STAMP = "0:00"
 _LABEL = re.compile(r"^[A-Z]\.\s")
 _NUMBER = re.compile(r"^\d+(?:\.\d+)?$")
+_LETTER_FORM = re.compile(r"^[(\[]?\s*([A-Z])\s*[)\]]?\s*[.:)]?$")
+_OFFICIAL_LETTER = re.compile(r"\b([ABCD])\b")  # evaluate_results.normalize_answer
 _SOURCES = {"egtea": "egtea", "egteagaze": "egtea", "egoexo": "egoexolearn", "egoexolearn": "egoexolearn",
             "holoassist": "holoassist", "ego4d": "ego4d"}
 # Fields turned into columns; everything else goes to the metadata JSON.
@@ -30,22 +39,27 @@ _QUESTION_COLUMNS = ("question", "options", "answer")
 
 
 class EntryError(ValueError):
-    """A malformed entry or question (becomes a ``malformed_entry`` problem)."""
+    """A malformed entry or question: ``kind`` is the skip kind it is reported under."""
 
-
-class _LabelError(ValueError):
-    """Option labels that are not A., B., C., ... in order (a ``bad_option_labels`` problem)."""
+    def __init__(self, message: str, kind: str = "malformed_entry"):
+        super().__init__(message)
+        self.kind = kind
 
 
 @dataclass
 class ReleaseQuestion:
-    """One official question, parsed; ``task`` is the task it is imported under."""
+    """One official question, parsed. ``task`` is its file's task (the file name decides).
+
+    ``flags`` are the imported-with-a-flag findings so far (see release_report.FLAG_KINDS);
+    ``checkpoint_sources[i]`` is the index in the official ``test_info`` of checkpoint ``i``;
+    ``text_task`` is the OTP/GSM task the question text names (None when it names neither).
+    """
 
     file: str
     entry: int
     index: int  # position in the entry's ``questions`` list
     task: str
-    video_file: str  # basename of video_path / video
+    video_ref: str  # the entry's video_path / video, normalised (see video_ref_of)
     video_categories: str
     question: str
     options: list[str]
@@ -53,17 +67,23 @@ class ReleaseQuestion:
     query_time: float
     checkpoints: list[dict] = field(default_factory=list)
     extras: dict = field(default_factory=dict)
+    flags: list[Problem] = field(default_factory=list)
+    checkpoint_sources: list[int] = field(default_factory=list)
+    text_task: str | None = None
+    fingerprint: str = ""
 
     @property
-    def video_id(self) -> str:
-        return Path(self.video_file).stem
+    def video_name(self) -> str:
+        return posixpath.basename(self.video_ref)
 
-    @property
-    def question_id(self) -> str:
-        return release_question_id(self.task, self.video_id, Path(self.file).name, self.entry, self.index)
+    def question_id(self, video_id: str) -> str:
+        return release_question_id(self.task, video_id, Path(self.file).name, self.entry, self.index)
 
     def problem(self, kind: str, detail: str = "") -> Problem:
         return Problem(kind, self.file, self.entry, self.index, snippet(self.question), detail)
+
+    def flag(self, kind: str, detail: str = "") -> None:
+        self.flags.append(self.problem(kind, detail))
 
 
 def release_question_id(task: str, video_id: str, file_name: str, entry: int, index: int) -> str:
@@ -115,6 +135,33 @@ def normalise_source(category: object) -> str:
     return _SOURCES.get(key, key)
 
 
+#: file-name keywords → task, in the order of the official step-4 router (pipeline/step4_run_all_filtering.py)
+#: plus the evaluator's and the pipeline's other names; the first match wins
+NAME_KEYWORDS: tuple[tuple[str, str], ...] = (
+    ("future_action", "fap"), ("action_prediction", "fap"),
+    ("remind_hard", "oaa"), ("object_appearance", "oaa"),
+    ("remind_easy", "gta"), ("gaze_triggered", "gta"),
+    ("present_attr", "oar"), ("attribute_recognition", "oar"),
+    ("ident_hard", "oi_hard"), ("identification_hard", "oi_hard"),
+    ("present_ident", "oi_easy"), ("identification_easy", "oi_easy"),
+    ("next_after_group", "gsm"), ("gaze_sequence", "gsm"),
+    ("scene_reconstruction", "sr"), ("scene_recall", "sr"),
+    ("transition_pattern", "otp"), ("object_transition", "otp"),
+    ("never_gazed", "nfi"), ("non_fixated", "nfi"),
+)
+
+
+def task_for_name(file_name: str) -> str | None:
+    """The task a file name means: one of the ten release names exactly, else the first keyword of
+    :data:`NAME_KEYWORDS` it contains (``*object_transition*`` → otp, ``*gaze_sequence*`` → gsm: the
+    router sends the next-after-group generator's file to GSM); None when none fits."""
+    spec = task_for_release_file(file_name)
+    if spec is not None:
+        return spec.id
+    name = file_name.lower()
+    return next((task for word, task in NAME_KEYWORDS if word in name), None)
+
+
 def task_from_text(question: str) -> str | None:
     """``otp``/``gsm`` from the question text (reference §1.2 recommendation); None if neither."""
     text = " ".join(question.split())
@@ -125,15 +172,53 @@ def task_from_text(question: str) -> str | None:
     return None
 
 
-def video_file_of(entry: dict) -> str:
-    """Basename of the entry's ``video_path`` (or ``video``) value."""
+def video_ref_of(entry: dict) -> str:
+    """The entry's ``video_path`` (or ``video``) as a normalised relative posix path.
+
+    Backslashes become slashes; empty and ``.`` components and a leading ``/`` are dropped, so
+    ``/data/R001/Export_py/Video_pitchshift.mp4`` and ``R001\\Export_py\\Video_pitchshift.mp4``
+    end the same way. The whole path is kept: videos are told apart by path, not basename alone.
+    """
     raw = entry.get("video_path") or entry.get("video")
     if not isinstance(raw, str) or not raw.strip():
         raise EntryError("no video_path/video")
-    name = posixpath.basename(raw.strip().replace("\\", "/"))
-    if name in ("", ".", ".."):
+    parts = [p for p in raw.strip().replace("\\", "/").split("/") if p not in ("", ".")]
+    if not parts or parts[-1] == "..":
         raise EntryError(f"bad video path {raw!r}")
-    return name
+    return "/".join(parts)
+
+
+def normalise_answer(raw: object, options: list[str]) -> str:
+    """The answer letter of a multiple-choice question, read the way the official scorer does.
+
+    ``evaluate_results.normalize_answer`` upper-cases and strips the answer and takes the first
+    ``\\b([ABCD])\\b``; here: a bare letter in any case, ``"C."``, ``"(C)"``, ``"C)"``; else the text
+    of one option (case and spacing ignored); else the official regex (``"C. knife"``,
+    ``"Answer: C"``). Raises EntryError (``answer_not_in_options``) when no letter among the
+    options comes out.
+    """
+    if raw is None or isinstance(raw, bool) or not isinstance(raw, str | int | float):
+        raise EntryError(f"answer {raw!r} is not a string", "answer_not_in_options")
+    text = str(raw).strip().upper()
+    letter = None
+    m = _LETTER_FORM.match(text)
+    if m:
+        letter = m.group(1)
+    else:
+        wanted = _fold(str(raw))
+        hits = [i for i, o in enumerate(options) if _fold(o) == wanted]
+        if len(hits) == 1:
+            letter = LETTERS[hits[0]]
+        else:
+            m = _OFFICIAL_LETTER.search(text)
+            letter = m.group(1) if m else None
+    if letter is None or letter not in LETTERS[:len(options)]:
+        raise EntryError(f"answer {raw!r} with {len(options)} options", "answer_not_in_options")
+    return letter
+
+
+def _fold(text: str) -> str:
+    return " ".join(text.split()).casefold()
 
 
 def load_qa_file(path: Path) -> list:
@@ -145,6 +230,12 @@ def load_qa_file(path: Path) -> list:
     if not isinstance(data, list):
         raise ValueError(f"top level is a {type(data).__name__}, not a list of entries")
     return data
+
+
+def rows_in_entry(entry: object) -> int:
+    """How many rows (questions) an entry counts for in the report: its questions, at least one."""
+    qs = entry.get("questions") if isinstance(entry, dict) else None
+    return len(qs) if isinstance(qs, list) and qs else 1
 
 
 def parse_qa_entries(data: list, file_name: str,
@@ -163,62 +254,93 @@ def parse_qa_entries(data: list, file_name: str,
             try:
                 questions.append(parse_question(entry, q, file_name, i, j, spec))
             except EntryError as exc:
-                problems.append(Problem("malformed_entry", file_name, i, j, snippet(text), str(exc)))
-            except _LabelError as exc:
-                problems.append(Problem("bad_option_labels", file_name, i, j, snippet(text), str(exc)))
+                problems.append(Problem(exc.kind, file_name, i, j, snippet(text), str(exc)))
     return questions, problems
 
 
 def parse_question(entry: dict, q: object, file_name: str, i: int, j: int, spec: TaskSpec) -> ReleaseQuestion:
-    """One official question → :class:`ReleaseQuestion` (raises EntryError / _LabelError)."""
+    """One official question → :class:`ReleaseQuestion` (raises EntryError with its skip kind)."""
     if not isinstance(q, dict):
         raise EntryError("question is not an object")
     text = q.get("question")
     if not isinstance(text, str) or not text.strip():
         raise EntryError("no question text")
-    task = spec.id
-    if spec.id in ("otp", "gsm"):
-        task = task_from_text(text) or spec.id
-    video_file = video_file_of(entry)
+    video_ref = video_ref_of(entry)
+    raw_time = q.get("time_stamp")
     try:
-        query_time = parse_time(q.get("time_stamp"))
+        query_time = parse_time(DEFAULT_TIME_STAMP if raw_time is None else raw_time)
     except ValueError as exc:
         raise EntryError(f"time_stamp: {exc}") from None
-    rq = ReleaseQuestion(file_name, i, j, task, video_file, str(entry.get("video_categories") or ""), text,
-                         [], "", query_time, extras=_extras(entry, q))
-    if get_task(task).is_proactive:
-        rq.checkpoints = parse_checkpoints(q.get("test_info"))
+    rq = ReleaseQuestion(file_name, i, j, spec.id, video_ref, str(entry.get("video_categories") or ""), text,
+                         [], "", query_time, extras=_extras(entry, q), text_task=task_from_text(text),
+                         fingerprint=_fingerprint(video_ref, q))
+    if raw_time is None:
+        rq.flag("time_stamp_missing", f"no time_stamp: the official default {DEFAULT_TIME_STAMP} is used")
+    if spec.is_proactive:
+        rq.checkpoints, rq.checkpoint_sources, dropped = parse_checkpoints(q.get("test_info"))
+        for k, why in dropped:
+            rq.flag("checkpoint_dropped", f"test_info[{k}] dropped: {why}")
     else:
         rq.options, rq.answer = _parse_mc(q)
+        if str(q.get("answer")) != rq.answer:
+            rq.flag("answer_normalised", f"answer {q.get('answer')!r} read as {rq.answer}")
+            rq.extras["release_answer"] = q.get("answer")  # the official value, kept
     return rq
+
+
+def _fingerprint(video_ref: str, q: dict) -> str:
+    """Identity of an exact duplicate: same video path and the same question object, field for field."""
+    body = json.dumps([video_ref, q], sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha1(body.encode()).hexdigest()
 
 
 def _parse_mc(q: dict) -> tuple[list[str], str]:
     options = q.get("options")
+    if options is None or options == []:
+        raise EntryError("no options", "no_options")
     if not isinstance(options, list) or not all(isinstance(o, str) for o in options):
         raise EntryError("options is not a list of strings")
-    answer = q.get("answer")
-    if not isinstance(answer, str):
-        raise EntryError(f"answer {answer!r} is not a string")
     try:
-        return strip_labels(options), answer.strip()
+        stripped = strip_labels(options)
     except ValueError as exc:
-        raise _LabelError(str(exc)) from None
+        raise EntryError(str(exc), "bad_option_labels") from None
+    return stripped, normalise_answer(q.get("answer"), stripped)
 
 
-def parse_checkpoints(test_info: object) -> list[dict]:
-    """Proactive ``test_info`` [{realtime, type}] → [{time, label}] (type 1 ⇒ "Yes", 0 ⇒ "No")."""
+def parse_checkpoints(test_info: object) -> tuple[list[dict], list[int], list[tuple[int, str]]]:
+    """Proactive ``test_info`` [{realtime, type}] → ([{time, label}], their test_info indices, dropped).
+
+    type 1 ⇒ "Yes", 0 ⇒ "No". A checkpoint with any other type (the official scorer skips
+    ``None``), or without a readable ``realtime``, is dropped on its own: ``dropped`` lists
+    (index, why). Raises EntryError (``no_checkpoints``) when none is left.
+    """
     if not isinstance(test_info, list) or not test_info:
-        raise EntryError("proactive question without a test_info list")
-    out = []
+        raise EntryError("proactive question without a test_info list", "no_checkpoints")
+    out, sources, dropped = [], [], []
     for k, cp in enumerate(test_info):
-        if not isinstance(cp, dict) or cp.get("type") not in (0, 1) or isinstance(cp.get("type"), bool):
-            raise EntryError(f"test_info[{k}] is not {{realtime, type: 0|1}}")
-        try:
-            out.append({"time": parse_time(cp.get("realtime")), "label": "Yes" if cp["type"] == 1 else "No"})
-        except ValueError as exc:
-            raise EntryError(f"test_info[{k}].realtime: {exc}") from None
-    return out
+        why = checkpoint_problem(cp)
+        if why:
+            dropped.append((k, why))
+            continue
+        out.append({"time": parse_time(cp["realtime"]), "label": "Yes" if cp["type"] == 1 else "No"})
+        sources.append(k)
+    if not out:
+        raise EntryError(f"no checkpoint of type 0/1 among {len(test_info)}", "no_checkpoints")
+    return out, sources, dropped
+
+
+def checkpoint_problem(cp: object) -> str:
+    """Why an official checkpoint is not imported ("" when it is): the one rule for import and re-scoring."""
+    if not isinstance(cp, dict):
+        return "not an object"
+    kind = cp.get("type")
+    if isinstance(kind, bool) or kind not in (0, 1):
+        return f"type {kind!r} is not 0/1"
+    try:
+        parse_time(cp.get("realtime"))
+    except ValueError as exc:
+        return f"realtime: {exc}"
+    return ""
 
 
 def _extras(entry: dict, q: dict) -> dict:

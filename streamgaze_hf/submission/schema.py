@@ -10,6 +10,7 @@ A submission is one JSON object::
       "model": {"name": "...", "url": "https://...", "params": "7B", "frames": "32"},
       "run": {"harness": "lmms-eval", "harness_version": "...", "model": "<lmms-eval model id>",
               "model_args": "<secrets redacted>", "date": "20250101_120000", "limit": null},
+                                                        # harness "official-evaluator": import-official-results
       "answers": {                                      # only what the run answered
         "<mc task id>": {"<question_id>": {"response": "<raw>", "parsed": "B" | null}},
         "<proactive task id>": {"<question_id>": {"<checkpoint index>": {"response": "<raw>",
@@ -80,7 +81,7 @@ TOP_FIELDS = {"schema_version": _schema_version, "toolkit_version": string(100),
 DATASET_FIELDS = {"version": string(100, nonempty=True), "manifest_sha256": _sha256}
 SETTINGS_FIELDS = {"gaze": one_of(*GAZE_MODES), "prompt_mode": one_of(*PROMPT_MODES), "clip_fps": number(0)}
 MODEL_FIELDS = {"name": string(MAX_NAME, nonempty=True), "url": _url, "params": string(50), "frames": string(50)}
-RUN_FIELDS = {"harness": one_of("lmms-eval"), "harness_version": string(200), "model": string(200),
+RUN_FIELDS = {"harness": one_of("lmms-eval", "official-evaluator"), "harness_version": string(200), "model": string(200),
               "model_args": string(5000), "date": string(100), "limit": nullable(number(0))}
 MC_ANSWER_FIELDS = {"response": string(100_000), "parsed": nullable(string(100_000))}
 YES_NO_ANSWER_FIELDS = {"response": string(100_000), "parsed": nullable(one_of("Yes", "No"))}
