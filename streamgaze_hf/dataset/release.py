@@ -83,9 +83,11 @@ def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[s
     StreamGazeError if ``release_dir`` has no ``qa/`` directory, or in strict mode on the first
     bad row / file (nothing is written then).
     """
+    from ..preflight import dataset_destination, existing_dir
     from .writer import DatasetContent, write_dataset
 
-    release = Path(release_dir)
+    release = existing_dir(release_dir, "release directory")
+    dataset_destination(out, version, force)  # before reading anything: a bad --version fails now
     if not (release / "qa").is_dir():
         raise StreamGazeError("not a StreamGaze release: no qa/ directory", release)
     report = ImportReport()
