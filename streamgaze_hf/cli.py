@@ -62,7 +62,7 @@ def _overlay(p: argparse.ArgumentParser) -> Handler:
 
         existing_file(a.video, "video")
         existing_file(a.gaze_csv, "gaze CSV")
-        in_range(a.hfov, "--hfov (degrees)", 0.0, 179.999)
+        in_range(a.hfov, "--hfov (degrees)", 0.0, 180.0, include_hi=False)
         output_file(a.out)
         render_overlay_files(a.video, a.gaze_csv, a.out, hfov_deg=a.hfov)
         print(a.out)
@@ -376,25 +376,30 @@ class _VersionAction(argparse.Action):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from .termio import SIGPIPE_STATUS, console, silence_stdout, stdout_closed
+    from .termio import SIGPIPE_STATUS, console, flush_stdout, silence_stdout, stdout_closed
 
     with console():
         try:
             args = build_parser().parse_args(argv)
             rc = int(args._handler(args) or 0)
-            sys.stdout.flush()  # a closed pipe shows up here, not in the interpreter's exit
-            return rc
         except StreamGazeError as exc:
             print(f"streamgaze: error: {exc}", file=sys.stderr)
-            return 2
+            rc = 2
         except KeyboardInterrupt:
             print("streamgaze: interrupted", file=sys.stderr)
-            return 130
-        except BrokenPipeError:
-            if not stdout_closed():
-                raise
-            silence_stdout()  # `streamgaze stats ROOT | head`: the reader has gone; stop quietly
-            return SIGPIPE_STATUS
+            rc = 130
+        except SystemExit:  # argparse (--help, --version, usage errors): its output may meet a closed pipe too
+            if not flush_stdout():
+                raise SystemExit(SIGPIPE_STATUS) from None
+            raise
+        except BrokenPipeError:  # `streamgaze stats ROOT | head`: the reader has gone; stop quietly
+            if not stdout_closed() and flush_stdout():
+                raise  # not stdout's pipe (e.g. a socket): a real error
+            silence_stdout()
+            rc = SIGPIPE_STATUS
+        if not flush_stdout():
+            rc = SIGPIPE_STATUS
+        return rc
 
 
 if __name__ == "__main__":

@@ -83,12 +83,12 @@ def positive(value: float | None, name: str, *, integer: bool = False) -> None:
         raise ArgumentError(f"{name} must be {kind}, got {value:g}")
 
 
-def in_range(value: float | None, name: str, lo: float, hi: float) -> None:
-    """``lo < value <= hi``; None passes."""
+def in_range(value: float | None, name: str, lo: float, hi: float, *, include_hi: bool = True) -> None:
+    """``lo < value <= hi`` (``< hi`` without ``include_hi``); None passes."""
     if value is None:
         return
-    if not (math.isfinite(value) and lo < value <= hi):
-        raise ArgumentError(f"{name} must be in ({lo:g}, {hi:g}], got {value:g}")
+    if not (math.isfinite(value) and lo < value and (value <= hi if include_hi else value < hi)):
+        raise ArgumentError(f"{name} must be in ({lo:g}, {hi:g}{']' if include_hi else ')'}, got {value:g}")
 
 
 def require_module(module: str, feature: str) -> None:

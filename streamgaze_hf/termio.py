@@ -19,7 +19,7 @@ import select
 import sys
 from collections.abc import Iterator
 
-__all__ = ["SIGPIPE_STATUS", "stdout_closed", "silence_stdout", "LogLines", "console"]
+__all__ = ["SIGPIPE_STATUS", "stdout_closed", "silence_stdout", "flush_stdout", "LogLines", "console"]
 
 SIGPIPE_STATUS = 141
 
@@ -48,6 +48,18 @@ def silence_stdout() -> None:
         os.close(devnull)
     except (OSError, ValueError, io.UnsupportedOperation):
         pass
+
+
+def flush_stdout() -> bool:
+    """Flush stdout; False (and stdout silenced) when its reader has gone away."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        silence_stdout()
+        return False
+    except (OSError, ValueError):
+        return True
+    return True
 
 
 class LogLines(io.TextIOBase):

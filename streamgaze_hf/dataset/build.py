@@ -234,7 +234,7 @@ def check_build_arguments(raw: Path, out: Path, version: str, opts: BuildOptions
     source_module(opts.source)
     existing_dir(raw, f"raw directory (--source {opts.source})")
     positive(workers, "--workers", integer=True)
-    in_range(opts.hfov_deg, "--hfov (degrees)", 0.0, 179.999)
+    in_range(opts.hfov_deg, "--hfov (degrees)", 0.0, 180.0, include_hi=False)
     if opts.objects == "oracle" and opts.source != "world":
         raise StreamGazeError(f"the oracle object back-end reads the demo world's objects.json; --source "
                               f"{opts.source} needs --objects metadata --metadata CSV or --objects vlm")
