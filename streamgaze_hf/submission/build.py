@@ -58,16 +58,22 @@ def redact_model_args(model_args: Any) -> str:
 
 
 def harness_version(results: Mapping[str, Any]) -> str:
-    """lmms-eval's version: the installed package (a pip install reports its results file's
-    ``lmms_eval_version`` as the *current directory's* git ``branch@commit``, kept in brackets)."""
+    """lmms-eval's version: the installed package. lmms-eval's own ``lmms_eval_version`` is a git
+    ``branch@commit`` of whatever checkout surrounds the package (outside ``streamgaze eval``, the
+    toolkit's own clone): kept in brackets unless it is the release string ``streamgaze eval`` sets
+    (:mod:`streamgaze_hf.evalenv`)."""
     from importlib import metadata
+
+    from ..evalenv import release_version_string
 
     reported = str(results.get("lmms_eval_version") or "unknown")
     try:
         installed = metadata.version("lmms-eval")
     except metadata.PackageNotFoundError:
         return reported
-    return installed if reported in ("", installed) else f"{installed} (run reported {reported})"
+    if reported in ("", installed, release_version_string(installed)):
+        return installed
+    return f"{installed} (run reported {reported})"
 
 
 def is_oracle(run_model: str, backend: str = "") -> bool:
