@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import re
 import shutil
 import threading
 from pathlib import Path
@@ -129,6 +130,16 @@ def test_settings_visible_without_horizontal_scrolling(page):
     alpha = page.locator(f"{SUBS} tbody tr", has_text="Alpha").first
     assert alpha.locator(".setting[data-key=frames]").inner_text() == "Frames 32"
     assert alpha.locator(".setting[data-key=params]").inner_text() == "Params 7B"
+    # coverage beside every score: Gamma left out half of every task's items
+    gamma = page.locator(f"{SUBS} tbody tr", has_text="Gamma").first
+    assert re.fullmatch(r"(4\d|5\d)\.\d%", gamma.locator("td.coverage").inner_text())
+    for key in ("nfi", "gta"):
+        cell = gamma.locator(f"td.{key}")
+        shown = cell.locator(".cov").inner_text()
+        got = re.fullmatch(r"coverage (\d+\.\d)% \((\d+)/(\d+)\)", cell.get_attribute("title"))
+        assert got and shown == f"{got[1]}%" and 0 < int(got[2]) < int(got[3]), (key, shown)
+        assert f"{100 * int(got[2]) / int(got[3]):.1f}" == got[1]
+    assert alpha.locator(".cov").count() == 0 and alpha.locator("td.coverage").inner_text() == "100%"
     gpt = page.locator(f"{PAPER} tbody tr", has_text="GPT-4o").first
     assert gpt.locator(".setting[data-key=prompt_mode]").inner_text() == "Prompt reference"
 

@@ -554,7 +554,7 @@ def test_submit_without_samples_is_a_clear_error(random_run, demo_dataset, tmp_p
     assert rc == 2 and "--log_samples" in error_line(err)
     rc, _, err = cli(capsys, "submit", tmp_path / "empty_dir_missing", "--dataset", demo_dataset, "--model-name",
                      "x", "--out", tmp_path / "s.json")
-    assert rc == 2 and "not a directory" in error_line(err)
+    assert rc == 2 and error_line(err).endswith("empty_dir_missing: lmms-eval output directory not found")
 
 
 def test_model_args_secrets_are_redacted():

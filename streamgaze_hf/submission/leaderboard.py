@@ -24,6 +24,7 @@ from ..errors import StreamGazeError
 from ..fsutil import atomic_directory
 from ..tasks import TASK_IDS
 from .chart import chart_caption, chart_rows, render_chart
+from .coverage import task_coverage
 from .page import render_html
 from .paper import paper_rows
 from .rescore import AnswerKey
@@ -39,7 +40,7 @@ TITLE = "StreamGaze leaderboard"
 NOTES = (
     "Scores are fractions in [0, 1]; proactive tasks (GTA, OAA) report checkpoint accuracy. "
     "Overall is the unweighted mean of the ten task scores.",
-    "Submission rows are re-scored from their raw responses against the dataset named in the Dataset column; "
+    "Submission rows are re-scored from their raw responses against the dataset named in their table's title; "
     "missing answers count as wrong (see Coverage). Self-reported scores are never used.",
     "Rows marked 'reported in the paper' are copied from the StreamGaze paper's Table 2 (full benchmark, "
     "official prompts and parser = prompt mode 'reference'); they are not re-scored. AssistGaze has no "
@@ -62,7 +63,7 @@ def submission_row(report: ValidationReport, section: str = "") -> Row:
                prompt_mode=sub["settings"]["prompt_mode"], clip_fps="none" if not fps else f"{fps:g}",
                frames=sub["model"]["frames"], params=sub["model"]["params"],
                coverage=float(s["coverage"]["fraction"]), url=sub["model"]["url"], file=report.path.name,
-               section=section)
+               section=section, task_coverage={t: task_coverage(s["tasks"][t]) for t in TASK_IDS})
 
 
 def collect_sections(reports: Sequence[ValidationReport], manifest: dict, include_paper: bool = True

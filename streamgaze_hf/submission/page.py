@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from html import escape
 
 from ..htmlpage import attr, page_head
+from .coverage import fmt_coverage
 from .rows import BADGES, HTML_COLUMNS, SCORE_KEYS, SETTINGS_COLUMNS, Column, Row, fmt_score
 from .schema import valid_url
 from .sections import Section
@@ -40,7 +41,8 @@ th[aria-sort=descending] button::after{content:" \\25BC"}
 td.text,th.text{text-align:left}
 td.model{white-space:normal;min-width:12rem;max-width:19rem}
 td.overall{font-weight:700}
-td.coverage.partial{color:#9a6700;font-weight:600}
+td.coverage.partial,td.partial .cov{color:#9a6700;font-weight:600}
+.cov{display:block;font-size:.65rem}
 tr.paper td,tr.human td{color:#57606a}
 tr.paper .name,tr.human .name{font-style:italic}
 tr.human td{background:#fff8e5}
@@ -127,6 +129,12 @@ def _cell(col: Column, row: Row) -> str:
             classes.append("partial")
     elif col.key in SCORE_KEYS:
         text = escape(fmt_score(value))
+        answered, expected = (row.task_coverage or {}).get(col.key, (0, 0))
+        if answered < expected:  # a partial task: its coverage beside the score (and in the tooltip)
+            classes.append("partial")
+            cov = fmt_coverage(answered, expected)
+            return (f'<td class="{" ".join(classes)}" data-sort="{attr(_sort_value(col, row))}" '
+                    f'title="{attr("coverage " + cov)}">{text}<span class="cov">{escape(cov.split(" ")[0])}</span></td>')
     else:
         text = escape("" if value is None else str(value))
     return f'<td class="{" ".join(classes)}" data-sort="{attr(_sort_value(col, row))}">{text}</td>'

@@ -40,6 +40,7 @@ class Row:
     rank: int | None = None
     file: str = ""
     section: str = ""  # the leaderboard section (one per dataset; see sections.py)
+    task_coverage: dict[str, tuple[int, int]] | None = None  # task -> (answered, expected); submissions only
 
     @property
     def source_label(self) -> str:
