@@ -7,7 +7,8 @@
 * **Progress bars in logs**: tqdm redraws a bar with carriage returns; in a file or a pipe that
   becomes one ever-growing line per bar. :class:`LogLines` (installed on stderr when it is not a
   terminal) keeps what a terminal would finally show: each bar's last state as one line, and nothing
-  for bars that erase themselves (``leave=False``). Ordinary lines pass through unchanged.
+  for bars that erase themselves (``leave=False``) or that finished within a second (lmms-eval draws
+  two such bars per task; a log has no use for them). Ordinary lines pass through unchanged.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import re
 import select
 import sys
 from collections.abc import Iterator
@@ -22,6 +24,8 @@ from collections.abc import Iterator
 __all__ = ["SIGPIPE_STATUS", "stdout_closed", "silence_stdout", "flush_stdout", "LogLines", "console"]
 
 SIGPIPE_STATUS = 141
+#: a tqdm status whose elapsed time is still 00:00 ("... 24/24 [00:00<00:00, 5505.24it/s]")
+_QUICK_BAR = re.compile(r"\|\s*\d+/\d+ \[00:00<")
 
 
 def stdout_closed() -> bool:
@@ -95,7 +99,7 @@ class LogLines(io.TextIOBase):
         for line in lines:
             if "\r" in line:
                 line = line.rsplit("\r", 1)[1]
-                if not line.strip():
+                if not line.strip() or _QUICK_BAR.search(line):
                     continue
             out.append(line + "\n")
         if out:
@@ -110,6 +114,8 @@ class LogLines(io.TextIOBase):
         line, self._pending = self._pending, ""
         if "\r" in line:
             line = line.rsplit("\r", 1)[1]
+            if _QUICK_BAR.search(line):
+                line = ""
         if line.strip():
             self.target.write(line + "\n")
         self.target.flush()
