@@ -264,8 +264,11 @@ def _leaderboard(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--no-paper-rows", action="store_true", help="leave out the paper's Table 2 rows")
 
     def run(a: argparse.Namespace) -> int:
+        from .preflight import existing_file
         from .submission.leaderboard import write_leaderboard
 
+        for path in a.submissions:
+            existing_file(path, "submission file")
         out = write_leaderboard(a.submissions, a.dataset, a.out, include_paper=not a.no_paper_rows)
         print(out / "index.html")
         return 0
@@ -277,8 +280,8 @@ def _leaderboard(p: argparse.ArgumentParser) -> Handler:
 def _gaze(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("path", help="the recording's gaze file in its native format, or (world, holoassist) its "
                    "recording directory")
-    p.add_argument("--source", default="world", choices=SOURCES,
-                   help="raw layout (default: world, as in build)")
+    p.add_argument("--source", default="world",
+                   help=f"raw layout: {', '.join(SOURCES)} (default: world, as in build)")
     p.add_argument("--video", default=None,
                    help="the recording's video (size and rate; default: looked up in the source's native layout)")
     p.add_argument("--out", required=True, help="CSV to write (x, y normalised, origin top-left)")
