@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import math
+
 from streamgaze_hf import evaluation
 from streamgaze_hf.errors import StreamGazeError
 
@@ -45,7 +47,10 @@ def process_results(doc, results):
 
 
 def _metric(items, name: str) -> float:
-    return 100.0 * float(evaluation.task_metrics(list(items)).get(name, 0.0))
+    """Percent; NaN where the ratio is undefined (an empty denominator, e.g. precision of a model
+    that never says Yes): lmms-eval's tables then show "nan", never a made-up 0 or 100."""
+    value = evaluation.task_metrics(list(items)).get(name, 0.0)
+    return math.nan if value is None else 100.0 * float(value)
 
 
 def aggregate_accuracy(items):

@@ -10,6 +10,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from .errors import StreamGazeError
+from .gaze.sources.registry import SOURCES
 
 Handler = Callable[[argparse.Namespace], "int | None"]
 Configure = Callable[[argparse.ArgumentParser], Handler]
@@ -56,8 +57,13 @@ def _overlay(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--hfov", type=float, default=None, help="horizontal field of view in degrees (default 90)")
 
     def run(a: argparse.Namespace) -> int:
+        from .preflight import existing_file, in_range, output_file
         from .video.overlay import render_overlay_files
 
+        existing_file(a.video, "video")
+        existing_file(a.gaze_csv, "gaze CSV")
+        in_range(a.hfov, "--hfov (degrees)", 0.0, 180.0, include_hi=False)
+        output_file(a.out)
         render_overlay_files(a.video, a.gaze_csv, a.out, hfov_deg=a.hfov)
         print(a.out)
         return 0
@@ -70,7 +76,7 @@ def _build(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--raw", required=True, help="raw directory in the source's native layout (see README)")
     p.add_argument("--out", required=True, help="dataset root to write (e.g. ./streamgaze)")
     p.add_argument("--version", required=True, help="semantic version X.Y.Z of this build")
-    p.add_argument("--source", default="world", choices=["world", "egtea", "egoexolearn", "holoassist", "ego4d"],
+    p.add_argument("--source", default="world", choices=SOURCES,
                    help="raw layout (default: world, the demo world's format)")
     p.add_argument("--objects", default=None, choices=["oracle", "metadata", "vlm"],
                    help="object back-end (default: oracle for the demo world, else required)")
@@ -165,8 +171,11 @@ def _eval(p: argparse.ArgumentParser) -> Handler:
 
         from .dataset.load import resolve_root
         from .evaluation import run_settings
+        from .preflight import positive, require_module
         from .protocols import PROTOCOL_ENV, get_protocol
 
+        require_module("lmms_eval", "streamgaze eval")
+        positive(a.clip_fps, "--clip-fps")
         os.environ["STREAMGAZE_ROOT"] = str(resolve_root(a.root))
         if a.prompt_mode:
             os.environ["STREAMGAZE_PROMPT_MODE"] = a.prompt_mode
@@ -216,9 +225,15 @@ def run_lmms_eval(args: list[str]) -> int:
     """Call lmms-eval's CLI in this process with our task directory on its include path."""
     from lmms_tasks import TASKS_DIR
 
+    from .preflight import require_module
+
     args = list(args[1:] if args[:1] == ["--"] else args)
     if "--include_path" not in args:
         args += ["--include_path", TASKS_DIR]
+    require_module("lmms_eval", "streamgaze eval")
+    from .evalenv import prepare_lmms_eval_process
+
+    prepare_lmms_eval_process()
     from lmms_eval.cli.dispatch import main as lmms_main
 
     saved = sys.argv
@@ -271,14 +286,19 @@ def _submit(p: argparse.ArgumentParser) -> Handler:
                    help="tests only: accept the answer-key oracle baseline (it is never ranked)")
 
     def run(a: argparse.Namespace) -> int:
+        from .preflight import existing_dir, output_file
         from .submission.build import build_submission, write_submission
+        from .submission.coverage import partial_coverage_warning, scores_line
 
+        existing_dir(a.output_dir, "lmms-eval output directory")
+        output_file(a.out)
         sub = build_submission(a.output_dir, a.dataset, model_name=a.model_name, model_url=a.model_url,
                                params=a.params, frames=a.frames, allow_oracle=a.allow_oracle)
         write_submission(sub, a.out)
-        s = sub["scores"]
-        print(f"{a.out}: overall {s['overall']:.3f} (past {s['past']:.3f}, present {s['present']:.3f}, "
-              f"proactive {s['proactive']:.3f}); coverage {100 * s['coverage']['fraction']:.1f}%")
+        print(f"{a.out}: {scores_line(sub['scores'])}")
+        warning = partial_coverage_warning(sub["scores"], sub["run"].get("limit"))
+        if warning:
+            print(f"streamgaze: warning: {a.out}: {warning}", file=sys.stderr)
         return 0
 
     return run
@@ -335,8 +355,11 @@ def _leaderboard(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--no-paper-rows", action="store_true", help="leave out the paper's Table 2 rows")
 
     def run(a: argparse.Namespace) -> int:
+        from .preflight import existing_file
         from .submission.leaderboard import write_leaderboard
 
+        for path in a.submissions:
+            existing_file(path, "submission file")
         out = write_leaderboard(a.submissions, a.dataset, a.out, include_paper=not a.no_paper_rows)
         print(out / "index.html")
         return 0
@@ -346,9 +369,10 @@ def _leaderboard(p: argparse.ArgumentParser) -> Handler:
 
 @command("gaze", "export the normalised gaze track of one raw recording as CSV (t, x, y, valid, in_frame)")
 def _gaze(p: argparse.ArgumentParser) -> Handler:
-    p.add_argument("path", help="the recording's gaze file in its native format (HoloAssist: its Export_py directory)")
-    p.add_argument("--source", required=True,
-                   help="raw format: world, egtea, egoexolearn, holoassist or ego4d")
+    p.add_argument("path", help="the recording's gaze file in its native format, or (world, holoassist) its "
+                   "recording directory")
+    p.add_argument("--source", default="world",
+                   help=f"raw layout: {', '.join(SOURCES)} (default: world, as in build)")
     p.add_argument("--video", default=None,
                    help="the recording's video (size and rate; default: looked up in the source's native layout)")
     p.add_argument("--out", required=True, help="CSV to write (x, y normalised, origin top-left)")
@@ -356,7 +380,9 @@ def _gaze(p: argparse.ArgumentParser) -> Handler:
     def run(a: argparse.Namespace) -> int:
         from .gaze.io import write_gaze_csv
         from .gaze.sources.registry import read_track
+        from .preflight import output_file
 
+        output_file(a.out)
         track = read_track(a.path, a.source, a.video)
         write_gaze_csv(track, a.out, with_in_frame=True)
         print(a.out)
@@ -422,6 +448,7 @@ def _review(p: argparse.ArgumentParser) -> Handler:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="streamgaze", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action=_VersionAction, help="print the toolkit's version and commit, then exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, (help_text, configure) in _COMMANDS.items():
         p = sub.add_parser(name, help=help_text, description=help_text)
@@ -429,16 +456,44 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _VersionAction(argparse.Action):
+    """``--version``: the toolkit version and commit (resolved only when asked for)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from .provenance import toolkit_description
+
+        print(toolkit_description())
+        parser.exit()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    try:
-        return int(args._handler(args) or 0)
-    except StreamGazeError as exc:
-        print(f"streamgaze: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("streamgaze: interrupted", file=sys.stderr)
-        return 130
+    from .termio import SIGPIPE_STATUS, console, flush_stdout, silence_stdout, stdout_closed
+
+    with console():
+        try:
+            args = build_parser().parse_args(argv)
+            rc = int(args._handler(args) or 0)
+        except StreamGazeError as exc:
+            print(f"streamgaze: error: {exc}", file=sys.stderr)
+            rc = 2
+        except KeyboardInterrupt:
+            print("streamgaze: interrupted", file=sys.stderr)
+            rc = 130
+        except SystemExit:  # argparse (--help, --version, usage errors): its output may meet a closed pipe too
+            if not flush_stdout():
+                raise SystemExit(SIGPIPE_STATUS) from None
+            raise
+        except BrokenPipeError:  # `streamgaze stats ROOT | head`: the reader has gone; stop quietly
+            if not stdout_closed() and flush_stdout():
+                raise  # not stdout's pipe (e.g. a socket): a real error
+            silence_stdout()
+            rc = SIGPIPE_STATUS
+        if not flush_stdout():
+            rc = SIGPIPE_STATUS
+        return rc
 
 
 if __name__ == "__main__":

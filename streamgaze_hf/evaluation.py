@@ -30,6 +30,7 @@ from .fsutil import atomic_output
 from .gaze.salience import salience_heatmap, track_salience_map
 from .gaze.track import GazeTrack
 from .protocols import current_protocol, get_protocol
+from .provenance import toolkit_commit, toolkit_version
 from .tasks import get_task
 
 #: task-name suffix -> gaze-input mode (paper Table 3); "" is the paper's main setting
@@ -240,12 +241,15 @@ def doc_target(doc: dict) -> str:
 
 def score_doc(doc: dict, response: str) -> dict:
     """The per-sample record (what samples files and submissions carry): ids, raw response, parsed
-    answer, correctness, and the settings that change a number."""
+    answer, correctness, the settings that change a number, and the toolkit that scored it
+    (``toolkit_version``, ``toolkit_commit``: lmms-eval's own "branch / commit" fields describe the
+    directory it was started in, not lmms-eval)."""
     response = response or ""
     rec = {"question_id": doc["question_id"], "task": doc["task"], "video_id": doc["video_id"],
            "source": doc.get("source", ""), "checkpoint_index": int(doc["checkpoint_index"]), "response": response,
            "gaze": doc["gaze"], "prompt_mode": doc["prompt_mode"], "clip_fps": doc["clip_fps"],
-           "protocol": doc.get("protocol", "default")}
+           "protocol": doc.get("protocol", "default"),
+           "toolkit_version": toolkit_version(), "toolkit_commit": toolkit_commit()}
     reference = doc["prompt_mode"] == "reference"
     if get_task(doc["task"]).is_proactive:
         label = doc["checkpoint_label"] == "Yes"
@@ -298,7 +302,8 @@ def metric_records(record: dict) -> dict[str, dict]:
 
 def task_metrics(records: list[dict]) -> dict:
     """Metrics of one task's records: accuracy for multiple choice; for proactive tasks checkpoint
-    accuracy plus precision, recall, F1, FPR and FNR. Fractions in [0, 1]."""
+    accuracy plus precision, recall, F1, FPR and FNR. Fractions in [0, 1]; None where a ratio's
+    denominator is empty (undefined, see :func:`streamgaze_hf.scoring.proactive_metrics`)."""
     if not records:
         return {"accuracy": 0.0, "n": 0}
     if get_task(records[0]["task"]).is_proactive:

@@ -24,7 +24,7 @@ from .tasks import CATEGORIES, TASK_IDS, tasks_in
 __all__ = [
     "parse_choice", "parse_yes_no",
     "reference_parse_choice", "reference_mc_correct", "reference_yes_no_correct",
-    "mc_metrics", "proactive_metrics", "summarize",
+    "mc_metrics", "proactive_metrics", "summarize", "defined_ratio",
 ]
 
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -389,6 +389,11 @@ def _ratio(num: float, den: float) -> float:
     return num / den if den else 0.0
 
 
+def defined_ratio(num: float, den: float) -> float | None:
+    """``num / den``, or None (undefined) when the denominator is empty."""
+    return num / den if den else None
+
+
 def mc_metrics(correct: Iterable[bool], unparsed: int = 0) -> dict:
     """Accuracy of multiple-choice questions (unparsed answers must already be in ``correct`` as
     False; ``unparsed`` only reports how many there were). Empty input → accuracy 0.0."""
@@ -402,8 +407,12 @@ def proactive_metrics(pairs: Iterable[tuple[bool | None, bool]]) -> dict:
 
     An unparsed prediction (None) is wrong and counted as a miss of the label: a false negative for
     a Yes label, a false positive for a No label. accuracy = (tp + tn) / n (the paper's number);
-    precision = tp / (tp + fp); recall = tp / (tp + fn); f1 = 2PR / (P + R); fpr = fp / (fp + tn);
-    fnr = fn / (fn + tp). Any ratio with a zero denominator is 0.0.
+    precision = tp / (tp + fp); recall = tp / (tp + fn); f1 = 2 tp / (2 tp + fp + fn) (= 2PR / (P + R)
+    where both are defined); fpr = fp / (fp + tn); fnr = fn / (fn + tp).
+
+    A ratio whose denominator is empty is undefined and reported as None, never as 0 or 1 (a model
+    that never says Yes has no precision; a task without Yes labels has no recall and no FNR). The
+    accuracy of no items at all is 0.0, as for multiple choice.
     """
     tp = fp = tn = fn = unparsed = 0
     for pred, label in pairs:
@@ -420,11 +429,10 @@ def proactive_metrics(pairs: Iterable[tuple[bool | None, bool]]) -> dict:
         else:
             tn += 1
     n = tp + fp + tn + fn
-    precision, recall = _ratio(tp, tp + fp), _ratio(tp, tp + fn)
     return {
-        "accuracy": _ratio(tp + tn, n), "precision": precision, "recall": recall,
-        "f1": _ratio(2 * precision * recall, precision + recall),
-        "fpr": _ratio(fp, fp + tn), "fnr": _ratio(fn, fn + tp),
+        "accuracy": _ratio(tp + tn, n), "precision": defined_ratio(tp, tp + fp),
+        "recall": defined_ratio(tp, tp + fn), "f1": defined_ratio(2 * tp, 2 * tp + fp + fn),
+        "fpr": defined_ratio(fp, fp + tn), "fnr": defined_ratio(fn, fn + tp),
         "n": n, "n_unparsed": unparsed, "tp": tp, "fp": fp, "tn": tn, "fn": fn,
     }
 

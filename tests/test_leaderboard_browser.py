@@ -1,8 +1,12 @@
 """The leaderboard page in a real browser (headless Chromium driven by Playwright).
 
-Checks what only a browser can: the rendered table's row order, sorting by clicking a header, and
-that a model named ``<script>alert(1)</script>`` is shown as text and runs nothing. A screenshot is
-saved in the test's tmp dir and at /tmp/streamgaze_leaderboard.png.
+Checks what only a browser can, at a 1280 px wide window (a laptop): nothing needs horizontal
+scrolling and the settings that decide comparability (Gaze, Prompt, Clip fps cap, Frames, Params) are
+on screen for every row; one table per dataset (the demo submissions are never ranked among the
+paper's full-benchmark rows); the rendered row order and ranks; sorting by clicking a header, with
+the line above the table saying the new order; the chart's caption saying which rows it leaves out;
+and that a model named ``<script>alert(1)</script>`` is shown as text and runs nothing. A screenshot
+is saved in the test's tmp dir and at /tmp/streamgaze_leaderboard.png.
 
 Needs /usr/bin/chromium (``scripts/install_browser.sh``) and the ``playwright`` package (never
 ``playwright install``: the Debian browser is used). Skipped when either is missing, unless
@@ -13,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import re
 import shutil
 import threading
 from pathlib import Path
@@ -42,18 +47,24 @@ def site(demo_dataset, tmp_path_factory):
     out = write_leaderboard(subs, demo_dataset, d / "site")
     overall = {validate_submission(s, demo_dataset).submission["model"]["name"]:
                validate_submission(s, demo_dataset).scores["overall"] for s in subs}
-    overall.update({r.name: r.overall for r in paper_rows()})
-    return out, overall
+    paper = {r.name: r.overall for r in paper_rows()}
+    return out, overall, paper
+
+
+WIDTH = 1280
+SUBS, PAPER = "#leaderboard-0", "#leaderboard-1"
+SETTINGS = {"gaze": "Gaze", "prompt_mode": "Prompt", "clip_fps": "Clip fps cap", "frames": "Frames",
+            "params": "Params"}
 
 
 @pytest.fixture()
 def page(browser, site):
-    """The page served over loopback HTTP; collects dialogs (there must be none)."""
+    """The page served over loopback HTTP in a 1280 px window; collects dialogs (there must be none)."""
     handler = functools.partial(_QuietHandler, directory=str(site[0]))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    pg = browser.new_page(viewport={"width": 2100, "height": 1100})
+    pg = browser.new_page(viewport={"width": WIDTH, "height": 900})
     pg.dialogs = []
     pg.on("dialog", lambda dlg: (pg.dialogs.append(dlg.message), dlg.dismiss()))
     pg.errors = []
@@ -70,53 +81,102 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-def names(pg) -> list[str]:
-    return pg.locator("tbody td.model .name").all_inner_texts()
+def names(pg, table: str) -> list[str]:
+    return pg.locator(f"{table} tbody td.model .name").all_inner_texts()
 
 
-def column(pg, key: str) -> list[float | None]:
-    vals = pg.locator(f"tbody td.{key}").evaluate_all("cells => cells.map(c => c.getAttribute('data-sort'))")
+def column(pg, table: str, key: str) -> list[float | None]:
+    vals = pg.locator(f"{table} tbody td.{key}").evaluate_all("cells => cells.map(c => c.getAttribute('data-sort'))")
     return [float(v) if v else None for v in vals]
 
 
-def click_header(pg, key: str) -> str:
-    pg.click(f"thead th[data-key={key}] button")
-    return pg.get_attribute(f"thead th[data-key={key}]", "aria-sort")
+def click_header(pg, table: str, key: str) -> str:
+    pg.click(f"{table} thead th[data-key={key}] button")
+    return pg.get_attribute(f"{table} thead th[data-key={key}]", "aria-sort")
 
 
-def test_rows_in_expected_order(page, site):
-    _, overall = site
-    expected = sorted(overall, key=lambda n: -overall[n])
-    got = names(page)
-    assert got == expected
-    assert got[0] == "Alpha" and got[1] == "Human" and got[-1] == "Gamma"
-    assert page.get_attribute("thead th[data-key=overall]", "aria-sort") == "descending"
-    # paper rows are marked and unranked; submissions are ranked 1..3
-    human = page.locator("tbody tr", has_text="Human").first
-    assert "reported in the paper" in human.inner_text()
-    ranks = [v for v in column(page, "rank") if v is not None]
-    assert ranks == [1.0, 2.0, 3.0]
+def test_one_table_per_dataset_in_expected_order(page, site):
+    _, overall, paper = site
+    assert page.locator("section.dataset h2").all_inner_texts()[0].startswith("Dataset 0.1.0 (")
+    assert page.locator("section.dataset h2").all_inner_texts()[1] == \
+        "Full benchmark: the official release (8,521 questions)"
+    assert names(page, SUBS) == sorted(overall, key=lambda n: -overall[n]) == ["Alpha", SCRIPT_NAME, "Gamma"]
+    assert names(page, PAPER) == sorted(paper, key=lambda n: -paper[n]) and names(page, PAPER)[0] == "Human"
+    for table in (SUBS, PAPER):
+        assert page.get_attribute(f"{table} thead th[data-key=overall]", "aria-sort") == "descending"
+    # ranks count within a dataset: the demo submissions 1..3, the paper's methods 1..13, Human unranked
+    assert column(page, SUBS, "rank") == [1.0, 2.0, 3.0]
+    assert column(page, PAPER, "rank") == [None] + [float(i) for i in range(1, len(paper))]
+    human = page.locator(f"{PAPER} tbody tr", has_text="Human").first
+    assert human.inner_text().count("reported in the paper") == 1
+    assert page.locator(f"{SUBS} .badge").count() == 0
 
 
-def test_sorting_by_clicking_headers(page, site):
-    assert click_header(page, "overall") == "ascending"
-    vals = column(page, "overall")
-    assert vals == sorted(vals) and names(page)[0] == "Gamma" and names(page)[-1] == "Alpha"
-    assert click_header(page, "overall") == "descending"
-    vals = column(page, "overall")
-    assert vals == sorted(vals, reverse=True) and names(page)[0] == "Alpha"
+def test_settings_visible_without_horizontal_scrolling(page):
+    assert page.evaluate("document.documentElement.scrollWidth") <= WIDTH
+    assert page.evaluate("Math.max(...[...document.querySelectorAll('.wrap')].map(w => w.scrollWidth - "
+                         "w.clientWidth))") == 0
+    for table in (SUBS, PAPER):
+        rows = page.locator(f"{table} tbody tr")
+        for i in range(rows.count()):
+            for key, label in SETTINGS.items():
+                setting = rows.nth(i).locator(f".setting[data-key={key}]")
+                box = setting.bounding_box()
+                assert setting.is_visible() and box["x"] >= 0 and box["x"] + box["width"] <= WIDTH, (table, i, key)
+                assert setting.inner_text().startswith(label)
+        for key in ("overall", "oaa", "coverage"):  # the last score columns are on screen too
+            box = page.locator(f"{table} thead th[data-key={key}]").bounding_box()
+            assert box["x"] + box["width"] <= WIDTH, key
+    alpha = page.locator(f"{SUBS} tbody tr", has_text="Alpha").first
+    assert alpha.locator(".setting[data-key=frames]").inner_text() == "Frames 32"
+    assert alpha.locator(".setting[data-key=params]").inner_text() == "Params 7B"
+    # coverage beside every score: Gamma left out half of every task's items
+    gamma = page.locator(f"{SUBS} tbody tr", has_text="Gamma").first
+    assert re.fullmatch(r"(4\d|5\d)\.\d%", gamma.locator("td.coverage").inner_text())
+    for key in ("nfi", "gta"):
+        cell = gamma.locator(f"td.{key}")
+        shown = cell.locator(".cov").inner_text()
+        got = re.fullmatch(r"coverage (\d+\.\d)% \((\d+)/(\d+)\)", cell.get_attribute("title"))
+        assert got and shown == f"{got[1]}%" and 0 < int(got[2]) < int(got[3]), (key, shown)
+        assert f"{100 * int(got[2]) / int(got[3]):.1f}" == got[1]
+    assert alpha.locator(".cov").count() == 0 and alpha.locator("td.coverage").inner_text() == "100%"
+    gpt = page.locator(f"{PAPER} tbody tr", has_text="GPT-4o").first
+    assert gpt.locator(".setting[data-key=prompt_mode]").inner_text() == "Prompt reference"
+
+
+def test_sorting_by_clicking_headers_updates_the_subtitle(page, site):
+    status = page.locator("#sorted-0")
+    assert status.inner_text().startswith("Sorted by Overall (descending)")
+    assert click_header(page, SUBS, "overall") == "ascending"
+    assert status.inner_text().startswith("Sorted by Overall (ascending)")
+    vals = column(page, SUBS, "overall")
+    assert vals == sorted(vals) and names(page, SUBS) == ["Gamma", SCRIPT_NAME, "Alpha"]
+    assert names(page, PAPER)[0] == "Human"  # the other table is untouched
+    assert page.locator("#sorted-1").inner_text().startswith("Sorted by Overall (descending)")
 
     # another column: GTA, descending first; blanks (AssistGaze has none) stay last
-    assert click_header(page, "gta") == "descending"
-    gta = column(page, "gta")
-    assert gta[-1] is None and names(page)[-1] == "AssistGaze"
+    assert click_header(page, PAPER, "gta") == "descending"
+    assert page.locator("#sorted-1").inner_text().startswith("Sorted by GTA (descending)")
+    gta = column(page, PAPER, "gta")
+    assert gta[-1] is None and names(page, PAPER)[-1] == "AssistGaze"
     present = [v for v in gta if v is not None]
     assert present == sorted(present, reverse=True)
-    assert page.get_attribute("thead th[data-key=overall]", "aria-sort") == "none"
-    assert click_header(page, "gta") == "ascending"
-    gta = column(page, "gta")
+    assert page.get_attribute(f"{PAPER} thead th[data-key=overall]", "aria-sort") == "none"
+    assert click_header(page, PAPER, "gta") == "ascending"
+    assert page.locator("#sorted-1").inner_text().startswith("Sorted by GTA (ascending)")
+    gta = column(page, PAPER, "gta")
     assert gta[-1] is None and [v for v in gta if v is not None] == sorted(v for v in gta if v is not None)
     assert not page.errors
+
+
+def test_chart_caption_says_what_is_left_out(page, site):
+    _, _, paper = site
+    caption = page.locator("figure figcaption").inner_text()
+    n_methods = len(paper) - 1  # without the Human row
+    shown = 10 - 3 - 1  # at most 10 bars: the 3 submissions, the Human row, then the best paper methods
+    assert caption.startswith("Bars: 3 submission(s) (dataset 0.1.0), the Human row, "
+                              f"the {shown} best of the paper's {n_methods} methods by overall")
+    assert "not on the submissions' dataset" in caption
 
 
 def test_script_model_name_is_text(page, tmp_path):
@@ -125,12 +185,12 @@ def test_script_model_name_is_text(page, tmp_path):
     assert cell.inner_text() == SCRIPT_NAME
     assert page.evaluate("document.querySelectorAll('tbody script').length") == 0
     assert page.evaluate("document.scripts.length") == 1  # the page's own sorting script
-    page.click("thead th[data-key=model] button")  # re-sorting moves nodes, never re-parses them
+    page.click(f"{SUBS} thead th[data-key=model] button")  # re-sorting moves nodes, never re-parses them
     assert page.locator("tbody td.model .name", has_text="alert(1)").inner_text() == SCRIPT_NAME
     assert page.dialogs == [] and not page.errors
     shot = tmp_path / "leaderboard.png"
-    assert click_header(page, "overall") == "descending"  # back to the default order for the picture
-    assert names(page)[0] == "Alpha"
+    assert click_header(page, SUBS, "overall") == "descending"  # back to the default order for the picture
+    assert names(page, SUBS)[0] == "Alpha"
     page.screenshot(path=str(shot), full_page=True)
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     try:

@@ -37,6 +37,18 @@ def test_oracle_scores_100_on_every_task(oracle_run):
         assert metric(results, name, "f1") == 100.0 and metric(results, name, "fpr") == 0.0
 
 
+def test_eval_output_has_no_noise_and_names_lmms_eval_honestly(oracle_run):
+    """Issue 12: no "Generating test split" line per placeholder, no carriage-return redraws in a
+    non-terminal stderr, no traceback; lmms-eval's banner and version are lmms-eval's own, not the git
+    checkout of the toolkit around the virtual environment."""
+    proc, results, _ = oracle_run
+    output = proc.stdout + proc.stderr
+    assert "Generating test split" not in output and "Traceback" not in output
+    assert "\r" not in proc.stderr
+    assert "branch: release" in proc.stdout and "commit: v0.7.3" in proc.stdout
+    assert results["lmms_eval_version"] == "release@v0.7.3" and results["git_branch"] == "release"
+
+
 def test_samples_identify_every_question_and_checkpoint(oracle_run, demo_dataset):
     import datasets
 

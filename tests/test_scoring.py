@@ -228,14 +228,20 @@ def test_proactive_metrics_asymmetric():
     assert m["fnr"] == pytest.approx(2 / 5)
 
 
-def test_proactive_metrics_zero_denominators_are_zero():
+def test_proactive_metrics_empty_denominators_are_undefined():
     m = proactive_metrics([(False, False), (False, False)])  # no positives predicted or labelled
     assert m["accuracy"] == 1.0
-    assert m["precision"] == m["recall"] == m["f1"] == m["fnr"] == m["fpr"] == 0.0
+    assert m["fpr"] == 0.0  # 0 of 2 negatives called Yes: defined
+    assert m["precision"] is None and m["recall"] is None and m["f1"] is None and m["fnr"] is None
+    never_yes = proactive_metrics([(False, True), (False, False)])
+    assert never_yes["precision"] is None  # the model never said Yes
+    assert (never_yes["recall"], never_yes["f1"], never_yes["fnr"], never_yes["fpr"]) == (0.0, 0.0, 1.0, 0.0)
     empty = proactive_metrics([])
-    assert empty["n"] == 0 and empty["accuracy"] == 0.0 and empty["f1"] == 0.0
+    assert empty["n"] == 0 and empty["accuracy"] == 0.0
+    assert [empty[k] for k in ("precision", "recall", "f1", "fpr", "fnr")] == [None] * 5
     all_unparsed = proactive_metrics([(None, True), (None, False)])
     assert (all_unparsed["fn"], all_unparsed["fp"], all_unparsed["accuracy"]) == (1, 1, 0.0)
+    assert all_unparsed["precision"] == 0.0 and all_unparsed["fpr"] == all_unparsed["fnr"] == 1.0
 
 
 def test_summarize():

@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import re
 import shutil
 from html.parser import HTMLParser
@@ -16,10 +17,12 @@ from pathlib import Path
 
 import pytest
 
+from streamgaze_hf import __version__
 from streamgaze_hf.cli import main
 from streamgaze_hf.dataset.writer import manifest_digest
 from streamgaze_hf.errors import StreamGazeError
 from streamgaze_hf.evaluation import doc_target
+from streamgaze_hf.provenance import toolkit_commit
 from streamgaze_hf.submission import (
     assemble_submission,
     load_answer_key,
@@ -163,7 +166,11 @@ def test_round_trip_gives_the_scores_lmms_eval_reported(random_run, random_sub, 
         reported = results["results"][spec.lmms_name]
         metrics = PROACTIVE_METRICS if spec.is_proactive else ("accuracy",)
         for m in metrics:
-            assert abs(100 * scores["tasks"][spec.id][m] - reported[f"{m},none"]) <= 1e-6, (spec.id, m)
+            ours = scores["tasks"][spec.id][m]
+            if ours is None:  # undefined (empty denominator): lmms-eval shows NaN, never 0 or 100
+                assert math.isnan(reported[f"{m},none"]), (spec.id, m)
+                continue
+            assert abs(100 * ours - reported[f"{m},none"]) <= 1e-6, (spec.id, m)
     assert abs(100 * scores["overall"] - results["results"]["streamgaze"]["accuracy,none"]) <= 1e-6
     assert scores["coverage"] == {"answered": report.key.expected, "expected": report.key.expected, "fraction": 1.0}
     assert report.missing == []
@@ -176,7 +183,12 @@ def test_round_trip_gives_the_scores_lmms_eval_reported(random_run, random_sub, 
                             "frames": "all"}
     assert sub["run"]["model"] == "streamgaze_random" and sub["run"]["model_args"] == "seed=0"
     assert sub["run"]["harness"] == "lmms-eval" and sub["run"]["harness_version"].startswith("0.7.3")
-    assert results["lmms_eval_version"] in sub["run"]["harness_version"]
+    # lmms-eval names itself, not the toolkit's checkout around the venv; the toolkit has its own fields
+    assert results["lmms_eval_version"] == "release@v0.7.3" and sub["run"]["harness_version"] == "0.7.3"
+    assert sub["toolkit_version"] == sub["run"]["toolkit_version"] == __version__
+    assert sub["toolkit_commit"] == sub["run"]["toolkit_commit"] == toolkit_commit()
+    assert all(s["accuracy"]["toolkit_version"] == __version__ and
+               s["accuracy"]["toolkit_commit"] == toolkit_commit() for recs in samples.values() for s in recs)
     # every raw response is in the file, keyed by question id (proactive: and checkpoint)
     for spec in TASKS:
         for s in samples[spec.lmms_name]:
@@ -407,10 +419,17 @@ def test_partial_run_counts_missing_questions_as_wrong(oracle_past_run, demo_dat
         assert s["tasks"][t]["n_missing"] == (0 if t in past else s["tasks"][t]["n"])
     assert report.is_oracle
 
+    assert "streamgaze: warning: " in err and "partial run: " in err
     rc, text, _ = cli(capsys, "validate", out, "--dataset", demo_dataset)
     assert rc == 0
     assert f"missing ({len(expected_missing)}):" in text
     assert f"coverage: {100 * s['coverage']['fraction']:.1f}%" in text
+    assert "  WARNING: partial run: " in text
+    # tasks without a single answer say so; no "fpr 1.000, fnr 1.000" made of missing answers
+    for t in ("gta", "oaa", "oi_easy"):
+        line = next(ln for ln in text.splitlines() if ln.startswith(f"{t} "))
+        assert line.endswith("no answers: every item counts as wrong") and f"0.0% (0/{s['tasks'][t]['n']})" in line
+    assert "fpr" not in text
     assert "... and" in text and "never ranked" in text
     rc, text, _ = cli(capsys, "validate", out, "--dataset", demo_dataset, "--all-missing")
     assert all(f"  {t} {q}" in text for t, q, _ in expected_missing)
@@ -420,6 +439,36 @@ def test_partial_run_counts_missing_questions_as_wrong(oracle_past_run, demo_dat
     rc, _, err = cli(capsys, "leaderboard", out, "--dataset", demo_dataset, "--out", lb)
     assert rc == 2 and not lb.exists()
     assert error_line(err).startswith(f"streamgaze: error: {out}: ") and "oracle" in error_line(err)
+
+
+def test_limited_run_is_flagged_by_submit_and_validate(random_run, demo_dataset, tmp_path, capsys):
+    """An `lmms-eval --limit 3` run: the first 3 documents of every task answered, the rest missing."""
+    run = _copy_run(random_run[0], tmp_path / "run")
+    results_path = next(run.rglob("*_results.json"))
+    results = json.loads(results_path.read_text())
+    results["config"]["limit"] = 3
+    results_path.write_text(json.dumps(results))
+    for path in run.rglob("*_samples_*.jsonl"):
+        path.write_text("".join(path.read_text().splitlines(keepends=True)[:3]))
+    out = tmp_path / "limited.json"
+    rc, printed, err = cli(capsys, "submit", run, "--dataset", demo_dataset, "--model-name", "Limited", "--out", out)
+    assert rc == 0, err
+    report = validate_submission(out, demo_dataset)
+    cov = report.scores["coverage"]
+    assert cov["answered"] == 3 * len(TASK_IDS) < cov["expected"]
+    pct = f"{100 * cov['answered'] / cov['expected']:.1f}% ({cov['answered']}/{cov['expected']:,})"
+    assert printed.strip().endswith(f"on coverage {pct}")
+    warning = error_line(err.replace("streamgaze: warning:", "streamgaze: error:"))
+    assert f"partial run: {pct} of the dataset's items answered (the run used lmms-eval --limit 3)" in warning
+    assert "not comparable with a full run" in warning
+    rc, text, _ = cli(capsys, "validate", out, "--dataset", demo_dataset)
+    assert rc == 0 and text.splitlines()[4].startswith("  WARNING: partial run: ")
+    for spec in TASKS:  # coverage beside every task score
+        n = report.scores["tasks"][spec.id]["n"]
+        line = next(ln for ln in text.splitlines() if ln.startswith(f"{spec.id} "))
+        assert f"% (3/{n:,})" in line, line
+    for cat in ("past", "present", "proactive", "overall"):
+        assert re.search(rf"^{cat}\s+\d\.\d{{3}}\s+\d+\.\d+% \(\d+/[\d,]+\)$", text, re.M), cat
 
 
 def _copy_run(src: Path, dest: Path) -> Path:
@@ -505,7 +554,7 @@ def test_submit_without_samples_is_a_clear_error(random_run, demo_dataset, tmp_p
     assert rc == 2 and "--log_samples" in error_line(err)
     rc, _, err = cli(capsys, "submit", tmp_path / "empty_dir_missing", "--dataset", demo_dataset, "--model-name",
                      "x", "--out", tmp_path / "s.json")
-    assert rc == 2 and "not a directory" in error_line(err)
+    assert rc == 2 and error_line(err).endswith("empty_dir_missing: lmms-eval output directory not found")
 
 
 def test_model_args_secrets_are_redacted():
@@ -592,20 +641,27 @@ def test_leaderboard_writes_the_site(leaderboard_subs, demo_dataset, tmp_path, c
     rows = _TableRows()
     rows.feed(page)
     overall = [float(v) if v else float("-inf") for v in rows.overall]
-    assert overall == sorted(overall, reverse=True)
     paper = paper_rows()
     assert len(rows.names) == 4 + len(paper)
-    assert rows.names[0] == "Strong | model"  # 0.95 beats the Human row (0.827)
-    assert rows.names[1] == "Human"
-    assert rows.names[-1] == "=cmd|' /C calc'!A0"  # 0.0 is below every paper row
-    assert {p.name for p in paper} <= set(rows.names)
-    assert page.count("reported in the paper") >= len(paper)
+    # two sections: the demo dataset's submissions, ranked among themselves, then the paper's full benchmark
+    assert page.count('<section class="dataset"') == 2
+    assert page.index("<h2>Dataset 0.1.0 (") < page.index("<h2>Full benchmark: the official release (8,521 questions)")
+    assert overall[:4] == sorted(overall[:4], reverse=True) and overall[4:] == sorted(overall[4:], reverse=True)
+    assert rows.names[0] == "Strong | model" and rows.names[3] == "=cmd|' /C calc'!A0"
+    assert rows.names[4] == "Human"  # first of the paper's section, not interleaved with the demo rows
+    assert {p.name for p in paper} == set(rows.names[4:])
+    assert page.count('<span class="badge">reported in the paper</span>') == len(paper)
+    assert "reported in the paper (human)" not in page  # said once, by the badge
 
     table = list(csv.DictReader(io.StringIO((out / "leaderboard.csv").read_text())))
     assert [r["model"] for r in table] == [n if not n.startswith("=") else "'" + n for n in rows.names]
     by_name = {r["model"]: r for r in table}
     assert by_name["Human"]["source"] == "reported in the paper (human)" and by_name["Human"]["rank"] == ""
     assert by_name["GPT-4o"]["source"] == "reported in the paper" and by_name["GPT-4o"]["frames"] == "16"
+    assert by_name["GPT-4o"]["section"] == "full-release" and by_name["Strong | model"]["section"] == "dataset-0.1.0"
+    paper_ranks = sorted(int(r["rank"]) for r in table if r["section"] == "full-release" and r["rank"])
+    assert paper_ranks == list(range(1, len(paper)))  # every paper method but the Human reference
+    assert sorted(int(r["rank"]) for r in table if r["section"] == "dataset-0.1.0") == [1, 2, 3, 4]
     assert by_name["AssistGaze"]["gta"] == "" and by_name["AssistGaze"]["overall"] == "0.223000"
     assert by_name["Strong | model"]["rank"] == "1" and by_name["Strong | model"]["source"] == "submission (re-scored)"
     assert by_name["Strong | model"]["dataset"] == "0.1.0" and by_name["Strong | model"]["params"] == "7B"
@@ -617,9 +673,11 @@ def test_leaderboard_writes_the_site(leaderboard_subs, demo_dataset, tmp_path, c
     md = (out / "leaderboard.md").read_text()
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in md
     assert "Strong \\| model" in md and SCRIPT_NAME not in md
-    assert "reported in the paper" in md
+    assert "reported in the paper" in md and "click" not in md.lower()
+    assert "## Dataset 0.1.0 (" in md and "## Full benchmark: the official release (8,521 questions)" in md
+    assert md.index("## Dataset 0.1.0") < md.index("Strong \\| model") < md.index("## Full benchmark")
     header = next(ln for ln in md.splitlines() if ln.startswith("| # |"))
-    for col in ("Overall", "Past", "Present", "Proactive", "NFI", "OAA", "Dataset", "Gaze", "Prompt",
+    for col in ("Overall", "Past", "Present", "Proactive", "NFI", "OAA", "Coverage", "Gaze", "Prompt",
                 "Clip fps cap", "Frames", "Params"):
         assert f"| {col} |" in header, col
 

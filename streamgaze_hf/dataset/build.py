@@ -222,16 +222,25 @@ def process_recording(ref: RecordingRef | Path, work: Path, opts: BuildOptions) 
     return out
 
 
-def _check_version_free(out: Path, version: str, force: bool) -> None:
-    """Fail before any work when ``out`` already holds this version (the writer checks again)."""
-    manifest = out / "manifest.json"
-    if manifest.is_file() and not force:
-        try:
-            existing = json.loads(manifest.read_text(encoding="utf-8")).get("version")
-        except ValueError:
-            existing = None
-        if existing == version:
-            raise StreamGazeError(f"dataset version {version} already exists; use --force to overwrite", out)
+def check_build_arguments(raw: Path, out: Path, version: str, opts: BuildOptions, workers: int = 1,
+                          force: bool = False) -> None:
+    """Every argument of a build, checked before any work starts (a wrong version string or back-end
+    option must not surface after hours of processing): the destination and version, the raw
+    directory and source, the worker count, the field of view and the object back-end's options."""
+    from ..gaze.sources.registry import source_module
+    from ..preflight import dataset_destination, existing_dir, in_range, positive
+
+    dataset_destination(out, version, force)
+    source_module(opts.source)
+    existing_dir(raw, f"raw directory (--source {opts.source})")
+    positive(workers, "--workers", integer=True)
+    in_range(opts.hfov_deg, "--hfov (degrees)", 0.0, 180.0, include_hi=False)
+    if opts.objects == "oracle" and opts.source != "world":
+        raise StreamGazeError(f"the oracle object back-end reads the demo world's objects.json; --source "
+                              f"{opts.source} needs --objects metadata --metadata CSV or --objects vlm")
+    if opts.objects == "vlm" and opts.vlm_url and not opts.vlm_url.lower().startswith(("http://", "https://")):
+        raise StreamGazeError(f"--vlm-url must be an http(s) URL, got {opts.vlm_url!r}")
+    make_backend(opts)  # missing options, unreadable metadata CSV
 
 
 def _num(v: float) -> float | None:
@@ -251,7 +260,7 @@ def build_dataset(raw: str | os.PathLike[str], out: str | os.PathLike[str], vers
 
     raw, out = Path(raw), Path(out)
     opts = options or BuildOptions(seed=seed)
-    _check_version_free(out, version, force)
+    check_build_arguments(raw, out, version, opts, workers, force)
     review_stats = None
     if opts.review:  # validate the corrections before any work starts
         from ..review import load_corrections, verification_stats

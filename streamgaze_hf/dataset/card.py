@@ -180,7 +180,8 @@ def _loading_section(stats: Stats) -> str:
             "```",
             "",
             f"Configs: {configs} (one per task, all with the same columns), `videos` (one row per video), "
-            "`gaze` (gaze samples: `t`, normalised top-left `x`, `y`, `valid`) and `fixations` "
+            "`gaze` (gaze samples: `t`, normalised top-left `x`, `y`, tracker `valid`, and `in_frame`: valid "
+            "and inside the frame; off-frame samples keep their position outside [0, 1]) and `fixations` "
             "(fixations and scanpath episodes with in-view and out-of-view objects). "
             "Every config has a single `test` split.",
             "",

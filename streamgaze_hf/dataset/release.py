@@ -118,10 +118,12 @@ def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[s
     StreamGazeError if ``release_dir`` has no ``qa/`` directory, when a video path is ambiguous, or in
     strict mode on the first skipped or flagged row (nothing is written then).
     """
+    from ..preflight import dataset_destination, existing_dir
     from .variants import variant_support
     from .writer import DatasetContent, write_dataset
 
-    release = Path(release_dir)
+    release = existing_dir(release_dir, "release directory")
+    dataset_destination(out, version, force)  # before reading anything: a bad --version fails now
     if not (release / "qa").is_dir():
         raise StreamGazeError("not a StreamGaze release: no qa/ directory", release)
     report = ImportReport()

@@ -414,6 +414,13 @@ def _previous_changelog(root: Path, version: str, force: bool) -> str:
     return changelog.read_text(encoding="utf-8") if changelog.is_file() else ""
 
 
+def check_destination(root: str | os.PathLike[str], version: str, force: bool = False) -> None:
+    """What :func:`write_dataset` checks of its destination, for callers to run before long work:
+    ``version`` is semantic, and ``root`` is absent, empty, or a dataset that may be replaced."""
+    check_version(version)
+    _previous_changelog(Path(root), version, force)
+
+
 def _directory_mode() -> int:
     """The mode ``mkdir`` would give a new directory under the current umask."""
     umask = os.umask(0o022)

@@ -18,6 +18,7 @@ from typing import Any
 from .. import __version__
 from ..errors import StreamGazeError
 from ..fsutil import write_text_atomic
+from ..provenance import toolkit_commit
 from ..tasks import TASK_IDS, get_task
 from .lmms_output import LmmsRun, lmms_task_names, read_run
 from .rescore import AnswerKey, ItemKey, Rescored, load_answer_key, score_responses
@@ -57,16 +58,22 @@ def redact_model_args(model_args: Any) -> str:
 
 
 def harness_version(results: Mapping[str, Any]) -> str:
-    """lmms-eval's version: the installed package (a pip install reports its results file's
-    ``lmms_eval_version`` as the *current directory's* git ``branch@commit``, kept in brackets)."""
+    """lmms-eval's version: the installed package. lmms-eval's own ``lmms_eval_version`` is a git
+    ``branch@commit`` of whatever checkout surrounds the package (outside ``streamgaze eval``, the
+    toolkit's own clone): kept in brackets unless it is the release string ``streamgaze eval`` sets
+    (:mod:`streamgaze_hf.evalenv`)."""
     from importlib import metadata
+
+    from ..evalenv import release_version_string
 
     reported = str(results.get("lmms_eval_version") or "unknown")
     try:
         installed = metadata.version("lmms-eval")
     except metadata.PackageNotFoundError:
         return reported
-    return installed if reported in ("", installed) else f"{installed} (run reported {reported})"
+    if reported in ("", installed, release_version_string(installed)):
+        return installed
+    return f"{installed} (run reported {reported})"
 
 
 def is_oracle(run_model: str, backend: str = "") -> bool:
@@ -106,6 +113,7 @@ def _assemble(key: AnswerKey, rescored: Rescored, *, prompt_mode: str, clip_fps:
     sub = {
         "schema_version": SCHEMA_VERSION,
         "toolkit_version": __version__,
+        "toolkit_commit": toolkit_commit(),
         "dataset": {"version": key.version, "manifest_sha256": key.manifest_sha256},
         "settings": {"gaze": key.gaze, "prompt_mode": prompt_mode, "clip_fps": float(clip_fps)},
         "model": {f: str(model.get(f) or "") for f in ("name", "url", "params", "frames")},
@@ -141,6 +149,17 @@ def _collect(run: LmmsRun) -> tuple[str, str, float]:
             raise StreamGazeError(f"mixed {what} in one run: {shown}; a submission has one setting: run "
                                   "lmms-eval once per setting, into separate output directories", run.results_path)
     return next(iter(gaze_of.values())), next(iter(modes)), next(iter(fps))
+
+
+def run_toolkit(run: LmmsRun) -> dict[str, str]:
+    """``toolkit_version`` / ``toolkit_commit`` of the toolkit that scored the run's samples (as its
+    records name them; runs made before the records carried them give {})."""
+    out: dict[str, str] = {}
+    for field in ("toolkit_version", "toolkit_commit"):
+        values = sorted({str(rec[field]) for recs in run.samples.values() for rec in recs if field in rec})
+        if values:
+            out[field] = ", ".join(values)[:100]
+    return out
 
 
 def _responses(run: LmmsRun, key: AnswerKey) -> dict[ItemKey, str]:
@@ -206,7 +225,8 @@ def build_submission(output_dir: str | os.PathLike[str], root: str | os.PathLike
     run_info = {"harness": "lmms-eval", "harness_version": harness_version(run.results),
                 "model": run_model, "model_args": redact_model_args(cfg.get("model_args")),
                 "date": str(run.results.get("date") or ""),
-                "limit": float(limit) if isinstance(limit, (int, float)) and not isinstance(limit, bool) else None}
+                "limit": float(limit) if isinstance(limit, (int, float)) and not isinstance(limit, bool) else None,
+                **run_toolkit(run)}
     rescored = score_responses(key, responses, prompt_mode, clip_fps)
     _cross_check(run, rescored, key)
     return _assemble(key, rescored, prompt_mode=prompt_mode, clip_fps=clip_fps,

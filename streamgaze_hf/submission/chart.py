@@ -2,7 +2,8 @@
 StreamGaze tasks"): the ten tasks on the x axis (grouped by category), one bar per model.
 
 Bars: every submission, then the Human row and the best paper rows by overall (hatched, "(paper)"),
-at most :data:`MAX_BARS` per task so the chart stays readable; the table has every row.
+at most :data:`MAX_BARS` per task so the chart stays readable; :func:`chart_caption` says which rows
+were left out (the tables have every row) and that rows on different datasets do not compare.
 matplotlib with the Agg backend (no display needed).
 """
 
@@ -14,7 +15,7 @@ from collections.abc import Sequence
 from ..tasks import TASKS
 from .rows import TASK_LABELS, Row
 
-__all__ = ["chart_rows", "render_chart", "MAX_BARS"]
+__all__ = ["chart_rows", "chart_caption", "render_chart", "MAX_BARS"]
 
 MAX_BARS = 10
 _MAX_LABEL = 40
@@ -31,13 +32,36 @@ def chart_rows(rows: Sequence[Row], max_bars: int = MAX_BARS) -> list[Row]:
     return (subs + human + paper)[:max(max_bars, len(subs))]
 
 
+def chart_caption(rows: Sequence[Row], shown: Sequence[Row]) -> str:
+    """What the chart shows and leaves out, in words (under the chart and on the page)."""
+    shown_ids = {id(r) for r in shown}
+    subs = [r for r in rows if r.source == "submission"]
+    paper = [r for r in rows if r.source == "paper"]
+    human = [r for r in rows if r.source == "human"]
+    parts = []
+    if subs:
+        datasets = sorted({r.dataset for r in subs})
+        parts.append(f"{len(subs)} submission(s) (dataset {', '.join(datasets)})")
+    if human:
+        parts.append("the Human row" if id(human[0]) in shown_ids else "not the Human row")
+    if paper:
+        k = sum(id(r) in shown_ids for r in paper)
+        parts.append(f"all {k} paper methods" if k == len(paper) else
+                     f"the {k} best of the paper's {len(paper)} methods by overall" if k else
+                     f"none of the paper's {len(paper)} methods")
+    text = "Bars: " + ", ".join(parts) + f" (at most {MAX_BARS} bars per task; the tables list every row)."
+    if subs and (paper or human) and any(r.section != subs[0].section for r in paper + human):
+        text += " Paper rows (hatched) are on the full benchmark, not on the submissions' dataset: do not compare them."
+    return text
+
+
 def _label(row: Row) -> str:
     name = row.name if len(row.name) <= _MAX_LABEL else row.name[:_MAX_LABEL - 1] + "\u2026"
     name = name.replace("\\", "\\\\").replace("$", r"\$")  # no mathtext from user strings
     return name + ("" if row.source == "submission" else " (paper)")
 
 
-def render_chart(rows: Sequence[Row], title: str = "Per-task scores") -> bytes:
+def render_chart(rows: Sequence[Row], title: str = "Per-task scores", caption: str = "") -> bytes:
     """PNG bytes of the grouped bar chart of ``rows`` (see :func:`chart_rows` for the selection)."""
     import matplotlib
 
@@ -69,7 +93,14 @@ def render_chart(rows: Sequence[Row], title: str = "Per-task scores") -> bytes:
     ax.grid(axis="y", linewidth=0.4, alpha=0.6)
     ax.set_axisbelow(True)
     ax.legend(fontsize=7, ncol=1, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
-    fig.tight_layout()
+    if caption:
+        import textwrap
+
+        wrapped = "\n".join(textwrap.wrap(caption.replace("$", r"\$"), 150))
+        fig.text(0.01, 0.01, wrapped, fontsize=7, color="#555555", ha="left", va="bottom")
+        fig.tight_layout(rect=(0, 0.04 * (wrapped.count("\n") + 1), 1, 1))
+    else:
+        fig.tight_layout()
     buf = io.BytesIO()
     fig.savefig(buf, format="png", metadata={"Software": None})
     plt.close(fig)

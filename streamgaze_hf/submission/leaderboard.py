@@ -1,10 +1,12 @@
 """``streamgaze leaderboard``: validated submissions + the paper's Table 2 -> a static site.
 
-Writes ``index.html`` (sortable table, see :mod:`.page`), ``leaderboard.md`` and ``leaderboard.csv``
+Writes ``index.html`` (sortable tables, see :mod:`.page`), ``leaderboard.md`` and ``leaderboard.csv``
 (for READMEs and papers) and ``chart.png`` (per-task grouped bars, see :mod:`.chart`) into one
 directory, atomically. Every submission is validated and re-scored against ``--dataset`` first (the
 first invalid one stops everything, naming its file); the oracle baseline is never ranked.
-Paper rows (and the Human row) are marked "reported in the paper" and never re-scored.
+Paper rows (and the Human row) are marked "reported in the paper" and never re-scored. Rows are
+ranked only against rows on the same dataset: one section per dataset (:mod:`.sections`), so a
+demo-scale submission never appears ranked among the paper's full-benchmark rows.
 """
 
 from __future__ import annotations
@@ -21,31 +23,36 @@ from ..dataset.writer import manifest_digest
 from ..errors import StreamGazeError
 from ..fsutil import atomic_directory
 from ..tasks import TASK_IDS
-from .chart import render_chart
+from .chart import chart_caption, chart_rows, render_chart
+from .coverage import task_coverage
 from .page import render_html
 from .paper import paper_rows
 from .rescore import AnswerKey
-from .rows import COLUMNS, SCORE_KEYS, Row, sort_rows
+from .rows import COLUMNS, SCORE_KEYS, Row
+from .sections import FULL_NOTE, FULL_RELEASE, FULL_TITLE, Section, dataset_section, group_sections
 from .validate import ValidationReport, validate_submission
 
-__all__ = ["submission_row", "collect_rows", "render_markdown", "render_csv", "write_leaderboard", "OUTPUT_FILES"]
+__all__ = ["submission_row", "collect_rows", "collect_sections", "render_markdown", "render_csv",
+           "write_leaderboard", "OUTPUT_FILES"]
 
 OUTPUT_FILES = ("index.html", "leaderboard.md", "leaderboard.csv", "chart.png")
 TITLE = "StreamGaze leaderboard"
 NOTES = (
     "Scores are fractions in [0, 1]; proactive tasks (GTA, OAA) report checkpoint accuracy. "
     "Overall is the unweighted mean of the ten task scores.",
-    "Submission rows are re-scored from their raw responses against the dataset named in the Dataset column; "
+    "Submission rows are re-scored from their raw responses against the dataset named in their table's title; "
     "missing answers count as wrong (see Coverage). Self-reported scores are never used.",
     "Rows marked 'reported in the paper' are copied from the StreamGaze paper's Table 2 (full benchmark, "
     "official prompts and parser = prompt mode 'reference'); they are not re-scored. AssistGaze has no "
     "proactive scores; its overall is over eight tasks, as in the paper.",
     "Gaze, Prompt, Clip fps cap, Frames and Params are the settings that change a number: compare rows "
     "only where they match.",
+    "Each dataset has its own table and ranking: scores on a demo-scale or partial dataset are never ranked "
+    "against the full benchmark's.",
 )
 
 
-def submission_row(report: ValidationReport) -> Row:
+def submission_row(report: ValidationReport, section: str = "") -> Row:
     """The leaderboard row of a validated submission (recomputed scores only)."""
     sub, s = report.submission, report.scores
     fps = sub["settings"]["clip_fps"]
@@ -55,20 +62,32 @@ def submission_row(report: ValidationReport) -> Row:
                dataset=sub["dataset"]["version"], gaze=sub["settings"]["gaze"],
                prompt_mode=sub["settings"]["prompt_mode"], clip_fps="none" if not fps else f"{fps:g}",
                frames=sub["model"]["frames"], params=sub["model"]["params"],
-               coverage=float(s["coverage"]["fraction"]), url=sub["model"]["url"], file=report.path.name)
+               coverage=float(s["coverage"]["fraction"]), url=sub["model"]["url"], file=report.path.name,
+               section=section, task_coverage={t: task_coverage(s["tasks"][t]) for t in TASK_IDS})
 
 
-def collect_rows(reports: Sequence[ValidationReport], include_paper: bool = True) -> list[Row]:
-    """Submission rows (oracle refused) plus the paper rows, sorted by overall descending."""
+def collect_sections(reports: Sequence[ValidationReport], manifest: dict, include_paper: bool = True
+                     ) -> list[Section]:
+    """Submission rows (oracle refused; all on the dataset with ``manifest``) plus the paper rows,
+    one section per dataset, each sorted by overall descending and ranked on its own."""
+    key, title, note = dataset_section(manifest)
+    titles = {key: (title, note)}
+    if include_paper:
+        titles.setdefault(FULL_RELEASE, (FULL_TITLE, FULL_NOTE))
     rows = []
     for rep in reports:
         if rep.is_oracle:
             raise StreamGazeError("this is the oracle baseline (it reads the answer key): never ranked on the "
                                   "leaderboard", rep.path)
-        rows.append(submission_row(rep))
+        rows.append(submission_row(rep, key))
     if include_paper:
         rows += paper_rows()
-    return sort_rows(rows)
+    return group_sections(rows, titles)
+
+
+def collect_rows(reports: Sequence[ValidationReport], manifest: dict, include_paper: bool = True) -> list[Row]:
+    """Every row, section by section (see :func:`collect_sections`)."""
+    return [r for sec in collect_sections(reports, manifest, include_paper) for r in sec.rows]
 
 
 # ---- Markdown / CSV -------------------------------------------------------------------------------
@@ -89,20 +108,15 @@ def _plain(col, row: Row) -> str:
     return "" if value is None else str(value)
 
 
-def render_markdown(rows: Sequence[Row], meta: str) -> str:
-    """A GitHub-flavoured Markdown table (3 decimals) with the notes."""
-    cols = list(COLUMNS)
-    lines = [f"# {TITLE}", "", md_escape(meta), "",
-             "| " + " | ".join(md_escape(c.label) for c in cols) + " |",
-             "|" + "|".join("---:" if c.numeric else ":---" for c in cols) + "|"]
-    for row in rows:
-        cells = []
-        for c in cols:
-            text = md_escape(_plain(c, row))
-            if c.key == "model" and row.source != "submission":
-                text += f" *({md_escape(row.source_label)})*"
-            cells.append(text)
-        lines.append("| " + " | ".join(cells) + " |")
+def render_markdown(sections: Sequence[Section], meta: str) -> str:
+    """GitHub-flavoured Markdown: one table per dataset section (3 decimals), then the notes."""
+    cols = [c for c in COLUMNS if c.key != "dataset"]
+    lines = [f"# {TITLE}", "", md_escape(meta)]
+    for sec in sections:
+        lines += ["", f"## {md_escape(sec.title)}", "", md_escape(sec.note), "",
+                  "| " + " | ".join(md_escape(c.label) for c in cols) + " |",
+                  "|" + "|".join("---:" if c.numeric else ":---" for c in cols) + "|"]
+        lines += ["| " + " | ".join(md_escape(_plain(c, row)) for c in cols) + " |" for row in sec.rows]
     lines += [""] + [f"- {n}" for n in NOTES]
     return "\n".join(lines) + "\n"
 
@@ -113,11 +127,12 @@ def _csv_safe(text: str) -> str:
 
 
 def render_csv(rows: Sequence[Row]) -> str:
-    """Machine-readable table: full-precision scores (6 decimals), settings, source and URL."""
+    """Machine-readable table: full-precision scores (6 decimals), settings, source, URL and the
+    section (rows are ranked within their section only)."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     keys = [c.key for c in COLUMNS]
-    writer.writerow([*keys, "url", "file"])
+    writer.writerow([*keys, "url", "file", "section"])
     for row in rows:
         out = []
         for c in COLUMNS:
@@ -126,7 +141,7 @@ def render_csv(rows: Sequence[Row]) -> str:
                 out.append("" if value is None else (str(value) if c.key == "rank" else f"{value:.6f}"))
             else:
                 out.append(_csv_safe("" if value is None else str(value)))
-        writer.writerow([*out, _csv_safe(row.url), _csv_safe(row.file)])
+        writer.writerow([*out, _csv_safe(row.url), _csv_safe(row.file), row.section])
     return buf.getvalue()
 
 
@@ -146,16 +161,19 @@ def write_leaderboard(submissions: Sequence[str | os.PathLike[str]], root: str |
     root_path = resolve_root(root)
     keys: dict[str, AnswerKey] = {}
     reports = [validate_submission(path, root_path, key_cache=keys) for path in submissions]
-    rows = collect_rows(reports, include_paper)
-    version = read_manifest(root_path)["version"]
-    meta = (f"Submissions re-scored against StreamGaze dataset version {version} (manifest sha256 "
+    manifest = read_manifest(root_path)
+    sections = collect_sections(reports, manifest, include_paper)
+    rows = [r for sec in sections for r in sec.rows]
+    meta = (f"Submissions re-scored against StreamGaze dataset version {manifest['version']} (manifest sha256 "
             f"{manifest_digest(root_path)[:16]}...) by streamgaze-toolkit {__version__}; "
-            f"{len(reports)} submission(s), sorted by overall. Click a column header to sort.")
-    png = render_chart(rows, title="StreamGaze: per-task scores")
+            f"{len(reports)} submission(s). One table per dataset, each sorted by overall.")
+    shown = chart_rows(rows)
+    caption = chart_caption(rows, shown)
+    png = render_chart(rows, title="StreamGaze: per-task scores", caption=caption)
     with atomic_directory(out) as tmp:
-        (tmp / "index.html").write_text(render_html(rows, title=TITLE, meta=meta, notes=NOTES, chart_png=png),
-                                        encoding="utf-8")
-        (tmp / "leaderboard.md").write_text(render_markdown(rows, meta), encoding="utf-8")
+        (tmp / "index.html").write_text(render_html(sections, title=TITLE, meta=meta, notes=NOTES, chart_png=png,
+                                                    chart_caption=caption), encoding="utf-8")
+        (tmp / "leaderboard.md").write_text(render_markdown(sections, meta), encoding="utf-8")
         (tmp / "leaderboard.csv").write_text(render_csv(rows), encoding="utf-8")
         (tmp / "chart.png").write_bytes(png)
     return out

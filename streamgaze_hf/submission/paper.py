@@ -14,6 +14,7 @@ from importlib import resources
 
 from ..tasks import TASK_IDS
 from .rows import Row, category_means
+from .sections import FULL_RELEASE
 
 __all__ = ["PAPER_CSV", "paper_rows", "PAPER_DATASET"]
 
@@ -50,5 +51,5 @@ def paper_rows() -> list[Row]:
                         overall=_score(rec.get("overall")), categories=category_means(tasks),
                         dataset=PAPER_DATASET, gaze="visual", prompt_mode="" if human else PAPER_PROMPT_MODE,
                         clip_fps="", frames=_setting(rec.get("frames")), params=_setting(rec.get("params")),
-                        group=rec["group"].strip()))
+                        group=rec["group"].strip(), section=FULL_RELEASE))
     return rows

@@ -7,13 +7,16 @@ from dataclasses import dataclass
 
 from ..tasks import CATEGORIES, TASK_IDS, TASKS
 
-__all__ = ["Row", "Column", "COLUMNS", "SOURCE_LABELS", "sort_rows", "category_means", "fmt_score"]
+__all__ = ["Row", "Column", "COLUMNS", "HTML_COLUMNS", "SETTINGS_COLUMNS", "SOURCE_LABELS", "BADGES", "sort_rows",
+           "category_means", "fmt_score"]
 
 #: how each row source is shown: re-scored submissions vs numbers copied from the paper
 SOURCE_LABELS = {"submission": "submission (re-scored)", "paper": "reported in the paper",
                  "human": "reported in the paper (human)"}
 TASK_LABELS = {"nfi": "NFI", "otp": "OTP", "gsm": "GSM", "sr": "SR", "oi_easy": "OI-E", "oi_hard": "OI-H",
                "oar": "OAR", "fap": "FAP", "gta": "GTA", "oaa": "OAA"}
+#: the short mark beside a model name on the page (the page has no separate Source column)
+BADGES = {"paper": "reported in the paper", "human": "reported in the paper"}
 
 
 @dataclass
@@ -36,6 +39,8 @@ class Row:
     group: str = ""
     rank: int | None = None
     file: str = ""
+    section: str = ""  # the leaderboard section (one per dataset; see sections.py)
+    task_coverage: dict[str, tuple[int, int]] | None = None  # task -> (answered, expected); submissions only
 
     @property
     def source_label(self) -> str:
@@ -72,7 +77,7 @@ def _task_column(task_id: str) -> Column:
 
 
 COLUMNS: tuple[Column, ...] = (
-    Column("rank", "#", True, lambda r: r.rank, "rank among re-scored submissions"),
+    Column("rank", "#", True, lambda r: r.rank, "rank among the rows on the same dataset (Human: not ranked)"),
     Column("model", "Model", False, lambda r: r.name),
     Column("source", "Source", False, lambda r: r.source_label,
            "re-scored from raw responses, or copied from the paper's Table 2"),
@@ -91,15 +96,21 @@ COLUMNS: tuple[Column, ...] = (
     Column("params", "Params", False, lambda r: r.params, "model size", True),
 )
 SCORE_KEYS = frozenset({"overall", "past", "present", "proactive", "coverage", *TASK_IDS})
+#: the settings that decide whether two rows are comparable (on the page: under the model name)
+SETTINGS_COLUMNS: tuple[Column, ...] = tuple(c for c in COLUMNS if c.settings and c.key != "dataset")
+#: the page's table columns: scores only (the dataset is the section, the settings sit in the model cell)
+HTML_COLUMNS: tuple[Column, ...] = tuple(c for c in COLUMNS if not c.settings and c.key != "source")
 
 
 def sort_rows(rows: list[Row]) -> list[Row]:
-    """Overall descending (blank last); ties: submissions first, then by name. Ranks the submissions."""
+    """Overall descending (blank last); ties: submissions first, then by name. Ranks every row but
+    the Human reference, so call it on the rows of one dataset (one leaderboard section) only."""
     order = {"submission": 0, "paper": 1, "human": 2}
     out = sorted(rows, key=lambda r: (r.overall is None, -(r.overall or 0.0), order[r.source], r.name))
     rank = 0
     for r in out:
-        if r.source == "submission":
+        r.rank = None
+        if r.source != "human":
             rank += 1
             r.rank = rank
     return out

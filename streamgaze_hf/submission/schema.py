@@ -4,12 +4,15 @@ A submission is one JSON object::
 
     {
       "schema_version": 1,
-      "toolkit_version": "0.1.0",                       # streamgaze-toolkit that wrote it
+      "toolkit_version": "0.1.0",                       # streamgaze-toolkit that wrote it ...
+      "toolkit_commit": "<git sha>[+dirty]" | "",       # ... and its commit (optional; "" = unknown)
       "dataset": {"version": "0.1.0", "manifest_sha256": "<64 hex>"},
       "settings": {"gaze": "visual", "prompt_mode": "default", "clip_fps": 0.0},   # 0 = no cap
       "model": {"name": "...", "url": "https://...", "params": "7B", "frames": "32"},
       "run": {"harness": "lmms-eval", "harness_version": "...", "model": "<lmms-eval model id>",
-              "model_args": "<secrets redacted>", "date": "20250101_120000", "limit": null},
+              "model_args": "<secrets redacted>", "date": "20250101_120000", "limit": null,
+              "toolkit_version": "0.1.0", "toolkit_commit": "..."},   # the toolkit that ran the tasks
+                                                                       # (from the samples; optional)
                                                         # harness "official-evaluator": import-official-results
       "answers": {                                      # only what the run answered
         "<mc task id>": {"<question_id>": {"response": "<raw>", "parsed": "B" | null}},
@@ -23,7 +26,10 @@ A submission is one JSON object::
       }
     }
 
-Scores are fractions in [0, 1]. Every object is closed: an unknown field is an error.
+Scores are fractions in [0, 1]; a proactive ratio with an empty denominator (e.g. the precision of a
+model that never says Yes) is ``null``: undefined, never 0 or 1. Every object is closed: an unknown
+field is an error. ``lmms-eval`` reports its own git branch and commit from the directory it runs in,
+which is not lmms-eval's: the toolkit's version and commit have their own fields.
 """
 
 from __future__ import annotations
@@ -76,13 +82,16 @@ def _schema_version(v: Any) -> str | None:
     return None if is_int(v) else "an integer"
 
 
-TOP_FIELDS = {"schema_version": _schema_version, "toolkit_version": string(100), "dataset": obj,
-              "settings": obj, "model": obj, "run": obj, "answers": obj, "scores": obj}
+TOP_FIELDS = {"schema_version": _schema_version, "toolkit_version": string(100), "toolkit_commit": string(100),
+              "dataset": obj, "settings": obj, "model": obj, "run": obj, "answers": obj, "scores": obj}
+TOP_OPTIONAL = frozenset({"toolkit_commit"})
 DATASET_FIELDS = {"version": string(100, nonempty=True), "manifest_sha256": _sha256}
 SETTINGS_FIELDS = {"gaze": one_of(*GAZE_MODES), "prompt_mode": one_of(*PROMPT_MODES), "clip_fps": number(0)}
 MODEL_FIELDS = {"name": string(MAX_NAME, nonempty=True), "url": _url, "params": string(50), "frames": string(50)}
 RUN_FIELDS = {"harness": one_of("lmms-eval", "official-evaluator"), "harness_version": string(200), "model": string(200),
-              "model_args": string(5000), "date": string(100), "limit": nullable(number(0))}
+              "model_args": string(5000), "date": string(100), "limit": nullable(number(0)),
+              "toolkit_version": string(100), "toolkit_commit": string(100)}
+RUN_OPTIONAL = frozenset({"toolkit_version", "toolkit_commit"})
 MC_ANSWER_FIELDS = {"response": string(100_000), "parsed": nullable(string(100_000))}
 YES_NO_ANSWER_FIELDS = {"response": string(100_000), "parsed": nullable(one_of("Yes", "No"))}
 
@@ -101,11 +110,11 @@ def check_structure(data: Any) -> None:
     if "schema_version" in data and is_int(data["schema_version"]) and data["schema_version"] != SCHEMA_VERSION:
         raise StrictJSONError(f"schema_version {data['schema_version']} is not supported "
                               f"(this toolkit reads schema_version {SCHEMA_VERSION})")
-    check_object(data, "", TOP_FIELDS)
+    check_object(data, "", TOP_FIELDS, optional=TOP_OPTIONAL)
     check_object(data["dataset"], "dataset", DATASET_FIELDS)
     check_object(data["settings"], "settings", SETTINGS_FIELDS)
     check_object(data["model"], "model", MODEL_FIELDS)
-    check_object(data["run"], "run", RUN_FIELDS)
+    check_object(data["run"], "run", RUN_FIELDS, optional=RUN_OPTIONAL)
     check_answers(data["answers"])
 
 

@@ -17,8 +17,9 @@ from typing import Any
 from ..dataset.load import read_manifest, resolve_root
 from ..dataset.writer import manifest_digest
 from ..errors import StreamGazeError
-from ..tasks import TASK_IDS, TASKS, get_task
+from ..tasks import CATEGORIES, TASK_IDS, TASKS, get_task
 from .build import is_oracle
+from .coverage import fmt_coverage, fmt_ratio, partial_coverage_warning, task_coverage
 from .rescore import AnswerKey, ItemKey, Rescored, load_answer_key, score_responses
 from .schema import parse_submission
 from .strictjson import StrictJSONError, check_object, is_int, is_number
@@ -69,28 +70,42 @@ class ValidationReport:
         return is_oracle(self.submission["run"]["model"])
 
     def format(self, all_missing: bool = False) -> str:
-        """The human-readable report: settings, per-task table, category means, coverage, missing."""
+        """The human-readable report: settings, per-task table with each task's coverage, category
+        means with theirs, overall coverage, missing items; a partial run is said first and loudly."""
         sub, s = self.submission, self.scores
         st = sub["settings"]
         fps = "none" if not st["clip_fps"] else f"{st['clip_fps']:g} fps"
+        toolkit = sub["run"].get("toolkit_version")
+        ran = f", scored by streamgaze-toolkit {toolkit}" if toolkit else ""
         lines = [f"{self.path}: valid",
                  f"  model: {sub['model']['name']} (lmms-eval model {sub['run']['model']}, "
-                 f"lmms-eval {sub['run']['harness_version']})",
+                 f"lmms-eval {sub['run']['harness_version']}{ran})",
                  f"  dataset: version {sub['dataset']['version']}, manifest sha256 "
                  f"{sub['dataset']['manifest_sha256'][:16]}...",
-                 f"  settings: gaze {st['gaze']}, prompt mode {st['prompt_mode']}, clip fps cap {fps}",
-                 "", f"{'task':<9} {'category':<10} {'accuracy':>8} {'answered':>9}  details"]
+                 f"  settings: gaze {st['gaze']}, prompt mode {st['prompt_mode']}, clip fps cap {fps}"]
+        warning = partial_coverage_warning(s, sub["run"].get("limit"))
+        if warning:
+            lines.append(f"  WARNING: {warning}")
+        lines += ["", f"{'task':<9} {'category':<10} {'accuracy':>8}  {'coverage':<22} details"]
         for spec in TASKS:
             t = s["tasks"][spec.id]
-            answered = f"{t['n'] - t['n_missing']}/{t['n']}"
+            answered, n = task_coverage(t)
             extra = f"unparsed {t['n_unparsed']}"
-            if spec.is_proactive:
-                extra = (f"precision {t['precision']:.3f}, recall {t['recall']:.3f}, f1 {t['f1']:.3f}, "
-                         f"fpr {t['fpr']:.3f}, fnr {t['fnr']:.3f}; {extra}")
-            lines.append(f"{spec.id:<9} {spec.category:<10} {t['accuracy']:>8.3f} {answered:>9}  {extra}")
-        lines += ["", "  ".join(f"{k} {s[k]:.3f}" for k in ("past", "present", "proactive", "overall")),
-                  f"coverage: {100 * s['coverage']['fraction']:.1f}% ({s['coverage']['answered']}/"
-                  f"{s['coverage']['expected']} answers; missing answers count as wrong)"]
+            if answered == 0:
+                extra = "no answers: every item counts as wrong"
+            elif spec.is_proactive:
+                extra = (", ".join(f"{m} {fmt_ratio(t[m])}" for m in ("precision", "recall", "f1", "fpr", "fnr"))
+                         + f"; {extra}")
+            lines.append(f"{spec.id:<9} {spec.category:<10} {t['accuracy']:>8.3f}  {fmt_coverage(answered, n):<22} "
+                         f"{extra}")
+        lines.append("")
+        for cat in (*CATEGORIES, "overall"):
+            tasks = [t for t in TASKS if cat in ("overall", t.category)]
+            answered = sum(task_coverage(s["tasks"][t.id])[0] for t in tasks)
+            n = sum(task_coverage(s["tasks"][t.id])[1] for t in tasks)
+            lines.append(f"{cat:<20} {s[cat]:>8.3f}  {fmt_coverage(answered, n)}")
+        lines.append(f"coverage: {fmt_coverage(s['coverage']['answered'], s['coverage']['expected'])} of the "
+                     "items answered; missing answers count as wrong; n/a = undefined (empty denominator)")
         if not self.missing:
             lines.append("missing: none")
         else:
@@ -145,6 +160,12 @@ def _compare(reported: Any, expected: Any, where: str) -> None:
         for k, v in expected.items():
             _compare(reported[k], v, f"{where}.{k}")
         return
+    if expected is None or reported is None:
+        if expected is None and reported is None:
+            return
+        shown = "undefined (null)" if expected is None else repr(expected)
+        raise StreamGazeError(f"reported score {where} = {'null' if reported is None else reported} differs from "
+                              f"the recomputed {shown} (a ratio with an empty denominator is null)")
     if not is_number(reported) or (is_int(expected) and not is_int(reported)):
         kind = "an integer" if is_int(expected) else "a number"
         raise StreamGazeError(f"{where} must be {kind}, got {reported!r}")

@@ -44,8 +44,13 @@ def load_recording(raw: Path, video_id: str) -> Recording:
 
 
 def read_track(path: Path, video: Path | None = None) -> GazeTrack:
-    """A ``gaze.csv``; the video defaults to the ``video.mp4`` next to it."""
+    """A ``gaze.csv``, or a recording directory holding one; the video defaults to the ``video.mp4``
+    next to it."""
     path = Path(path)
+    if path.is_dir():
+        if not (path / "gaze.csv").is_file():
+            raise StreamGazeError(f"not a recording directory: no gaze.csv (expected {LAYOUT})", path)
+        path = path / "gaze.csv"
     video = Path(video) if video is not None else path.parent / "video.mp4"
     if not video.is_file():
         raise StreamGazeError(f"a gaze.csv needs its video for size and rate (not found: {video})", path)

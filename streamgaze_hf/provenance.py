@@ -1,0 +1,74 @@
+"""Which toolkit produced a record: its version and, where known, its git commit.
+
+lmms-eval prints the *current directory's* git branch and commit in its result tables and stores them
+as its own ``lmms_eval_version`` / ``git_hash`` (a pip-installed lmms-eval has no checkout of its own),
+so a run started from a clone of this toolkit shows the toolkit's commit as if it were lmms-eval's.
+Every per-sample record and every submission therefore names the toolkit under its own fields:
+``toolkit_version`` (the package version) and ``toolkit_commit`` (the commit of the source tree the
+package was imported from, with ``+dirty`` when it has uncommitted changes; the commit recorded by pip
+for a VCS install; "" when neither is known).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import subprocess
+from importlib import metadata
+from pathlib import Path
+
+from . import __version__
+
+__all__ = ["toolkit_version", "toolkit_commit", "toolkit_description", "DISTRIBUTION"]
+
+DISTRIBUTION = "streamgaze-toolkit"
+_PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+def toolkit_version() -> str:
+    return __version__
+
+
+def _git(args: list[str], cwd: Path) -> str | None:
+    try:
+        proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return proc.stdout.strip() if proc.returncode == 0 else None
+
+
+def _checkout_commit() -> str:
+    """The commit of the git work tree this package lives in (an editable install or a clone)."""
+    top = _git(["rev-parse", "--show-toplevel"], _PACKAGE_DIR)
+    if not top or not (Path(top) / "pyproject.toml").is_file() or Path(top) != _PACKAGE_DIR.parent:
+        return ""
+    commit = _git(["rev-parse", "HEAD"], _PACKAGE_DIR) or ""
+    if commit and _git(["status", "--porcelain", "--untracked-files=no", "--", "."], Path(top)):
+        commit += "+dirty"
+    return commit
+
+
+def _pip_vcs_commit() -> str:
+    """The commit pip recorded (``direct_url.json``) when the toolkit was installed from a repository."""
+    try:
+        text = metadata.distribution(DISTRIBUTION).read_text("direct_url.json")
+    except metadata.PackageNotFoundError:
+        return ""
+    try:
+        info = json.loads(text or "{}")
+    except ValueError:
+        return ""
+    vcs = info.get("vcs_info") if isinstance(info, dict) else None
+    return str(vcs.get("commit_id") or "") if isinstance(vcs, dict) else ""
+
+
+@functools.lru_cache(maxsize=1)
+def toolkit_commit() -> str:
+    """The toolkit's git commit ("" when unknown); computed once per process."""
+    return _checkout_commit() or _pip_vcs_commit()
+
+
+def toolkit_description() -> str:
+    """``streamgaze-toolkit 0.1.0 (commit abc1234)``: what ``streamgaze --version`` prints."""
+    commit = toolkit_commit()
+    return f"{DISTRIBUTION} {__version__}" + (f" (commit {commit})" if commit else "")

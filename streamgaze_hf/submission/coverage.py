@@ -1,0 +1,61 @@
+"""How much of the dataset a run or submission covers, said the same way everywhere.
+
+A run with ``lmms-eval --limit N`` answers only the first N documents of every task; the other items
+count as wrong, so its scores are far below a full run's and not comparable with one. ``submit``
+warns about it, ``validate`` reports it beside every score, the leaderboard shows the coverage of
+every row. Undefined ratios (None, an empty denominator) are shown as "n/a", never as 0 or 1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["fmt_ratio", "fmt_coverage", "task_coverage", "scores_line", "partial_coverage_warning", "is_partial"]
+
+
+def fmt_ratio(value: float | None, digits: int = 3) -> str:
+    """A fraction with ``digits`` decimals; "n/a" when undefined."""
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def fmt_coverage(answered: int, expected: int) -> str:
+    """``"12.3% (456/3,700)"``."""
+    pct = 100.0 * answered / expected if expected else 0.0
+    if answered < expected:  # never round a partial run up to 100% or down to 0%
+        pct = min(pct, 99.9)
+        shown = f"{pct:.2f}" if 0 < pct < 0.1 else f"{pct:.1f}"
+    else:
+        shown = f"{pct:.1f}"
+    return f"{shown}% ({answered:,}/{expected:,})"
+
+
+def task_coverage(task_scores: Mapping[str, Any]) -> tuple[int, int]:
+    """(answered, expected) items of one task's scores (``n``, ``n_missing``)."""
+    n = int(task_scores["n"])
+    return n - int(task_scores["n_missing"]), n
+
+
+def is_partial(scores: Mapping[str, Any]) -> bool:
+    cov = scores["coverage"]
+    return int(cov["answered"]) < int(cov["expected"])
+
+
+def scores_line(scores: Mapping[str, Any]) -> str:
+    """One line: overall and category means, with the coverage beside them."""
+    cov = scores["coverage"]
+    return (f"overall {scores['overall']:.3f} (past {scores['past']:.3f}, present {scores['present']:.3f}, "
+            f"proactive {scores['proactive']:.3f}) on coverage {fmt_coverage(cov['answered'], cov['expected'])}")
+
+
+def partial_coverage_warning(scores: Mapping[str, Any], limit: float | None = None) -> str | None:
+    """The warning for a submission that does not answer every item (None when it does)."""
+    if not is_partial(scores):
+        return None
+    cov = scores["coverage"]
+    cause = f" (the run used lmms-eval --limit {limit:g})" if limit is not None else ""
+    unanswered = [t for t, s in scores["tasks"].items() if task_coverage(s)[0] == 0]
+    empty = f"; no answers at all for {', '.join(unanswered)}" if unanswered else ""
+    return (f"partial run: {fmt_coverage(cov['answered'], cov['expected'])} of the dataset's items answered"
+            f"{cause}{empty}. Missing answers count as wrong, so these scores are not comparable with a full "
+            "run's; run without --limit for a leaderboard submission")

@@ -1,0 +1,143 @@
+"""Console behaviour of the ``streamgaze`` command, as Unix tools behave.
+
+* **A closed stdout** (``streamgaze stats ROOT | head``) ends the command quietly with exit status
+  141 (128 + SIGPIPE, what a shell reports for a Unix tool stopped by a closed pipe): no traceback,
+  no "Exception ignored" message at interpreter exit. :func:`stdout_closed` tells a closed stdout
+  apart from any other broken pipe (a socket of a VLM back-end is an ordinary error).
+* **Progress bars in logs**: tqdm redraws a bar with carriage returns; in a file or a pipe that
+  becomes one ever-growing line per bar. :class:`LogLines` (installed on stderr when it is not a
+  terminal) keeps what a terminal would finally show: each bar's last state as one line, and nothing
+  for bars that erase themselves (``leave=False``) or that finished within a second (lmms-eval draws
+  two such bars per task; a log has no use for them). Ordinary lines pass through unchanged.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import re
+import select
+import sys
+from collections.abc import Iterator
+
+__all__ = ["SIGPIPE_STATUS", "stdout_closed", "silence_stdout", "flush_stdout", "LogLines", "console"]
+
+SIGPIPE_STATUS = 141
+#: a tqdm status whose elapsed time is still 00:00 ("... 24/24 [00:00<00:00, 5505.24it/s]")
+_QUICK_BAR = re.compile(r"\|\s*\d+/\d+ \[00:00<")
+
+
+def stdout_closed() -> bool:
+    """Whether the reading end of stdout's pipe (or socket) has gone away."""
+    try:
+        fd = sys.__stdout__.fileno() if sys.__stdout__ is not None else 1
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return False
+    try:
+        poller = select.poll()
+        poller.register(fd, select.POLLOUT)
+        events = poller.poll(0)
+    except (OSError, ValueError, AttributeError):
+        return False
+    return any(ev & (select.POLLERR | select.POLLHUP) for _, ev in events)
+
+
+def silence_stdout() -> None:
+    """Point stdout's file descriptor at /dev/null, so that the interpreter's final flush of what is
+    still buffered cannot fail again (it would print "Exception ignored ... BrokenPipeError")."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.__stdout__.fileno() if sys.__stdout__ is not None else 1)
+        os.close(devnull)
+    except (OSError, ValueError, io.UnsupportedOperation):
+        pass
+
+
+def flush_stdout() -> bool:
+    """Flush stdout; False (and stdout silenced) when its reader has gone away."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        silence_stdout()
+        return False
+    except (OSError, ValueError):
+        return True
+    return True
+
+
+class LogLines(io.TextIOBase):
+    """A text stream for a log file or pipe: carriage-return redraws collapse to their final line.
+
+    Text up to a newline is written as the part after its last carriage return (a line that ends up
+    blank after a carriage return, i.e. an erased bar, is dropped). A partial line is held until its
+    newline arrives or the stream is flushed at the end (:meth:`finish`).
+    """
+
+    def __init__(self, target) -> None:
+        super().__init__()
+        self.target = target
+        self._pending = ""
+
+    @property
+    def encoding(self):  # type: ignore[override]
+        return getattr(self.target, "encoding", "utf-8")
+
+    def isatty(self) -> bool:
+        return False
+
+    def fileno(self) -> int:
+        return self.target.fileno()
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        data = self._pending + text
+        *lines, self._pending = data.split("\n")
+        out = []
+        for line in lines:
+            if "\r" in line:
+                line = line.rsplit("\r", 1)[1]
+                if not line.strip() or _QUICK_BAR.search(line):
+                    continue
+            out.append(line + "\n")
+        if out:
+            self.target.write("".join(out))
+        return len(text)
+
+    def flush(self) -> None:
+        self.target.flush()
+
+    def finish(self) -> None:
+        """Write a held partial line (its final state) and flush."""
+        line, self._pending = self._pending, ""
+        if "\r" in line:
+            line = line.rsplit("\r", 1)[1]
+            if _QUICK_BAR.search(line):
+                line = ""
+        if line.strip():
+            self.target.write(line + "\n")
+        self.target.flush()
+
+
+@contextlib.contextmanager
+def console() -> Iterator[None]:
+    """For the duration of a command: stderr collapses progress redraws when it is not a terminal."""
+    original = sys.stderr
+    try:
+        tty = original.isatty()
+    except (AttributeError, ValueError):
+        tty = True
+    if tty:
+        yield
+        return
+    wrapper = LogLines(original)
+    sys.stderr = wrapper
+    try:
+        yield
+    finally:
+        with contextlib.suppress(Exception):
+            wrapper.finish()
+        if sys.stderr is wrapper:
+            sys.stderr = original
