@@ -55,3 +55,15 @@ def test_eval_protocol_reaches_lmms_eval_and_every_record(demo_dataset, tmp_path
     assert results["config"]["gen_kwargs"] == {"max_new_tokens": 1536, "temperature": 0.7, "top_p": 0.8, "do_sample": True}
     recs = [s["accuracy"] for recs in samples.values() for s in recs]
     assert len(recs) == 4 and {(r["protocol"], r["prompt_mode"]) for r in recs} == {("paper_api", "reference")}
+    # the submission and its validation name the protocol; a leaderboard row shows it under the model
+    from streamgaze_hf.cli import main
+    from streamgaze_hf.submission.leaderboard import submission_row
+    from streamgaze_hf.submission.validate import validate_submission
+
+    sub_path = tmp_path / "sub.json"
+    assert main(["submit", str(tmp_path), "--dataset", str(demo_dataset), "--model-name", "Random (paper_api)",
+                 "--out", str(sub_path)]) == 0
+    report = validate_submission(sub_path, demo_dataset)
+    assert report.submission["settings"]["protocol"] == "paper_api"
+    assert "protocol paper_api" in report.format()
+    assert submission_row(report).protocol == "paper_api"

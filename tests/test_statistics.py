@@ -105,3 +105,29 @@ def test_compare_command_reports_paired_intervals(demo_dataset, tmp_path, capsys
     assert [ln.split()[0] for ln in out.splitlines()[3:14]] == [*TASK_IDS, "overall"]
     rc = main(["compare", str(a), str(b), "--dataset", str(demo_dataset), "--resamples", "5"])
     assert rc == 2 and "--resamples must be at least 100" in capsys.readouterr().err
+
+
+def test_submission_scores_carry_bootstrap_errors_and_per_source_scores(demo_dataset, tmp_path):
+    from streamgaze_hf.statistics import bootstrap_standard_errors
+    from streamgaze_hf.submission.leaderboard import submission_row
+    from streamgaze_hf.submission.rescore import load_answer_key
+    from streamgaze_hf.submission.validate import validate_submission
+    from streamgaze_hf.tasks import TASK_IDS
+
+    from .test_submission import synthetic_submission
+
+    key = load_answer_key(demo_dataset)
+    report = validate_submission(synthetic_submission(key, tmp_path / "s.json", "Sixty", 0.6), demo_dataset)
+    scores = report.scores
+    for task in TASK_IDS:
+        assert scores["tasks"][task]["stderr"] == bootstrap_standard_errors(report.rescored.records[task])
+    assert set(scores["tasks"]["gta"]["stderr"]) == {"accuracy", "precision", "recall", "f1", "fpr", "fnr"}
+    # the demo world has one source: its per-source scores are the overall ones
+    assert list(scores["sources"]) == ["world"]
+    world = scores["sources"]["world"]
+    assert world["n_tasks"] == 10 and world["overall"] == pytest.approx(scores["overall"])
+    assert world["tasks"] == {t: scores["tasks"][t]["accuracy"] for t in TASK_IDS}
+    text = report.format()
+    assert f"by source: world {scores['overall']:.3f} (10 tasks)" in text
+    assert report.submission["settings"]["protocol"] == "default" and "protocol default" in text
+    assert submission_row(report).by_source == f"world {scores['overall']:.3f}"

@@ -178,7 +178,7 @@ def test_round_trip_gives_the_scores_lmms_eval_reported(random_run, random_sub, 
     sub = json.loads(random_sub.read_text())
     assert sub["schema_version"] == 1
     assert sub["dataset"] == {"version": "0.1.0", "manifest_sha256": manifest_digest(demo_dataset)}
-    assert sub["settings"] == {"gaze": "visual", "prompt_mode": "default", "clip_fps": 0.0}
+    assert sub["settings"] == {"gaze": "visual", "prompt_mode": "default", "clip_fps": 0.0, "protocol": "default"}
     assert sub["model"] == {"name": "Random baseline", "url": "https://example.org/random", "params": "0",
                             "frames": "all"}
     assert sub["run"]["model"] == "streamgaze_random" and sub["run"]["model_args"] == "seed=0"
@@ -599,7 +599,8 @@ def test_prompt_mode_selects_the_parser(answer_key, demo_dataset, tmp_path):
             recs = [score_doc({**doc, "prompt_mode": mode}, responses[item])
                     for item, doc in answer_key.docs[t].items()]
             assert report.scores["tasks"][t]["accuracy"] == task_metrics(recs)["accuracy"], (mode, t)
-        assert report.submission["settings"] == {"gaze": "visual", "prompt_mode": mode, "clip_fps": 2.0}
+        assert report.submission["settings"] == {"gaze": "visual", "prompt_mode": mode, "clip_fps": 2.0,
+                                                 "protocol": "default"}
         overall[mode] = report.scores["overall"]
     assert overall["default"] != overall["reference"]
 

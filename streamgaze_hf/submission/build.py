@@ -82,7 +82,7 @@ def is_oracle(run_model: str, backend: str = "") -> bool:
 
 
 def assemble_submission(key: AnswerKey, responses: Mapping[ItemKey, str], *, prompt_mode: str, clip_fps: float,
-                        model: Mapping[str, str], run: Mapping[str, Any]) -> dict:
+                        model: Mapping[str, str], run: Mapping[str, Any], protocol: str = "default") -> dict:
     """A complete submission from raw responses (item -> raw response): the answers with their
     parsed values and the scores recomputed against ``key``.
 
@@ -91,10 +91,11 @@ def assemble_submission(key: AnswerKey, responses: Mapping[ItemKey, str], *, pro
     structural check (e.g. an empty model name or a non-http URL).
     """
     rescored = score_responses(key, responses, prompt_mode, clip_fps)
-    return _assemble(key, rescored, prompt_mode=prompt_mode, clip_fps=clip_fps, model=model, run=run)
+    return _assemble(key, rescored, prompt_mode=prompt_mode, clip_fps=clip_fps, protocol=protocol, model=model,
+                     run=run)
 
 
-def _assemble(key: AnswerKey, rescored: Rescored, *, prompt_mode: str, clip_fps: float,
+def _assemble(key: AnswerKey, rescored: Rescored, *, prompt_mode: str, clip_fps: float, protocol: str,
               model: Mapping[str, str], run: Mapping[str, Any]) -> dict:
     answers: dict[str, dict] = {}
     for task_id in TASK_IDS:
@@ -115,7 +116,7 @@ def _assemble(key: AnswerKey, rescored: Rescored, *, prompt_mode: str, clip_fps:
         "toolkit_version": __version__,
         "toolkit_commit": toolkit_commit(),
         "dataset": {"version": key.version, "manifest_sha256": key.manifest_sha256},
-        "settings": {"gaze": key.gaze, "prompt_mode": prompt_mode, "clip_fps": float(clip_fps)},
+        "settings": {"gaze": key.gaze, "prompt_mode": prompt_mode, "clip_fps": float(clip_fps), "protocol": protocol},
         "model": {f: str(model.get(f) or "") for f in ("name", "url", "params", "frames")},
         "run": dict(run),
         "answers": answers,
@@ -128,12 +129,14 @@ def _assemble(key: AnswerKey, rescored: Rescored, *, prompt_mode: str, clip_fps:
     return sub
 
 
-def _collect(run: LmmsRun) -> tuple[str, str, float]:
-    """The run's (gaze, prompt mode, clip fps): one of each, and every record agreeing with its task."""
+def _collect(run: LmmsRun) -> tuple[str, str, float, str]:
+    """The run's (gaze, prompt mode, clip fps, protocol): one of each, and every record agreeing with its
+    task (records made before protocols existed name none: ``default``)."""
     names = lmms_task_names()
     gaze_of = {name: names[name][1] for name in run.samples}
     modes: dict[str, str] = {}
     fps: dict[float, str] = {}
+    protocols: dict[str, str] = {}
     for name, recs in run.samples.items():
         task_id, gaze = names[name]
         for rec in recs:
@@ -142,13 +145,14 @@ def _collect(run: LmmsRun) -> tuple[str, str, float]:
                                       f"{rec['gaze']}, not {task_id} / {gaze}", run.sample_paths[name])
             modes.setdefault(str(rec["prompt_mode"]), name)
             fps.setdefault(float(rec["clip_fps"] or 0.0), name)
+            protocols.setdefault(str(rec.get("protocol") or "default"), name)
     for what, values in (("gaze modes", {g: n for n, g in gaze_of.items()}), ("prompt modes", modes),
-                         ("clip fps caps", fps)):
+                         ("clip fps caps", fps), ("protocols", protocols)):
         if len(values) > 1:
             shown = ", ".join(f"{v} ({n})" for v, n in sorted(values.items(), key=lambda kv: str(kv[0])))
             raise StreamGazeError(f"mixed {what} in one run: {shown}; a submission has one setting: run "
                                   "lmms-eval once per setting, into separate output directories", run.results_path)
-    return next(iter(gaze_of.values())), next(iter(modes)), next(iter(fps))
+    return next(iter(gaze_of.values())), next(iter(modes)), next(iter(fps)), next(iter(protocols))
 
 
 def run_toolkit(run: LmmsRun) -> dict[str, str]:
@@ -218,7 +222,7 @@ def build_submission(output_dir: str | os.PathLike[str], root: str | os.PathLike
     if is_oracle(run_model, str(cfg.get("model_backend") or "")) and not allow_oracle:
         raise StreamGazeError(f"this run is the {run_model} baseline, which reads the answer key; it cannot be "
                               "submitted", run.results_path)
-    gaze, prompt_mode, clip_fps = _collect(run)
+    gaze, prompt_mode, clip_fps, protocol = _collect(run)
     key = load_answer_key(root, gaze)
     responses = _responses(run, key)
     limit = cfg.get("limit")
@@ -229,7 +233,7 @@ def build_submission(output_dir: str | os.PathLike[str], root: str | os.PathLike
                 **run_toolkit(run)}
     rescored = score_responses(key, responses, prompt_mode, clip_fps)
     _cross_check(run, rescored, key)
-    return _assemble(key, rescored, prompt_mode=prompt_mode, clip_fps=clip_fps,
+    return _assemble(key, rescored, prompt_mode=prompt_mode, clip_fps=clip_fps, protocol=protocol,
                      model={"name": model_name, "url": model_url, "params": params, "frames": frames}, run=run_info)
 
 

@@ -28,7 +28,7 @@ from .coverage import task_coverage
 from .page import render_html
 from .paper import paper_rows
 from .rescore import AnswerKey
-from .rows import COLUMNS, SCORE_KEYS, Row
+from .rows import COLUMNS, SCORE_KEYS, Row, fmt_score
 from .sections import FULL_NOTE, FULL_RELEASE, FULL_TITLE, Section, dataset_section, group_sections
 from .validate import ValidationReport, validate_submission
 
@@ -61,6 +61,8 @@ def submission_row(report: ValidationReport, section: str = "") -> Row:
                categories={c: float(s[c]) for c in ("past", "present", "proactive")},
                dataset=sub["dataset"]["version"], gaze=sub["settings"]["gaze"],
                prompt_mode=sub["settings"]["prompt_mode"], clip_fps="none" if not fps else f"{fps:g}",
+               protocol=sub["settings"].get("protocol", "default"),
+               by_source=" · ".join(f"{src} {fmt_score(v['overall'])}" for src, v in s["sources"].items()),
                frames=sub["model"]["frames"], params=sub["model"]["params"],
                coverage=float(s["coverage"]["fraction"]), url=sub["model"]["url"], file=report.path.name,
                section=section, task_coverage={t: task_coverage(s["tasks"][t]) for t in TASK_IDS})

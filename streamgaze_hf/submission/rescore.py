@@ -17,6 +17,7 @@ from pathlib import Path
 from .. import evaluation, scoring
 from ..dataset.load import read_manifest, resolve_root
 from ..dataset.writer import manifest_digest
+from ..statistics import bootstrap_standard_errors
 from ..tasks import TASK_IDS
 
 __all__ = ["ItemKey", "AnswerKey", "Rescored", "load_answer_key", "score_responses"]
@@ -110,6 +111,7 @@ def score_responses(key: AnswerKey, responses: Mapping[ItemKey, str], prompt_mod
             rec.update(parsed=None, correct=False, score=0.0, missing=True)
             recs.append(rec)
         metrics = dict(evaluation.task_metrics(recs))
+        metrics["stderr"] = bootstrap_standard_errors(recs)
         # task_metrics counts a missing answer as unparsed; report the two separately
         metrics["n_unparsed"] = int(metrics.get("n_unparsed", 0)) - n_missing
         metrics["n_missing"] = n_missing
@@ -121,5 +123,20 @@ def score_responses(key: AnswerKey, responses: Mapping[ItemKey, str], prompt_mod
     scores = {**summary,
               "coverage": {"answered": answered, "expected": expected,
                            "fraction": answered / expected if expected else 0.0},
-              "tasks": tasks}
+              "tasks": tasks, "sources": source_scores(records)}
     return Rescored(scores, records, missing)
+
+
+def source_scores(records: Mapping[str, list[dict]]) -> dict:
+    """Per video source (EGTEA, EgoExoLearn, HoloAssist, world...): each task's accuracy on that source's
+    items (None where the source has none) and their unweighted mean over the tasks it has."""
+    out: dict[str, dict] = {}
+    for source in sorted({r.get("source", "") for recs in records.values() for r in recs}):
+        tasks = {}
+        for task_id in TASK_IDS:
+            mine = [r for r in records[task_id] if r.get("source", "") == source]
+            tasks[task_id] = evaluation.task_metrics(mine)["accuracy"] if mine else None
+        defined = [v for v in tasks.values() if v is not None]
+        out[source or "unknown"] = {"tasks": tasks, "overall": sum(defined) / len(defined) if defined else None,
+                                    "n_tasks": len(defined)}
+    return out

@@ -32,6 +32,8 @@ class Row:
     gaze: str = ""
     prompt_mode: str = ""
     clip_fps: str = ""
+    protocol: str = ""
+    by_source: str = ""  # overall score per video source, e.g. "egtea 0.312 · holoassist 0.280"
     frames: str = ""
     params: str = ""
     coverage: float | None = None
@@ -92,8 +94,12 @@ COLUMNS: tuple[Column, ...] = (
     Column("prompt_mode", "Prompt", False, lambda r: r.prompt_mode,
            "prompt/parser: default (ours) or reference (the official code's)", True),
     Column("clip_fps", "Clip fps cap", False, lambda r: r.clip_fps, "frame-rate cap of the window clips", True),
+    Column("protocol", "Protocol", False, lambda r: r.protocol,
+           "frame sampling and generation: default (ours) or a paper_* family protocol", True),
     Column("frames", "Frames", False, lambda r: r.frames, "frames given to the model", True),
     Column("params", "Params", False, lambda r: r.params, "model size", True),
+    Column("by_source", "By source", False, lambda r: r.by_source,
+           "overall score (mean of the task scores) on each video source's questions", True),
 )
 SCORE_KEYS = frozenset({"overall", "past", "present", "proactive", "coverage", *TASK_IDS})
 #: the settings that decide whether two rows are comparable (on the page: under the model name)

@@ -7,7 +7,8 @@ A submission is one JSON object::
       "toolkit_version": "0.1.0",                       # streamgaze-toolkit that wrote it ...
       "toolkit_commit": "<git sha>[+dirty]" | "",       # ... and its commit (optional; "" = unknown)
       "dataset": {"version": "0.1.0", "manifest_sha256": "<64 hex>"},
-      "settings": {"gaze": "visual", "prompt_mode": "default", "clip_fps": 0.0},   # 0 = no cap
+      "settings": {"gaze": "visual", "prompt_mode": "default", "clip_fps": 0.0,    # 0 = no cap
+                   "protocol": "default"},                  # frame sampling/generation (protocols.py)
       "model": {"name": "...", "url": "https://...", "params": "7B", "frames": "32"},
       "run": {"harness": "lmms-eval", "harness_version": "...", "model": "<lmms-eval model id>",
               "model_args": "<secrets redacted>", "date": "20250101_120000", "limit": null,
@@ -39,6 +40,7 @@ from typing import Any
 
 from ..evaluation import GAZE_VARIANTS
 from ..prompts import PROMPT_MODES
+from ..protocols import PROTOCOLS
 from ..tasks import TASK_IDS, get_task
 from .strictjson import (
     StrictJSONError,
@@ -86,7 +88,9 @@ TOP_FIELDS = {"schema_version": _schema_version, "toolkit_version": string(100),
               "dataset": obj, "settings": obj, "model": obj, "run": obj, "answers": obj, "scores": obj}
 TOP_OPTIONAL = frozenset({"toolkit_commit"})
 DATASET_FIELDS = {"version": string(100, nonempty=True), "manifest_sha256": _sha256}
-SETTINGS_FIELDS = {"gaze": one_of(*GAZE_MODES), "prompt_mode": one_of(*PROMPT_MODES), "clip_fps": number(0)}
+SETTINGS_FIELDS = {"gaze": one_of(*GAZE_MODES), "prompt_mode": one_of(*PROMPT_MODES), "clip_fps": number(0),
+                   "protocol": one_of(*PROTOCOLS)}
+SETTINGS_OPTIONAL = frozenset({"protocol"})  # absent in files made before protocols: "default"
 MODEL_FIELDS = {"name": string(MAX_NAME, nonempty=True), "url": _url, "params": string(50), "frames": string(50)}
 RUN_FIELDS = {"harness": one_of("lmms-eval", "official-evaluator"), "harness_version": string(200), "model": string(200),
               "model_args": string(5000), "date": string(100), "limit": nullable(number(0)),
@@ -112,7 +116,7 @@ def check_structure(data: Any) -> None:
                               f"(this toolkit reads schema_version {SCHEMA_VERSION})")
     check_object(data, "", TOP_FIELDS, optional=TOP_OPTIONAL)
     check_object(data["dataset"], "dataset", DATASET_FIELDS)
-    check_object(data["settings"], "settings", SETTINGS_FIELDS)
+    check_object(data["settings"], "settings", SETTINGS_FIELDS, optional=SETTINGS_OPTIONAL)
     check_object(data["model"], "model", MODEL_FIELDS)
     check_object(data["run"], "run", RUN_FIELDS, optional=RUN_OPTIONAL)
     check_answers(data["answers"])

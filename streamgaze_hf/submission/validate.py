@@ -82,11 +82,12 @@ class ValidationReport:
                  f"lmms-eval {sub['run']['harness_version']}{ran})",
                  f"  dataset: version {sub['dataset']['version']}, manifest sha256 "
                  f"{sub['dataset']['manifest_sha256'][:16]}...",
-                 f"  settings: gaze {st['gaze']}, prompt mode {st['prompt_mode']}, clip fps cap {fps}"]
+                 f"  settings: gaze {st['gaze']}, prompt mode {st['prompt_mode']}, clip fps cap {fps}, "
+                 f"protocol {st.get('protocol', 'default')}"]
         warning = partial_coverage_warning(s, sub["run"].get("limit"))
         if warning:
             lines.append(f"  WARNING: {warning}")
-        lines += ["", f"{'task':<9} {'category':<10} {'accuracy':>8}  {'coverage':<22} details"]
+        lines += ["", f"{'task':<9} {'category':<10} {'accuracy':>8} {'± se':>6}  {'coverage':<22} details"]
         for spec in TASKS:
             t = s["tasks"][spec.id]
             answered, n = task_coverage(t)
@@ -96,8 +97,9 @@ class ValidationReport:
             elif spec.is_proactive:
                 extra = (", ".join(f"{m} {fmt_ratio(t[m])}" for m in ("precision", "recall", "f1", "fpr", "fnr"))
                          + f"; {extra}")
-            lines.append(f"{spec.id:<9} {spec.category:<10} {t['accuracy']:>8.3f}  {fmt_coverage(answered, n):<22} "
-                         f"{extra}")
+            se = t["stderr"]["accuracy"]
+            lines.append(f"{spec.id:<9} {spec.category:<10} {t['accuracy']:>8.3f} {fmt_ratio(se):>6}  "
+                         f"{fmt_coverage(answered, n):<22} {extra}")
         lines.append("")
         for cat in (*CATEGORIES, "overall"):
             tasks = [t for t in TASKS if cat in ("overall", t.category)]
@@ -105,7 +107,10 @@ class ValidationReport:
             n = sum(task_coverage(s["tasks"][t.id])[1] for t in tasks)
             lines.append(f"{cat:<20} {s[cat]:>8.3f}  {fmt_coverage(answered, n)}")
         lines.append(f"coverage: {fmt_coverage(s['coverage']['answered'], s['coverage']['expected'])} of the "
-                     "items answered; missing answers count as wrong; n/a = undefined (empty denominator)")
+                     "items answered; missing answers count as wrong; n/a = undefined (empty denominator); "
+                     "± se = bootstrap standard error over questions")
+        lines.append("by source: " + ", ".join(f"{src} {fmt_ratio(v['overall'])} ({v['n_tasks']} tasks)"
+                                             for src, v in s["sources"].items()))
         if not self.missing:
             lines.append("missing: none")
         else:
