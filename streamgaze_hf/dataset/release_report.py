@@ -90,6 +90,9 @@ class ImportReport:
     """Outcome of :func:`import_release`; ``format()`` is what the CLI prints."""
 
     imported: dict[str, int] = field(default_factory=lambda: {t: 0 for t in TASK_IDS})
+    #: the problem kinds of this import (another benchmark's importer passes its own)
+    skip_kinds: dict[str, str] = field(default_factory=lambda: dict(SKIP_KINDS))
+    note_kinds: dict[str, str] = field(default_factory=lambda: dict(NOTE_KINDS))
     skipped: Counter = field(default_factory=Counter)
     notes: Counter = field(default_factory=Counter)
     examples: dict[str, list[Problem]] = field(default_factory=dict)
@@ -100,7 +103,7 @@ class ImportReport:
 
     def add(self, problem: Problem) -> None:
         """Count a problem (skip or note) and keep the first few as examples."""
-        (self.notes if problem.kind in NOTE_KINDS else self.skipped)[problem.kind] += 1
+        (self.notes if problem.kind in self.note_kinds else self.skipped)[problem.kind] += 1
         ex = self.examples.setdefault(problem.kind, [])
         if len(ex) < MAX_EXAMPLES:
             ex.append(problem)
@@ -117,8 +120,8 @@ class ImportReport:
         """Deterministic counts only (for the manifest's build_info)."""
         return {
             "imported": dict(self.imported),
-            "skipped": {k: self.skipped[k] for k in SKIP_KINDS if self.skipped[k]},
-            "notes": {k: self.notes[k] for k in NOTE_KINDS if self.notes[k]},
+            "skipped": {k: self.skipped[k] for k in self.skip_kinds if self.skipped[k]},
+            "notes": {k: self.notes[k] for k in self.note_kinds if self.notes[k]},
             "videos": self.videos,
             "fixations": self.fixations,
         }
@@ -130,10 +133,10 @@ class ImportReport:
         lines.append("Imported per task:")
         lines += [f"  {task:<8} {n:>6}" for task, n in self.imported.items()]
         lines.append(f"Skipped: {self.total_skipped}")
-        lines += self._section(SKIP_KINDS, self.skipped)
+        lines += self._section(self.skip_kinds, self.skipped)
         if any(self.notes.values()):
             lines.append("Notes (imported anyway):")
-            lines += self._section(NOTE_KINDS, self.notes)
+            lines += self._section(self.note_kinds, self.notes)
         return "\n".join(lines)
 
     def _section(self, kinds: dict[str, str], counts: Counter) -> list[str]:
