@@ -12,8 +12,7 @@ import random
 
 from lmms_eval.api.model import lmms
 
-from streamgaze_hf.evaluation import doc_target
-from streamgaze_hf.tasks import get_task
+from streamgaze_hf.benchmarks import benchmark_of_doc
 
 
 def _as_bool(v) -> bool:
@@ -38,9 +37,11 @@ class _DocModel(lmms):
             if self.check_visuals:
                 import os
 
-                for path in doc_to_visual(doc):
-                    if not os.path.isfile(path):
-                        raise FileNotFoundError(path)
+                for visual in doc_to_visual(doc):  # a file path (video) or a PIL image
+                    if isinstance(visual, str) and not os.path.isfile(visual):
+                        raise FileNotFoundError(visual)
+                    if not isinstance(visual, str) and min(getattr(visual, "size", (0, 0))) <= 0:
+                        raise ValueError(f"empty image visual for {doc['question_id']}")
             out.append(self.answer(doc))
         return out
 
@@ -61,7 +62,7 @@ class RandomBaseline(_DocModel):
     def answer(self, doc: dict) -> str:
         key = f"{self.seed}:{doc['question_id']}:{doc['checkpoint_index']}"
         rng = random.Random(int(hashlib.sha256(key.encode()).hexdigest()[:16], 16))
-        if get_task(doc["task"]).is_proactive:
+        if doc["checkpoint_index"] >= 0:  # a proactive checkpoint (StreamGaze): Yes/No
             return rng.choice(["Yes", "No"])
         return "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[rng.randrange(len(doc["options"]))]
 
@@ -70,4 +71,4 @@ class OracleBaseline(_DocModel):
     """Answers from the answer key (pipeline verification only; never for the leaderboard)."""
 
     def answer(self, doc: dict) -> str:
-        return doc_target(doc)
+        return benchmark_of_doc(doc).evaluation_module().doc_target(doc)
