@@ -161,13 +161,16 @@ def get_benchmark(name: str) -> Benchmark:
     try:
         return _REGISTRY[name]
     except KeyError:
-        raise KeyError(f"unknown benchmark {name!r}; benchmarks are {', '.join(_REGISTRY)}") from None
+        known = ", ".join(b.name for b in benchmarks())
+        raise KeyError(f"unknown benchmark {name!r}; benchmarks are {known}") from None
 
 
 def benchmarks() -> tuple[Benchmark, ...]:
-    """Every registered benchmark, in registration order (StreamGaze first)."""
+    """Every registered benchmark: the built-in ones in their fixed order (StreamGaze first), then
+    any others in registration order."""
     _load_builtin()
-    return tuple(_REGISTRY.values())
+    builtin = [_REGISTRY[m.rsplit(".", 1)[1]] for m in _BUILTIN]
+    return tuple(builtin + [b for b in _REGISTRY.values() if b not in builtin])
 
 
 def benchmark_of_doc(doc: Mapping) -> Benchmark:
