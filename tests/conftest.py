@@ -30,10 +30,11 @@ def demo_dataset(demo_world, tmp_path_factory):
     return build_dataset(raw, tmp_path_factory.mktemp("dataset") / "streamgaze", "0.1.0")
 
 
-def run_lmms_eval(args, root, out, env_extra=None, timeout=900):
+def run_lmms_eval(args, root, out, env_extra=None, timeout=900, eval_args=()):
     """Run the real lmms-eval CLI (a subprocess, through `streamgaze eval`); return (proc, results, samples).
 
     lmms-eval exits 0 on most failures, so callers check the files it wrote, not only the exit code.
+    ``eval_args`` go to `streamgaze eval` itself (e.g. ``["--benchmark", "egogazevqa", "--root", R]``).
     """
     import json
     import subprocess
@@ -41,7 +42,7 @@ def run_lmms_eval(args, root, out, env_extra=None, timeout=900):
 
     env = {**os.environ, "STREAMGAZE_ROOT": str(root), "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
            "STREAMGAZE_CLIP_CACHE": str(out / "clips"), **(env_extra or {})}
-    cmd = [sys.executable, "-m", "streamgaze_hf", "eval", "--", *args, "--log_samples", "--output_path",
+    cmd = [sys.executable, "-m", "streamgaze_hf", "eval", *eval_args, "--", *args, "--log_samples", "--output_path",
            str(out), "--timezone", "UTC", "--verbosity", "DEBUG"]
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
     results = sorted(out.rglob("*_results.json"))

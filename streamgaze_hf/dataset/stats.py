@@ -20,8 +20,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from ..errors import StreamGazeError
 from ..benchmarks import get_benchmark
+from ..errors import StreamGazeError
 from .load import DEFAULT_BENCHMARK, benchmark_of, data_file, read_manifest
 
 Stats = dict[str, Any]

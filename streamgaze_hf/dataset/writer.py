@@ -46,9 +46,9 @@ from datasets import Features
 from tqdm.auto import tqdm
 
 from .. import __version__
+from ..benchmarks import Benchmark, get_benchmark, resolve
 from ..errors import StreamGazeError
 from ..fsutil import atomic_directory
-from ..benchmarks import Benchmark, get_benchmark, resolve
 from .card import render_card
 from .load import DEFAULT_BENCHMARK, MANIFEST, config_names, data_file, read_manifest, sha256_file
 from .schema import FIXATION_FEATURES, GAZE_FEATURES, VIDEO_FEATURES
