@@ -156,6 +156,27 @@ def _import_egogazevqa(p: argparse.ArgumentParser) -> Handler:
     return run
 
 
+@command("egogazevqa-report", "accuracy of an lmms-eval EgoGazeVQA run per gaze mode, category, source, "
+         "scenario and activity (ours and the official exact match)")
+def _egogazevqa_report(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("run_dir", help="the --output_path of one `lmms-eval ... --log_samples` run")
+    p.add_argument("--json", default=None, help="also write the numbers as JSON here")
+
+    def run(a: argparse.Namespace) -> int:
+        import json
+
+        from .benchmarks.egogazevqa.report import format_breakdown, run_breakdown
+        from .fsutil import write_text_atomic
+
+        result = run_breakdown(a.run_dir)
+        print(format_breakdown(result))
+        if a.json:
+            write_text_atomic(a.json, json.dumps(result, indent=2, sort_keys=True) + "\n")
+        return 0
+
+    return run
+
+
 @command("stats", "print per-task and per-source counts of a built dataset")
 def _stats(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("root", help="dataset root")

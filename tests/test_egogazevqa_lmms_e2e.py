@@ -8,6 +8,7 @@ import math
 import pytest
 
 from streamgaze_hf.benchmarks import get_benchmark
+from streamgaze_hf.cli import main as cli_main
 
 from .conftest import run_lmms_eval
 from .egogazevqa_fixture import write_release
@@ -50,7 +51,7 @@ def test_oracle_scores_100_on_every_task_and_variant(ego_root, tmp_path):
         assert results["results"][group]["accuracy,none"] == 100.0
 
 
-def test_random_baseline_is_near_chance(ego_root, tmp_path):
+def test_random_baseline_is_near_chance(ego_root, tmp_path, capsys):
     proc, results, samples = _run(["--model", "streamgaze_random", "--model_args", "seed=5"], ego_root, tmp_path)
     assert results is not None, proc.stdout[-3000:] + proc.stderr[-3000:]
     recs = [s["accuracy"] for name in TASKS for s in samples[name]]
@@ -60,3 +61,17 @@ def test_random_baseline_is_near_chance(ego_root, tmp_path):
     assert abs(acc - 0.2) <= 3 * math.sqrt(0.2 * 0.8 / len(recs)), acc
     for group in GROUPS:
         assert 0 <= results["results"][group]["accuracy,none"] < 50
+
+    # the per-source / scenario / activity report of the same run
+    from streamgaze_hf.benchmarks.egogazevqa.report import run_breakdown
+
+    report = run_breakdown(tmp_path)
+    assert set(report) == {"none", "text", "visual", "salience"}
+    plain = [r for r in recs if r["gaze"] == "none"]
+    assert report["none"]["all"]["n"] == 50
+    assert report["none"]["all"]["accuracy"] == sum(r["correct"] for r in plain) / 50
+    assert {k: m["n"] for k, m in report["none"]["source"].items()} == {"ego4d": 17, "egoexo4d": 17, "egtea": 16}
+    assert {k: m["n"] for k, m in report["none"]["activity"].items()} == {"": 17, "Cooking": 16, "Health": 17}
+    assert report["none"]["exact_match"] == sum(r["exact_match"] for r in plain) / 50
+    assert cli_main(["egogazevqa-report", str(tmp_path)]) == 0
+    assert "per scenario:" in capsys.readouterr().out
