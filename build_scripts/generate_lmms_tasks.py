@@ -1,4 +1,5 @@
-"""Regenerate lmms_tasks/tasks/streamgaze/ (task YAMLs, groups, placeholders) from the task table.
+"""Regenerate lmms_tasks/tasks/<benchmark>/ (task YAMLs, groups, placeholders): streamgaze/ from the task
+table, the other benchmarks' folders from the registry (streamgaze_hf/benchmarks).
 
 Usage: python build_scripts/generate_lmms_tasks.py
 """

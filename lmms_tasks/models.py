@@ -17,8 +17,7 @@ import random
 
 from lmms_eval.api.model import lmms
 
-from streamgaze_hf.evaluation import doc_target
-from streamgaze_hf.tasks import get_task
+from streamgaze_hf.benchmarks import benchmark_of_doc
 
 
 def _as_bool(v) -> bool:
@@ -50,9 +49,11 @@ class _DocModel(lmms):
             _ctx, _gen, doc_to_visual, doc_id, task, split = req.args
             doc = self.task_dict[task][split][doc_id]
             if self.check_visuals:
-                for visual in doc_to_visual(doc):
+                for visual in doc_to_visual(doc):  # a file path (video) or a PIL image
                     if isinstance(visual, str) and not os.path.isfile(visual):
                         raise FileNotFoundError(visual)
+                    if not isinstance(visual, str) and min(getattr(visual, "size", (0, 0))) <= 0:
+                        raise ValueError(f"empty image visual for {doc['question_id']}")
             out.append(self.answer(doc))
         return out
 
@@ -73,7 +74,7 @@ class RandomBaseline(_DocModel):
     def answer(self, doc: dict) -> str:
         key = f"{self.seed}:{doc['question_id']}:{doc['checkpoint_index']}"
         rng = random.Random(int(hashlib.sha256(key.encode()).hexdigest()[:16], 16))
-        if get_task(doc["task"]).is_proactive:
+        if doc["checkpoint_index"] >= 0:  # a proactive checkpoint (StreamGaze): Yes/No
             return rng.choice(["Yes", "No"])
         return "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[rng.randrange(len(doc["options"]))]
 
@@ -82,4 +83,4 @@ class OracleBaseline(_DocModel):
     """Answers from the answer key (pipeline verification only; never for the leaderboard)."""
 
     def answer(self, doc: dict) -> str:
-        return doc_target(doc)
+        return benchmark_of_doc(doc).evaluation_module().doc_target(doc)

@@ -118,13 +118,66 @@ def _import_release(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--force", action="store_true", help="overwrite an existing dataset of the same version")
     p.add_argument("--reencode", action="store_true",
                    help="store the videos re-encoded with a keyframe at every window start (fast, exact clips)")
+    p.add_argument("--benchmark", default="streamgaze", choices=["streamgaze", "egogazevqa"],
+                   help="whose release it is (default streamgaze; egogazevqa = `streamgaze import-egogazevqa`)")
 
     def run(a: argparse.Namespace) -> int:
         from .dataset.release import import_release
 
+        if a.benchmark != "streamgaze":
+            return _import_other(a)
         report = import_release(a.release_dir, a.out, a.version, strict=a.strict, force=a.force,
                                 reencode=a.reencode)
         print(report.format())
+        return 0
+
+    return run
+
+
+def _import_other(a: argparse.Namespace) -> int:
+    """import-release of a registered benchmark other than StreamGaze (its declared importer)."""
+    from .benchmarks import get_benchmark
+
+    if getattr(a, "reencode", False):
+        raise StreamGazeError(f"--reencode applies to StreamGaze videos only, not to {a.benchmark}")
+    report = get_benchmark(a.benchmark).importer("release")(a.release_dir, a.out, a.version, strict=a.strict,
+                                                            force=a.force)
+    print(report.format())
+    return 0
+
+
+@command("import-egogazevqa", "convert the official EgoGazeVQA release ({spatial,temporal,causal}_*.csv, "
+         "narrations/*.json, keyframes or clips) into our dataset")
+def _import_egogazevqa(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("release_dir", help="directory of the EgoGazeVQA release (CSVs, narrations/, frames/, videos/)")
+    p.add_argument("--out", required=True, help="dataset root to write (e.g. ./egogazevqa)")
+    p.add_argument("--version", required=True, help="semantic version X.Y.Z of this dataset")
+    p.add_argument("--strict", action="store_true", help="fail on the first unusable row instead of skipping it")
+    p.add_argument("--force", action="store_true", help="overwrite an existing dataset of the same version")
+
+    def run(a: argparse.Namespace) -> int:
+        a.benchmark = "egogazevqa"
+        return _import_other(a)
+
+    return run
+
+
+@command("egogazevqa-report", "accuracy of an lmms-eval EgoGazeVQA run per gaze mode, category, source, "
+         "scenario and activity (ours and the official exact match)")
+def _egogazevqa_report(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("run_dir", help="the --output_path of one `lmms-eval ... --log_samples` run")
+    p.add_argument("--json", default=None, help="also write the numbers as JSON here")
+
+    def run(a: argparse.Namespace) -> int:
+        import json
+
+        from .benchmarks.egogazevqa.report import format_breakdown, run_breakdown
+        from .fsutil import write_text_atomic
+
+        result = run_breakdown(a.run_dir)
+        print(format_breakdown(result))
+        if a.json:
+            write_text_atomic(a.json, json.dumps(result, indent=2, sort_keys=True) + "\n")
         return 0
 
     return run
@@ -156,7 +209,10 @@ def _tasks_dir(p: argparse.ArgumentParser) -> Handler:
 
 @command("eval", "run lmms-eval on the StreamGaze tasks (fills in --include_path; args after -- go to lmms-eval)")
 def _eval(p: argparse.ArgumentParser) -> Handler:
-    p.add_argument("--root", default=None, help="dataset root (default: $STREAMGAZE_ROOT, else ./streamgaze)")
+    p.add_argument("--root", default=None, help="dataset root (default: $STREAMGAZE_ROOT, else ./streamgaze; "
+                   "for --benchmark egogazevqa $EGOGAZEVQA_ROOT, else ./egogazevqa)")
+    p.add_argument("--benchmark", default="streamgaze", choices=["streamgaze", "egogazevqa"],
+                   help="whose dataset --root is (default streamgaze)")
     p.add_argument("--prompt-mode", choices=["default", "reference"], default=None,
                    help="prompts and parsing: ours (default) or the official code's, to compare with the paper")
     p.add_argument("--clip-fps", type=float, default=None, help="frame-rate cap of the window clips")
@@ -169,6 +225,7 @@ def _eval(p: argparse.ArgumentParser) -> Handler:
     def run(a: argparse.Namespace) -> int:
         import os
 
+        from .benchmarks import get_benchmark
         from .dataset.load import resolve_root
         from .evaluation import run_settings
         from .preflight import positive, require_module
@@ -176,7 +233,8 @@ def _eval(p: argparse.ArgumentParser) -> Handler:
 
         require_module("lmms_eval", "streamgaze eval")
         positive(a.clip_fps, "--clip-fps")
-        os.environ["STREAMGAZE_ROOT"] = str(resolve_root(a.root))
+        bench = get_benchmark(a.benchmark)
+        os.environ[bench.root_env] = str(resolve_root(a.root, env=bench.root_env, default=bench.default_root))
         if a.prompt_mode:
             os.environ["STREAMGAZE_PROMPT_MODE"] = a.prompt_mode
         if a.clip_fps is not None:

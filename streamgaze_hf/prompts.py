@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 
 __all__ = [
     "GAZE_INSTRUCTION", "TEXT_GAZE_INSTRUCTION", "SALIENCE_INSTRUCTION", "REFERENCE_GAZE_PREFIX",
-    "GAZE_MODES", "PROMPT_MODES", "format_fixations", "gaze_preamble", "mc_prompt",
+    "GAZE_MODES", "PROMPT_MODES", "format_fixations", "gaze_preamble", "mc_prompt", "mc_question_block",
     "target_object", "checkpoint_prompt",
 ]
 
@@ -162,11 +162,19 @@ def mc_prompt(question: str, options: Sequence[str], gaze: str = "visual", mode:
     if mode == "reference":
         return _reference_mc(question, options, _reference_prefix(gaze, fixations, frame_size))
     preamble = gaze_preamble(gaze, fixations, frame_size)
+    body = mc_question_block(question, options)
+    return f"{preamble}\n\n{body}" if preamble else body
+
+
+def mc_question_block(question: str, options: Sequence[str]) -> str:
+    """Our default multiple-choice body (shared by every benchmark): "Question: ...", "Options:", one
+    "A. text" line per option and "Answer with only the letter (A, B, ...) of the correct option."."""
+    if len(options) > 26:
+        raise ValueError(f"at most 26 options can be lettered, got {len(options)}")
     lines = [f"Question: {question}", "Options:"]
     lines += [f"{chr(65 + i)}. {opt}" for i, opt in enumerate(options)]
     lines.append(f"Answer with only the letter ({_letters_phrase(len(options))}) of the correct option.")
-    body = "\n".join(lines)
-    return f"{preamble}\n\n{body}" if preamble else body
+    return "\n".join(lines)
 
 
 def _reference_mc(question: str, options: Sequence[str], prefix: str) -> str:

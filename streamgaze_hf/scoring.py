@@ -23,7 +23,7 @@ from .tasks import CATEGORIES, TASK_IDS, tasks_in
 
 __all__ = [
     "parse_choice", "parse_yes_no",
-    "reference_parse_choice", "reference_mc_correct", "reference_yes_no_correct",
+    "reference_parse_choice", "reference_mc_correct", "reference_yes_no_correct", "exact_match_correct",
     "mc_metrics", "proactive_metrics", "summarize", "defined_ratio",
 ]
 
@@ -381,6 +381,12 @@ def reference_yes_no_correct(response: str, label: bool) -> bool:
     """Official proactive rule: "YES"/"NO" is a *substring* of the upper-cased, stripped response
     (so "I don't know" is correct for a No label, and "Yes and no" for both)."""
     return ("YES" if label else "NO") in str(response).strip().upper()
+
+
+def exact_match_correct(response: str, answer: str) -> bool:
+    """EgoGazeVQA's official scorer (``caculate.py``): the raw response string equals the answer
+    letter, nothing normalised ("C." or " C" or "C: pot" is wrong). Kept as its reference mode."""
+    return str(response) == str(answer)
 
 
 # ---- metrics ------------------------------------------------------------------------------------

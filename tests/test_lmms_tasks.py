@@ -49,3 +49,25 @@ def test_every_task_and_variant_is_defined_with_its_placeholder():
 def test_tasks_dir_command(capsys):
     assert main(["tasks-dir"]) == 0
     assert capsys.readouterr().out.strip() == TASKS_DIR
+
+
+def test_egogazevqa_folder_is_generated_from_the_registry():
+    from streamgaze_hf.benchmarks import get_benchmark
+
+    bench = get_benchmark("egogazevqa")
+    base = Path(TASKS_DIR) / "egogazevqa"
+    names = []
+    for suffix, gaze in bench.gaze_variants.items():
+        for spec in bench.tasks:
+            name = f"egogazevqa_{spec.id}{suffix}"
+            names.append(name)
+            cfg = yaml.load((base / f"{name}.yaml").read_text(), Loader=_Loader)
+            assert cfg["task"] == name and cfg["include"] == "_egogazevqa_template.yaml"
+            placeholder = base / cfg["dataset_kwargs"]["data_files"]["test"]
+            assert json.loads(placeholder.read_text()) == {"benchmark": "egogazevqa", "task": spec.id, "gaze": gaze}
+            assert [m["metric"] for m in cfg["metric_list"]] == ["accuracy"]
+        group = yaml.load((base / f"_group_egogazevqa{suffix}.yaml").read_text(), Loader=_Loader)
+        assert group["task"] == [f"egogazevqa_{t}{suffix}" for t in ("spatial", "temporal", "causal")]
+    assert len(names) == 12 and set(bench.gaze_variants) == {"", "_gazet", "_gazev", "_gazes"}
+    template = yaml.load((base / "_egogazevqa_template.yaml").read_text(), Loader=_Loader)
+    assert template["process_docs"] == "lmms_tasks.benchmark_utils.process_docs"

@@ -29,9 +29,10 @@ from datasets.utils.metadata import MetadataConfigs
 from huggingface_hub import DatasetCardData
 
 from .. import __version__
+from ..benchmarks import get_benchmark, resolve
 from ..tasks import PRESENT_WINDOW_S, TASKS
-from .load import CONFIG_NAMES, config_rows, data_file, sha256_file
-from .schema import CONFIG_FEATURES, QA_FEATURES
+from .load import DEFAULT_BENCHMARK, config_names, config_rows, data_file, sha256_file
+from .schema import CONFIG_FEATURES
 from .stats import Stats, manifest_counts, markdown_tables
 from .variants import variants_markdown
 
@@ -40,9 +41,15 @@ PRETTY_NAME = "StreamGaze"
 TAGS = ["egocentric", "gaze", "eye-tracking", "streaming-video", "video-question-answering", "benchmark"]
 
 
-def config_features(config: str) -> Features:
-    """The ``datasets.Features`` of a config (QA_FEATURES for every task)."""
-    return CONFIG_FEATURES.get(config, QA_FEATURES)
+def _benchmark(stats: Stats) -> str:
+    return stats.get("benchmark", DEFAULT_BENCHMARK)
+
+
+def config_features(config: str, benchmark: str = DEFAULT_BENCHMARK) -> Features:
+    """The ``datasets.Features`` of a config (the benchmark's QA schema for every task config)."""
+    if config in CONFIG_FEATURES:
+        return CONFIG_FEATURES[config]
+    return resolve(get_benchmark(benchmark).dataset.qa_features)
 
 
 def _split_info(path: Path) -> tuple[int, int]:
@@ -58,11 +65,12 @@ def declared_configs(stats: Stats) -> list[str]:
     ``datasets`` 5.2 cannot load a 0-row split ("corresponds to no data"), so an empty config keeps
     its (row-group-free) parquet file but is left out of ``configs:`` and ``dataset_info:``.
     """
-    rows = config_rows(manifest_counts(stats))
-    return [config for config in CONFIG_NAMES if rows[config] > 0]
+    rows = config_rows(manifest_counts(stats), _benchmark(stats))
+    return [config for config in config_names(_benchmark(stats)) if rows[config] > 0]
 
 
-def dataset_infos(root: str | os.PathLike[str], configs: list[str]) -> DatasetInfosDict:
+def dataset_infos(root: str | os.PathLike[str], configs: list[str],
+                  benchmark: str = DEFAULT_BENCHMARK) -> DatasetInfosDict:
     """``dataset_info`` of ``configs``, measured from the parquet files under ``root``."""
     infos = DatasetInfosDict()
     for config in configs:
@@ -72,7 +80,7 @@ def dataset_infos(root: str | os.PathLike[str], configs: list[str]) -> DatasetIn
         splits.add(SplitInfo(name="test", num_bytes=num_bytes, num_examples=rows))
         infos[config] = DatasetInfo(
             config_name=config,
-            features=config_features(config),
+            features=config_features(config, benchmark),
             splits=splits,
             download_size=path.stat().st_size,
             dataset_size=num_bytes,
@@ -80,7 +88,8 @@ def dataset_infos(root: str | os.PathLike[str], configs: list[str]) -> DatasetIn
     return infos
 
 
-def metadata_configs(root: str | os.PathLike[str], version: str, names: list[str]) -> MetadataConfigs:
+def metadata_configs(root: str | os.PathLike[str], version: str, names: list[str],
+                     pretty_name: str = PRETTY_NAME) -> MetadataConfigs:
     """The ``configs:`` entries of ``names`` (validated by ``datasets``); the first is the default."""
     configs = MetadataConfigs()
     for i, config in enumerate(names):
@@ -88,7 +97,7 @@ def metadata_configs(root: str | os.PathLike[str], version: str, names: list[str
         configs[config] = {
             "data_files": [{"split": "test", "path": f"data/{config}/test-*.parquet"}],
             "version": version,
-            "description": f"StreamGaze {version} {config} (data sha256 {digest})",
+            "description": f"{pretty_name} {version} {config} (data sha256 {digest})",
             **({"default": True} if i == 0 else {}),
         }
     return configs
@@ -108,21 +117,22 @@ def _size_category(n: int) -> str:
 
 def card_data(root: str | os.PathLike[str], version: str, stats: Stats) -> DatasetCardData:
     """The YAML front matter as ``DatasetCardData``."""
+    layout = get_benchmark(_benchmark(stats)).dataset
     data = DatasetCardData(
-        pretty_name=PRETTY_NAME,
+        pretty_name=layout.pretty_name,
         license=LICENSE,
         language=["en"],
         task_categories=["video-text-to-text"],
         size_categories=[_size_category(stats["questions"])],
-        tags=list(TAGS),
+        tags=list(layout.tags or TAGS),
         version=version,
     )
     names = declared_configs(stats)
     # datasets validates the data_files entries here, but writes the configs sorted by name:
-    metadata_configs(root, version, names).to_dataset_card_data(data)
-    order = {name: i for i, name in enumerate(CONFIG_NAMES)}
+    metadata_configs(root, version, names, layout.pretty_name).to_dataset_card_data(data)
+    order = {name: i for i, name in enumerate(config_names(_benchmark(stats)))}
     data["configs"] = sorted(data["configs"], key=lambda c: order[c["config_name"]])  # back to card order
-    dataset_infos(root, names).to_dataset_card_data(data)
+    dataset_infos(root, names, _benchmark(stats)).to_dataset_card_data(data)
     return data
 
 
@@ -151,9 +161,9 @@ def _windows_section() -> str:
     return "\n".join(lines)
 
 
-def _empty_note(stats: Stats) -> list[str]:
+def empty_note(stats: Stats) -> list[str]:
     declared = set(declared_configs(stats))
-    empty = [c for c in CONFIG_NAMES if c not in declared]
+    empty = [c for c in config_names(_benchmark(stats)) if c not in declared]
     if not empty:
         return []
     return [
@@ -185,7 +195,7 @@ def _loading_section(stats: Stats) -> str:
             "(fixations and scanpath episodes with in-view and out-of-view objects). "
             "Every config has a single `test` split.",
             "",
-            *_empty_note(stats),
+            *empty_note(stats),
             "`video_path` and `overlay_path` are paths relative to this directory (`videos/original/...` "
             "and `videos/overlay/...`, the gaze-overlay rendering shown to models); decode them with the "
             "video reader of your choice. With the toolkit installed, "
@@ -194,7 +204,7 @@ def _loading_section(stats: Stats) -> str:
     )
 
 
-def _about_section(version: str) -> str:
+def about_section(version: str, qa_order: tuple[str, ...] = ("video_id", "query_time", "question_id")) -> str:
     return "\n".join(
         [
             "## Files, versions and integrity",
@@ -204,14 +214,15 @@ def _about_section(version: str) -> str:
             "size of every file. `streamgaze_hf.dataset.writer.verify_dataset(root)` re-checks the "
             "files; the sha256 of `manifest.json` itself pins an exact build (leaderboard submissions "
             "record it).",
-            "- Rows are stored in a fixed order: questions by (`video_id`, `query_time`, `question_id`), "
+            "- Rows are stored in a fixed order: questions by ("
+            + ", ".join(f"`{k}`" for k in qa_order) + "), "
             "videos by `video_id`, gaze samples by (`video_id`, `t`), fixations by (`video_id`, "
             "`fixation_index`). The same inputs and options rebuild byte-identical files.",
         ]
     )
 
 
-def _license_section() -> str:
+def license_section() -> str:
     return "\n".join(
         [
             "## License",
@@ -226,6 +237,13 @@ def _license_section() -> str:
 
 def render_card(root: str | os.PathLike[str], version: str, stats: Stats) -> str:
     """The full ``README.md`` text for the dataset files under ``root``."""
+    layout = get_benchmark(_benchmark(stats)).dataset
+    if layout.card_intro:  # another benchmark: its own intro and sections, the shared file/licence notes
+        body = "\n\n".join([f"# {layout.pretty_name} {version}", resolve(layout.card_intro)(stats, version),
+                             *resolve(layout.card_sections)(stats), "## Statistics",
+                             markdown_tables(stats, level="###"), about_section(version, layout.qa_sort_keys),
+                             license_section()])
+        return f"---\n{card_data(root, version, stats).to_yaml()}\n---\n\n{body}\n"
     d = stats["durations"]
     intro = (
         "StreamGaze is a benchmark of gaze-guided streaming video understanding on egocentric "
@@ -242,8 +260,8 @@ def render_card(root: str | os.PathLike[str], version: str, stats: Stats) -> str
             variants_markdown(root),
             "## Statistics",
             markdown_tables(stats, level="###"),
-            _about_section(version),
-            _license_section(),
+            about_section(version),
+            license_section(),
         ]
     )
     yaml = card_data(root, version, stats).to_yaml()

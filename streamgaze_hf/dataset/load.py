@@ -25,6 +25,8 @@ DEFAULT_ROOT = "streamgaze"
 MANIFEST = "manifest.json"
 #: every config of the dataset, in card order: the ten tasks, then videos, gaze, fixations
 CONFIG_NAMES: tuple[str, ...] = TASK_IDS + tuple(CONFIG_FEATURES)
+#: the benchmark of a dataset whose manifest names none of the registered ones (older builds)
+DEFAULT_BENCHMARK = "streamgaze"
 DATA_FILE_NAME = "test-00000-of-00001.parquet"
 _HASH_CHUNK = 1 << 20
 
@@ -36,6 +38,23 @@ def sha256_file(path: str | os.PathLike[str]) -> str:
         while chunk := f.read(_HASH_CHUNK):
             digest.update(chunk)
     return digest.hexdigest()
+
+
+def config_names(benchmark: str = DEFAULT_BENCHMARK) -> tuple[str, ...]:
+    """Every config of a dataset of ``benchmark`` (registry), in card order: its task configs, then
+    the shared videos, gaze and fixations configs."""
+    from ..benchmarks import get_benchmark
+
+    return get_benchmark(benchmark).task_ids + tuple(CONFIG_FEATURES)
+
+
+def benchmark_of(manifest: dict[str, Any]) -> str:
+    """The benchmark a dataset belongs to: its manifest's ``name`` when that is a registered
+    benchmark (every dataset the writer produces), else StreamGaze."""
+    from ..benchmarks import benchmarks
+
+    name = manifest.get("name") if isinstance(manifest, dict) else None
+    return name if name in {b.name for b in benchmarks()} else DEFAULT_BENCHMARK
 
 
 def data_file(root: str | os.PathLike[str], config: str) -> Path:
@@ -50,18 +69,20 @@ def _how_to_build(root: Path) -> str:
     )
 
 
-def resolve_root(root: str | os.PathLike[str] | None = None) -> Path:
-    """The dataset root: ``root`` if given, else ``$STREAMGAZE_ROOT``, else ``./streamgaze``.
+def resolve_root(root: str | os.PathLike[str] | None = None, env: str = ROOT_ENV,
+                 default: str = DEFAULT_ROOT) -> Path:
+    """The dataset root: ``root`` if given, else ``$STREAMGAZE_ROOT``, else ``./streamgaze``
+    (another benchmark passes its own variable and default, e.g. ``$EGOGAZEVQA_ROOT``).
 
     Raises :class:`StreamGazeError` (saying where it looked and how to build a dataset) when the
     chosen directory holds no built dataset (no ``manifest.json``).
     """
     if root is not None:
         where, path = "the given path", Path(root)
-    elif os.environ.get(ROOT_ENV):
-        where, path = f"${ROOT_ENV}", Path(os.environ[ROOT_ENV])
+    elif os.environ.get(env):
+        where, path = f"${env}", Path(os.environ[env])
     else:
-        where, path = f"./{DEFAULT_ROOT} (no root given and ${ROOT_ENV} unset)", Path(DEFAULT_ROOT)
+        where, path = f"./{default} (no root given and ${env} unset)", Path(default)
     path = path.expanduser().resolve()
     if not (path / MANIFEST).is_file():
         state = "does not exist" if not path.exists() else f"has no {MANIFEST}"
@@ -85,9 +106,10 @@ def read_manifest(root: str | os.PathLike[str]) -> dict[str, Any]:
     return manifest
 
 
-def config_rows(counts: dict[str, Any]) -> dict[str, int]:
+def config_rows(counts: dict[str, Any], benchmark: str = DEFAULT_BENCHMARK) -> dict[str, int]:
     """Rows per config (card order) from a manifest's ``counts`` object."""
-    rows = {task_id: int(counts["questions"].get(task_id, 0)) for task_id in TASK_IDS}
+    task_ids = config_names(benchmark)[: -len(CONFIG_FEATURES)]
+    rows = {task_id: int(counts["questions"].get(task_id, 0)) for task_id in task_ids}
     rows.update(
         videos=int(counts["videos"]), gaze=int(counts["gaze_samples"]), fixations=int(counts["fixations"])
     )
@@ -102,12 +124,14 @@ def load_config(
     Empty configs are not declared in the card (``datasets`` cannot load a 0-row split), so asking
     for one raises a :class:`StreamGazeError` saying so rather than ``datasets``' "config not found".
     """
-    if name not in CONFIG_NAMES:
-        raise StreamGazeError(f"unknown config {name!r}; configs are {', '.join(CONFIG_NAMES)}")
     path = resolve_root(root)
     manifest = read_manifest(path)
+    benchmark = benchmark_of(manifest)
+    names = config_names(benchmark)
+    if name not in names:
+        raise StreamGazeError(f"unknown config {name!r}; configs are {', '.join(names)}")
     try:
-        empty = config_rows(manifest["counts"])[name] == 0
+        empty = config_rows(manifest["counts"], benchmark)[name] == 0
     except (KeyError, TypeError, ValueError, AttributeError):  # no usable counts: let datasets decide
         empty = False
     if empty:
@@ -124,7 +148,10 @@ def load_config(
 def load_task(
     task_id: str, root: str | os.PathLike[str] | None = None, cache_dir: str | os.PathLike[str] | None = None
 ) -> datasets.Dataset:
-    """The ``test`` split of one task config as a ``datasets.Dataset`` (rows follow QA_FEATURES)."""
-    if task_id not in TASK_IDS:
-        raise StreamGazeError(f"unknown task {task_id!r}; tasks are {', '.join(TASK_IDS)}")
-    return load_config(task_id, root, cache_dir)
+    """The ``test`` split of one task config as a ``datasets.Dataset`` (rows follow the QA schema of
+    the dataset's benchmark: QA_FEATURES for StreamGaze)."""
+    path = resolve_root(root)
+    task_ids = config_names(benchmark_of(read_manifest(path)))[: -len(CONFIG_FEATURES)]
+    if task_id not in task_ids:
+        raise StreamGazeError(f"unknown task {task_id!r}; tasks are {', '.join(task_ids)}")
+    return load_config(task_id, path, cache_dir)

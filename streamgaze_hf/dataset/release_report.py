@@ -223,10 +223,66 @@ class ImportReport:
         return "\n".join(lines)
 
     def _section(self, kinds: dict[str, str], counts: Counter) -> list[str]:
-        out = []
-        for kind, label in kinds.items():
-            if not counts[kind]:
-                continue
-            out.append(f"  {kind:<28} {counts[kind]:>6}  {label}")
-            out += [f"      e.g. {p.describe()}" for p in self.examples.get(kind, [])]
-        return out
+        return _kind_section(kinds, counts, self.examples)
+
+
+def _kind_section(kinds: dict[str, str], counts: Counter, examples: dict[str, list[Problem]]) -> list[str]:
+    """One line per problem kind that occurred, with its examples."""
+    out = []
+    for kind, label in kinds.items():
+        if not counts[kind]:
+            continue
+        out.append(f"  {kind:<28} {counts[kind]:>6}  {label}")
+        out += [f"      e.g. {p.describe()}" for p in examples.get(kind, [])]
+    return out
+
+
+@dataclass
+class ProblemReport:
+    """The import report of a benchmark without StreamGaze's per-task row accounting (EgoGazeVQA):
+    rows imported per config, skips and notes of the importer's own kinds, with examples."""
+
+    imported: dict[str, int]
+    skip_kinds: dict[str, str]
+    note_kinds: dict[str, str]
+    skipped: Counter = field(default_factory=Counter)
+    notes: Counter = field(default_factory=Counter)
+    examples: dict[str, list[Problem]] = field(default_factory=dict)
+    videos: int = 0
+    fixations: int = 0
+    root: str = ""
+    version: str = ""
+
+    def add(self, problem: Problem) -> None:
+        """Count a problem (skip or note) and keep the first few as examples."""
+        (self.notes if problem.kind in self.note_kinds else self.skipped)[problem.kind] += 1
+        ex = self.examples.setdefault(problem.kind, [])
+        if len(ex) < MAX_EXAMPLES:
+            ex.append(problem)
+
+    @property
+    def total_imported(self) -> int:
+        return sum(self.imported.values())
+
+    @property
+    def total_skipped(self) -> int:
+        return sum(self.skipped.values())
+
+    def counts(self) -> dict:
+        """Deterministic counts only (for the manifest's build_info)."""
+        return {"imported": dict(self.imported),
+                "skipped": {k: self.skipped[k] for k in self.skip_kinds if self.skipped[k]},
+                "notes": {k: self.notes[k] for k in self.note_kinds if self.notes[k]},
+                "videos": self.videos, "fixations": self.fixations}
+
+    def format(self) -> str:
+        lines = [f"Imported {self.total_imported} questions, {self.videos} videos"
+                 + (f" into {self.root} (version {self.version})" if self.root else "")]
+        lines.append("Imported per config:")
+        lines += [f"  {name:<8} {n:>6}" for name, n in self.imported.items()]
+        lines.append(f"Skipped: {self.total_skipped}")
+        lines += _kind_section(self.skip_kinds, self.skipped, self.examples)
+        if any(self.notes.values()):
+            lines.append("Notes (imported anyway):")
+            lines += _kind_section(self.note_kinds, self.notes, self.examples)
+        return "\n".join(lines)

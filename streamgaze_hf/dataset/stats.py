@@ -20,9 +20,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from ..benchmarks import get_benchmark
 from ..errors import StreamGazeError
-from ..tasks import CATEGORIES, TASKS
-from .load import data_file, read_manifest
+from .load import DEFAULT_BENCHMARK, benchmark_of, data_file, read_manifest
 
 Stats = dict[str, Any]
 
@@ -64,19 +64,19 @@ def _num_rows(root: Path, config: str) -> int:
         raise StreamGazeError(f"unreadable parquet file of config {config!r}: {exc}", path) from exc
 
 
-def _task_stats(root: Path) -> tuple[list[dict], dict[str, int]]:
+def _task_stats(root: Path, benchmark: str) -> tuple[list[dict], dict[str, int]]:
     """Per-task question/checkpoint counts, and questions per source over all tasks."""
     tasks, by_source = [], {}
-    for spec in TASKS:
-        table = _read(root, spec.id, ["source", "checkpoints"])
-        n_cp = int(pc.sum(pc.list_value_length(table["checkpoints"])).as_py() or 0)
+    for spec in get_benchmark(benchmark).tasks:
+        table = _read(root, spec.id, ["source", "checkpoints"] if spec.proactive else ["source"])
+        n_cp = int(pc.sum(pc.list_value_length(table["checkpoints"])).as_py() or 0) if spec.proactive else 0
         tasks.append(
             {
                 "task": spec.id,
                 "name": spec.name,
                 "category": spec.category,
                 "questions": table.num_rows,
-                "checkpoints": n_cp if spec.is_proactive else None,
+                "checkpoints": n_cp if spec.proactive else None,
             }
         )
         for source in table["source"].to_pylist():
@@ -96,10 +96,10 @@ def _durations(values: list[float]) -> dict[str, float | int]:
     }
 
 
-def stats_from_files(root: str | os.PathLike[str], version: str) -> Stats:
-    """Statistics of the dataset directory ``root`` (only its parquet files are read)."""
+def stats_from_files(root: str | os.PathLike[str], version: str, benchmark: str = DEFAULT_BENCHMARK) -> Stats:
+    """Statistics of the dataset directory ``root`` of ``benchmark`` (only its parquet files are read)."""
     root = Path(root)
-    tasks, questions_by_source = _task_stats(root)
+    tasks, questions_by_source = _task_stats(root, benchmark)
     videos = _read(root, "videos", ["source", "duration"])
     per_source: dict[str, list[float]] = {}
     for source, duration in zip(videos["source"].to_pylist(), videos["duration"].to_pylist()):
@@ -114,11 +114,13 @@ def stats_from_files(root: str | os.PathLike[str], version: str) -> Stats:
         for s in sorted(set(per_source) | set(questions_by_source))
     ]
     return {
+        "benchmark": benchmark,
         "version": version,
         "tasks": tasks,
         "questions": sum(t["questions"] for t in tasks),
         "checkpoints": sum(t["checkpoints"] or 0 for t in tasks),
-        "categories": {c: sum(t["questions"] for t in tasks if t["category"] == c) for c in CATEGORIES},
+        "categories": {c: sum(t["questions"] for t in tasks if t["category"] == c)
+                       for c in get_benchmark(benchmark).categories},
         "sources": sources,
         "durations": _durations([d for ds in per_source.values() for d in ds]),
         "videos": videos.num_rows,
@@ -136,7 +138,7 @@ def compute_stats(root: str | os.PathLike[str]) -> Stats:
     if not path.is_dir():
         raise StreamGazeError("no such dataset directory", path)
     manifest = read_manifest(path)
-    return stats_from_files(path, str(manifest["version"]))
+    return stats_from_files(path, str(manifest["version"]), benchmark_of(manifest))
 
 
 def manifest_counts(stats: Stats) -> dict[str, Any]:
@@ -238,7 +240,7 @@ def _aligned(table: Table) -> str:
 
 def format_stats(stats: Stats) -> str:
     """Readable aligned text tables (what ``streamgaze stats ROOT`` prints)."""
-    head = f"StreamGaze dataset {stats['version']}"
+    head = f"{get_benchmark(stats.get('benchmark', DEFAULT_BENCHMARK)).title} dataset {stats['version']}"
     return "\n\n".join([head, *(_aligned(t) for t in stats_tables(stats))])
 
 

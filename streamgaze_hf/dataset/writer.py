@@ -46,13 +46,12 @@ from datasets import Features
 from tqdm.auto import tqdm
 
 from .. import __version__
+from ..benchmarks import Benchmark, get_benchmark, resolve
 from ..errors import StreamGazeError
 from ..fsutil import atomic_directory
-from ..qa.validate import validate_qa_row
-from ..tasks import TASK_IDS, get_task
 from .card import render_card
-from .load import CONFIG_NAMES, MANIFEST, data_file, read_manifest, sha256_file
-from .schema import FIXATION_FEATURES, GAZE_FEATURES, QA_FEATURES, VIDEO_FEATURES
+from .load import DEFAULT_BENCHMARK, MANIFEST, config_names, data_file, read_manifest, sha256_file
+from .schema import FIXATION_FEATURES, GAZE_FEATURES, VIDEO_FEATURES
 from .stats import Stats, manifest_counts, stats_from_files
 
 SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
@@ -159,7 +158,14 @@ def _check_files(files: dict[str, Path]) -> dict[str, Path]:
     return checked
 
 
-def _check_paths(row: dict, files: dict[str, Path], what: str) -> None:
+def _check_paths(row: dict, files: dict[str, Path], what: str, paths=None) -> None:
+    """Every file a row names must be one of the dataset files: ``video_path`` / ``overlay_path`` of
+    video rows, and for QA rows the benchmark's ``file_paths(row)``."""
+    if paths is not None:
+        for path in paths(row):
+            if path not in files:
+                raise StreamGazeError(f"{what}: file {path!r} is not among the dataset files")
+        return
     for column in ("video_path", "overlay_path"):
         path = row.get(column) or ""
         if path and path not in files:
@@ -184,38 +190,42 @@ def _check_videos(videos: list[dict], files: dict[str, Path]) -> dict[str, dict]
     return by_id
 
 
-def _check_qa_row(task_id: str, row: dict, videos: dict[str, dict], files: dict[str, Path]) -> None:
+def _check_qa_row(task_id: str, row: dict, videos: dict[str, dict], files: dict[str, Path],
+                  bench: Benchmark) -> None:
     what = (
         f"task {task_id}, question {row.get('question_id')!r}" if isinstance(row, dict) else f"task {task_id}"
     )
-    _check_keys(row, QA_FEATURES, what)
+    layout = bench.dataset
+    _check_keys(row, resolve(layout.qa_features), what)
     if row["task"] != task_id:
         raise StreamGazeError(f"{what}: row task {row['task']!r} does not match its config {task_id!r}")
-    if row["category"] != get_task(task_id).category:
-        raise StreamGazeError(f"{what}: category {row['category']!r} is not {get_task(task_id).category!r}")
+    category = bench.task(task_id).category
+    if row["category"] != category:
+        raise StreamGazeError(f"{what}: category {row['category']!r} is not {category!r}")
     video = videos.get(row["video_id"])
     if video is None:
         raise StreamGazeError(f"{what}: unknown video_id {row['video_id']!r} (not among the videos)")
     try:
-        problems = validate_qa_row(row, duration=float(video["duration"]), min_options=2)
+        problems = resolve(layout.validate_row)(row, float(video["duration"]))
     except (TypeError, ValueError, KeyError, AttributeError) as exc:  # wrongly typed fields
         problems = [f"malformed field ({type(exc).__name__}: {exc})"]
     if problems:
         raise StreamGazeError(f"{what}: invalid question: {'; '.join(problems)}")
-    _check_paths(row, files, what)
+    _check_paths(row, files, what, resolve(layout.file_paths))
 
 
 def _check_qa(
-    qa: dict[str, list[dict]], videos: dict[str, dict], files: dict[str, Path]
+    qa: dict[str, list[dict]], videos: dict[str, dict], files: dict[str, Path], bench: Benchmark
 ) -> dict[str, list[dict]]:
     """QA rows of every task (missing tasks empty), each validated; question ids unique over all tasks."""
-    unknown = sorted(set(qa) - set(TASK_IDS))
+    task_ids = bench.task_ids
+    unknown = sorted(set(qa) - set(task_ids))
     if unknown:
-        raise StreamGazeError(f"unknown task id(s) {', '.join(unknown)}; tasks are {', '.join(TASK_IDS)}")
+        raise StreamGazeError(f"unknown task id(s) {', '.join(unknown)}; tasks are {', '.join(task_ids)}")
     seen: dict[str, str] = {}
-    for task_id in TASK_IDS:
+    for task_id in task_ids:
         for row in qa.get(task_id, []):
-            _check_qa_row(task_id, row, videos, files)
+            _check_qa_row(task_id, row, videos, files, bench)
             qid = row["question_id"]
             if not qid:
                 raise StreamGazeError(f"task {task_id}: question with an empty question_id")
@@ -224,7 +234,7 @@ def _check_qa(
                     f"task {task_id}, question {qid!r}: duplicate question_id (also in {seen[qid]})"
                 )
             seen[qid] = task_id
-    return {task_id: list(qa.get(task_id, [])) for task_id in TASK_IDS}
+    return {task_id: list(qa.get(task_id, [])) for task_id in task_ids}
 
 
 def _check_video_refs(rows: list[dict], features: Features, config: str, videos: dict[str, dict]) -> None:
@@ -266,12 +276,13 @@ def _write_parquet(table: pa.Table, path: Path) -> None:
             out.write_table(table, row_group_size=row_group_size)
 
 
-def _write_tables(tmp: Path, qa: dict[str, list[dict]], content: DatasetContent) -> None:
-    tables = {task_id: (qa[task_id], QA_FEATURES, SORT_KEYS["qa"]) for task_id in TASK_IDS}
+def _write_tables(tmp: Path, qa: dict[str, list[dict]], content: DatasetContent, bench: Benchmark) -> None:
+    features, keys = resolve(bench.dataset.qa_features), bench.dataset.qa_sort_keys
+    tables = {task_id: (qa[task_id], features, keys) for task_id in bench.task_ids}
     tables["videos"] = (content.videos, VIDEO_FEATURES, SORT_KEYS["videos"])
     tables["gaze"] = (content.gaze, GAZE_FEATURES, SORT_KEYS["gaze"])
     tables["fixations"] = (content.fixations, FIXATION_FEATURES, SORT_KEYS["fixations"])
-    for config in CONFIG_NAMES:
+    for config in config_names(bench.name):
         rows, features, keys = tables[config]
         path = data_file(tmp, config)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -354,9 +365,10 @@ def _file_entries(root: Path, progress: bool) -> dict[str, dict[str, Any]]:
 
 
 def render_manifest(root: Path, version: str, build_info: dict, stats: Stats, progress: bool = False) -> str:
-    """``manifest.json`` text (sorted keys, indent 2, trailing newline) for the files under ``root``."""
+    """``manifest.json`` text (sorted keys, indent 2, trailing newline) for the files under ``root``.
+    ``name`` is the benchmark's dataset name (``streamgaze``, ``egogazevqa``): how loaders tell them apart."""
     manifest = {
-        "name": DATASET_NAME,
+        "name": get_benchmark(stats.get("benchmark", DEFAULT_BENCHMARK)).dataset.dataset_name,
         "version": version,
         "toolkit_version": __version__,
         "build": build_info,
@@ -464,29 +476,32 @@ def write_dataset(
     force: bool = False,
     changelog: str = "",
     progress: bool = True,
+    benchmark: str = DEFAULT_BENCHMARK,
 ) -> Path:
     """Validate ``content`` and write it as dataset version ``version`` at ``root`` (atomically).
 
     ``build_info`` (plain JSON data: inputs, options, seeds) is recorded in the manifest. An existing
     dataset of the same version is only replaced with ``force``; one of another version is replaced
     and its CHANGELOG sections are kept. ``changelog`` is this version's entry (default: a summary of
-    the counts). Returns ``root``.
+    the counts). ``benchmark`` (registry name) decides the task configs, their row schema and
+    validation, and the card's texts. Returns ``root``.
     """
     root = Path(root)
+    bench = get_benchmark(benchmark)
     check_version(version)
     _check_build_info(build_info)
     previous = _previous_changelog(root, version, force)
     files = _check_files(content.files)
     videos = _check_videos(content.videos, files)
-    qa = _check_qa(content.qa, videos, files)
+    qa = _check_qa(content.qa, videos, files, bench)
     if not videos or not any(qa.values()):
         raise StreamGazeError("nothing to write: a dataset needs at least one video and one question")
     _check_video_refs(content.gaze, GAZE_FEATURES, "gaze", videos)
     _check_video_refs(content.fixations, FIXATION_FEATURES, "fixations", videos)
     with _replacing(root) as tmp:
-        _write_tables(tmp, qa, content)
+        _write_tables(tmp, qa, content, bench)
         _place_files(tmp, files, progress)
-        stats = stats_from_files(tmp, version)
+        stats = stats_from_files(tmp, version, bench.name)
         (tmp / CARD).write_text(render_card(tmp, version, stats), encoding="utf-8")
         entry = changelog.strip() or default_changelog_entry(stats)
         (tmp / CHANGELOG).write_text(render_changelog(previous, version, entry), encoding="utf-8")

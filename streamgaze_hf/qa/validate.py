@@ -52,6 +52,12 @@ def validate_qa_row(row: dict, duration: float | None = None, min_options: int =
     return problems
 
 
+def validate_mc_options(row: dict, min_options: int) -> list[str]:
+    """The multiple-choice rules alone (option count, distinct non-empty options, answer letter
+    among them, answer_text agreeing, no checkpoints): shared with other benchmarks' rows."""
+    return _validate_mc(row, min_options)
+
+
 def _validate_mc(row: dict, min_options: int) -> list[str]:
     problems = []
     options = list(row.get("options") or [])

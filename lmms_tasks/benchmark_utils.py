@@ -1,0 +1,60 @@
+"""Task functions of the registry-generated task folders (``!function lmms_tasks.benchmark_utils.<fn>``):
+thin calls into the evaluation module the benchmark declares (``streamgaze_hf.benchmarks``).
+
+Every document carries its benchmark's name (``doc["benchmark"]``); the placeholder row names the
+benchmark, task and gaze mode. The StreamGaze YAMLs still use ``lmms_tasks.utils`` (same behaviour);
+switching them over is a mechanical follow-up.
+"""
+
+from __future__ import annotations
+
+from streamgaze_hf.benchmarks import benchmark_of_doc, get_benchmark
+from streamgaze_hf.errors import StreamGazeError
+
+
+def process_docs(dataset):
+    """Replace the one-row placeholder with the task's evaluation documents from the benchmark's
+    dataset root (its ``root_env``, e.g. $EGOGAZEVQA_ROOT)."""
+    import datasets
+
+    spec = dataset[0]
+    try:
+        docs = get_benchmark(spec["benchmark"]).evaluation_module().load_docs(spec["task"], spec["gaze"])
+    except StreamGazeError as exc:
+        # lmms-eval retries dataset loading on any Exception; a missing dataset is not transient.
+        raise SystemExit(f"streamgaze: error: {exc}") from None
+    return datasets.Dataset.from_list(docs)
+
+
+def _ev(doc):
+    return benchmark_of_doc(doc).evaluation_module()
+
+
+def doc_to_visual(doc):
+    return _ev(doc).doc_visuals(doc)
+
+
+def doc_to_text(doc, lmms_eval_specific_kwargs=None):
+    kw = lmms_eval_specific_kwargs or {}
+    return f"{kw.get('pre_prompt', '')}{_ev(doc).doc_prompt(doc)}{kw.get('post_prompt', '')}"
+
+
+def doc_to_target(doc):
+    return _ev(doc).doc_target(doc)
+
+
+def process_results(doc, results):
+    bench = benchmark_of_doc(doc)
+    record = bench.evaluation_module().score_doc(doc, results[0] if results else "")
+    return {m: record for m in bench.metric_names(doc["task"])}
+
+
+def _metric(items, name: str) -> float:
+    items = list(items)
+    if not items:
+        return 0.0
+    return 100.0 * float(_ev(items[0]).task_metrics(items).get(name, 0.0))
+
+
+def aggregate_accuracy(items):
+    return _metric(items, "accuracy")

@@ -1,0 +1,109 @@
+"""EgoGazeVQA evaluation documents and scoring (the interface every benchmark's evaluation module
+offers the lmms-eval glue: ``load_docs``, ``doc_visuals``, ``doc_prompt``, ``doc_target``,
+``score_doc``, ``task_metrics``).
+
+Settings from the environment (every rank of a distributed run agrees): ``$EGOGAZEVQA_ROOT`` (the
+dataset root, default ``./egogazevqa``), ``$STREAMGAZE_PROMPT_MODE`` (``default``: our prompts and
+parser; ``reference``: the paper's prompts and the official exact-match scorer),
+``$EGOGAZEVQA_VISUALS`` (``images``, the default: the keyframes as images; ``clip``: one short clip
+for video-only model wrappers) and ``$STREAMGAZE_CLIP_CACHE`` (where GazeS maps and clips are cached).
+
+Scoring: five options, read by the shared parser (``scoring.parse_choice``: "C.", "(C)", "the answer
+is C", the option text ...); every record also says whether the official exact-match rule would
+have counted it (``exact_match``), so both numbers come out of one run. Breakdowns per category,
+source, scenario and activity: :func:`breakdown`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from ... import scoring
+from ...dataset.load import benchmark_of, load_task, read_manifest, resolve_root
+from ...errors import StreamGazeError
+from . import BENCHMARK, NAME
+from .prompts import GAZE_MODES, question_prompt
+from .visuals import VISUAL_FORMS
+from .visuals import doc_visuals as _doc_visuals
+
+VISUAL_FORM_ENV = "EGOGAZEVQA_VISUALS"
+BREAKDOWN_KEYS = ("task", "source", "scenario", "activity")
+
+
+def visual_form() -> str:
+    form = os.environ.get(VISUAL_FORM_ENV, "").strip() or "images"
+    if form not in VISUAL_FORMS:
+        raise StreamGazeError(f"${VISUAL_FORM_ENV}={form!r}; expected one of {', '.join(VISUAL_FORMS)}")
+    return form
+
+
+def dataset_root(root: str | os.PathLike[str] | None = None) -> Path:
+    """The EgoGazeVQA dataset root (``root``, else ``$EGOGAZEVQA_ROOT``, else ``./egogazevqa``),
+    checked to be an EgoGazeVQA dataset."""
+    path = resolve_root(root, env=BENCHMARK.root_env, default=BENCHMARK.default_root)
+    found = benchmark_of(read_manifest(path))
+    if found != NAME:
+        raise StreamGazeError(f"this is a {found} dataset, not an EgoGazeVQA one (build it with "
+                              "`streamgaze import-egogazevqa RELEASE_DIR --out ROOT --version X.Y.Z`)", path)
+    return path
+
+
+def load_docs(task_id: str, gaze: str = "none", root: str | os.PathLike[str] | None = None) -> list[dict]:
+    """Evaluation documents of one category: the dataset rows plus the run settings."""
+    from ...evaluation import prompt_mode
+
+    try:
+        BENCHMARK.task(task_id)
+    except KeyError as exc:
+        raise StreamGazeError(str(exc.args[0])) from None
+    if gaze not in GAZE_MODES:
+        raise StreamGazeError(f"unknown EgoGazeVQA gaze mode {gaze!r}; expected one of {', '.join(GAZE_MODES)}")
+    path = dataset_root(root)
+    settings = {"benchmark": NAME, "dataset_root": str(path), "gaze": gaze, "prompt_mode": prompt_mode(),
+                "visual_form": visual_form(), "checkpoint_index": -1}
+    return [{**dict(row), **settings} for row in load_task(task_id, path)]
+
+
+def doc_visuals(doc: Mapping, cache_dir: str | os.PathLike[str] | None = None) -> list:
+    return _doc_visuals(doc, cache_dir)
+
+
+def doc_prompt(doc: Mapping) -> str:
+    return question_prompt(doc["question"], doc["options"], doc["frames"], gaze=doc["gaze"], mode=doc["prompt_mode"])
+
+
+def doc_target(doc: Mapping) -> str:
+    return doc["answer"]
+
+
+def score_doc(doc: Mapping, response: str) -> dict:
+    """The per-sample record: ids, context fields, raw response, our parse, the exact-match verdict,
+    and ``correct`` by the run's prompt mode (default: our parser; reference: exact match)."""
+    response = response or ""
+    parsed = scoring.parse_choice(response, doc["options"])
+    exact = scoring.exact_match_correct(response, doc["answer"])
+    correct = exact if doc["prompt_mode"] == "reference" else parsed == doc["answer"]
+    return {"benchmark": NAME, "question_id": doc["question_id"], "task": doc["task"], "video_id": doc["video_id"],
+            "source": doc["source"], "scenario": doc["scenario"], "activity": doc["activity"],
+            "checkpoint_index": -1, "response": response, "answer": doc["answer"], "parsed": parsed,
+            "exact_match": bool(exact), "correct": bool(correct), "gaze": doc["gaze"],
+            "prompt_mode": doc["prompt_mode"], "visual_form": doc["visual_form"],
+            "score": 100.0 if correct else 0.0}
+
+
+def task_metrics(records: list[dict]) -> dict:
+    """Accuracy of one category's records (fractions), unparsed answers counted as wrong."""
+    return scoring.mc_metrics((r["correct"] for r in records), sum(r["parsed"] is None for r in records))
+
+
+def breakdown(records: Iterable[Mapping], key: str) -> dict[str, dict]:
+    """Metrics per value of ``key`` (``task``, ``source``, ``scenario``, ``activity``; "" = unknown),
+    values sorted."""
+    if key not in BREAKDOWN_KEYS:
+        raise ValueError(f"breakdown key {key!r}; expected one of {', '.join(BREAKDOWN_KEYS)}")
+    groups: dict[str, list[dict]] = {}
+    for r in records:
+        groups.setdefault(str(r.get(key) or ""), []).append(dict(r))
+    return {k: task_metrics(v) for k, v in sorted(groups.items())}

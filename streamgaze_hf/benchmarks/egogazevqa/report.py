@@ -1,0 +1,70 @@
+"""``streamgaze egogazevqa-report RUN_DIR``: accuracy of an lmms-eval run on the EgoGazeVQA tasks per
+gaze mode, broken down per category, source, scenario and activity (paper Table 3 and Fig. 1 axes).
+
+Reads the per-sample records lmms-eval writes with ``--log_samples`` (``*_samples_egogazevqa_*.jsonl``
+below RUN_DIR); every record carries its question's category, source, scenario and activity. Both
+scores are given: ours (the shared parser) and the official exact-match rule.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from ...errors import StreamGazeError
+from .evaluation import BREAKDOWN_KEYS, breakdown, task_metrics
+
+HEADINGS = {"task": "category", "source": "source", "scenario": "scenario", "activity": "activity"}
+
+
+def read_run(run_dir: str | os.PathLike[str]) -> dict[str, list[dict]]:
+    """Per gaze mode, the records of one run (StreamGazeError when there are none, or when a question
+    appears twice in a mode: several runs in one directory)."""
+    run = Path(run_dir)
+    files = sorted(run.rglob("*_samples_egogazevqa_*.jsonl"))
+    if not files:
+        raise StreamGazeError("no EgoGazeVQA samples (*_samples_egogazevqa_*.jsonl): run lmms-eval with "
+                              "--log_samples on the egogazevqa tasks", run)
+    by_mode: dict[str, list[dict]] = {}
+    seen: set[tuple[str, str]] = set()
+    for path in files:
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)["accuracy"]
+                key = (rec["gaze"], rec["question_id"])
+            except (json.JSONDecodeError, KeyError, TypeError) as exc:
+                raise StreamGazeError(f"line {n}: not an EgoGazeVQA sample record ({exc})", path) from None
+            if key in seen:
+                raise StreamGazeError(f"line {n}: question {key[1]} ({key[0]}) seen twice: several runs below "
+                                      "RUN_DIR; point at one run's directory", path)
+            seen.add(key)
+            by_mode.setdefault(rec["gaze"], []).append(rec)
+    return by_mode
+
+
+def run_breakdown(run_dir: str | os.PathLike[str]) -> dict:
+    """{gaze mode: {"all": metrics, "exact_match": fraction, <key>: {value: metrics}}}."""
+    out = {}
+    for mode, recs in sorted(read_run(run_dir).items()):
+        entry = {"all": task_metrics(recs),
+                 "exact_match": sum(r["exact_match"] for r in recs) / len(recs)}
+        for key in BREAKDOWN_KEYS:
+            entry[key] = breakdown(recs, key)
+        out[mode] = entry
+    return out
+
+
+def format_breakdown(result: dict) -> str:
+    lines = []
+    for mode, entry in result.items():
+        a = entry["all"]
+        lines.append(f"gaze {mode}: accuracy {100 * a['accuracy']:.1f} % of {a['n']} (unparsed {a['n_unparsed']}); "
+                     f"official exact match {100 * entry['exact_match']:.1f} %")
+        for key in BREAKDOWN_KEYS:
+            lines.append(f"  per {HEADINGS[key]}:")
+            for value, m in entry[key].items():
+                lines.append(f"    {value or '(unknown)':<20} {100 * m['accuracy']:6.1f} %  n={m['n']}")
+    return "\n".join(lines)
