@@ -7,13 +7,9 @@ submitted to the leaderboard.
 
 from __future__ import annotations
 
-import hashlib
-import random
-
 from lmms_eval.api.model import lmms
 
-from streamgaze_hf.evaluation import doc_target
-from streamgaze_hf.tasks import get_task
+from streamgaze_hf.baselines import oracle_answer, random_answer
 
 
 def _as_bool(v) -> bool:
@@ -59,15 +55,11 @@ class RandomBaseline(_DocModel):
         self.seed = int(seed)
 
     def answer(self, doc: dict) -> str:
-        key = f"{self.seed}:{doc['question_id']}:{doc['checkpoint_index']}"
-        rng = random.Random(int(hashlib.sha256(key.encode()).hexdigest()[:16], 16))
-        if get_task(doc["task"]).is_proactive:
-            return rng.choice(["Yes", "No"])
-        return "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[rng.randrange(len(doc["options"]))]
+        return random_answer(self.seed, doc["question_id"], doc["checkpoint_index"], doc["task"], len(doc["options"]))
 
 
 class OracleBaseline(_DocModel):
     """Answers from the answer key (pipeline verification only; never for the leaderboard)."""
 
     def answer(self, doc: dict) -> str:
-        return doc_target(doc)
+        return oracle_answer(doc)

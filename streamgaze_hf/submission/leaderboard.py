@@ -152,9 +152,21 @@ def write_leaderboard(submissions: Sequence[str | os.PathLike[str]], root: str |
             f"{manifest_digest(root_path)[:16]}...) by streamgaze-toolkit {__version__}; "
             f"{len(reports)} submission(s), sorted by overall. Click a column header to sort.")
     png = render_chart(rows, title="StreamGaze: per-task scores")
+    from .streaming_table import (
+        render_streaming_csv,
+        render_streaming_html,
+        render_streaming_markdown,
+        streaming_rows,
+    )
+
+    stream_rows = streaming_rows(reports)
     with atomic_directory(out) as tmp:
-        (tmp / "index.html").write_text(render_html(rows, title=TITLE, meta=meta, notes=NOTES, chart_png=png),
+        (tmp / "index.html").write_text(render_html(rows, title=TITLE, meta=meta, notes=NOTES, chart_png=png,
+                                                    extra_html=render_streaming_html(stream_rows)),
                                         encoding="utf-8")
+        if stream_rows:  # the separate streaming table (stream-eval submissions only)
+            (tmp / "streaming.md").write_text(render_streaming_markdown(stream_rows), encoding="utf-8")
+            (tmp / "streaming.csv").write_text(render_streaming_csv(stream_rows), encoding="utf-8")
         (tmp / "leaderboard.md").write_text(render_markdown(rows, meta), encoding="utf-8")
         (tmp / "leaderboard.csv").write_text(render_csv(rows), encoding="utf-8")
         (tmp / "chart.png").write_bytes(png)

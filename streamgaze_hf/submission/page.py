@@ -106,8 +106,10 @@ def _header(col: Column) -> str:
             f'{sort}{title} scope="col"><button type="button">{escape(col.label)}</button></th>')
 
 
-def render_html(rows: Sequence[Row], *, title: str, meta: str, notes: Sequence[str], chart_png: bytes | None) -> str:
-    """The page: title, one meta line, the sortable table (rows in the given order), notes, chart."""
+def render_html(rows: Sequence[Row], *, title: str, meta: str, notes: Sequence[str], chart_png: bytes | None,
+                extra_html: str = "") -> str:
+    """The page: title, one meta line, the sortable table (rows in the given order), notes, chart;
+    ``extra_html`` (already escaped, e.g. the streaming table) goes after the chart."""
     script_hash = base64.b64encode(hashlib.sha256(_JS.encode("utf-8")).digest()).decode("ascii")
     csp = f"default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-{script_hash}'"
     head = "".join(_header(c) for c in COLUMNS)
@@ -130,6 +132,7 @@ def render_html(rows: Sequence[Row], *, title: str, meta: str, notes: Sequence[s
 </div>
 <ul class="notes">{notes_html}</ul>
 {chart}
+{extra_html}
 <script>{_JS}</script>
 </body>
 </html>
