@@ -361,6 +361,28 @@ def _stream_eval(p: argparse.ArgumentParser) -> Handler:
     return run
 
 
+@command("export-sft", "fine-tuning samples (chat format, window clips; proactive with negative sampling) from a "
+         "built dataset")
+def _export_sft(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("root", help="dataset root")
+    p.add_argument("--out", required=True, help="output directory (samples.jsonl, clips/, manifest.json)")
+    p.add_argument("--format", default="llava", choices=["llava", "qwen"], help="chat format (default llava)")
+    p.add_argument("--gaze", default="visual", choices=["visual", "none", "text", "salience"],
+                   help="gaze input of the prompts and clips (visual: overlay clips)")
+    p.add_argument("--allow-eval-data", action="store_true",
+                   help="export a dataset whose card marks it as an evaluation set (contaminates that benchmark)")
+
+    def run(a: argparse.Namespace) -> int:
+        from .sft_export import export_sft
+
+        m = export_sft(a.root, a.out, a.format, gaze=a.gaze, allow_eval_data=a.allow_eval_data)
+        print(f"{a.out}: {m['samples']['n']} samples ({m['proactive']['alert_turns']} proactive with "
+              f"{m['proactive']['silent_turns']} silent turns), {m['clips']} clips")
+        return 0
+
+    return run
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="streamgaze", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
