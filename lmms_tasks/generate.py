@@ -78,6 +78,9 @@ def render_task_files() -> dict[str, str]:
     for cat in CATEGORIES:
         files[str(TASK_SUBDIR / f"_group_streamgaze_{cat}.yaml")] = _group(
             f"streamgaze_{cat}", [t.lmms_name for t in tasks_in(cat)])
+    from .generate_reasoning import render_reasoning_files  # the reasoning variants (paper Table 4)
+
+    files.update(render_reasoning_files())
     return files
 
 
