@@ -2,8 +2,9 @@
 main ones by :func:`lmms_tasks.generate.render_task_files`.
 
 Per task and reasoning mode: ``streamgaze_<id>_cot_<mode>`` on the paper's main gaze setting (visual
-overlay) with a placeholder naming ``{"task", "gaze", "reasoning"}``, more new tokens for the reasoning,
-and one group per mode: ``streamgaze_cot_text``, ``streamgaze_cot_gaze``, ``streamgaze_cot_visual``.
+overlay) with a placeholder naming ``{"task", "gaze", "reasoning"}``, more new tokens for the reasoning
+and no stop sequence (lmms-eval's default stops at the first blank line, which would cut the reasoning
+before its ``<answer>``), and one group per mode: ``streamgaze_cot_text``, ``streamgaze_cot_gaze``, ``streamgaze_cot_visual``.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ def render_reasoning_files() -> dict[str, str]:
                 f"task_alias: {spec.id}{suffix}\n"
                 f"dataset_kwargs:\n  data_files:\n    test: placeholders/{name}.json\n"
                 f"generation_kwargs:\n  max_new_tokens: {MAX_NEW_TOKENS}\n  temperature: 0\n  do_sample: false\n"
+                "  until: []\n"
                 + _metric_list(metrics))
             files[str(TASK_SUBDIR / "placeholders" / f"{name}.json")] = json.dumps(
                 {"task": spec.id, "gaze": "visual", "reasoning": reasoning}, sort_keys=True) + "\n"

@@ -84,7 +84,8 @@ def test_reasoning_task_files_name_their_variant():
         for spec in TASKS:
             placeholder = base / "placeholders" / f"{spec.lmms_name}{suffix}.json"
             assert json.loads(placeholder.read_text()) == {"task": spec.id, "gaze": "visual", "reasoning": reasoning}
-            assert "max_new_tokens: 1024" in (base / f"{spec.lmms_name}{suffix}.yaml").read_text()
+            text = (base / f"{spec.lmms_name}{suffix}.yaml").read_text()
+            assert "max_new_tokens: 1024" in text and "until: []" in text
         assert (base / f"_group_streamgaze{suffix}.yaml").is_file()
 
 
