@@ -191,3 +191,41 @@ def test_stream_eval_cli_to_submission_and_streaming_leaderboard(demo_dataset, t
     rows = (site / "streaming.csv").read_text().splitlines()
     assert len(rows) == 2 and rows[1].startswith("Random (stream),")
     assert set(TASK_IDS) == set(sub["scores"]["tasks"])
+
+
+def test_openai_endpoint_through_the_polling_adapter_sees_only_past_frames(demo_dataset, tmp_path):
+    """The adapter's OpenAI client against the loopback stub, which answers with the burnt-in codes of
+    the images it received: each request holds at most max_frames frames, all inside its window and at
+    or before its stream time, the last one being the last frame pushed by then."""
+    import subprocess
+    import sys
+    import time
+
+    port_file = tmp_path / "port"
+    proc = subprocess.Popen([sys.executable, "tests/openai_stub.py", str(port_file)])
+    try:
+        for _ in range(200):
+            if port_file.is_file() and port_file.read_text().strip():
+                break
+            time.sleep(0.05)
+        url = f"http://127.0.0.1:{int(port_file.read_text())}/v1"
+        out = tmp_path / "run"
+        assert main(["stream-eval", str(demo_dataset), "--out", str(out), "--model", "openai", "--model-args",
+                     f"base_url={url},model=stub,max_frames=4,api_key=stub", "--fps", "1", "--gaze", "none",
+                     "--tasks", "oar", "gta"]) == 0
+    finally:
+        proc.kill()
+        proc.wait()
+    plan = load_plan(demo_dataset, "none", tasks=("oar", "gta"))
+    records = read_stream_run(out).records
+    assert len(records) == len(plan.docs)
+    for r in records:
+        ft = probe_video(plan.videos[r["video_id"]].source).frame_times
+        codes = [int(c) for c in r["response"].removeprefix("frames: ").split(",")]
+        doc = plan.docs[(r["question_id"], r["checkpoint_index"])]
+        assert 1 <= len(codes) <= 4 and codes == sorted(codes)
+        assert r["stream_time"] == pytest.approx(doc["window_end"])
+        assert all(doc["window_start"] - 1e-6 <= ft[c] <= r["stream_time"] + 1e-6 for c in codes)
+        pushed = [i for i, t in enumerate(ft) if t <= r["stream_time"] + 1e-6]
+        last_slot = np.floor(ft[pushed[-1]] + 1e-6)
+        assert codes[-1] == min(i for i in pushed if np.floor(ft[i] + 1e-6) == last_slot)
