@@ -202,3 +202,21 @@ def test_event_time_from_our_metadata_and_the_official_release_fields():
     assert event_time({"task": "oaa", "metadata": json.dumps({"first_appearance": "01:05"})}) == 65.0
     with pytest.raises(StreamGazeError, match="q9"):
         event_time({"task": "oaa", "question_id": "q9", "metadata": "{}"})
+
+
+def test_a_checkpoint_answer_given_after_its_checkpoint_does_not_count():
+    from streamgaze_hf.streaming.results import checkpoint_responses
+    from streamgaze_hf.streaming.runner import record
+
+    class Slow(StreamingModel):
+        def start(self, ctx):
+            self.ctx = ctx
+
+        def on_frame(self, frame):
+            if frame.time == 3.5:  # after checkpoint 0 (3.0), before checkpoint 1 (4.0)
+                return [Response("pro1", "Yes", checkpoint_index=0), Response("pro1", "No", checkpoint_index=1)]
+            return ()
+
+    out = run_stream(_ctx(), Slow(), _frames(), [PRO])
+    assert [(s.response.checkpoint_index, s.late) for s in out] == [(0, True), (1, False)]
+    assert checkpoint_responses([record("v", s) for s in out]) == {("pro1", 1): "No"}

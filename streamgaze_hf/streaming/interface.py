@@ -19,7 +19,9 @@ wording of a question at a given moment, gaze mode and prompt mode applied) come
 :meth:`StreamContext.prompt_at`, which refuses a moment after the stream time.
 
 Multiple-choice questions are answered at their query time: only a response returned by
-``on_question`` (stamped at the query time) is scored; later ones are recorded as late. Proactive
+``on_question`` (stamped at the query time) is scored; later ones are recorded as late. Likewise a
+response tagged with a checkpoint counts for the checkpoint protocol only when given at or before that
+checkpoint's time (a later one has seen frames after the checkpoint). Proactive
 questions (GTA, OAA) are answered by *alerts*: a response whose ``alert`` is True (or, when it is
 None, whose text reads as "Yes" with the shared parser) says "the event is happening now".
 """
@@ -119,7 +121,7 @@ class StampedResponse:
     task: str
     query_time: float
     alert: bool | None  # proactive: resolved alert flag; None for multiple choice
-    late: bool  # multiple choice: given after the query time (recorded, never scored)
+    late: bool  # given after its query time (multiple choice) or checkpoint time (recorded, never scored)
 
 
 @dataclass
@@ -204,8 +206,9 @@ def run_stream(ctx: StreamContext, model: StreamingModel, frames: Iterable[Frame
                 raise StreamGazeError(f"video {ctx.video_id}: response to {r.question_id!r} names checkpoint "
                                       f"{r.checkpoint_index}, which that question does not have")
             proactive = q.is_proactive
+            due = q.checkpoints[r.checkpoint_index] if r.checkpoint_index >= 0 else (None if proactive else q.time)
             out.append(StampedResponse(r, time, q.task, q.time, _alert_of(r) if proactive else None,
-                                       late=not proactive and time > q.time + _EPS))
+                                       late=due is not None and time > due + _EPS))
 
     ctx.now = 0.0
     model.start(ctx)

@@ -82,14 +82,12 @@ def read_stream_run(path: str | os.PathLike[str]) -> StreamRunOutput:
 def checkpoint_responses(records: list[dict]) -> dict[tuple[str, int], str]:
     """(question id, checkpoint index) -> raw response for the checkpoint protocol: a multiple-choice
     answer given at its query time (the first; late ones never count), a proactive response tagged
-    with a checkpoint (the first per checkpoint)."""
+    with a checkpoint and given at or before its time (the first per checkpoint)."""
     out: dict[tuple[str, int], str] = {}
     for r in records:
         proactive = get_task(r["task"]).is_proactive
         cp = int(r["checkpoint_index"])
-        if proactive and cp < 0:
-            continue
-        if not proactive and (r["late"] or cp != -1):
+        if r["late"] or (proactive and cp < 0) or (not proactive and cp != -1):
             continue
         out.setdefault((str(r["question_id"]), cp), str(r["response"]))
     return out
