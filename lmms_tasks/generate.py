@@ -83,6 +83,9 @@ def render_task_files() -> dict[str, str]:
         files[str(TASK_SUBDIR / f"_group_streamgaze_{cat}.yaml")] = _group(
             f"streamgaze_{cat}", [t.lmms_name for t in tasks_in(cat)])
     files.update(render_registry_files())  # one folder per other benchmark (generate_registry.py)
+    from .generate_reasoning import render_reasoning_files  # the reasoning variants (paper Table 4)
+
+    files.update(render_reasoning_files())
     return files
 
 

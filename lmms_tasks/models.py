@@ -11,13 +11,11 @@ accelerator, so a CPU-only machine runs them multi-process too).
 
 from __future__ import annotations
 
-import hashlib
 import os
-import random
 
 from lmms_eval.api.model import lmms
 
-from streamgaze_hf.benchmarks import benchmark_of_doc
+from streamgaze_hf.baselines import oracle_answer, random_answer
 
 
 def _as_bool(v) -> bool:
@@ -72,15 +70,11 @@ class RandomBaseline(_DocModel):
         self.seed = int(seed)
 
     def answer(self, doc: dict) -> str:
-        key = f"{self.seed}:{doc['question_id']}:{doc['checkpoint_index']}"
-        rng = random.Random(int(hashlib.sha256(key.encode()).hexdigest()[:16], 16))
-        if doc["checkpoint_index"] >= 0:  # a proactive checkpoint (StreamGaze): Yes/No
-            return rng.choice(["Yes", "No"])
-        return "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[rng.randrange(len(doc["options"]))]
+        return random_answer(self.seed, doc["question_id"], doc["checkpoint_index"], doc["task"], len(doc["options"]))
 
 
 class OracleBaseline(_DocModel):
     """Answers from the answer key (pipeline verification only; never for the leaderboard)."""
 
     def answer(self, doc: dict) -> str:
-        return benchmark_of_doc(doc).evaluation_module().doc_target(doc)
+        return oracle_answer(doc)

@@ -16,7 +16,7 @@ def process_docs(dataset):
 
     spec = dataset[0]
     try:
-        docs = evaluation.load_docs(spec["task"], spec["gaze"])
+        docs = evaluation.load_docs(spec["task"], spec["gaze"], reasoning=spec.get("reasoning") or "")
     except StreamGazeError as exc:
         # lmms-eval retries dataset loading five times on any Exception; a missing dataset is not
         # transient, so stop with one clear line instead.

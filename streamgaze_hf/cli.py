@@ -332,7 +332,8 @@ def _compare(p: argparse.ArgumentParser) -> Handler:
 
 @command("submit", "turn an lmms-eval output directory into a leaderboard submission (re-scored JSON)")
 def _submit(p: argparse.ArgumentParser) -> Handler:
-    p.add_argument("output_dir", help="the --output_path of an `lmms-eval ... --log_samples` run (newest run used)")
+    p.add_argument("output_dir", help="the --output_path of an `lmms-eval ... --log_samples` run (newest run used), "
+                   "or a `streamgaze stream-eval` --out directory")
     p.add_argument("--dataset", default=None, help="dataset root the run was made on (default: $STREAMGAZE_ROOT, "
                    "else ./streamgaze)")
     p.add_argument("--model-name", required=True, help="model name shown on the leaderboard")
@@ -499,6 +500,59 @@ def _review(p: argparse.ArgumentParser) -> Handler:
         print(format_stats(stats))
         if a.out:
             write_text_atomic(a.out, json.dumps(stats, indent=2, sort_keys=True) + "\n")
+        return 0
+
+    return run
+
+
+@command("stream-eval", "streaming evaluation: push each video's frames in time order, questions at their query "
+         "times; score answers, alerts and their timing")
+def _stream_eval(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("root", help="dataset root")
+    p.add_argument("--out", required=True, help="output directory (resumed when it holds the same run)")
+    p.add_argument("--model", default="random", help="random, oracle, openai, or package.module:factory "
+                   "(a StreamingModel, or a ClipModel run through the polling adapter)")
+    p.add_argument("--model-args", default="", help="k=v,... e.g. seed=1 or base_url=URL,model=NAME,max_frames=8")
+    p.add_argument("--fps", type=float, default=0.0, help="frames per second pushed to the model (0 = every frame)")
+    p.add_argument("--poll", default="checkpoints", help="clip models: poll proactive questions at their "
+                   "'checkpoints' (the paper's protocol) or every N seconds")
+    p.add_argument("--gaze", default="visual", choices=["visual", "none", "text", "salience"],
+                   help="gaze input (visual: the overlay video; text/salience: gaze samples pushed with the frames)")
+    p.add_argument("--prompt-mode", default="default", choices=["default", "reference"])
+    p.add_argument("--tasks", nargs="+", default=None, metavar="TASK", help="task ids (default: all ten)")
+
+    def run(a: argparse.Namespace) -> int:
+        from .streaming.report import format_streaming
+        from .streaming.runner import stream_eval
+
+        metrics = stream_eval(a.root, a.out, a.model, a.model_args, gaze=a.gaze, prompt_mode=a.prompt_mode,
+                              fps=a.fps, poll=a.poll, tasks=tuple(a.tasks) if a.tasks else None)
+        c = metrics["checkpoint"]
+        print(f"{a.out}: checkpoint protocol overall {c['overall']:.3f} (past {c['past']:.3f}, present "
+              f"{c['present']:.3f}, proactive {c['proactive']:.3f}); coverage {100 * c['coverage']['fraction']:.1f}%")
+        print(format_streaming(metrics["streaming"]))
+        return 0
+
+    return run
+
+
+@command("export-sft", "fine-tuning samples (chat format, window clips; proactive with negative sampling) from a "
+         "built dataset")
+def _export_sft(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("root", help="dataset root")
+    p.add_argument("--out", required=True, help="output directory (samples.jsonl, clips/, manifest.json)")
+    p.add_argument("--format", default="llava", choices=["llava", "qwen"], help="chat format (default llava)")
+    p.add_argument("--gaze", default="visual", choices=["visual", "none", "text", "salience"],
+                   help="gaze input of the prompts and clips (visual: overlay clips)")
+    p.add_argument("--allow-eval-data", action="store_true",
+                   help="export a dataset whose card marks it as an evaluation set (contaminates that benchmark)")
+
+    def run(a: argparse.Namespace) -> int:
+        from .sft_export import export_sft
+
+        m = export_sft(a.root, a.out, a.format, gaze=a.gaze, allow_eval_data=a.allow_eval_data)
+        print(f"{a.out}: {m['samples']['n']} samples ({m['proactive']['alert_turns']} proactive with "
+              f"{m['proactive']['silent_turns']} silent turns), {m['clips']} clips")
         return 0
 
     return run

@@ -35,6 +35,8 @@ from .tasks import get_task
 
 #: task-name suffix -> gaze-input mode (paper Table 3); "" is the paper's main setting
 GAZE_VARIANTS: dict[str, str] = {"": "visual", "_nogaze": "none", "_textgaze": "text", "_salience": "salience"}
+#: task-name suffix -> reasoning variant (paper Table 4, prompts of Figs. 19-21), on the visual gaze setting
+REASONING_VARIANTS: dict[str, str] = {"_cot_text": "text", "_cot_gaze": "gaze", "_cot_visual": "visual"}
 PROMPT_MODE_ENV = "STREAMGAZE_PROMPT_MODE"
 CLIP_FPS_ENV = "STREAMGAZE_CLIP_FPS"
 
@@ -123,9 +125,14 @@ def clip_fixations(fixations: list[dict], end: float, track: GazeTrack | None) -
     return out
 
 
-def load_docs(task_id: str, gaze: str = "visual", root: str | os.PathLike[str] | None = None) -> list[dict]:
-    """Evaluation documents of one task (see the module docstring)."""
+def load_docs(task_id: str, gaze: str = "visual", root: str | os.PathLike[str] | None = None,
+              reasoning: str = "") -> list[dict]:
+    """Evaluation documents of one task (see the module docstring); ``reasoning`` ("" or one of
+    ``prompts.REASONING_MODES``) selects a reasoning variant's prompts and answer extraction."""
     spec = get_task(task_id)
+    if reasoning and reasoning not in prompts.REASONING_MODES:
+        raise StreamGazeError(f"unknown reasoning mode {reasoning!r}; expected one of "
+                              f"{', '.join(prompts.REASONING_MODES)}")
     if gaze not in GAZE_VARIANTS.values():
         raise StreamGazeError(f"unknown gaze mode {gaze!r}; expected one of {', '.join(GAZE_VARIANTS.values())}")
     root_path = resolve_root(root)
@@ -134,6 +141,8 @@ def load_docs(task_id: str, gaze: str = "visual", root: str | os.PathLike[str] |
     geometry = _video_geometry(root_path)
     settings = {"dataset_root": str(root_path), "gaze": gaze, "prompt_mode": prompt_mode(),
                 "clip_fps": clip_fps() or 0.0, "protocol": current_protocol().name}
+    if reasoning:
+        settings["reasoning"] = reasoning
     tracks = {}
     if spec.is_proactive or gaze == "salience":
         tracks = _gaze_tracks(root_path, {r["video_id"] for r in rows}, geometry)
@@ -226,6 +235,13 @@ def salience_image(doc: dict, cache_dir: Path) -> Path:
 
 def doc_prompt(doc: dict) -> str:
     size = (doc["frame_width"], doc["frame_height"])
+    if doc.get("reasoning"):
+        if get_task(doc["task"]).is_proactive:
+            return prompts.checkpoint_reasoning_prompt(doc["reasoning"], doc["task"], doc, gaze=doc["gaze"],
+                                                       mode=doc["prompt_mode"], fixations=doc["fixations"],
+                                                       frame_size=size)
+        return prompts.mc_reasoning_prompt(doc["reasoning"], doc["question"], doc["options"], gaze=doc["gaze"],
+                                           mode=doc["prompt_mode"], fixations=doc["fixations"], frame_size=size)
     if get_task(doc["task"]).is_proactive:
         return prompts.checkpoint_prompt(doc["task"], doc, gaze=doc["gaze"], mode=doc["prompt_mode"],
                                          fixations=doc["fixations"], frame_size=size)
@@ -251,6 +267,9 @@ def score_doc(doc: dict, response: str) -> dict:
            "protocol": doc.get("protocol", "default"),
            "toolkit_version": toolkit_version(), "toolkit_commit": toolkit_commit()}
     reference = doc["prompt_mode"] == "reference"
+    if doc.get("reasoning"):  # reasoning variants: only the <answer> is parsed, never the reasoning
+        rec["reasoning"] = doc["reasoning"]
+        response = scoring.reasoning_answer(response)
     if get_task(doc["task"]).is_proactive:
         label = doc["checkpoint_label"] == "Yes"
         if reference:

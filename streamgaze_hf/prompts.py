@@ -22,7 +22,8 @@ from collections.abc import Mapping, Sequence
 __all__ = [
     "GAZE_INSTRUCTION", "TEXT_GAZE_INSTRUCTION", "SALIENCE_INSTRUCTION", "REFERENCE_GAZE_PREFIX",
     "GAZE_MODES", "PROMPT_MODES", "format_fixations", "gaze_preamble", "mc_prompt", "mc_question_block",
-    "target_object", "checkpoint_prompt",
+    "target_object", "checkpoint_prompt", "REASONING_MODES", "reasoning_instruction", "mc_reasoning_prompt",
+    "checkpoint_reasoning_prompt",
 ]
 
 GAZE_MODES = ("visual", "none", "text", "salience")
@@ -248,4 +249,92 @@ def checkpoint_prompt(task_id: str, row: Mapping, gaze: str = "visual", mode: st
         return prefix + _REFERENCE_PROACTIVE.format(question=row["question"])
     preamble = gaze_preamble(gaze, fixations, frame_size)
     body = f"Question: {_CHECKPOINT_QUESTIONS[task_id].format(target=target_object(row))}\n{YES_NO_INSTRUCTION}"
+    return f"{preamble}\n\n{body}" if preamble else body
+
+
+# ---- reasoning variants (paper Table 4, prompts of Figs. 19-21) --------------------------------------
+
+#: reasoning settings (task-name suffixes ``_cot_<mode>``): text = chain of thought (Fig. 19), gaze = first
+#: estimate the gaze (Fig. 20), visual = gaze plus grounded objects (Fig. 21)
+REASONING_MODES = ("text", "gaze", "visual")
+_REASONING_HEAD = "You are an expert at gaze-conditioned streaming video reasoning."
+# The rules as printed in the paper; "{choice}" is "(A/B/C/D)" there and the actual letters in default mode.
+_REASONING_RULES = {
+    "text": (
+        "Only use visual evidence up to the given timestamp.",
+        "Do your step-by-step reasoning ONLY inside <think>...</think>.",
+        "Give exactly ONE final choice {choice} or yes/no with its short text inside <answer>...</answer>.",
+    ),
+    "gaze": (
+        "Only use visual evidence up to the given timestamp (no future leakage).",
+        "Do your step-by-step reasoning ONLY inside <think>...</think>.",
+        "Return exactly three tags in order: <gaze>...</gaze> <think>...</think> <answer>...</answer>.",
+        "In <gaze>, estimate the most recent gaze center and FOV radius from the green dot and red circle in "
+        "the frames up to the timestamp.",
+        "If the green dot/Red circle is not visible, output \"unknown\" in <gaze> but still reason and answer "
+        "using other available evidence.",
+        "In <answer>, give exactly ONE final choice {choice} or Yes/No with a short text.",
+    ),
+    "visual": (
+        "Only use visual evidence up to the given timestamp (no future leakage).",
+        "Produce your reasoning ONLY inside <think>...</think> and never reveal reasoning outside the tag.",
+        "Return exactly FOUR tags in this order: <gaze>...</gaze> <objects>...</objects> <think>...</think> "
+        "<answer>...</answer>.",
+        "In <gaze>, estimate the most recent gaze center and FOV radius from the green dot and red circle, or "
+        "output \"unknown\" if not visible.",
+        "In <objects>, ground the most relevant objects inside or closest to the gaze/FOV region; for each "
+        "object provide: object_name, bbox_x1, bbox_y1, bbox_x2, bbox_y2 normalized to [0,1], or output "
+        "\"none\" if no relevant object appears.",
+        "In <think>, use the gaze and grounded objects to perform step-by-step reasoning and explain exclusion "
+        "of irrelevant options.",
+        "In <answer>, provide exactly ONE final label {choice_label} or Yes/No) with a short justification.",
+    ),
+}
+
+
+def reasoning_instruction(reasoning: str, mode: str = "default", n_options: int = 4) -> str:
+    """The Fig. 19-21 instruction (head and numbered rules), without the question.
+
+    reference: the paper's wording exactly ("(A/B/C/D)"). default: the same with the option letters of
+    the question ("(A/B/C/D/E/F/G/H)" for eight options)."""
+    if reasoning not in REASONING_MODES:
+        raise ValueError(f"unknown reasoning mode {reasoning!r}; expected one of {', '.join(REASONING_MODES)}")
+    if mode not in PROMPT_MODES:
+        raise ValueError(f"unknown prompt mode {mode!r}; expected one of {', '.join(PROMPT_MODES)}")
+    letters = "A/B/C/D" if mode == "reference" or n_options < 2 else "/".join(chr(65 + i) for i in range(n_options))
+    rules = [r.format(choice=f"({letters})", choice_label=f"({letters}") for r in _REASONING_RULES[reasoning]]
+    return _REASONING_HEAD + "\n\nRules:\n" + "\n".join(f"{i}) {r}" for i, r in enumerate(rules, 1))
+
+
+def mc_reasoning_prompt(reasoning: str, question: str, options: Sequence[str], gaze: str = "visual",
+                        mode: str = "default", fixations: Sequence[Mapping] = (),
+                        frame_size: tuple[int, int] | None = None) -> str:
+    """A multiple-choice prompt of a reasoning variant: the gaze preamble (reference: the official
+    prefix), the Fig. 19-21 instruction, then "Question: ..." and the lettered options in place of the
+    figures' ``{Question}`` (no letter-only instruction: the answer goes into ``<answer>``)."""
+    _check(gaze, mode)
+    block = "\n".join([f"Question: {question}", "Options:", *(f"{chr(65 + i)}. {o}" for i, o in enumerate(options))])
+    return _reasoning_join(reasoning, block, gaze, mode, fixations, frame_size, len(options))
+
+
+def checkpoint_reasoning_prompt(reasoning: str, task_id: str, row: Mapping, gaze: str = "visual",
+                                mode: str = "default", fixations: Sequence[Mapping] = (),
+                                frame_size: tuple[int, int] | None = None) -> str:
+    """A proactive checkpoint prompt of a reasoning variant: the question the checkpoint label answers
+    (default) or the row's own question (reference) in place of ``{Question}``."""
+    _check(gaze, mode)
+    if task_id not in _CHECKPOINT_QUESTIONS:
+        raise ValueError(f"checkpoint prompts exist for gta and oaa only, not {task_id!r}")
+    if mode == "reference":
+        block = f"Question: {row['question']}"
+    else:
+        block = f"Question: {_CHECKPOINT_QUESTIONS[task_id].format(target=target_object(row))}"
+    return _reasoning_join(reasoning, block, gaze, mode, fixations, frame_size, 0)
+
+
+def _reasoning_join(reasoning, block, gaze, mode, fixations, frame_size, n_options) -> str:
+    body = f"{reasoning_instruction(reasoning, mode, n_options)}\n\n{block}"
+    if mode == "reference":
+        return _reference_prefix(gaze, fixations, frame_size) + body
+    preamble = gaze_preamble(gaze, fixations, frame_size)
     return f"{preamble}\n\n{body}" if preamble else body

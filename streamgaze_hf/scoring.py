@@ -22,7 +22,7 @@ from functools import lru_cache
 from .tasks import CATEGORIES, TASK_IDS, tasks_in
 
 __all__ = [
-    "parse_choice", "parse_yes_no",
+    "parse_choice", "parse_yes_no", "reasoning_answer",
     "reference_parse_choice", "reference_mc_correct", "reference_yes_no_correct", "exact_match_correct",
     "mc_metrics", "proactive_metrics", "summarize", "defined_ratio",
 ]
@@ -285,6 +285,23 @@ def parse_choice(response: str, options: Sequence[str]) -> str | None:
 def _decide(text: str, options: Sequence[str]):
     got = _explicit(text, options)
     return got if got is not None else _implicit(text, options)
+
+
+# ---- reasoning responses -------------------------------------------------------------------------
+
+_REASONING_BLOCK = re.compile(r"<(think|gaze|objects)>.*?(?:</\1>|$)", re.I | re.S)
+
+
+def reasoning_answer(response: str) -> str:
+    """The part of a reasoning-variant response (paper Figs. 19-21) that holds the answer: the content
+    of the last ``<answer>...</answer>`` tag; without one, the response with its ``<think>``,
+    ``<gaze>`` and ``<objects>`` blocks removed (an unclosed block runs to the end). The reasoning is
+    never parsed, so a letter or an option named while thinking cannot become the answer."""
+    text = "" if response is None else str(response)
+    tags = _ANSWER_TAG.findall(text)
+    if tags:
+        return tags[-1].strip()
+    return _REASONING_BLOCK.sub(" ", text).strip()
 
 
 # ---- yes / no ------------------------------------------------------------------------------------

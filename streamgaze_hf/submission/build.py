@@ -214,8 +214,16 @@ def build_submission(output_dir: str | os.PathLike[str], root: str | os.PathLike
     """The submission for the newest lmms-eval run under ``output_dir`` on the dataset at ``root``.
 
     Refuses the answer-key oracle baseline unless ``allow_oracle`` (tests only): a submission of it
-    validates but is never ranked.
+    validates but is never ranked. A ``streamgaze stream-eval`` output directory is turned into a
+    submission by :func:`streamgaze_hf.streaming.submission.build_stream_submission`.
     """
+    from ..streaming.results import is_stream_run
+
+    if is_stream_run(output_dir):
+        from ..streaming.submission import build_stream_submission
+
+        return build_stream_submission(output_dir, root, model_name=model_name, model_url=model_url, params=params,
+                                       frames=frames, allow_oracle=allow_oracle)
     run = read_run(output_dir)
     cfg = run.config
     run_model = str(cfg.get("model") or run.results.get("model_name") or "unknown")

@@ -172,9 +172,22 @@ def write_leaderboard(submissions: Sequence[str | os.PathLike[str]], root: str |
     shown = chart_rows(rows)
     caption = chart_caption(rows, shown)
     png = render_chart(rows, title="StreamGaze: per-task scores", caption=caption)
+    from .streaming_table import (
+        render_streaming_csv,
+        render_streaming_html,
+        render_streaming_markdown,
+        streaming_rows,
+    )
+
+    stream_rows = streaming_rows(reports)
     with atomic_directory(out) as tmp:
         (tmp / "index.html").write_text(render_html(sections, title=TITLE, meta=meta, notes=NOTES, chart_png=png,
-                                                    chart_caption=caption), encoding="utf-8")
+                                                    chart_caption=caption,
+                                                    extra_html=render_streaming_html(stream_rows)),
+                                        encoding="utf-8")
+        if stream_rows:  # the separate streaming table (stream-eval submissions only)
+            (tmp / "streaming.md").write_text(render_streaming_markdown(stream_rows), encoding="utf-8")
+            (tmp / "streaming.csv").write_text(render_streaming_csv(stream_rows), encoding="utf-8")
         (tmp / "leaderboard.md").write_text(render_markdown(sections, meta), encoding="utf-8")
         (tmp / "leaderboard.csv").write_text(render_csv(rows), encoding="utf-8")
         (tmp / "chart.png").write_bytes(png)

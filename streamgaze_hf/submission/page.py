@@ -177,9 +177,10 @@ def _section(i: int, sec: Section) -> str:
 
 
 def render_html(sections: Sequence[Section], *, title: str, meta: str, notes: Sequence[str],
-                chart_png: bytes | None, chart_caption: str = "") -> str:
+                chart_png: bytes | None, chart_caption: str = "", extra_html: str = "") -> str:
     """The page: title, one meta line, one sortable table per dataset section (rows in the given
-    order), notes, chart with its caption."""
+    order), notes, chart with its caption; ``extra_html`` (already escaped, e.g. the streaming table)
+    after the chart."""
     script_hash = base64.b64encode(hashlib.sha256(_JS.encode("utf-8")).digest()).decode("ascii")
     csp = f"default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-{script_hash}'"
     tables = "\n".join(_section(i, sec) for i, sec in enumerate(sections))
@@ -194,6 +195,7 @@ def render_html(sections: Sequence[Section], *, title: str, meta: str, notes: Se
 {tables}
 <ul class="notes">{notes_html}</ul>
 {chart}
+{extra_html}
 <script>{_JS}</script>
 </body>
 </html>

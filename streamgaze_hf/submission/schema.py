@@ -24,6 +24,11 @@ A submission is one JSON object::
         "overall": f, "past": f, "present": f, "proactive": f,
         "coverage": {"answered": n, "expected": n, "fraction": f},
         "tasks": {"<task id>": {"accuracy": f, ..., "n": n, "n_missing": n, ...}}
+      },
+      "streaming": {                                    # optional: `stream-eval` runs (run.harness
+        "fps": 0.0, "poll": "checkpoints",              #  "streamgaze-stream") only
+        "alerts": {"gta" | "oaa": {"<question_id>": [alert stream times, s]}},
+        "scores": {"gta" | "oaa": {...}}                # recomputed by `validate` (streaming/metrics.py)
       }
     }
 
@@ -85,19 +90,22 @@ def _schema_version(v: Any) -> str | None:
 
 
 TOP_FIELDS = {"schema_version": _schema_version, "toolkit_version": string(100), "toolkit_commit": string(100),
-              "dataset": obj, "settings": obj, "model": obj, "run": obj, "answers": obj, "scores": obj}
-TOP_OPTIONAL = frozenset({"toolkit_commit"})
+              "dataset": obj, "settings": obj, "model": obj, "run": obj, "answers": obj, "scores": obj,
+              "streaming": obj}
+TOP_OPTIONAL = frozenset({"toolkit_commit", "streaming"})
 DATASET_FIELDS = {"version": string(100, nonempty=True), "manifest_sha256": _sha256}
 SETTINGS_FIELDS = {"gaze": one_of(*GAZE_MODES), "prompt_mode": one_of(*PROMPT_MODES), "clip_fps": number(0),
                    "protocol": one_of(*PROTOCOLS)}
 SETTINGS_OPTIONAL = frozenset({"protocol"})  # absent in files made before protocols: "default"
 MODEL_FIELDS = {"name": string(MAX_NAME, nonempty=True), "url": _url, "params": string(50), "frames": string(50)}
-RUN_FIELDS = {"harness": one_of("lmms-eval", "official-evaluator"), "harness_version": string(200), "model": string(200),
+RUN_FIELDS = {"harness": one_of("lmms-eval", "official-evaluator", "streamgaze-stream"), "harness_version": string(200), "model": string(200),
               "model_args": string(5000), "date": string(100), "limit": nullable(number(0)),
               "toolkit_version": string(100), "toolkit_commit": string(100)}
 RUN_OPTIONAL = frozenset({"toolkit_version", "toolkit_commit"})
 MC_ANSWER_FIELDS = {"response": string(100_000), "parsed": nullable(string(100_000))}
 YES_NO_ANSWER_FIELDS = {"response": string(100_000), "parsed": nullable(one_of("Yes", "No"))}
+STREAMING_FIELDS = {"fps": number(0), "poll": string(50, nonempty=True), "alerts": obj, "scores": obj}
+PROACTIVE_IDS = tuple(t for t in TASK_IDS if get_task(t).is_proactive)
 
 
 def parse_submission(text: str) -> dict:
@@ -120,6 +128,28 @@ def check_structure(data: Any) -> None:
     check_object(data["model"], "model", MODEL_FIELDS)
     check_object(data["run"], "run", RUN_FIELDS, optional=RUN_OPTIONAL)
     check_answers(data["answers"])
+    if "streaming" in data:
+        check_streaming(data["streaming"])
+
+
+def check_streaming(streaming: dict) -> None:
+    """``streaming``: settings, alert times per proactive question (finite, >= 0), scores (an object
+    whose values ``validate`` recomputes)."""
+    check_object(streaming, "streaming", STREAMING_FIELDS)
+    alerts = streaming["alerts"]
+    check_object(alerts, "streaming.alerts", {t: obj for t in PROACTIVE_IDS}, duplicate_name="task",
+                 optional=frozenset(PROACTIVE_IDS))
+    for task_id, by_question in alerts.items():
+        dups = getattr(by_question, "duplicates", [])
+        if dups:
+            raise StrictJSONError(f"duplicate question id {dups[0]!r} in streaming.alerts.{task_id}")
+        for qid, times in by_question.items():
+            where = f"streaming.alerts.{task_id}[{qid!r}]"
+            if not qid or len(qid) > 500:
+                raise StrictJSONError(f"streaming.alerts.{task_id}: a question id must be a non-empty string of at "
+                                      "most 500 characters")
+            if not isinstance(times, list) or len(times) > 100_000 or any(number(0)(t) for t in times):
+                raise StrictJSONError(f"{where} must be a list of alert times (numbers >= 0)")
 
 
 def check_answers(answers: dict) -> None:

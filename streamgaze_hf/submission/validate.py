@@ -56,6 +56,7 @@ class ValidationReport:
     submission: dict
     rescored: Rescored
     key: AnswerKey
+    streaming: dict | None = None  # recomputed time-aware alert scores (stream-eval submissions)
 
     @property
     def scores(self) -> dict:
@@ -119,6 +120,10 @@ class ValidationReport:
             lines += [f"  {task} {qid}" + (f" checkpoint {cp}" if cp >= 0 else "") for task, qid, cp in shown]
             if len(shown) < len(self.missing):
                 lines.append(f"  ... and {len(self.missing) - len(shown)} more (--all-missing lists them all)")
+        if self.streaming is not None:
+            from ..streaming.report import format_streaming
+
+            lines += ["", format_streaming(self.streaming)]
         if self.is_oracle:
             lines.append("note: the oracle baseline reads the answer key: valid for testing, never ranked")
         return "\n".join(lines)
@@ -157,6 +162,10 @@ def _responses(sub: dict, key: AnswerKey) -> dict[ItemKey, tuple[str, Any, str]]
 
 
 def _compare(reported: Any, expected: Any, where: str) -> None:
+    if expected is None:  # a statistic of nothing (e.g. the latency of no alert)
+        if reported is not None:
+            raise StreamGazeError(f"reported score {where} = {reported} differs from the recomputed null")
+        return
     if isinstance(expected, dict):
         try:  # the same object rule as every other part of the submission (strictjson)
             check_object(reported, where, dict.fromkeys(expected, lambda _v: None))
@@ -206,8 +215,26 @@ def validate_submission(path: str | os.PathLike[str], root: str | os.PathLike[st
                 raise StreamGazeError(f"{where}: parsed answer {claimed!r} differs from the re-parsed "
                                       f"{parsed[item]!r} of its raw response")
         _compare(sub["scores"], rescored.scores, "scores")
+        streaming = _check_streaming(sub, key)
     except StreamGazeError as exc:
         if exc.path is None or exc.path != str(path):
             raise StreamGazeError(exc.reason if exc.path is None else str(exc), path) from None
         raise
-    return ValidationReport(path, sub, rescored, key)
+    return ValidationReport(path, sub, rescored, key, streaming)
+
+
+def _check_streaming(sub: dict, key: AnswerKey) -> dict | None:
+    """Recompute the time-aware scores of a stream-eval submission from its alert times."""
+    if "streaming" not in sub:
+        return None
+    from ..streaming.submission import recompute_streaming
+
+    alerts = sub["streaming"]["alerts"]
+    for task_id, by_q in alerts.items():
+        for qid in by_q:
+            problem = key.problem(task_id, qid, 0)
+            if problem:
+                raise StreamGazeError(f"streaming.alerts.{task_id}[{qid!r}]: {problem}")
+    expected = recompute_streaming(key, alerts)
+    _compare(sub["streaming"]["scores"], expected, "streaming.scores")
+    return expected

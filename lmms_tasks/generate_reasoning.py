@@ -1,0 +1,41 @@
+"""Task files of the reasoning variants (paper Table 4; prompts of Figs. 19-21), rendered alongside the
+main ones by :func:`lmms_tasks.generate.render_task_files`.
+
+Per task and reasoning mode: ``streamgaze_<id>_cot_<mode>`` on the paper's main gaze setting (visual
+overlay) with a placeholder naming ``{"task", "gaze", "reasoning"}``, more new tokens for the reasoning
+and no stop sequence (lmms-eval's default stops at the first blank line, which would cut the reasoning
+before its ``<answer>``), and one group per mode: ``streamgaze_cot_text``, ``streamgaze_cot_gaze``, ``streamgaze_cot_visual``.
+"""
+
+from __future__ import annotations
+
+import json
+
+from streamgaze_hf.evaluation import REASONING_VARIANTS
+from streamgaze_hf.tasks import TASKS
+
+MAX_NEW_TOKENS = 1024
+
+
+def render_reasoning_files() -> dict[str, str]:
+    """Relative path (under lmms_tasks/) -> file text."""
+    from .generate import HEADER, METRICS_MC, METRICS_PROACTIVE, TASK_SUBDIR, _group, _metric_list
+
+    files: dict[str, str] = {}
+    for suffix, reasoning in REASONING_VARIANTS.items():
+        for spec in TASKS:
+            name = f"{spec.lmms_name}{suffix}"
+            metrics = METRICS_PROACTIVE if spec.is_proactive else METRICS_MC
+            files[str(TASK_SUBDIR / f"{name}.yaml")] = (
+                HEADER + "include: _streamgaze_template.yaml\n"
+                f"task: {name}\n"
+                f"task_alias: {spec.id}{suffix}\n"
+                f"dataset_kwargs:\n  data_files:\n    test: placeholders/{name}.json\n"
+                f"generation_kwargs:\n  max_new_tokens: {MAX_NEW_TOKENS}\n  temperature: 0\n  do_sample: false\n"
+                "  until: []\n"
+                + _metric_list(metrics))
+            files[str(TASK_SUBDIR / "placeholders" / f"{name}.json")] = json.dumps(
+                {"task": spec.id, "gaze": "visual", "reasoning": reasoning}, sort_keys=True) + "\n"
+        files[str(TASK_SUBDIR / f"_group_streamgaze{suffix}.yaml")] = _group(
+            f"streamgaze{suffix}", [f"{t.lmms_name}{suffix}" for t in TASKS])
+    return files

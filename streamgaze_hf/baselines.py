@@ -1,0 +1,35 @@
+"""Answer rules of the pipeline-check baselines, shared by the lmms-eval models
+(``lmms_tasks/models.py``: ``streamgaze_random``, ``streamgaze_oracle``) and the streaming polling
+adapter (``streamgaze stream-eval --model random|oracle``), so both protocols give the same answers.
+
+The oracle answers from the answer key: it checks the plumbing end to end and is never ranked.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+
+from .tasks import TASK_IDS, get_task
+
+__all__ = ["random_answer", "oracle_answer"]
+
+_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def random_answer(seed: int, question_id: str, checkpoint: int | str, task_id: str, n_options: int) -> str:
+    """A uniform random option letter (multiple choice) or Yes/No (proactive), seeded per
+    (seed, question, checkpoint): the same item always gets the same answer, whatever the order."""
+    key = f"{int(seed)}:{question_id}:{checkpoint}"
+    rng = random.Random(int(hashlib.sha256(key.encode()).hexdigest()[:16], 16))
+    if task_id in TASK_IDS and get_task(task_id).is_proactive:  # StreamGaze's Yes/No checkpoints
+        return rng.choice(["Yes", "No"])
+    return _LETTERS[rng.randrange(n_options)]
+
+
+def oracle_answer(doc: dict) -> str:
+    """The key's answer of an evaluation document of any registered benchmark (letter, or the
+    checkpoint's Yes/No label)."""
+    from .benchmarks import benchmark_of_doc
+
+    return benchmark_of_doc(doc).evaluation_module().doc_target(doc)

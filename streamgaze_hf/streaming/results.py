@@ -1,0 +1,142 @@
+"""Read a ``stream-eval`` output directory and score it.
+
+Two sets of numbers come out of one run:
+
+* the **checkpoint protocol** (the paper's numbers, the main leaderboard table): multiple-choice
+  answers given at their query time, and proactive responses tagged with a checkpoint index,
+  scored with :func:`~streamgaze_hf.submission.rescore.score_responses` exactly as an lmms-eval run is;
+* the **streaming** alert metrics of GTA and OAA (:mod:`.metrics`): every alert with its stream time
+  against the dataset's event time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import StreamGazeError
+from ..tasks import TASK_IDS, get_task
+from .metrics import TOLERANCES_S, alert_metrics, event_time
+
+__all__ = ["StreamRunOutput", "read_stream_run", "checkpoint_responses", "alerts_by_question",
+           "stream_scores", "proactive_events", "compute_metrics", "PROACTIVE_TASKS"]
+
+PROACTIVE_TASKS = tuple(t for t in TASK_IDS if get_task(t).is_proactive)
+_RECORD_FIELDS = ("video_id", "question_id", "task", "query_time", "stream_time", "checkpoint_index", "response",
+                  "alert", "late")
+
+
+@dataclass
+class StreamRunOutput:
+    path: Path
+    meta: dict
+    records: list[dict]  # every video's records, videos in order
+    done: list[str]  # videos written
+
+    @property
+    def missing_videos(self) -> list[str]:
+        return [v for v in self.meta.get("videos", []) if v not in set(self.done)]
+
+    @property
+    def settings(self) -> dict:
+        return self.meta.get("settings", {})
+
+
+def is_stream_run(path: str | os.PathLike[str]) -> bool:
+    from .runner import RUN_FILE
+
+    return (Path(path) / RUN_FILE).is_file()
+
+
+def read_stream_run(path: str | os.PathLike[str]) -> StreamRunOutput:
+    """The run file and every written video's records (malformed lines: StreamGazeError with the line)."""
+    from .runner import RUN_FILE, video_file
+
+    out = Path(path)
+    run_file = out / RUN_FILE
+    try:
+        meta = json.loads(run_file.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise StreamGazeError(f"not a stream-eval output directory (no {RUN_FILE})", out) from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise StreamGazeError(f"unreadable run file ({exc})", run_file) from None
+    records, done = [], []
+    for vid in meta.get("videos", []):
+        f = video_file(out, vid)
+        if not f.is_file():
+            continue
+        done.append(vid)
+        for lineno, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1):
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise StreamGazeError(f"line {lineno}: malformed JSON ({exc.msg})", f) from None
+            if not isinstance(rec, dict) or any(k not in rec for k in _RECORD_FIELDS):
+                raise StreamGazeError(f"line {lineno}: not a stream-eval record (needs {', '.join(_RECORD_FIELDS)})", f)
+            records.append(rec)
+    return StreamRunOutput(out, meta, records, done)
+
+
+def checkpoint_responses(records: list[dict]) -> dict[tuple[str, int], str]:
+    """(question id, checkpoint index) -> raw response for the checkpoint protocol: a multiple-choice
+    answer given at its query time (the first; late ones never count), a proactive response tagged
+    with a checkpoint and given at or before its time (the first per checkpoint)."""
+    out: dict[tuple[str, int], str] = {}
+    for r in records:
+        proactive = get_task(r["task"]).is_proactive
+        cp = int(r["checkpoint_index"])
+        if r["late"] or (proactive and cp < 0) or (not proactive and cp != -1):
+            continue
+        out.setdefault((str(r["question_id"]), cp), str(r["response"]))
+    return out
+
+
+def alerts_by_question(records: list[dict]) -> dict[str, dict[str, list[float]]]:
+    """task -> question id -> sorted alert times (every proactive question the run asked, maybe [])."""
+    out: dict[str, dict[str, list[float]]] = {t: {} for t in PROACTIVE_TASKS}
+    for r in records:
+        if r["task"] not in out:
+            continue
+        times = out[r["task"]].setdefault(str(r["question_id"]), [])
+        if r["alert"]:
+            times.append(float(r["stream_time"]))
+    return {t: {q: sorted(v) for q, v in sorted(qs.items())} for t, qs in out.items()}
+
+
+def proactive_events(docs) -> dict[str, dict[str, float]]:
+    """task -> question id -> event time, from evaluation documents (an iterable)."""
+    out: dict[str, dict[str, float]] = {t: {} for t in PROACTIVE_TASKS}
+    for d in docs:
+        if d["task"] in out and d["question_id"] not in out[d["task"]]:
+            out[d["task"]][d["question_id"]] = event_time(d)
+    return out
+
+
+def stream_scores(events: dict[str, dict[str, float]], alerts: dict[str, dict[str, list[float]]]) -> dict:
+    """Alert metrics per proactive task over every question of the dataset (a question the run never
+    asked has no alerts: a miss)."""
+    return {t: alert_metrics([(e, alerts.get(t, {}).get(q, [])) for q, e in sorted(events[t].items())], TOLERANCES_S)
+            for t in PROACTIVE_TASKS}
+
+
+def compute_metrics(run: StreamRunOutput, root: str | os.PathLike[str] | None) -> dict:
+    """Checkpoint-protocol scores and streaming alert metrics of a run against the dataset at ``root``."""
+    from ..submission.rescore import load_answer_key, score_responses
+
+    st = run.settings
+    key = load_answer_key(root, st.get("gaze", "visual"))
+    responses = {k: v for k, v in checkpoint_responses(run.records).items()
+                 if key.problem(get_task_of(key, k[0]), *k) is None}
+    rescored = score_responses(key, responses, st.get("prompt_mode", "default"), float(st.get("fps", 0.0)))
+    events = proactive_events(d for t in PROACTIVE_TASKS for d in key.docs[t].values())
+    return {"checkpoint": rescored.scores, "streaming": stream_scores(events, alerts_by_question(run.records)),
+            "videos": {"done": len(run.done), "total": len(run.meta.get("videos", []))}}
+
+
+def get_task_of(key, qid: str) -> str:
+    owner = key.task_of.get(qid)
+    if owner is None:
+        raise StreamGazeError(f"the run answers question {qid!r}, which is not in the dataset at {key.root}")
+    return owner

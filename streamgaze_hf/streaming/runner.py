@@ -1,0 +1,268 @@
+"""``streamgaze stream-eval``: run a streaming model over a dataset root, one video at a time.
+
+Each video is decoded once, in order (:func:`~streamgaze_hf.video.reader.iter_frames`), the
+overlay video in the ``visual`` gaze mode and the original otherwise, and pushed to the model through
+:func:`~.interface.run_stream` at the chosen frame rate (``fps`` 0 = every frame; otherwise the first
+frame of each ``1 / fps`` slot of the video clock), with the questions of every selected task at their
+query times. The model is never handed a frame after the stream time.
+
+Output directory::
+
+    OUT/stream_run.json          dataset (root, version, manifest sha256), settings, tasks, videos
+    OUT/videos/<video_id>.jsonl  every response of one video with its stream time (written when the
+                                 video is complete: a rerun resumes with the videos not yet written)
+    OUT/metrics.json             checkpoint-protocol scores and time-aware alert metrics (when complete)
+
+A rerun with the same dataset and settings resumes; different ones are refused (choose a new --out).
+``streamgaze submit OUT --dataset ROOT ...`` turns a complete run into a submission.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .. import evaluation, prompts
+from ..dataset.load import load_task, read_manifest, resolve_root
+from ..dataset.writer import manifest_digest
+from ..errors import StreamGazeError
+from ..fsutil import write_text_atomic
+from ..gaze.track import GazeTrack
+from ..tasks import TASK_IDS, get_task
+from .interface import (
+    GAZE_SAMPLE_MODES,
+    Frame,
+    GazeSamples,
+    Question,
+    StreamContext,
+    StreamingModel,
+    run_stream,
+)
+
+__all__ = ["StreamPlan", "VideoPlan", "load_plan", "run_plan", "stream_eval", "frames_of", "RUN_FILE",
+           "METRICS_FILE", "RUN_FORMAT"]
+
+RUN_FILE = "stream_run.json"
+METRICS_FILE = "metrics.json"
+RUN_FORMAT = 1
+
+
+@dataclass
+class VideoPlan:
+    """One video's stream: source file, geometry, questions, and what the prompts are built from."""
+
+    video_id: str
+    source: Path
+    width: int
+    height: int
+    fps: float
+    duration: float
+    questions: list[Question]
+    docs: dict[tuple[str, int], dict]  # (question id, checkpoint index) -> evaluation document
+    rows: dict[str, dict]  # proactive question id -> dataset row (full fixation list)
+    track: GazeTrack | None
+
+    def prompt_at(self, question_id: str, time: float) -> str:
+        """The dataset's prompt of a question at ``time`` (multiple choice: its query-time prompt;
+        proactive: the checkpoint prompt with the fixations known at ``time``, equal to the
+        checkpoint protocol's prompt at a checkpoint time)."""
+        if question_id not in self.rows:
+            return evaluation.doc_prompt(self.docs[(question_id, -1)])
+        base = self.docs[(question_id, 0)]
+        doc = {**base, "window_end": time, "checkpoint_time": time,
+               "fixations": evaluation.clip_fixations(self.rows[question_id]["fixations"], time, self.track)}
+        return evaluation.doc_prompt(doc)
+
+
+@dataclass
+class StreamPlan:
+    root: Path
+    version: str
+    manifest_sha256: str
+    gaze: str
+    prompt_mode: str
+    tasks: tuple[str, ...]
+    videos: dict[str, VideoPlan] = field(default_factory=dict)
+
+    @property
+    def docs(self) -> dict[tuple[str, int], dict]:
+        return {k: d for v in self.videos.values() for k, d in v.docs.items()}
+
+
+def load_plan(root: str | os.PathLike[str] | None, gaze: str = "visual", prompt_mode: str = "default",
+              tasks: tuple[str, ...] | None = None) -> StreamPlan:
+    """Questions and prompt sources of every video of the dataset at ``root`` (checked up front)."""
+    if gaze not in evaluation.GAZE_VARIANTS.values():
+        raise StreamGazeError(f"unknown gaze mode {gaze!r}; expected one of "
+                              f"{', '.join(evaluation.GAZE_VARIANTS.values())}")
+    if prompt_mode not in prompts.PROMPT_MODES:
+        raise StreamGazeError(f"unknown prompt mode {prompt_mode!r}; expected one of {', '.join(prompts.PROMPT_MODES)}")
+    tasks = tuple(tasks or TASK_IDS)
+    for t in tasks:
+        if t not in TASK_IDS:
+            raise StreamGazeError(f"unknown task {t!r}; tasks are {', '.join(TASK_IDS)}")
+    path = resolve_root(root)
+    manifest = read_manifest(path)
+    plan = StreamPlan(path, str(manifest["version"]), manifest_digest(path), gaze, prompt_mode, tasks)
+    geometry = evaluation._video_geometry(path)
+    docs_by_video: dict[str, dict[tuple[str, int], dict]] = {}
+    rows: dict[str, dict] = {}
+    for task_id in tasks:
+        for doc in evaluation.load_docs(task_id, gaze, path):
+            doc["prompt_mode"] = prompt_mode
+            docs_by_video.setdefault(doc["video_id"], {})[(doc["question_id"], int(doc["checkpoint_index"]))] = doc
+        if get_task(task_id).is_proactive:
+            rows.update({r["question_id"]: dict(r) for r in load_task(task_id, path)})
+    tracks = evaluation._gaze_tracks(path, set(docs_by_video), geometry)
+    for vid in sorted(docs_by_video):
+        docs = docs_by_video[vid]
+        g = geometry.get(vid)
+        if g is None:
+            raise StreamGazeError(f"video {vid!r} has questions but no row in the videos config", path)
+        any_doc = next(iter(docs.values()))
+        source = path / (any_doc["overlay_path"] if gaze == "visual" else any_doc["video_path"])
+        if not source.is_file():
+            raise StreamGazeError(f"video file of {vid!r} not found", source)
+        from ..video.reader import probe_video
+
+        info = probe_video(source)
+        vrows = {q: rows[q] for q, cp in docs if cp >= 0}
+        plan.videos[vid] = VideoPlan(vid, source, int(g["width"]), int(g["height"]), float(info.fps),
+                                     float(info.duration), [], docs, vrows, tracks.get(vid))
+        plan.videos[vid].questions = _questions(plan.videos[vid])
+    return plan
+
+
+def _questions(video: VideoPlan) -> list[Question]:
+    out = []
+    for (qid, cp), doc in sorted(video.docs.items()):
+        if cp > 0:
+            continue
+        t = float(doc["query_time"])
+        if cp == -1:
+            out.append(Question(qid, doc["task"], t, evaluation.doc_prompt(doc), tuple(doc["options"]),
+                                float(doc["window_start"])))
+        else:
+            cps = tuple(float(c["time"]) for c in doc["checkpoints"])
+            out.append(Question(qid, doc["task"], t, video.prompt_at(qid, t), (), 0.0, cps))
+    return sorted(out, key=lambda q: (q.time, q.question_id))
+
+
+def frames_of(video: VideoPlan, fps: float = 0.0, with_gaze: bool = False) -> Iterator[Frame]:
+    """The video's frames in order, decoded once: every frame (``fps`` 0) or the first of each
+    ``1 / fps`` slot; with the gaze samples since the previous pushed frame when ``with_gaze``."""
+    from ..video.reader import iter_frames
+
+    slot = None
+    prev_t = -math.inf
+    tr = video.track
+    for index, t, image in iter_frames(video.source):
+        if fps:
+            s = math.floor(t * fps + 1e-6)
+            if slot is not None and s <= slot:
+                continue
+            slot = s
+        gaze = None
+        if with_gaze and tr is not None:
+            lo = int(np.searchsorted(tr.t, prev_t, side="right"))
+            hi = int(np.searchsorted(tr.t, t + 1e-9, side="right"))
+            gaze = GazeSamples(tr.t[lo:hi], tr.x[lo:hi], tr.y[lo:hi], tr.valid[lo:hi])
+        elif with_gaze:
+            gaze = GazeSamples(*(np.zeros(0) for _ in range(3)), np.zeros(0, bool))
+        prev_t = t
+        yield Frame(index, t, image, gaze)
+
+
+def _meta(plan: StreamPlan, settings: dict) -> dict:
+    return {"format": RUN_FORMAT,
+            "dataset": {"root": str(plan.root), "version": plan.version, "manifest_sha256": plan.manifest_sha256},
+            "settings": {"gaze": plan.gaze, "prompt_mode": plan.prompt_mode, **settings},
+            "tasks": list(plan.tasks), "videos": sorted(plan.videos)}
+
+
+def _check_out(out: Path, meta: dict) -> None:
+    run_file = out / RUN_FILE
+    if run_file.is_file():
+        try:
+            old = json.loads(run_file.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise StreamGazeError(f"unreadable run file ({exc}); choose a new --out", run_file) from None
+        same = {k: old.get(k) for k in ("format", "settings", "tasks", "videos")} == \
+            {k: meta[k] for k in ("format", "settings", "tasks", "videos")}
+        same = same and {k: v for k, v in (old.get("dataset") or {}).items() if k != "root"} == \
+            {k: v for k, v in meta["dataset"].items() if k != "root"}
+        if not same:
+            raise StreamGazeError("holds a stream-eval run with another dataset build, model or settings: "
+                                  "choose a new --out (or delete it to start over)", out)
+        return
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise StreamGazeError("exists and is not a stream-eval output directory (no stream_run.json): "
+                              "choose a new --out", out)
+
+
+def video_file(out: Path, video_id: str) -> Path:
+    return out / "videos" / f"{video_id}.jsonl"
+
+
+def record(video_id: str, sr) -> dict:
+    r = sr.response
+    return {"video_id": video_id, "question_id": r.question_id, "task": sr.task, "query_time": sr.query_time,
+            "stream_time": round(float(sr.stream_time), 6), "checkpoint_index": int(r.checkpoint_index),
+            "response": r.text, "alert": sr.alert, "late": bool(sr.late)}
+
+
+def run_plan(plan: StreamPlan, out: str | os.PathLike[str], model: StreamingModel, *, fps: float = 0.0,
+             settings: dict | None = None, progress: bool = True,
+             on_video: Callable[[str], None] | None = None) -> dict | None:
+    """Stream every video of ``plan`` through ``model`` into ``out`` (resuming a previous run);
+    return the metrics (also written to ``metrics.json``). ``settings`` (model name, args, poll)
+    are recorded and must match on resume."""
+    from tqdm import tqdm
+
+    if fps < 0 or not math.isfinite(fps):
+        raise StreamGazeError(f"--fps must be >= 0 (0 = every frame), got {fps}")
+    out = Path(out)
+    meta = _meta(plan, {"fps": float(fps), **(settings or {})})
+    _check_out(out, meta)
+    (out / "videos").mkdir(parents=True, exist_ok=True)
+    write_text_atomic(out / RUN_FILE, json.dumps(meta, indent=1, sort_keys=True) + "\n")
+    todo = [v for v in sorted(plan.videos) if not video_file(out, v).is_file()]
+    with_gaze = plan.gaze in GAZE_SAMPLE_MODES
+    bar = tqdm(todo, desc="stream-eval", unit="video", disable=not progress,
+               initial=len(plan.videos) - len(todo), total=len(plan.videos))
+    for vid in bar:
+        v = plan.videos[vid]
+        ctx = StreamContext(vid, v.width, v.height, v.fps, v.duration, float(fps), plan.gaze, plan.prompt_mode,
+                            _prompter=v.prompt_at)
+        stamped = run_stream(ctx, model, frames_of(v, fps, with_gaze), v.questions)
+        text = "".join(json.dumps(record(vid, s), sort_keys=True) + "\n" for s in stamped)
+        write_text_atomic(video_file(out, vid), text)
+        if on_video:
+            on_video(vid)
+    from .results import compute_metrics, read_stream_run
+
+    metrics = compute_metrics(read_stream_run(out), plan.root)
+    write_text_atomic(out / METRICS_FILE, json.dumps(metrics, indent=1, sort_keys=True) + "\n")
+    return metrics
+
+
+def stream_eval(root: str | os.PathLike[str] | None, out: str | os.PathLike[str], model: str = "random",
+                model_args: str = "", *, gaze: str = "visual", prompt_mode: str = "default", fps: float = 0.0,
+                poll: str | float = "checkpoints", tasks: tuple[str, ...] | None = None,
+                progress: bool = True) -> dict:
+    """Load the plan, build the model (:func:`~.clip_models.make_model`) and run it."""
+    from ..submission.build import redact_model_args
+    from .clip_models import make_model, parse_model_args
+    from .polling import parse_poll
+
+    poll = parse_poll(poll)
+    plan = load_plan(root, gaze, prompt_mode, tasks)
+    streaming_model = make_model(model, parse_model_args(model_args), poll, answer_docs=plan.docs)
+    settings = {"model": model, "model_args": redact_model_args(model_args), "poll": str(poll)}
+    return run_plan(plan, out, streaming_model, fps=fps, settings=settings, progress=progress)

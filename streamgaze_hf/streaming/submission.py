@@ -1,0 +1,81 @@
+"""A complete ``stream-eval`` run -> a leaderboard submission (``streamgaze submit OUT ...``).
+
+The checkpoint-protocol answers (multiple choice at the query time, proactive responses tagged with a
+checkpoint) fill the submission's ``answers`` exactly as an lmms-eval run's samples do, and are
+re-scored the same way; the run's alert times go into the optional ``streaming`` section, whose
+time-aware scores ``validate`` recomputes from those times and the dataset's event times.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from .. import __version__
+from ..errors import StreamGazeError
+from .results import (
+    PROACTIVE_TASKS,
+    alerts_by_question,
+    checkpoint_responses,
+    proactive_events,
+    read_stream_run,
+    stream_scores,
+)
+
+__all__ = ["build_stream_submission", "HARNESS", "recompute_streaming"]
+
+HARNESS = "streamgaze-stream"
+#: built-in stream-eval models -> the model id recorded in a submission (the oracle keeps its lmms-eval id,
+#: so it is never ranked)
+_RUN_MODEL = {"random": "streamgaze_random", "oracle": "streamgaze_oracle"}
+
+
+def recompute_streaming(key, alerts: dict) -> dict:
+    """Streaming scores of ``alerts`` (task -> question id -> times) against the dataset of ``key``."""
+    events = proactive_events(d for t in PROACTIVE_TASKS for d in key.docs[t].values())
+    return stream_scores(events, alerts)
+
+
+def build_stream_submission(output_dir: str | os.PathLike[str], root: str | os.PathLike[str] | None = None, *,
+                            model_name: str, model_url: str = "", params: str = "", frames: str = "",
+                            allow_oracle: bool = False) -> dict:
+    """The submission of the complete stream-eval run in ``output_dir`` on the dataset at ``root``."""
+    from ..submission.build import assemble_submission, is_oracle
+    from ..submission.rescore import load_answer_key
+    from ..submission.schema import check_structure
+    from ..submission.strictjson import StrictJSONError
+
+    run = read_stream_run(output_dir)
+    if run.missing_videos:
+        raise StreamGazeError(f"the run is incomplete ({len(run.done)} of {len(run.meta.get('videos', []))} videos "
+                              "done): run stream-eval again with the same --out to finish it", output_dir)
+    st = run.settings
+    run_model = _RUN_MODEL.get(str(st.get("model")), str(st.get("model") or "unknown"))
+    if is_oracle(run_model) and not allow_oracle:
+        raise StreamGazeError("this run is the oracle baseline, which reads the answer key; it cannot be submitted",
+                              output_dir)
+    key = load_answer_key(root, st.get("gaze", "visual"))
+    if run.meta.get("dataset", {}).get("manifest_sha256") != key.manifest_sha256:
+        raise StreamGazeError(f"the run was made on another dataset build (manifest sha256 "
+                              f"{str(run.meta.get('dataset', {}).get('manifest_sha256'))[:16]}...), not the one at "
+                              f"{key.root} ({key.manifest_sha256[:16]}...)", output_dir)
+    responses = checkpoint_responses(run.records)
+    for (qid, cp) in responses:
+        owner = key.task_of.get(qid, "")
+        problem = key.problem(owner, qid, cp) if owner else f"unknown question id {qid!r}"
+        if problem:
+            raise StreamGazeError(f"{problem}: was this run made on the dataset at {key.root}?", output_dir)
+    run_info = {"harness": HARNESS, "harness_version": __version__, "model": run_model,
+                "model_args": str(st.get("model_args", "")), "date": "", "limit": None}
+    fps = float(st.get("fps", 0.0))
+    sub = assemble_submission(key, responses, prompt_mode=st.get("prompt_mode", "default"), clip_fps=fps,
+                              model={"name": model_name, "url": model_url, "params": params, "frames": frames},
+                              run=run_info)
+    alerts = alerts_by_question(run.records)
+    sub["streaming"] = {"fps": fps, "poll": str(st.get("poll", "")) or "model", "alerts": alerts,
+                        "scores": recompute_streaming(key, alerts)}
+    try:
+        check_structure(json.loads(json.dumps(sub)))
+    except StrictJSONError as exc:
+        raise StreamGazeError(f"cannot build a valid submission: {exc}") from None
+    return sub

@@ -1,0 +1,108 @@
+"""The leaderboard's separate "streaming" table: time-aware alert scores of stream-eval submissions.
+
+One row per validated submission that has a ``streaming`` section (re-scored by ``validate``):
+GTA and OAA F1 at each tolerance, precision / recall at the middle one, latency median / p90, and the
+settings that change them (poll schedule, stream fps, gaze, prompt mode). Written as
+``streaming.md`` / ``streaming.csv`` and as a second table in ``index.html``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Sequence
+from html import escape
+
+from ..htmlpage import attr
+from ..streaming.report import streaming_columns
+from .schema import valid_url
+from .validate import ValidationReport
+
+__all__ = ["streaming_rows", "render_streaming_markdown", "render_streaming_csv", "render_streaming_html",
+           "STREAMING_NOTE"]
+
+TASKS = ("gta", "oaa")
+STREAMING_NOTE = ("Streaming table: proactive alerts scored by their stream time against the dataset's event "
+                  "(first fixation for GTA, first appearance for OAA): a hit is the first alert in [event, event + "
+                  "tolerance]; earlier alerts are false positives, missed events false negatives. Latency: first "
+                  "alert at or after the event. Rows are sorted by mean F1 at 2 s.")
+_SETTINGS = (("poll", "Poll"), ("fps", "Stream fps"), ("gaze", "Gaze"), ("prompt_mode", "Prompt"))
+
+
+def streaming_rows(reports: Sequence[ValidationReport]) -> list[dict]:
+    """Rows (plain dicts) of the submissions with streaming scores, best mean F1@2s first."""
+    rows = []
+    for rep in reports:
+        if rep.streaming is None or rep.is_oracle:
+            continue
+        sub = rep.submission
+        values = {}
+        for task in TASKS:
+            for key, _label, get in streaming_columns():
+                values[f"{task}_{key}"] = get(rep.streaming[task])
+        fps = sub["streaming"]["fps"]
+        rows.append({"model": sub["model"]["name"], "url": sub["model"]["url"], "file": rep.path.name,
+                     "poll": sub["streaming"]["poll"], "fps": "every frame" if not fps else f"{fps:g}",
+                     "gaze": sub["settings"]["gaze"], "prompt_mode": sub["settings"]["prompt_mode"],
+                     "mean_f1": sum(rep.streaming[t]["tolerances"]["2"]["f1"] for t in TASKS) / len(TASKS),
+                     **values})
+    return sorted(rows, key=lambda r: (-r["mean_f1"], r["model"]))
+
+
+def _columns() -> list[tuple[str, str]]:
+    cols = [("model", "Model")]
+    for task in TASKS:
+        cols += [(f"{task}_{k}", f"{task.upper()} {label}") for k, label, _ in streaming_columns()]
+    return cols + list(_SETTINGS)
+
+
+def _text(row: dict, key: str, digits: int = 3) -> str:
+    v = row.get(key)
+    if v is None:
+        return ""
+    return f"{v:.{digits}f}" if isinstance(v, float) and key not in ("fps",) else str(v)
+
+
+def render_streaming_markdown(rows: Sequence[dict]) -> str:
+    from .leaderboard import md_escape
+
+    cols = _columns()
+    lines = ["# StreamGaze leaderboard: streaming", "", md_escape(STREAMING_NOTE), "",
+             "| " + " | ".join(md_escape(label) for _, label in cols) + " |",
+             "|" + "|".join(":---" if k in ("model", *dict(_SETTINGS)) else "---:" for k, _ in cols) + "|"]
+    for row in rows:
+        lines.append("| " + " | ".join(md_escape(_text(row, k)) for k, _ in cols) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def render_streaming_csv(rows: Sequence[dict]) -> str:
+    from .leaderboard import _csv_safe
+
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    keys = [k for k, _ in _columns()]
+    writer.writerow([*keys, "url", "file"])
+    for row in rows:
+        writer.writerow([_csv_safe(_text(row, k, 6)) for k in keys] + [_csv_safe(row["url"]), _csv_safe(row["file"])])
+    return buf.getvalue()
+
+
+def render_streaming_html(rows: Sequence[dict]) -> str:
+    """A second (static) table for index.html; every user string escaped."""
+    if not rows:
+        return ""
+    cols = _columns()
+    head = "".join(f'<th class="{"text" if k in ("model", *dict(_SETTINGS)) else "num"}" scope="col">'
+                   f"{escape(label)}</th>" for k, label in cols)
+    body = []
+    for row in rows:
+        cells = []
+        for k, _ in cols:
+            text = escape(_text(row, k))
+            if k == "model" and row["url"] and valid_url(row["url"]):
+                text = f'<a href="{attr(row["url"])}" rel="nofollow noopener noreferrer">{text}</a>'
+            cells.append(f'<td class="{"text" if k in ("model", *dict(_SETTINGS)) else "num"}">{text}</td>')
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    return (f'<h2>Streaming</h2>\n<p class="meta">{escape(STREAMING_NOTE)}</p>\n<div class="wrap">\n'
+            f'<table id="streaming">\n<thead><tr>{head}</tr></thead>\n<tbody>\n' + "\n".join(body)
+            + "\n</tbody>\n</table>\n</div>\n")
