@@ -1,9 +1,10 @@
 """Task functions named by the YAMLs (``!function lmms_tasks.utils.<fn>``): thin calls into
-``streamgaze_hf.evaluation``. Import-light; no module state."""
+``streamgaze_hf.evaluation`` (and ``streamgaze_hf.prefetch``, which holds the process-wide clip
+prefetcher). Import-light; no module state here."""
 
 from __future__ import annotations
 
-from streamgaze_hf import evaluation
+from streamgaze_hf import evaluation, prefetch
 from streamgaze_hf.errors import StreamGazeError
 
 PROACTIVE_METRICS = ("accuracy", "precision", "recall", "f1", "fpr", "fnr")
@@ -17,6 +18,7 @@ def process_docs(dataset):
     spec = dataset[0]
     try:
         docs = evaluation.load_docs(spec["task"], spec["gaze"])
+        prefetch.start_prefetch(docs)  # clips prepared in the background ($STREAMGAZE_PREFETCH workers)
     except StreamGazeError as exc:
         # lmms-eval retries dataset loading five times on any Exception; a missing dataset is not
         # transient, so stop with one clear line instead.
@@ -25,7 +27,7 @@ def process_docs(dataset):
 
 
 def doc_to_visual(doc):
-    return evaluation.doc_visuals(doc)
+    return prefetch.prefetched_visuals(doc)
 
 
 def doc_to_text(doc, lmms_eval_specific_kwargs=None):
