@@ -146,15 +146,20 @@ def doc_window(doc: dict) -> tuple[float, float]:
 
 # ---- what the model sees ---------------------------------------------------------------------------
 
+def doc_clip_spec(doc: dict) -> tuple[Path, float, float, float | None]:
+    """(video file, window start, window end, fps cap) of the document's clip: the overlay video in
+    visual mode, the original video in the other modes."""
+    rel = doc["overlay_path"] if doc["gaze"] == "visual" else doc["video_path"]
+    start, end = doc_window(doc)
+    return Path(doc["dataset_root"]) / rel, start, end, doc["clip_fps"] or None
+
+
 def doc_visuals(doc: dict, cache_dir: str | os.PathLike[str] | None = None) -> list[str]:
     """Local files for the model: the window clip of the overlay video (visual mode) or of the
     original video (other modes), preceded by the window's salience map image in salience mode."""
     from .video.clips import clip_cache_dir, prepare_clip
 
-    root = Path(doc["dataset_root"])
-    rel = doc["overlay_path"] if doc["gaze"] == "visual" else doc["video_path"]
-    start, end = doc_window(doc)
-    clip = prepare_clip(root / rel, start, end, fps_cap=doc["clip_fps"] or None, cache_dir=cache_dir)
+    clip = prepare_clip(*doc_clip_spec(doc), cache_dir=cache_dir)
     visuals = [str(clip)]
     if doc["gaze"] == "salience":
         visuals.insert(0, str(salience_image(doc, Path(cache_dir) if cache_dir else clip_cache_dir())))

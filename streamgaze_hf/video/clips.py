@@ -104,6 +104,21 @@ def prepare_clip(video: str | os.PathLike[str], start: float, end: float, fps_ca
     (naming the file) for a missing or unreadable video and for a bad window (negative or non-finite
     times, ``start > end``, ``fps_cap <= 0``).
     """
+    src, st, digest, key, clip, start, end, fps_cap = _locate(video, start, end, fps_cap, cache_dir)
+    if _cached(clip, key):
+        return clip
+    _build(src, st, digest, key, start, end, fps_cap, clip)
+    return clip
+
+
+def cached_clip(video: str | os.PathLike[str], start: float, end: float, fps_cap: float | None = None,
+                cache_dir: str | os.PathLike[str] | None = None) -> Path | None:
+    """The clip :func:`prepare_clip` would return if it is already in the cache, else None (builds nothing)."""
+    _src, _st, _digest, key, clip, *_ = _locate(video, start, end, fps_cap, cache_dir)
+    return clip if _cached(clip, key) else None
+
+
+def _locate(video, start, end, fps_cap, cache_dir):
     src = Path(video)
     start, end, fps_cap = _check_window(src, start, end, fps_cap)
     try:
@@ -117,11 +132,7 @@ def prepare_clip(video: str | os.PathLike[str], start: float, end: float, fps_ca
     root = Path(cache_dir) if cache_dir is not None else clip_cache_dir()
     digest = _source_digest(src, st, root)
     key = clip_key(digest, start, end, fps_cap)
-    clip = root / key[:2] / f"{key}.mp4"
-    if _cached(clip, key):
-        return clip
-    _build(src, st, digest, key, start, end, fps_cap, clip)
-    return clip
+    return src, st, digest, key, root / key[:2] / f"{key}.mp4", start, end, fps_cap
 
 
 def clip_frame_times(clip_path: str | os.PathLike[str]) -> list[float]:
