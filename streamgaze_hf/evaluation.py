@@ -18,6 +18,7 @@ import hashlib
 import json
 import math
 import os
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -89,6 +90,27 @@ def _gaze_tracks(root: Path, video_ids: set[str], geometry: dict[str, dict]) -> 
                                 part["y"].to_numpy(zero_copy_only=False),
                                 part["valid"].to_numpy(zero_copy_only=False), g["width"], g["height"], g["fps"])
     return tracks
+
+
+def video_gaze_track(root: Path, video_id: str, width: int, height: int) -> GazeTrack | None:
+    """One video's gaze samples (None without any), read once per dataset version and video.
+
+    Memoised (the last few videos) on the gaze file's path, size and mtime, so the salience variant
+    reads a video's gaze once, not once per document."""
+    path = data_file(root, "gaze")
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return _video_gaze_track(str(path.resolve()), st.st_size, st.st_mtime_ns, str(root), video_id, int(width),
+                             int(height))
+
+
+@lru_cache(maxsize=8)
+def _video_gaze_track(_path: str, _size: int, _mtime_ns: int, root: str, video_id: str, width: int,
+                      height: int) -> GazeTrack | None:
+    geometry = {video_id: {"width": width, "height": height, "fps": 30.0}}
+    return _gaze_tracks(Path(root), {video_id}, geometry).get(video_id)
 
 
 def clip_fixations(fixations: list[dict], end: float, track: GazeTrack | None) -> list[dict]:
@@ -177,9 +199,9 @@ def salience_image(doc: dict, cache_dir: Path) -> Path:
     if out.is_file():
         return out
     width, height = doc["frame_width"], doc["frame_height"]
-    tracks = _gaze_tracks(root, {doc["video_id"]}, {doc["video_id"]: {"width": width, "height": height, "fps": 30.0}})
-    if doc["video_id"] in tracks:
-        sal = track_salience_map(tracks[doc["video_id"]], start, end)
+    track = video_gaze_track(root, doc["video_id"], width, height)
+    if track is not None:
+        sal = track_salience_map(track, start, end)
     else:  # no gaze samples (e.g. the official release): the fixation centroids in the window
         from .gaze.salience import salience_map
 
