@@ -85,9 +85,11 @@ def _build(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--workers", type=int, default=1, help="parallel worker processes over videos")
     p.add_argument("--force", action="store_true", help="overwrite an existing dataset of the same version")
     p.add_argument("--changelog", default="", help="text of this version's CHANGELOG entry")
+    _proxy_args(p)
 
     def run(a: argparse.Namespace) -> int:
         from .dataset.build import BuildOptions, build_dataset
+        from .video.proxy import proxy_spec
 
         objects = a.objects or ("oracle" if a.source == "world" else "")
         if not objects:
@@ -96,11 +98,18 @@ def _build(p: argparse.ArgumentParser) -> Handler:
         opts = BuildOptions(seed=a.seed, source=a.source, objects=objects, metadata=a.metadata, vlm_url=a.vlm_url,
                             vlm_model=a.vlm_model, review=tuple(a.review), hfov_deg=a.hfov)
         root = build_dataset(a.raw, a.out, a.version, workers=a.workers, force=a.force, changelog=a.changelog,
-                             options=opts)
+                             options=opts, proxy=proxy_spec(a.proxy_fps, a.proxy_size))
         print(root)
         return 0
 
     return run
+
+
+def _proxy_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--proxy-fps", type=float, default=None,
+                   help="also store a proxy of every video at this frame rate (default 2 when --proxy-size is given)")
+    p.add_argument("--proxy-size", type=int, default=None,
+                   help="the proxies' longer side in pixels (default 448 when --proxy-fps is given)")
 
 
 @command("import-release", "convert the official StreamGaze release (qa/*.json, metadata/*.csv, videos) into our dataset")
@@ -112,12 +121,14 @@ def _import_release(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--force", action="store_true", help="overwrite an existing dataset of the same version")
     p.add_argument("--reencode", action="store_true",
                    help="store the videos re-encoded with a keyframe at every window start (fast, exact clips)")
+    _proxy_args(p)
 
     def run(a: argparse.Namespace) -> int:
         from .dataset.release import import_release
+        from .video.proxy import proxy_spec
 
         report = import_release(a.release_dir, a.out, a.version, strict=a.strict, force=a.force,
-                                reencode=a.reencode)
+                                reencode=a.reencode, proxy=proxy_spec(a.proxy_fps, a.proxy_size))
         print(report.format())
         return 0
 
@@ -154,6 +165,8 @@ def _eval(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--prompt-mode", choices=["default", "reference"], default=None,
                    help="prompts and parsing: ours (default) or the official code's, to compare with the paper")
     p.add_argument("--clip-fps", type=float, default=None, help="frame-rate cap of the window clips")
+    p.add_argument("--proxy", default=None, help="clip the dataset's proxy videos instead of the full-rate ones: "
+                   "a proxy name (e.g. 2fps-448px) or auto ($STREAMGAZE_PROXY)")
     p.add_argument("lmms_eval_args", nargs=argparse.REMAINDER,
                    help="arguments for lmms-eval, e.g. -- --model streamgaze_random --tasks streamgaze")
 
@@ -167,6 +180,8 @@ def _eval(p: argparse.ArgumentParser) -> Handler:
             os.environ["STREAMGAZE_PROMPT_MODE"] = a.prompt_mode
         if a.clip_fps is not None:
             os.environ["STREAMGAZE_CLIP_FPS"] = str(a.clip_fps)
+        if a.proxy is not None:
+            os.environ["STREAMGAZE_PROXY"] = a.proxy
         return run_lmms_eval(a.lmms_eval_args)
 
     return run
@@ -345,6 +360,7 @@ def _clips(p: argparse.ArgumentParser) -> Handler:
     w.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     w.add_argument("--cache", default=None, help=cache_help)
     w.add_argument("--clip-fps", type=float, default=None, help="frame-rate cap of the clips ($STREAMGAZE_CLIP_FPS)")
+    w.add_argument("--proxy", default=None, help="clips of the proxy videos: a proxy name or auto ($STREAMGAZE_PROXY)")
     st = sub.add_parser("stats", help="report the cache's size (clips, salience images, leftovers)")
     st.add_argument("--cache", default=None, help=cache_help)
     st.add_argument("--json", action="store_true", help="print JSON instead of text")
@@ -370,6 +386,8 @@ def _clips(p: argparse.ArgumentParser) -> Handler:
 
             if a.clip_fps is not None:
                 os.environ["STREAMGAZE_CLIP_FPS"] = str(a.clip_fps)
+            if a.proxy is not None:
+                os.environ["STREAMGAZE_PROXY"] = a.proxy
             r = warm_clips(a.root, a.tasks, a.variants, workers=a.workers)
             print(f"{r['clips']} clips for {r['documents']} documents ({', '.join(r['tasks'])}; "
                   f"{', '.join(r['variants'])}): {r['built']} built, {r['cached']} already cached, "

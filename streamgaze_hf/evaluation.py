@@ -9,7 +9,9 @@ Harness-agnostic (the lmms-eval plugin in ``lmms_tasks/`` is thin glue over this
 
 Run settings come from the environment so that every rank of a distributed run agrees:
 ``STREAMGAZE_ROOT`` (dataset root), ``STREAMGAZE_PROMPT_MODE`` (``default`` or ``reference``),
-``STREAMGAZE_CLIP_FPS`` (frame-rate cap of the clips), ``STREAMGAZE_CLIP_CACHE`` (clip cache dir).
+``STREAMGAZE_CLIP_FPS`` (frame-rate cap of the clips), ``STREAMGAZE_PROXY`` (clip the dataset's proxy
+videos instead of the full-rate ones; recorded in every document and sample record, like ``clip_fps``),
+``STREAMGAZE_CLIP_CACHE`` (clip cache dir).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from .tasks import get_task
 GAZE_VARIANTS: dict[str, str] = {"": "visual", "_nogaze": "none", "_textgaze": "text", "_salience": "salience"}
 PROMPT_MODE_ENV = "STREAMGAZE_PROMPT_MODE"
 CLIP_FPS_ENV = "STREAMGAZE_CLIP_FPS"
+PROXY_ENV = "STREAMGAZE_PROXY"
 
 
 def prompt_mode() -> str:
@@ -55,6 +58,30 @@ def clip_fps() -> float | None:
     if not fps > 0:
         raise StreamGazeError(f"${CLIP_FPS_ENV} must be > 0, got {raw}")
     return fps
+
+
+def proxy_setting(root: Path) -> str:
+    """The proxy videos the evaluation clips (``$STREAMGAZE_PROXY``): "" (off, the default: full-rate
+    clips), a proxy name such as ``2fps-448px``, or ``auto`` (the dataset's only proxy kind). The named
+    proxies must exist in the dataset (built with ``--proxy-fps`` / ``--proxy-size``)."""
+    from .video.proxy import PROXY_DIR, ProxySpec
+
+    raw = os.environ.get(PROXY_ENV, "").strip()
+    if raw.lower() in ("", "0", "off", "none", "no"):
+        return ""
+    base = root / PROXY_DIR
+    available = sorted(d.name for d in base.iterdir() if d.is_dir()) if base.is_dir() else []
+    if raw.lower() in ("auto", "1", "on", "yes"):
+        if len(available) != 1:
+            raise StreamGazeError(f"${PROXY_ENV}={raw}: the dataset has {len(available)} proxy kinds "
+                                  f"({', '.join(available) or 'none: build it with --proxy-fps/--proxy-size'}); "
+                                  "name one", root)
+        return available[0]
+    name = ProxySpec.parse(raw).name
+    if name not in available:
+        raise StreamGazeError(f"${PROXY_ENV}={raw}: the dataset has no {name} proxies (it has: "
+                              f"{', '.join(available) or 'none; build it with --proxy-fps/--proxy-size'})", root)
+    return name
 
 
 def task_name(task_id: str, gaze: str = "visual") -> str:
@@ -143,7 +170,7 @@ def load_docs(task_id: str, gaze: str = "visual", root: str | os.PathLike[str] |
     rows = [dict(r) for r in load_task(task_id, root_path)]
     geometry = _video_geometry(root_path)
     settings = {"dataset_root": str(root_path), "gaze": gaze, "prompt_mode": prompt_mode(),
-                "clip_fps": clip_fps() or 0.0}
+                "clip_fps": clip_fps() or 0.0, "proxy": proxy_setting(root_path)}
     tracks = {}
     if spec.is_proactive or gaze == "salience":
         tracks = _gaze_tracks(root_path, {r["video_id"] for r in rows}, geometry)
@@ -172,6 +199,10 @@ def doc_clip_spec(doc: dict) -> tuple[Path, float, float, float | None]:
     """(video file, window start, window end, fps cap) of the document's clip: the overlay video in
     visual mode, the original video in the other modes."""
     rel = doc["overlay_path"] if doc["gaze"] == "visual" else doc["video_path"]
+    if doc.get("proxy"):
+        from .video.proxy import proxy_rel_path
+
+        rel = proxy_rel_path(rel, doc["proxy"])
     start, end = doc_window(doc)
     return Path(doc["dataset_root"]) / rel, start, end, doc["clip_fps"] or None
 
@@ -234,7 +265,8 @@ def score_doc(doc: dict, response: str) -> dict:
     response = response or ""
     rec = {"question_id": doc["question_id"], "task": doc["task"], "video_id": doc["video_id"],
            "checkpoint_index": int(doc["checkpoint_index"]), "response": response,
-           "gaze": doc["gaze"], "prompt_mode": doc["prompt_mode"], "clip_fps": doc["clip_fps"]}
+           "gaze": doc["gaze"], "prompt_mode": doc["prompt_mode"], "clip_fps": doc["clip_fps"],
+           "proxy": doc.get("proxy", "")}
     reference = doc["prompt_mode"] == "reference"
     if get_task(doc["task"]).is_proactive:
         label = doc["checkpoint_label"] == "Yes"
