@@ -3,7 +3,7 @@
 A proxy keeps the source frames on screen at the times ``k / fps`` (``k = 0, 1, ...``; the last
 frame whose time is at or before ``k / fps``, each frame at most once), scaled so that its longer side
 is at most ``max_side`` pixels (never enlarged; even sizes, aspect kept), every frame encoded as a
-keyframe (H.264 intra, :class:`~.writer.H264Writer` with ``gop=1``) and stamped with its *source*
+keyframe (H.264 intra, :class:`~.writer.H264Writer` with ``gop=1``, crf 20, x264's ``fastdecode`` tune) and stamped with its *source*
 timestamp (the source's time base, ``pts - start_pts``). Hence:
 
 * a proxy's frame times are exact source frame times, and its first frame is the source's first, so a
@@ -33,12 +33,15 @@ from tqdm import tqdm
 
 from ..errors import StreamGazeError, VideoError
 from .reader import open_container, probe_video
-from .writer import DEFAULT_CRF, H264Writer
+from .writer import H264Writer
 
 PROXY_DIR = "videos/proxy"
 DEFAULT_PROXY_FPS = 2.0
 DEFAULT_PROXY_SIZE = 448
 PROXY_PRESET = "veryfast"
+PROXY_CRF = 20
+# x264 tuned for decoding speed (no CABAC, no deblocking): what the proxies are for
+PROXY_TUNE = "fastdecode"
 _NAME = re.compile(r"^(\d+(?:\.\d+)?)fps-(\d+)px$")
 _EPS = 1e-6
 
@@ -115,8 +118,8 @@ def build_proxy(src: str | os.PathLike[str], out: str | os.PathLike[str], spec: 
     n = 0
     bar = tqdm(total=info.n_frames, unit="frame", desc=f"proxy {src.name}", disable=not progress, leave=False)
     try:
-        with open_container(src) as c, H264Writer(out, w, h, rate, time_base=info.time_base, crf=DEFAULT_CRF,
-                                                  preset=PROXY_PRESET, gop=1) as writer:
+        with open_container(src) as c, H264Writer(out, w, h, rate, time_base=info.time_base, crf=PROXY_CRF,
+                                                  preset=PROXY_PRESET, gop=1, tune=PROXY_TUNE) as writer:
             s = c.streams.video[0]
             s.thread_type = "AUTO"
             last = int(info.frame_pts[keep[-1]])
