@@ -147,3 +147,19 @@ def test_proxy_setting_needs_the_proxies(demo_dataset, monkeypatch):
     monkeypatch.setenv("STREAMGAZE_PROXY", "fast")
     with pytest.raises(StreamGazeError, match="not a proxy name"):
         evaluation.load_docs("sr", "visual", demo_dataset)
+
+
+def test_fps_capped_proxy_clips_are_packet_copies(tmp_path):
+    clips._clear_memos()
+    src = write_source(tmp_path / "src.mp4", forced=())
+    proxy = build_proxy(src, tmp_path / "proxy.mp4", ProxySpec(4.0, 448))
+    ft = probe_video(src).frame_times
+    for cap in (0.5, 1.0, 3.0):
+        clip = prepare_clip(proxy, 0.7, 9.6, fps_cap=cap, cache_dir=tmp_path / "cache")
+        meta = read_sidecar(clip)
+        assert meta["mode"] == "copy"  # every proxy frame is a keyframe: any selection is a packet copy
+        times = np.asarray(clip_frame_times(clip))
+        assert times.max() <= 9.6 + 1e-6 and np.isin(times, ft).all()
+        assert np.all(np.diff(times) >= 1 / cap - 1e-6)
+        assert [decode_index(img) for _, _, img in iter_frames(clip)] == \
+            [int(np.flatnonzero(ft == t)[0]) for t in times]

@@ -19,13 +19,14 @@ Three ways to cut a clip (the sidecar's ``mode``):
   the window's first frame is a keyframe and either decode order equals presentation order (no
   B-frames: a prefix of a GOP's packets is a prefix of its frames), which holds for every ``[0, t]``
   prefix and, because dataset builds force a keyframe at every present-task window start, for the
-  dataset's 60 s windows; or the window is made of whole closed GOPs.
+  dataset's 60 s windows; or the window is made of whole closed GOPs. With an all-keyframe source
+  (the proxies of video/proxy.py) any selection of frames is copied, ``fps_cap`` included.
 * ``smart`` (:mod:`.smartcut`, H.264 sources): whole GOPs are copied and only the partial GOPs at the
   window's start (and, with B-frames, at its end) are decoded and re-encoded, so a window that does not
   start on a keyframe (a release imported without ``--reencode``, a camera file with long GOPs and
   B-frames) costs O(GOP), not O(window). The sidecar's ``segments`` record which frames were re-encoded.
 * ``encode``: otherwise (no keyframe or whole GOP inside the window, an open-GOP or non-H.264 source,
-  or an ``fps_cap`` that drops frames) the source is decoded from the keyframe before the window and
+  or an ``fps_cap`` that drops frames of a source that is not all keyframes) the source is decoded from the keyframe before the window and
   only the chosen frames are re-encoded with :class:`~.writer.H264Writer` (preset ``ultrafast``, the
   project's crf). A copy or smart cut that does not yield exactly the expected frames (an unusual
   container) falls back to this path.
@@ -295,8 +296,8 @@ def _build(src: Path, st: os.stat_result, digest: str, key: str, start: float, e
     i0, i1 = int(sel[0]), int(sel[-1])
     contiguous = len(sel) == i1 - i0 + 1
     plan = None
-    if idx.in_order and contiguous and bool(idx.keyframe[i0]):
-        mode = "copy"
+    if idx.in_order and bool(idx.keyframe[i0]) and (contiguous or bool(idx.keyframe[sel].all())):
+        mode = "copy"  # a packet range from a keyframe, or any frames of an all-keyframe stream (proxies)
     else:
         plan = plan_cut(idx, i0, i1) if contiguous else None
         mode = "encode" if plan is None else plan.mode
@@ -310,7 +311,7 @@ def _build(src: Path, st: os.stat_result, digest: str, key: str, start: float, e
         with atomic_output(clip) as tmp:
             n = -1
             if mode == "copy" and plan is None:
-                n = _cut(src, start, end, lambda: _copy_packets(src, idx, i0, i1, tmp))
+                n = _cut(src, start, end, lambda: _copy_packets(src, idx, sel, tmp))
                 if n != len(sel):  # an unusual container (e.g. edit lists): decode exactly instead
                     mode = meta["mode"] = "encode"
             elif plan is not None:
@@ -343,9 +344,12 @@ def _cut(src: Path, start: float, end: float, fn: Callable[[], int]) -> int:
         raise VideoError(f"cannot cut clip [{start}, {end}] ({exc})", src) from None
 
 
-def _copy_packets(src: Path, idx: _PacketIndex, i0: int, i1: int, out: Path) -> int:
-    """Copy the packets of frames i0..i1 (decode order == presentation order, i0 a keyframe) to ``out``."""
-    first, last = int(idx.frame_pts[i0]), int(idx.frame_pts[i1])
+def _copy_packets(src: Path, idx: _PacketIndex, sel: np.ndarray, out: Path) -> int:
+    """Copy the packets of the frames ``sel`` to ``out``: decode order == presentation order, the first a
+    keyframe, and either a contiguous range or keyframes only (each decodable on its own)."""
+    i0 = int(sel[0])
+    first, last = int(idx.frame_pts[i0]), int(idx.frame_pts[sel[-1]])
+    wanted = {int(idx.frame_pts[i]) for i in sel}
     n = 0
     with open_container(src) as ic, av.open(str(out), "w", format="mp4") as oc:
         s = ic.streams.video[0]
@@ -365,6 +369,8 @@ def _copy_packets(src: Path, idx: _PacketIndex, i0: int, i1: int, out: Path) -> 
                     break
                 if p.pts > last:
                     break
+                if p.pts not in wanted:
+                    continue
                 p.pts -= first
                 p.dts = p.pts  # no reordering: decode time == presentation time
                 p.stream = o
