@@ -199,6 +199,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="timed runs per window of the official re-encode (default 1: it takes seconds)")
     ap.add_argument("--ref-windows", type=int, default=1,
                     help="windows on which the official re-encode is timed (default 1: at 1080p it takes minutes)")
+    ap.add_argument("--layouts", default="ours,camera", help="source layouts (default %(default)s)")
     ap.add_argument("--out", type=Path, default=None, help="also write the medians as JSON here")
     a = ap.parse_args(argv)
     sizes = [tuple(int(v) for v in s.lower().split("x")) for s in a.sizes.split(",") if s.strip()]
@@ -215,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="sg-bench-ftm-") as tmp:
         work = Path(tmp)
         for w, h in sizes:
-            for layout in ("ours", "camera"):
+            for layout in [x.strip() for x in a.layouts.split(",") if x.strip()]:
                 name = f"{w}x{h} {layout}"
                 path = work / f"{w}x{h}-{layout}.mp4"
                 print(f"generating {name} ({a.duration:g} s at {a.fps:g} fps) ...", file=sys.stderr, flush=True)
@@ -261,7 +262,10 @@ def main(argv: list[str] | None = None) -> int:
                       f"({crit_cpu / 1e3 / MODEL_S:.3f} of the model's time; limit {CRITICAL_LIMIT_MS:g} ms) "
                       f"{'ok' if good else 'MISSED'}{'' if path == capped else ' (information)'}")
         largest = max(sizes, key=lambda s: s[0] * s[1])
-        cam = summary[f"{largest[0]}x{largest[1]} camera"]
+        cam = summary.get(f"{largest[0]}x{largest[1]} camera")
+        if cam is None:
+            print("PASS" if ok else "FAIL")
+            return 0 if ok else 1
         speedup = cam["official"]["clip_cpu_ms"] / cam["cold"]["clip_cpu_ms"]
         wall_speedup = cam["official"]["clip_ms"] / cam["cold"]["clip_ms"]
         good = speedup >= MIN_SMART_SPEEDUP

@@ -1,5 +1,6 @@
 """Smart cut: window clips of long-GOP, B-frame sources (camera-like files written here with PyAV) copy
-whole GOPs, re-encode only the partial GOPs at the ends, and hold exactly the frames of a full decode."""
+whole GOPs (and the decodable run of the last one), re-encode only the partial GOP at the start and the
+few B-frames at the end, and hold exactly the frames of a full decode."""
 
 from __future__ import annotations
 
@@ -85,7 +86,7 @@ def test_camera_sources_are_long_gop_with_bframes(camera):
     ("bframes", 5.0, 15.0 - 1 / FPS),  # exactly two whole GOPs: all packets copied
     ("bframes", 0.0, 19.99),  # the whole video: copy to the end of the stream
     ("bframes", 3.1, 19.99),  # to the end of the stream with a head
-    ("bframes", 1.0, 10.5),  # one whole GOP copied, head and tail re-encoded
+    ("bframes", 1.0, 10.5),  # one whole GOP and part of the next copied, head and tail re-encoded
     ("nob", 2.3, 17.9),  # no B-frames: head re-encoded, then packets copied up to the end
     ("ntsc", 0.7, 8.1),
     ("fullrange", 1.2, 16.3),
@@ -103,17 +104,26 @@ def test_smart_cut_is_frame_exact(camera, cache, name, start, end):
         seg = meta["segments"]
         assert seg["encoded_head"][0] == want[0] and seg["encoded_tail"][1] == want[-1] + 1
         assert idx.keyframe[seg["copied"][0]]
-        n_enc = (seg["encoded_head"][1] - seg["encoded_head"][0]) + (seg["encoded_tail"][1] - seg["encoded_tail"][0])
         gop = int(np.diff(np.flatnonzero(idx.keyframe)).max())
-        assert n_enc <= 2 * gop  # O(GOP): only the partial GOPs at the ends are re-encoded
-        assert seg["copied"][1] - seg["copied"][0] >= len(want) - 2 * gop
+        assert seg["encoded_head"][1] - seg["encoded_head"][0] < gop  # O(GOP): the partial GOP at the start
+        assert seg["encoded_tail"][1] - seg["encoded_tail"][0] <= 3  # and the B-frames after the last copied anchor
+        assert seg["copied"][1] - seg["copied"][0] >= len(want) - gop - 3
 
 
 def test_the_cut_layout(camera, cache):
     src = camera["bframes"]
+    idx = _index(src)
     meta = read_sidecar(prepare_clip(src, 2.3, 17.9, cache_dir=cache))
-    # frames 56..429: head 56..119 re-encoded, GOPs 120..359 copied, tail 360..429 re-encoded
-    assert meta["segments"] == {"encoded_head": [56, 120], "copied": [120, 360], "encoded_tail": [360, 430]}
+    # frames 56..429: head 56..119 re-encoded; GOPs 120..359 and the last GOP up to its last reference
+    # frame at or before 429 copied (a decode-order run that shows exactly those frames); at most the
+    # 3 B-frames after it re-encoded
+    seg = meta["segments"]
+    assert seg["encoded_head"] == [56, 120] and seg["copied"][0] == 120
+    b = seg["copied"][1]
+    assert seg["encoded_tail"] == [b, 430] and 430 - 4 < b <= 430
+    da = int(idx.demux_position[120])
+    assert np.array_equal(np.sort(idx.demux_pts[da:da + b - 120]), idx.frame_pts[120:b])
+    assert not np.array_equal(np.sort(idx.demux_pts[da:da + b - 119]), idx.frame_pts[120:b + 1])  # longest
     meta = read_sidecar(prepare_clip(src, 5.0, 15.0 - 1 / FPS, cache_dir=cache))
     assert meta["mode"] == "copy" and meta["source_indices"] == list(range(120, 360))
     meta = read_sidecar(prepare_clip(camera["nob"], 2.3, 17.9, cache_dir=cache))
@@ -157,10 +167,12 @@ def test_decord_reads_smart_clips(camera, cache):
 def test_plan_cut_declines_what_it_cannot_copy(camera):
     idx = _index(camera["bframes"])
     assert plan_cut(idx, 10, 100) is None  # no keyframe inside the window
-    assert plan_cut(idx, 10, 130) is None  # a keyframe, but no whole GOP before the window end (B-frames)
-    p = plan_cut(idx, 10, 250)
-    assert (p.lo, p.a, p.b, p.hi) == (10, 120, 240, 250)
-    assert plan_cut(_index(camera["opengop"]), 10, 400) is None
+    p = plan_cut(idx, 10, 130)  # a keyframe, then part of its GOP: copied up to a reference frame
+    assert (p.lo, p.a, p.hi) == (10, 120, 130) and 127 < p.b <= 131
+    p = plan_cut(idx, 10, 240)  # ends on a keyframe: nothing to re-encode at the end
+    assert (p.lo, p.a, p.b, p.hi) == (10, 120, 241, 240)
+    assert plan_cut(idx, 120, 239).mode == "copy"  # a whole GOP
+    assert plan_cut(_index(camera["opengop"]), 10, 400) is None  # open GOP: leading pictures follow the keyframe
 
 
 def test_annexb_and_avcc_helpers(camera):

@@ -1,22 +1,25 @@
 """Smart cut: a window clip of any H.264 video at O(GOP) cost, frame-exact.
 
-A window holds the source frames ``lo..hi`` (presentation order). The cut copies every *whole* GOP
-inside the window as packets (no decoding) and re-encodes only the partial GOPs at its two ends:
+A window holds the source frames ``lo..hi`` (presentation order). The cut copies packets (no decoding)
+for as much of the window as a packet copy can show exactly, and decodes and re-encodes only the rest:
 
 * head ``lo..a-1``: the frames before the window's first keyframe ``a`` (decoded from the keyframe
   before ``lo``, re-encoded);
-* middle ``a..b-1``: whole GOPs, packets copied. ``b`` is the last GOP boundary (a keyframe, or the end
-  of the stream) at or before ``hi + 1``. When the source has no B-frames (decode order equals
-  presentation order) a prefix of a GOP's packets decodes to a prefix of its frames, so the middle runs
-  to ``hi`` itself and there is no tail;
-* tail ``b..hi``: with B-frames, the frames of the last, partial GOP (decoded from keyframe ``b``; the
-  decoder may read packets of later frames, but only frames up to ``hi`` are encoded).
+* middle ``a..b-1``: copied. In decode order, any run of packets starting at a keyframe decodes on its
+  own (a packet only references packets before it; GOPs are closed, see below), so the middle is the
+  longest decode-order run from ``a`` whose frames are exactly ``a..f`` for some ``f <= hi``: every
+  whole GOP of the window and, in the last one, up to its last reference frame (I/P) at or before
+  ``hi`` with the B-frames it completes. Without B-frames (decode order equals presentation order)
+  that is ``a..hi`` itself;
+* tail ``b..hi``: with B-frames, the few frames after the middle's last reference frame (at most the
+  number of consecutive B-frames), decoded from the last GOP's keyframe (the decoder may read packets
+  of later frames, but only frames up to ``hi`` are encoded).
 
 The clip therefore holds exactly the frames a full decode of the window gives, with their source
-timestamps (rebased so the first is 0): never a frame after the window end. Copied GOPs must be closed:
-the packets between keyframe ``a`` and boundary ``b`` in decode order must be exactly the frames
-``a..b-1`` (an open GOP, whose leading B-frames reference the previous GOP, fails this check and the
-caller re-encodes the whole window instead). Re-encoded segments use libx264 without B-frames and carry
+timestamps (rebased so the first is 0): never a frame after the window end. Re-encoding costs O(GOP)
+(decoding the partial GOPs at the two ends), not O(window). An open-GOP keyframe (followed in decode
+order by leading pictures that reference the previous GOP) ends the run at once; the caller then
+re-encodes the whole window. Re-encoded segments use libx264 without B-frames and carry
 their SPS/PPS in-band; the first copied packet after a re-encoded head carries the source's SPS/PPS
 (from its ``avcC``), so every decoder switches parameter sets at each segment boundary. Decode
 timestamps are reassigned for the whole clip (``dts_j = j-th smallest pts - max reorder delay``),
@@ -49,7 +52,8 @@ class CutFailed(Exception):
 
 @dataclass(frozen=True)
 class CutPlan:
-    """Frames ``lo..a-1`` re-encoded, ``a..b-1`` copied, ``b..hi`` re-encoded (presentation indices)."""
+    """Frames ``lo..a-1`` re-encoded, ``a..b-1`` copied (the decode-order run from keyframe ``a``),
+    ``b..hi`` re-encoded (presentation indices)."""
 
     lo: int
     a: int
@@ -114,30 +118,28 @@ def length_prefixed(nals: list[bytes], length_size: int) -> bytes:
 
 def plan_cut(idx: PacketIndex, lo: int, hi: int) -> CutPlan | None:
     """How to cut frames ``lo..hi`` (see the module docstring); None when a smart cut does not apply:
-    an unsupported codec or pixel format, no keyframe inside the window, or no closed whole GOP."""
+    an unsupported codec or pixel format, no keyframe inside the window, or no copyable run of more
+    than one frame before more frames to re-encode (e.g. an open GOP's keyframe, followed in decode
+    order by leading pictures from before it)."""
     if idx.codec not in SMART_CODECS or idx.pix_fmt not in SMART_PIX_FMTS:
         return None
     if avcc_parameter_sets(idx.extradata) is None:
         return None
-    n = idx.n_frames
     keys = np.flatnonzero(idx.keyframe)
     inside = keys[(keys >= lo) & (keys <= hi)]
     if len(inside) == 0:
         return None
     a = int(inside[0])
-    if idx.in_order:
-        return CutPlan(lo, a, hi + 1, hi)
-    bounds = [int(k) for k in keys if a < k <= hi + 1]
-    if hi + 1 == n:
-        bounds.append(n)
-    if not bounds:
-        return None
-    b = max(bounds)
-    pos = idx.demux_position
-    da = int(pos[a])
-    db = int(pos[b]) if b < n else n
-    if db - da != b - a or not np.array_equal(np.sort(idx.demux_pts[da:db]), idx.frame_pts[a:b]):
-        return None  # an open GOP (or an unusual stream): its packets are not exactly frames a..b-1
+    da = int(idx.demux_position[a])
+    # the longest decode-order run from keyframe a whose frames are exactly a..f (f <= hi): any such
+    # run decodes on its own (every packet references only packets before it), and shows nothing after f
+    run = idx.demux_pts[da:da + (hi - a + 1)]
+    want = idx.frame_pts[a:a + len(run)]
+    ok = (np.maximum.accumulate(run) == want) & (np.minimum.accumulate(run) == want[0])
+    length = int(np.flatnonzero(ok)[-1]) + 1
+    b = a + length
+    if length == 1 and b <= hi:
+        return None  # nothing gained over re-encoding the window
     return CutPlan(lo, a, b, hi)
 
 
@@ -206,15 +208,10 @@ def smart_cut(src: str | os.PathLike[str], idx: PacketIndex, plan: CutPlan, out:
         raise CutFailed("no avcC record")
     length_size, param_sets = parsed
     fp = idx.frame_pts
-    n = idx.n_frames
     lo, a, b, hi = plan.lo, plan.a, plan.b, plan.hi
     base = int(fp[lo])
-    pos = idx.demux_position
-    da = int(pos[a])
-    db = int(pos[b]) if b < n else n
-    if idx.in_order:
-        db = int(pos[hi]) + 1 if b > hi else db
-    copied = idx.demux_pts[da:db]
+    da = int(idx.demux_position[a])
+    copied = idx.demux_pts[da:da + (b - a)]  # the decode-order run of frames a..b-1 (plan_cut)
     seq = np.concatenate([fp[lo:a], copied, fp[b:hi + 1] if b <= hi else fp[:0]]).astype(np.int64) - base
     srt = np.sort(seq)
     delay = max(0, int((srt - seq).max()))
