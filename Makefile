@@ -20,3 +20,4 @@ lint: setup
 bench: setup
 	@$(PY) benchmarks/overlay.py
 	@$(PY) benchmarks/clips.py
+	@$(PY) benchmarks/frames_to_model.py

@@ -6,7 +6,8 @@ Without ``--video`` the source is built like the dataset build builds its videos
 24 fps demo world video (``generate_world``, seed 0) re-encoded with :class:`H264Writer` (no B-frames,
 1 s keyframes, the source pts) with keyframes forced at the first frame of every 60 s window benchmarked
 (``t - 60``), as the dataset build does at present-task window starts. With ``--video`` the file is used
-as it is (windows that do not start on a keyframe then take the encode path).
+as it is (windows that do not start on a keyframe are then smart cuts: the frames before the first
+keyframe re-encoded, the rest copied).
 
 Reference: the official StreamGaze code cuts windows with ``ffmpeg -ss start -i file -t dur -c:v libx264``;
 there is no ffmpeg binary here, so :func:`reference_clip` does the same with PyAV: seek to the keyframe
@@ -19,7 +20,8 @@ cache directory and all in-process memos cleared (so it hashes the source, scans
 clip). Prints per-window times, the medians per kind and the speed-up ``median(reference) / median(ours)``,
 and the median time of a cached clip (warm process, and a fresh process state that re-reads the on-disk
 digest index). One informational (not gated) trial times a 60 s window that does not start on a keyframe
-(the encode path). Exits 1 if a speed-up is below ``--min-speedup`` or a cached median is not below 5 ms.
+(a smart cut, video/smartcut.py). Exits 1 if a speed-up is below ``--min-speedup`` or a cached median is
+not below 5 ms.
 """
 
 from __future__ import annotations
@@ -179,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
             summary.append(f"{kind:15s}: cold prepare_clip median {mo * 1e3:8.1f} ms, reference median "
                            f"{mr:7.2f} s, speed-up {speedup:7.1f}x (need >= {a.min_speedup:g}), "
                            f"{len(ours)} trials")
-        # informational, not gated: a 60 s window that does not start on a keyframe takes the encode path
+        # informational, not gated: a 60 s window that does not start on a keyframe is a smart cut
         start, end = ends[0] - PRESENT_WINDOW_S + 0.5, ends[0]
         clips._clear_memos()
         t0 = time.perf_counter()

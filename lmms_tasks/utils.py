@@ -1,11 +1,12 @@
 """Task functions named by the YAMLs (``!function lmms_tasks.utils.<fn>``): thin calls into
-``streamgaze_hf.evaluation``. Import-light; no module state."""
+``streamgaze_hf.evaluation`` (and ``streamgaze_hf.prefetch``, which holds the process-wide clip
+prefetcher). Import-light; no module state here."""
 
 from __future__ import annotations
 
 import math
 
-from streamgaze_hf import evaluation
+from streamgaze_hf import evaluation, prefetch
 from streamgaze_hf.errors import StreamGazeError
 
 
@@ -17,6 +18,7 @@ def process_docs(dataset):
     spec = dataset[0]
     try:
         docs = evaluation.load_docs(spec["task"], spec["gaze"], reasoning=spec.get("reasoning") or "")
+        prefetch.start_prefetch(docs)  # clips prepared in the background ($STREAMGAZE_PREFETCH workers)
     except StreamGazeError as exc:
         # lmms-eval retries dataset loading five times on any Exception; a missing dataset is not
         # transient, so stop with one clear line instead.
@@ -29,7 +31,7 @@ def doc_to_visual(doc):
     (lmms-eval's simple wrappers accept an image only as a PIL image and drop image paths)."""
     from PIL import Image
 
-    visuals = evaluation.doc_visuals(doc)
+    visuals = prefetch.prefetched_visuals(doc)  # a cache hit when the prefetcher got there first
     return [Image.open(v).convert("RGB") if v.endswith(".png") else v for v in visuals]
 
 

@@ -91,9 +91,11 @@ def _build(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--workers", type=int, default=1, help="parallel worker processes over videos")
     p.add_argument("--force", action="store_true", help="overwrite an existing dataset of the same version")
     p.add_argument("--changelog", default="", help="text of this version's CHANGELOG entry")
+    _proxy_args(p)
 
     def run(a: argparse.Namespace) -> int:
         from .dataset.build import BuildOptions, build_dataset
+        from .video.proxy import proxy_spec
 
         objects = a.objects or ("oracle" if a.source == "world" else "")
         if not objects:
@@ -102,11 +104,18 @@ def _build(p: argparse.ArgumentParser) -> Handler:
         opts = BuildOptions(seed=a.seed, source=a.source, objects=objects, metadata=a.metadata, vlm_url=a.vlm_url,
                             vlm_model=a.vlm_model, review=tuple(a.review), hfov_deg=a.hfov)
         root = build_dataset(a.raw, a.out, a.version, workers=a.workers, force=a.force, changelog=a.changelog,
-                             options=opts)
+                             options=opts, proxy=proxy_spec(a.proxy_fps, a.proxy_size))
         print(root)
         return 0
 
     return run
+
+
+def _proxy_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--proxy-fps", type=float, default=None,
+                   help="also store a proxy of every video at this frame rate (default 2 when --proxy-size is given)")
+    p.add_argument("--proxy-size", type=int, default=None,
+                   help="the proxies' longer side in pixels (default 448 when --proxy-fps is given)")
 
 
 @command("import-release", "convert the official StreamGaze release (qa/*.json, metadata/*.csv, videos) into our dataset")
@@ -120,14 +129,16 @@ def _import_release(p: argparse.ArgumentParser) -> Handler:
                    help="store the videos re-encoded with a keyframe at every window start (fast, exact clips)")
     p.add_argument("--benchmark", default="streamgaze", choices=["streamgaze", "egogazevqa"],
                    help="whose release it is (default streamgaze; egogazevqa = `streamgaze import-egogazevqa`)")
+    _proxy_args(p)
 
     def run(a: argparse.Namespace) -> int:
         from .dataset.release import import_release
+        from .video.proxy import proxy_spec
 
         if a.benchmark != "streamgaze":
             return _import_other(a)
         report = import_release(a.release_dir, a.out, a.version, strict=a.strict, force=a.force,
-                                reencode=a.reencode)
+                                reencode=a.reencode, proxy=proxy_spec(a.proxy_fps, a.proxy_size))
         print(report.format())
         return 0
 
@@ -219,6 +230,8 @@ def _eval(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--protocol", default=None, metavar="NAME",
                    help="frame sampling and generation of a model family's official wrapper: default, "
                         "paper_qwen2_5_vl, paper_api, paper_internvl (README 'Evaluate your model')")
+    p.add_argument("--proxy", default=None, help="clip the dataset's proxy videos instead of the full-rate ones: "
+                   "a proxy name (e.g. 2fps-448px) or auto ($STREAMGAZE_PROXY)")
     p.add_argument("lmms_eval_args", nargs=argparse.REMAINDER,
                    help="arguments for lmms-eval, e.g. -- --model streamgaze_random --tasks streamgaze")
 
@@ -245,6 +258,8 @@ def _eval(p: argparse.ArgumentParser) -> Handler:
             os.environ[PROTOCOL_ENV] = protocol.name
             if protocol.generation and "--gen_kwargs" not in args:
                 args += ["--gen_kwargs", protocol.gen_kwargs()]
+        if a.proxy is not None:
+            os.environ["STREAMGAZE_PROXY"] = a.proxy
         settings = run_settings()  # validates the environment before lmms-eval starts
         out = args[args.index("--output_path") + 1] if "--output_path" in args[:-1] else None
         before = set(_results_files(out)) if out else set()
@@ -553,6 +568,72 @@ def _export_sft(p: argparse.ArgumentParser) -> Handler:
         m = export_sft(a.root, a.out, a.format, gaze=a.gaze, allow_eval_data=a.allow_eval_data)
         print(f"{a.out}: {m['samples']['n']} samples ({m['proactive']['alert_turns']} proactive with "
               f"{m['proactive']['silent_turns']} silent turns), {m['clips']} clips")
+        return 0
+
+    return run
+
+
+@command("clips", "the evaluation's clip cache: warm it ahead of a run, report its size, bound it")
+def _clips(p: argparse.ArgumentParser) -> Handler:
+    sub = p.add_subparsers(dest="clips_command", required=True, metavar="{warm,stats,prune}")
+    cache_help = "clip cache directory (default: $STREAMGAZE_CLIP_CACHE, else ~/.cache/streamgaze/clips)"
+    w = sub.add_parser("warm", help="prepare every clip an evaluation will ask for (resumable)",
+                       description="Prepare the clips (and salience images) of the given tasks and variants "
+                                   "in the clip cache, with the evaluation settings of the environment "
+                                   "($STREAMGAZE_CLIP_FPS, $STREAMGAZE_PROXY). Clips already cached are skipped.")
+    w.add_argument("root", help="dataset root")
+    w.add_argument("--tasks", nargs="+", default=None,
+                   help="task ids, lmms-eval task names or categories (default: all ten)")
+    w.add_argument("--variants", nargs="+", default=None,
+                   help="default, nogaze, textgaze, salience (default: default, the paper's main setting)")
+    w.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    w.add_argument("--cache", default=None, help=cache_help)
+    w.add_argument("--clip-fps", type=float, default=None, help="frame-rate cap of the clips ($STREAMGAZE_CLIP_FPS)")
+    w.add_argument("--proxy", default=None, help="clips of the proxy videos: a proxy name or auto ($STREAMGAZE_PROXY)")
+    st = sub.add_parser("stats", help="report the cache's size (clips, salience images, leftovers)")
+    st.add_argument("--cache", default=None, help=cache_help)
+    st.add_argument("--json", action="store_true", help="print JSON instead of text")
+    pr = sub.add_parser("prune", help="remove least recently used entries (and stale leftovers)",
+                        description="Remove entries last used longer ago than --older-than, then the least "
+                                    "recently used ones until the cache holds at most --max-bytes.")
+    pr.add_argument("--cache", default=None, help=cache_help)
+    pr.add_argument("--max-bytes", default=None, help="size bound, e.g. 20G, 500M or a number of bytes")
+    pr.add_argument("--older-than", default=None, help="age bound, e.g. 7d, 12h, 30m or a number of seconds")
+    pr.add_argument("--dry-run", action="store_true", help="only report what would be removed")
+
+    def run(a: argparse.Namespace) -> int:
+        import json
+        import os
+
+        if a.cache:
+            os.environ["STREAMGAZE_CLIP_CACHE"] = str(a.cache)
+        from .video.cache_admin import cache_stats, format_stats, parse_age, parse_size, prune_cache
+        from .video.clips import clip_cache_dir
+
+        if a.clips_command == "warm":
+            from .prefetch import warm_clips
+
+            if a.clip_fps is not None:
+                os.environ["STREAMGAZE_CLIP_FPS"] = str(a.clip_fps)
+            if a.proxy is not None:
+                os.environ["STREAMGAZE_PROXY"] = a.proxy
+            r = warm_clips(a.root, a.tasks, a.variants, workers=a.workers)
+            print(f"{r['clips']} clips for {r['documents']} documents ({', '.join(r['tasks'])}; "
+                  f"{', '.join(r['variants'])}): {r['built']} built, {r['cached']} already cached, "
+                  f"{r['seconds']:.1f} s; cache {clip_cache_dir()}")
+            return 0
+        if a.clips_command == "stats":
+            stats = cache_stats(clip_cache_dir())
+            print(json.dumps(stats, indent=2) if a.json else format_stats(stats))
+            return 0
+        if a.max_bytes is None and a.older_than is None:
+            raise StreamGazeError("clips prune needs --max-bytes B or --older-than D")
+        r = prune_cache(clip_cache_dir(), max_bytes=None if a.max_bytes is None else parse_size(a.max_bytes),
+                        older_than=None if a.older_than is None else parse_age(a.older_than), dry_run=a.dry_run)
+        verb = "would remove" if a.dry_run else "removed"
+        print(f"{verb} {r['removed_entries']} entries, {r['removed_tmp']} temporary files and "
+              f"{r['removed_orphans']} orphaned halves ({r['freed_bytes']:,} bytes); {r['kept_entries']} entries "
+              f"kept, {r['bytes_after']:,} bytes")
         return 0
 
     return run

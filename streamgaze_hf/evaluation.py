@@ -10,7 +10,9 @@ Harness-agnostic (the lmms-eval plugin in ``lmms_tasks/`` is thin glue over this
 Run settings come from the environment so that every rank of a distributed run agrees:
 ``STREAMGAZE_ROOT`` (dataset root), ``STREAMGAZE_PROMPT_MODE`` (``default`` or ``reference``),
 ``STREAMGAZE_CLIP_FPS`` (frame-rate cap of the clips), ``STREAMGAZE_PROTOCOL`` (frame sampling of a
-model family's official wrapper, see ``protocols``), ``STREAMGAZE_CLIP_CACHE`` (clip cache dir).
+model family's official wrapper, see ``protocols``), ``STREAMGAZE_PROXY`` (clip the dataset's proxy
+videos instead of the full-rate ones; recorded in every document and sample record, like ``clip_fps``),
+``STREAMGAZE_CLIP_CACHE`` (clip cache dir).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import hashlib
 import json
 import math
 import os
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -39,6 +42,7 @@ GAZE_VARIANTS: dict[str, str] = {"": "visual", "_nogaze": "none", "_textgaze": "
 REASONING_VARIANTS: dict[str, str] = {"_cot_text": "text", "_cot_gaze": "gaze", "_cot_visual": "visual"}
 PROMPT_MODE_ENV = "STREAMGAZE_PROMPT_MODE"
 CLIP_FPS_ENV = "STREAMGAZE_CLIP_FPS"
+PROXY_ENV = "STREAMGAZE_PROXY"
 
 
 def prompt_mode() -> str:
@@ -67,6 +71,30 @@ def run_settings() -> dict:
 
     return {"prompt_mode": prompt_mode(), "protocol": current_protocol().name, "clip_fps": clip_fps() or 0.0,
             "toolkit_version": __version__}
+
+
+def proxy_setting(root: Path) -> str:
+    """The proxy videos the evaluation clips (``$STREAMGAZE_PROXY``): "" (off, the default: full-rate
+    clips), a proxy name such as ``2fps-448px``, or ``auto`` (the dataset's only proxy kind). The named
+    proxies must exist in the dataset (built with ``--proxy-fps`` / ``--proxy-size``)."""
+    from .video.proxy import PROXY_DIR, ProxySpec
+
+    raw = os.environ.get(PROXY_ENV, "").strip()
+    if raw.lower() in ("", "0", "off", "none", "no"):
+        return ""
+    base = root / PROXY_DIR
+    available = sorted(d.name for d in base.iterdir() if d.is_dir()) if base.is_dir() else []
+    if raw.lower() in ("auto", "1", "on", "yes"):
+        if len(available) != 1:
+            raise StreamGazeError(f"${PROXY_ENV}={raw}: the dataset has {len(available)} proxy kinds "
+                                  f"({', '.join(available) or 'none: build it with --proxy-fps/--proxy-size'}); "
+                                  "name one", root)
+        return available[0]
+    name = ProxySpec.parse(raw).name
+    if name not in available:
+        raise StreamGazeError(f"${PROXY_ENV}={raw}: the dataset has no {name} proxies (it has: "
+                              f"{', '.join(available) or 'none; build it with --proxy-fps/--proxy-size'})", root)
+    return name
 
 
 def task_name(task_id: str, gaze: str = "visual") -> str:
@@ -102,6 +130,27 @@ def _gaze_tracks(root: Path, video_ids: set[str], geometry: dict[str, dict]) -> 
                                 part["y"].to_numpy(zero_copy_only=False),
                                 part["valid"].to_numpy(zero_copy_only=False), g["width"], g["height"], g["fps"])
     return tracks
+
+
+def video_gaze_track(root: Path, video_id: str, width: int, height: int) -> GazeTrack | None:
+    """One video's gaze samples (None without any), read once per dataset version and video.
+
+    Memoised (the last few videos) on the gaze file's path, size and mtime, so the salience variant
+    reads a video's gaze once, not once per document."""
+    path = data_file(root, "gaze")
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return _video_gaze_track(str(path.resolve()), st.st_size, st.st_mtime_ns, str(root), video_id, int(width),
+                             int(height))
+
+
+@lru_cache(maxsize=8)
+def _video_gaze_track(_path: str, _size: int, _mtime_ns: int, root: str, video_id: str, width: int,
+                      height: int) -> GazeTrack | None:
+    geometry = {video_id: {"width": width, "height": height, "fps": 30.0}}
+    return _gaze_tracks(Path(root), {video_id}, geometry).get(video_id)
 
 
 def clip_fixations(fixations: list[dict], end: float, track: GazeTrack | None) -> list[dict]:
@@ -140,7 +189,8 @@ def load_docs(task_id: str, gaze: str = "visual", root: str | os.PathLike[str] |
     check_variant(task_id, gaze, rows, root_path)
     geometry = _video_geometry(root_path)
     settings = {"dataset_root": str(root_path), "gaze": gaze, "prompt_mode": prompt_mode(),
-                "clip_fps": clip_fps() or 0.0, "protocol": current_protocol().name}
+                "clip_fps": clip_fps() or 0.0, "protocol": current_protocol().name,
+                "proxy": proxy_setting(root_path)}
     if reasoning:
         settings["reasoning"] = reasoning
     tracks = {}
@@ -185,15 +235,24 @@ def doc_window(doc: dict) -> tuple[float, float]:
 
 # ---- what the model sees ---------------------------------------------------------------------------
 
+def doc_clip_spec(doc: dict) -> tuple[Path, float, float, float | None]:
+    """(video file, window start, window end, fps cap) of the document's clip: the overlay video in
+    visual mode, the original video in the other modes."""
+    rel = doc["overlay_path"] if doc["gaze"] == "visual" else doc["video_path"]
+    if doc.get("proxy"):
+        from .video.proxy import proxy_rel_path
+
+        rel = proxy_rel_path(rel, doc["proxy"])
+    start, end = doc_window(doc)
+    return Path(doc["dataset_root"]) / rel, start, end, doc_fps_cap(doc)
+
+
 def doc_visuals(doc: dict, cache_dir: str | os.PathLike[str] | None = None) -> list[str]:
     """Local files for the model: the window clip of the overlay video (visual mode) or of the
     original video (other modes), preceded by the window's salience map image in salience mode."""
     from .video.clips import clip_cache_dir, prepare_clip
 
-    root = Path(doc["dataset_root"])
-    rel = doc["overlay_path"] if doc["gaze"] == "visual" else doc["video_path"]
-    start, end = doc_window(doc)
-    clip = prepare_clip(root / rel, start, end, fps_cap=doc_fps_cap(doc), cache_dir=cache_dir)
+    clip = prepare_clip(*doc_clip_spec(doc), cache_dir=cache_dir)
     visuals = [str(clip)]
     if doc["gaze"] == "salience":
         visuals.insert(0, str(salience_image(doc, Path(cache_dir) if cache_dir else clip_cache_dir())))
@@ -219,9 +278,9 @@ def salience_image(doc: dict, cache_dir: Path) -> Path:
     if out.is_file():
         return out
     width, height = doc["frame_width"], doc["frame_height"]
-    tracks = _gaze_tracks(root, {doc["video_id"]}, {doc["video_id"]: {"width": width, "height": height, "fps": 30.0}})
-    if doc["video_id"] in tracks:
-        sal = track_salience_map(tracks[doc["video_id"]], start, end)
+    track = video_gaze_track(root, doc["video_id"], width, height)
+    if track is not None:
+        sal = track_salience_map(track, start, end)
     else:  # no gaze samples (e.g. the official release): the fixation centroids in the window
         from .gaze.salience import salience_map
 
@@ -264,7 +323,7 @@ def score_doc(doc: dict, response: str) -> dict:
     rec = {"question_id": doc["question_id"], "task": doc["task"], "video_id": doc["video_id"],
            "source": doc.get("source", ""), "checkpoint_index": int(doc["checkpoint_index"]), "response": response,
            "gaze": doc["gaze"], "prompt_mode": doc["prompt_mode"], "clip_fps": doc["clip_fps"],
-           "protocol": doc.get("protocol", "default"),
+           "protocol": doc.get("protocol", "default"), "proxy": doc.get("proxy", ""),
            "toolkit_version": toolkit_version(), "toolkit_commit": toolkit_commit()}
     reference = doc["prompt_mode"] == "reference"
     if doc.get("reasoning"):  # reasoning variants: only the <answer> is parsed, never the reasoning

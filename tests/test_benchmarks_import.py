@@ -9,7 +9,7 @@ import pytest
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
 
 
-@pytest.mark.parametrize("name", ["overlay", "clips"])
+@pytest.mark.parametrize("name", ["overlay", "clips", "frames_to_model"])
 def test_benchmark_script_imports(name):
     spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
     module = importlib.util.module_from_spec(spec)

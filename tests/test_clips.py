@@ -130,19 +130,25 @@ def test_copy_path_is_frame_exact_and_bit_identical(sources, cache, start, end):
         assert np.array_equal(a, b)  # packets copied, not re-encoded
 
 
-@pytest.mark.parametrize("start,end", [(1.3, 4.1), (0.0, 2.0), (2.0 + 1e-3, 2.0 + 5e-3), (5.5, 9.0)])
-def test_bframes_source_takes_the_encode_path(sources, cache, start, end):
+@pytest.mark.parametrize("start,end,mode", [(1.3, 4.1, "smart"), (0.0, 2.0, "smart"),
+                                            (2.0 + 1e-3, 2.0 + 5e-3, "encode"), (5.5, 9.0, "smart")])
+def test_bframes_source_is_cut_exactly(sources, cache, start, end, mode):
+    # B-frames: whole GOPs are copied, the partial ones at the ends re-encoded (video/smartcut.py); a
+    # window holding no whole GOP is re-encoded
     src = sources["bframes"]
     clip = prepare_clip(src, start, end, cache_dir=cache)
-    assert read_sidecar(clip)["mode"] == "encode"
+    assert read_sidecar(clip)["mode"] == mode
     check_clip(src, clip, start, end)
 
 
-@pytest.mark.parametrize("start,end", [(1.01, 2.5), (38 / 24, 5.0), (4.2, 4.2 + 1 / 24)])
-def test_window_starting_mid_gop_is_reencoded_exactly(sources, cache, start, end):
+@pytest.mark.parametrize("start,end,mode", [(1.01, 2.5, "smart"), (38 / 24, 5.0, "smart"),
+                                            (4.2, 4.2 + 1 / 24, "encode")])
+def test_window_starting_mid_gop_is_cut_exactly(sources, cache, start, end, mode):
+    # the frames before the window's first keyframe are re-encoded, the rest copied (smart cut); a
+    # window without a keyframe is re-encoded
     src = sources["plain"]
     clip = prepare_clip(src, start, end, cache_dir=cache)
-    assert read_sidecar(clip)["mode"] == "encode"
+    assert read_sidecar(clip)["mode"] == mode
     check_clip(src, clip, start, end)
 
 

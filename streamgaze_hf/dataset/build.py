@@ -36,6 +36,7 @@ from ..qa.context import VideoContext
 from ..qa.generate import DEFAULT_CAP, generate_questions
 from ..tasks import TASK_IDS
 from ..video.overlay import reencode_video, render_overlay
+from ..video.proxy import ProxySpec
 from ..video.reader import VideoInfo, probe_video
 
 RESULT_FILE = "result.json"
@@ -253,9 +254,10 @@ def _process_star(args: tuple[Path, Path, BuildOptions]) -> Path:
 
 def build_dataset(raw: str | os.PathLike[str], out: str | os.PathLike[str], version: str, *, seed: int = 0,
                   workers: int = 1, force: bool = False, changelog: str = "", options: BuildOptions | None = None,
-                  keep_work: bool = False) -> Path:
+                  keep_work: bool = False, proxy: ProxySpec | None = None) -> Path:
     """Build the dataset at ``out`` from the raw recordings in ``raw``: ``options`` choose the source
-    layout, the object back-end and any human-verification corrections (see the module docstring)."""
+    layout, the object back-end and any human-verification corrections (see the module docstring).
+    ``proxy``: also store a proxy of every video (video/proxy.py), built in the work directory."""
     from .writer import DatasetContent, write_dataset
 
     raw, out = Path(raw), Path(out)
@@ -295,9 +297,20 @@ def build_dataset(raw: str | os.PathLike[str], out: str | os.PathLike[str], vers
                              "y": math.nan if g["y"] is None else g["y"]} for g in res["gaze"])
         content.files[res["video"]["video_path"]] = d / "original.mp4"
         content.files[res["video"]["overlay_path"]] = d / "overlay.mp4"
+    if proxy is not None:
+        from .proxies import build_proxies
+
+        where = {}
+        for d in done:
+            res = json.loads((d / RESULT_FILE).read_text(encoding="utf-8"))["video"]
+            where[res["video_path"]] = d / f"proxy-{proxy.name}" / "original.mp4"
+            where[res["overlay_path"]] = d / f"proxy-{proxy.name}" / "overlay.mp4"
+        content.files.update(build_proxies(content.files, proxy, where, workers=workers))
     build_info = {"road": "raw-pipeline", "raw_dir": raw.name, "source": opts.source,
                   "object_backend": opts.objects, "options": opts.to_dict(),
                   "inputs": {ref.video_id: d.name for ref, d in zip(recs, done)}}
+    if proxy is not None:
+        build_info["proxy"] = proxy.as_dict()
     if review_stats is not None:
         build_info["human_verification"] = review_stats
     root = write_dataset(out, content, version, build_info, force=force, changelog=changelog)

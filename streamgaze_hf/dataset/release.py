@@ -35,6 +35,7 @@ from tqdm import tqdm
 from ..errors import StreamGazeError, VideoError
 from ..qa.validate import validate_qa_row
 from ..tasks import TASKS, get_task, task_for_release_file, window
+from ..video.proxy import ProxySpec
 from ..video.reader import VideoInfo, probe_video
 from .release_gaze import (
     fixation_track,
@@ -106,13 +107,14 @@ class _Sink:
 
 def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[str], version: str, *,
                    strict: bool = False, force: bool = False, progress: bool = True,
-                   changelog: str = "", reencode: bool = False) -> ImportReport:
+                   changelog: str = "", reencode: bool = False, proxy: ProxySpec | None = None) -> ImportReport:
     """Convert the release at ``release_dir`` into a dataset at ``out`` (version ``version``).
 
     ``reencode``: store the videos re-encoded like ``streamgaze build`` does (no B-frames, a keyframe
     at every window start), so every evaluation clip is a fast packet copy; without it the release's
     files are stored as they are and clips whose window does not start on a keyframe (or any clip of
-    a video with B-frames) take the slower exact re-encode path.
+    a video with B-frames) are smart cuts (whole GOPs copied, the partial GOPs at the window's ends
+    re-encoded: video/smartcut.py). ``proxy``: also store a proxy of every video (video/proxy.py).
 
     Returns the report (also stored, as counts, in the manifest's build_info). Raises
     StreamGazeError if ``release_dir`` has no ``qa/`` directory, when a video path is ambiguous, or in
@@ -146,11 +148,18 @@ def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[s
         files = _dataset_files(used)
         if reencode:
             files = _reencoded(files, qa, used, Path(tmp) / "reencoded", progress)
+        if proxy is not None:
+            from .proxies import build_proxies
+
+            where = {rel: Path(tmp) / "proxies" / rel for rel in files}
+            files = {**files, **build_proxies(files, proxy, where, progress=progress)}
         content = DatasetContent(qa=qa, videos=[_video_row(v) for v in used], gaze=[], fixations=fixations,
                                  files=files)
         name = release.resolve().name
         build_info = {"road": ROAD, "release_dir": name, "options": {"strict": strict, "reencode": reencode},
                       "inputs": _input_hashes(release), "report": report.counts()}
+        if proxy is not None:
+            build_info["proxy"] = proxy.as_dict()
         entry = changelog or f"Imported from the official release ({name})."
         root = write_dataset(out, content, version, build_info, force=force, changelog=entry,
                              progress=progress)

@@ -13,16 +13,26 @@ at most one frame per ``1 / fps_cap`` seconds: frames are picked from inside the
 from its last frame (always kept), each at least ``1 / fps_cap`` before the previous pick, so a clip
 has at most ``ceil((end - start) * fps_cap) + 1`` frames.
 
-Two ways to cut a clip:
+Three ways to cut a clip (the sidecar's ``mode``):
 
 * ``copy``: the window's packets are copied into a new mp4 without decoding (milliseconds). Valid when
-  decode order equals presentation order (no B-frames: packet pts increase in demux order) and the
-  window's first frame is a keyframe, which holds for every ``[0, t]`` prefix and, because dataset
-  builds force a keyframe at every present-task window start, for the dataset's 60 s windows.
-* ``encode``: otherwise (B-frames, a window starting mid-GOP, or an ``fps_cap`` that drops frames) the
-  source is decoded from the keyframe before the window and only the chosen frames are re-encoded
-  with :class:`~.writer.H264Writer` (preset ``ultrafast``, the project's crf). A copy that does not
-  yield exactly the expected frames (an unusual container) falls back to this path.
+  the window's first frame is a keyframe and either decode order equals presentation order (no
+  B-frames: a prefix of a GOP's packets is a prefix of its frames), which holds for every ``[0, t]``
+  prefix and, because dataset builds force a keyframe at every present-task window start, for the
+  dataset's 60 s windows; or the window is made of whole closed GOPs. With an all-keyframe source
+  (the proxies of video/proxy.py) any selection of frames is copied, ``fps_cap`` included.
+* ``smart`` (:mod:`.smartcut`, H.264 sources): whole GOPs are copied and only the partial GOPs at the
+  window's start (and, with B-frames, at its end) are decoded and re-encoded, so a window that does not
+  start on a keyframe (a release imported without ``--reencode``, a camera file with long GOPs and
+  B-frames) costs O(GOP), not O(window). The sidecar's ``segments`` record which frames were re-encoded.
+* ``encode``: otherwise (no keyframe or whole GOP inside the window, an open-GOP or non-H.264 source,
+  or an ``fps_cap`` that drops frames of a source that is not all keyframes) the source is decoded from the keyframe before the window and
+  only the chosen frames are re-encoded with :class:`~.writer.H264Writer` (preset ``ultrafast``, the
+  project's crf). A copy or smart cut that does not yield exactly the expected frames (an unusual
+  container) falls back to this path.
+
+All three give the same frames with the same source timestamps (exactly those of a full decode of the
+window).
 
 Cache: ``<cache>/<key[:2]>/<key>.mp4`` with a JSON sidecar ``<key>.mp4.json`` (source path and sha256,
 window, fps_cap, mode, the clip's source frame indices and times, clip size). ``key`` is a sha256 over
@@ -47,9 +57,7 @@ import os
 import re
 import stat
 from collections.abc import Callable
-from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache
 from pathlib import Path
 
 import av
@@ -57,7 +65,9 @@ import numpy as np
 
 from ..errors import StreamGazeError, VideoError
 from ..fsutil import atomic_output, write_text_atomic
+from .packets import PacketIndex, packet_index
 from .reader import open_container
+from .smartcut import CutFailed, decode_range, plan_cut, smart_cut
 from .writer import DEFAULT_CRF, H264Writer
 
 FORMAT_VERSION = 1
@@ -95,6 +105,21 @@ def prepare_clip(video: str | os.PathLike[str], start: float, end: float, fps_ca
     (naming the file) for a missing or unreadable video and for a bad window (negative or non-finite
     times, ``start > end``, ``fps_cap <= 0``).
     """
+    src, st, digest, key, clip, start, end, fps_cap = _locate(video, start, end, fps_cap, cache_dir)
+    if _cached(clip, key):
+        return clip
+    _build(src, st, digest, key, start, end, fps_cap, clip)
+    return clip
+
+
+def cached_clip(video: str | os.PathLike[str], start: float, end: float, fps_cap: float | None = None,
+                cache_dir: str | os.PathLike[str] | None = None) -> Path | None:
+    """The clip :func:`prepare_clip` would return if it is already in the cache, else None (builds nothing)."""
+    _src, _st, _digest, key, clip, *_ = _locate(video, start, end, fps_cap, cache_dir)
+    return clip if _cached(clip, key) else None
+
+
+def _locate(video, start, end, fps_cap, cache_dir):
     src = Path(video)
     start, end, fps_cap = _check_window(src, start, end, fps_cap)
     try:
@@ -108,11 +133,7 @@ def prepare_clip(video: str | os.PathLike[str], start: float, end: float, fps_ca
     root = Path(cache_dir) if cache_dir is not None else clip_cache_dir()
     digest = _source_digest(src, st, root)
     key = clip_key(digest, start, end, fps_cap)
-    clip = root / key[:2] / f"{key}.mp4"
-    if _cached(clip, key):
-        return clip
-    _build(src, st, digest, key, start, end, fps_cap, clip)
-    return clip
+    return src, st, digest, key, root / key[:2] / f"{key}.mp4", start, end, fps_cap
 
 
 def clip_frame_times(clip_path: str | os.PathLike[str]) -> list[float]:
@@ -262,50 +283,9 @@ def _clear_memos() -> None:
 # building
 
 
-@dataclass(frozen=True)
-class _PacketIndex:
-    """What one demux pass (no decoding) tells about a video's frames."""
-
-    time_base: Fraction
-    width: int
-    height: int
-    rate: Fraction
-    frame_pts: np.ndarray  # presentation timestamps, sorted (presentation order)
-    keyframe: np.ndarray  # keyframe flag per frame in presentation order
-    in_order: bool  # demux (decode) order == presentation order: no B-frames
-
-    @property
-    def frame_times(self) -> np.ndarray:
-        return (self.frame_pts - self.frame_pts[0]) * float(self.time_base)
-
-
-@lru_cache(maxsize=32)
-def _packet_index(path: str, _size: int, _mtime_ns: int) -> _PacketIndex:
-    with open_container(path) as c:
-        s = c.streams.video[0]
-        pts: list[int] = []
-        key: list[bool] = []
-        try:
-            for p in c.demux(s):
-                if p.pts is None or p.size <= 0:
-                    continue
-                pts.append(p.pts)
-                key.append(bool(p.is_keyframe))
-        except av.error.FFmpegError as exc:
-            raise VideoError(f"cannot read video packets ({exc})", path) from None
-        if not pts:
-            raise VideoError("video has no frames", path)
-        arr = np.asarray(pts, dtype=np.int64)
-        in_order = bool(np.all(np.diff(arr) > 0))
-        order = np.argsort(arr, kind="stable")
-        tb = s.time_base or Fraction(1, 90000)
-        rate = s.average_rate or s.guessed_rate
-        if not rate:
-            span = (arr.max() - arr.min()) * tb
-            rate = Fraction(len(arr) - 1) / span if len(arr) > 1 and span else Fraction(25)
-        cc = s.codec_context
-        return _PacketIndex(Fraction(tb), cc.width, cc.height, Fraction(rate).limit_denominator(100000),
-                            arr[order], np.asarray(key, dtype=bool)[order], in_order)
+# the packet index lives in .packets (shared with .smartcut); these names stay for tests and benchmarks
+_PacketIndex = PacketIndex
+_packet_index = packet_index
 
 
 def _build(src: Path, st: os.stat_result, digest: str, key: str, start: float, end: float,
@@ -315,7 +295,12 @@ def _build(src: Path, st: os.stat_result, digest: str, key: str, start: float, e
     sel = select_frames(times, start, end, fps_cap)
     i0, i1 = int(sel[0]), int(sel[-1])
     contiguous = len(sel) == i1 - i0 + 1
-    mode = "copy" if idx.in_order and contiguous and bool(idx.keyframe[i0]) else "encode"
+    plan = None
+    if idx.in_order and bool(idx.keyframe[i0]) and (contiguous or bool(idx.keyframe[sel].all())):
+        mode = "copy"  # a packet range from a keyframe, or any frames of an all-keyframe stream (proxies)
+    else:
+        plan = plan_cut(idx, i0, i1) if contiguous else None
+        mode = "encode" if plan is None else plan.mode
     meta = {
         "source": os.path.realpath(src), "source_sha256": digest, "source_size": st.st_size,
         "window": [start, end], "fps_cap": fps_cap, "mode": mode, "n_frames": len(sel),
@@ -325,10 +310,20 @@ def _build(src: Path, st: os.stat_result, digest: str, key: str, start: float, e
     try:
         with atomic_output(clip) as tmp:
             n = -1
-            if mode == "copy":
-                n = _cut(src, start, end, lambda: _copy_packets(src, idx, i0, i1, tmp))
+            if mode == "copy" and plan is None:
+                n = _cut(src, start, end, lambda: _copy_packets(src, idx, sel, tmp))
                 if n != len(sel):  # an unusual container (e.g. edit lists): decode exactly instead
                     mode = meta["mode"] = "encode"
+            elif plan is not None:
+                try:
+                    n = _cut(src, start, end, lambda: smart_cut(src, idx, plan, tmp, DEFAULT_CRF, CLIP_PRESET))
+                except CutFailed:
+                    n = -1
+                if n != len(sel):  # the source did not demux as its index promised: decode exactly instead
+                    mode = meta["mode"] = "encode"
+                else:
+                    meta["segments"] = {"encoded_head": [plan.lo, plan.a], "copied": [plan.a, min(plan.b, i1 + 1)],
+                                        "encoded_tail": [min(plan.b, i1 + 1), i1 + 1]}
             if mode == "encode":
                 n = _cut(src, start, end, lambda: _reencode(src, idx, sel, fps_cap, tmp))
             if n != len(sel):
@@ -349,9 +344,12 @@ def _cut(src: Path, start: float, end: float, fn: Callable[[], int]) -> int:
         raise VideoError(f"cannot cut clip [{start}, {end}] ({exc})", src) from None
 
 
-def _copy_packets(src: Path, idx: _PacketIndex, i0: int, i1: int, out: Path) -> int:
-    """Copy the packets of frames i0..i1 (decode order == presentation order, i0 a keyframe) to ``out``."""
-    first, last = int(idx.frame_pts[i0]), int(idx.frame_pts[i1])
+def _copy_packets(src: Path, idx: _PacketIndex, sel: np.ndarray, out: Path) -> int:
+    """Copy the packets of the frames ``sel`` to ``out``: decode order == presentation order, the first a
+    keyframe, and either a contiguous range or keyframes only (each decodable on its own)."""
+    i0 = int(sel[0])
+    first, last = int(idx.frame_pts[i0]), int(idx.frame_pts[sel[-1]])
+    wanted = {int(idx.frame_pts[i]) for i in sel}
     n = 0
     with open_container(src) as ic, av.open(str(out), "w", format="mp4") as oc:
         s = ic.streams.video[0]
@@ -371,6 +369,8 @@ def _copy_packets(src: Path, idx: _PacketIndex, i0: int, i1: int, out: Path) -> 
                     break
                 if p.pts > last:
                     break
+                if p.pts not in wanted:
+                    continue
                 p.pts -= first
                 p.dts = p.pts  # no reordering: decode time == presentation time
                 p.stream = o
@@ -387,32 +387,12 @@ def _reencode(src: Path, idx: _PacketIndex, sel: np.ndarray, fps_cap: float | No
     first, last = int(idx.frame_pts[sel[0]]), int(idx.frame_pts[sel[-1]])
     rate = idx.rate if fps_cap is None else min(idx.rate, Fraction(fps_cap).limit_denominator(100000))
     n = 0
-    with open_container(src) as ic, H264Writer(out, idx.width, idx.height, rate, time_base=idx.time_base,
-                                               crf=DEFAULT_CRF, preset=CLIP_PRESET) as w:
-        s = ic.streams.video[0]
-        s.thread_type = "AUTO"
-        for attempt in (0, 1):
-            if attempt == 0:
-                ic.seek(first, stream=s, backward=True, any_frame=False)
-            else:  # the seek landed after the window start: decode from the beginning
-                ic.seek(int(idx.frame_pts[0]), stream=s, backward=True, any_frame=False)
-            seen_any = overshot = False
-            for frame in ic.decode(s):
-                if frame.pts is None:
-                    continue
-                if not seen_any:
-                    seen_any = True
-                    if frame.pts > first:
-                        overshot = True
-                        break
-                if frame.pts > last:
-                    break
-                if frame.pts in wanted:
-                    pts = frame.pts - first
-                    if frame.format.name != "yuv420p":
-                        frame = frame.reformat(format="yuv420p")
-                    w.write_frame(frame, pts)
-                    n += 1
-            if not overshot:
-                break
+    with H264Writer(out, idx.width, idx.height, rate, time_base=idx.time_base, crf=DEFAULT_CRF,
+                    preset=CLIP_PRESET) as w:
+        for frame in decode_range(src, idx, first, last):
+            if frame.pts in wanted:
+                if frame.format.name != "yuv420p":
+                    frame = frame.reformat(format="yuv420p")
+                w.write_frame(frame, frame.pts - first)
+                n += 1
     return n

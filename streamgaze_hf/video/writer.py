@@ -27,12 +27,13 @@ class H264Writer:
     """Context manager: ``with H264Writer(out, w, h, fps) as w: w.write(bgr, pts)``.
 
     ``time_base`` and per-frame ``pts`` let a caller copy a source's timestamps exactly; without
-    them frames are numbered at 1/fps. ``gop`` is the keyframe interval in frames (default: 1 s).
+    them frames are numbered at 1/fps. ``gop`` is the keyframe interval in frames (default: 1 s);
+    ``tune`` an x264 tune (e.g. ``fastdecode``; default none).
     """
 
     def __init__(self, path: str | os.PathLike[str], width: int, height: int, fps: float | Fraction,
                  time_base: Fraction | None = None, crf: int = DEFAULT_CRF, preset: str = DEFAULT_PRESET,
-                 gop: int | None = None, threads: int = 0, bframes: int = 0):
+                 gop: int | None = None, threads: int = 0, bframes: int = 0, tune: str = ""):
         self.path = Path(path)
         self.width, self.height = int(width), int(height)
         if self.width % 2 or self.height % 2:
@@ -43,6 +44,7 @@ class H264Writer:
         self.gop = gop or max(1, round(float(self.rate)))
         self.threads = threads
         self.bframes = bframes
+        self.tune = tune
         self._n = 0
 
     def __enter__(self) -> H264Writer:
@@ -54,7 +56,8 @@ class H264Writer:
             s.width, s.height, s.pix_fmt = self.width, self.height, "yuv420p"
             s.codec_context.time_base = self.time_base
             s.options = {"crf": str(self.crf), "preset": self.preset, "g": str(self.gop),
-                         "threads": str(self.threads), "bf": str(self.bframes)}
+                         "threads": str(self.threads), "bf": str(self.bframes),
+                         **({"tune": self.tune} if self.tune else {})}
             self._s = s
         except BaseException as exc:
             self._atomic.__exit__(type(exc), exc, exc.__traceback__)

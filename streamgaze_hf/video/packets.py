@@ -1,0 +1,79 @@
+"""One demux pass (no decoding) over a video: every frame's timestamp, keyframe flag and decode order.
+
+This is what the clip cutters (:mod:`.clips`, :mod:`.smartcut`) plan with: which frames a window holds,
+where its GOPs start, and whether the stream reorders frames (B-frames). Cached per file version.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+
+import av
+import numpy as np
+
+from ..errors import VideoError
+from .reader import open_container
+
+
+@dataclass(frozen=True)
+class PacketIndex:
+    """What one demux pass tells about a video's frames (index ``i`` = presentation order)."""
+
+    time_base: Fraction
+    width: int
+    height: int
+    rate: Fraction
+    frame_pts: np.ndarray  # presentation timestamps, sorted (presentation order)
+    keyframe: np.ndarray  # keyframe flag per frame in presentation order
+    in_order: bool  # demux (decode) order == presentation order: no B-frames
+    demux_pts: np.ndarray  # the same timestamps in demux (decode) order
+    codec: str = ""
+    pix_fmt: str = ""
+    extradata: bytes = b""
+
+    @property
+    def frame_times(self) -> np.ndarray:
+        return (self.frame_pts - self.frame_pts[0]) * float(self.time_base)
+
+    @property
+    def n_frames(self) -> int:
+        return len(self.frame_pts)
+
+    @property
+    def demux_position(self) -> np.ndarray:
+        """Per presentation index, the frame's position in demux order."""
+        return np.argsort(self.demux_pts, kind="stable")
+
+
+@lru_cache(maxsize=32)
+def packet_index(path: str, _size: int, _mtime_ns: int) -> PacketIndex:
+    """The :class:`PacketIndex` of ``path`` (pass its size and mtime_ns: the cache key of a file version)."""
+    with open_container(path) as c:
+        s = c.streams.video[0]
+        pts: list[int] = []
+        key: list[bool] = []
+        try:
+            for p in c.demux(s):
+                if p.pts is None or p.size <= 0:
+                    continue
+                pts.append(p.pts)
+                key.append(bool(p.is_keyframe))
+        except av.error.FFmpegError as exc:
+            raise VideoError(f"cannot read video packets ({exc})", path) from None
+        if not pts:
+            raise VideoError("video has no frames", path)
+        arr = np.asarray(pts, dtype=np.int64)
+        in_order = bool(np.all(np.diff(arr) > 0))
+        order = np.argsort(arr, kind="stable")
+        tb = s.time_base or Fraction(1, 90000)
+        rate = s.average_rate or s.guessed_rate
+        if not rate:
+            span = (arr.max() - arr.min()) * tb
+            rate = Fraction(len(arr) - 1) / span if len(arr) > 1 and span else Fraction(25)
+        cc = s.codec_context
+        fmt = cc.format.name if cc.format is not None else ""
+        return PacketIndex(Fraction(tb), cc.width, cc.height, Fraction(rate).limit_denominator(100000),
+                           arr[order], np.asarray(key, dtype=bool)[order], in_order, arr, cc.name, fmt,
+                           bytes(cc.extradata or b""))

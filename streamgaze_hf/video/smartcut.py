@@ -1,0 +1,299 @@
+"""Smart cut: a window clip of any H.264 video at O(GOP) cost, frame-exact.
+
+A window holds the source frames ``lo..hi`` (presentation order). The cut copies packets (no decoding)
+for as much of the window as a packet copy can show exactly, and decodes and re-encodes only the rest:
+
+* head ``lo..a-1``: the frames before the window's first keyframe ``a`` (decoded from the keyframe
+  before ``lo``, re-encoded);
+* middle ``a..b-1``: copied. In decode order, any run of packets starting at a keyframe decodes on its
+  own (a packet only references packets before it; GOPs are closed, see below), so the middle is the
+  longest decode-order run from ``a`` whose frames are exactly ``a..f`` for some ``f <= hi``: every
+  whole GOP of the window and, in the last one, up to its last reference frame (I/P) at or before
+  ``hi`` with the B-frames it completes. Without B-frames (decode order equals presentation order)
+  that is ``a..hi`` itself;
+* tail ``b..hi``: with B-frames, the few frames after the middle's last reference frame (at most the
+  number of consecutive B-frames), decoded from the last GOP's keyframe (the decoder may read packets
+  of later frames, but only frames up to ``hi`` are encoded).
+
+The clip therefore holds exactly the frames a full decode of the window gives, with their source
+timestamps (rebased so the first is 0): never a frame after the window end. Re-encoding costs O(GOP)
+(decoding the partial GOPs at the two ends), not O(window). An open-GOP keyframe (followed in decode
+order by leading pictures that reference the previous GOP) ends the run at once; the caller then
+re-encodes the whole window. Re-encoded segments use libx264 without B-frames and carry
+their SPS/PPS in-band; the first copied packet after a re-encoded head carries the source's SPS/PPS
+(from its ``avcC``), so every decoder switches parameter sets at each segment boundary. Decode
+timestamps are reassigned for the whole clip (``dts_j = j-th smallest pts - max reorder delay``),
+monotonic and never after the pts.
+
+Supported: H.264 in mp4/mov-style containers (``avcC`` extradata) with 8-bit 4:2:0 pixels; other
+sources make :func:`plan_cut` return ``None`` (the caller then re-encodes the window).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import av
+import numpy as np
+
+from .packets import PacketIndex
+from .reader import open_container
+
+SMART_CODECS = frozenset({"h264"})
+SMART_PIX_FMTS = frozenset({"yuv420p", "yuvj420p"})
+
+
+class CutFailed(Exception):
+    """The source did not demux or decode as its packet index promised: re-encode the window instead."""
+
+
+@dataclass(frozen=True)
+class CutPlan:
+    """Frames ``lo..a-1`` re-encoded, ``a..b-1`` copied (the decode-order run from keyframe ``a``),
+    ``b..hi`` re-encoded (presentation indices)."""
+
+    lo: int
+    a: int
+    b: int
+    hi: int
+
+    @property
+    def mode(self) -> str:
+        return "copy" if self.lo == self.a and self.b == self.hi + 1 else "smart"
+
+    @property
+    def n_encoded(self) -> int:
+        return (self.a - self.lo) + (self.hi + 1 - self.b)
+
+
+def avcc_parameter_sets(extradata: bytes) -> tuple[int, list[bytes]] | None:
+    """(NAL length size, [SPS..., PPS...]) of an ``avcC`` record, or None if it is not one."""
+    try:
+        if len(extradata) < 7 or extradata[0] != 1:
+            return None
+        length_size = (extradata[4] & 3) + 1
+        pos, sets = 5, []
+        for count_mask in (0x1F, 0xFF):
+            count = extradata[pos] & count_mask
+            pos += 1
+            for _ in range(count):
+                n = int.from_bytes(extradata[pos:pos + 2], "big")
+                nal = extradata[pos + 2:pos + 2 + n]
+                if len(nal) != n:
+                    return None
+                sets.append(bytes(nal))
+                pos += 2 + n
+        return length_size, sets
+    except IndexError:
+        return None
+
+
+def annexb_nals(data: bytes) -> list[bytes]:
+    """The NAL units of an Annex B byte stream (start codes removed, trailing zero bytes dropped)."""
+    starts = []
+    i = data.find(b"\x00\x00\x01")
+    while i >= 0:
+        starts.append(i)
+        i = data.find(b"\x00\x00\x01", i + 3)
+    nals = []
+    for k, s in enumerate(starts):
+        end = starts[k + 1] if k + 1 < len(starts) else len(data)
+        nal = data[s + 3:end].rstrip(b"\x00")
+        if nal:
+            nals.append(nal)
+    return nals
+
+
+def length_prefixed(nals: list[bytes], length_size: int) -> bytes:
+    out = bytearray()
+    for nal in nals:
+        if len(nal) >= 1 << (8 * length_size):
+            raise CutFailed(f"NAL unit of {len(nal)} bytes does not fit a {length_size}-byte length")
+        out += len(nal).to_bytes(length_size, "big") + nal
+    return bytes(out)
+
+
+def plan_cut(idx: PacketIndex, lo: int, hi: int) -> CutPlan | None:
+    """How to cut frames ``lo..hi`` (see the module docstring); None when a smart cut does not apply:
+    an unsupported codec or pixel format, no keyframe inside the window, or no copyable run of more
+    than one frame before more frames to re-encode (e.g. an open GOP's keyframe, followed in decode
+    order by leading pictures from before it)."""
+    if idx.codec not in SMART_CODECS or idx.pix_fmt not in SMART_PIX_FMTS:
+        return None
+    if avcc_parameter_sets(idx.extradata) is None:
+        return None
+    keys = np.flatnonzero(idx.keyframe)
+    inside = keys[(keys >= lo) & (keys <= hi)]
+    if len(inside) == 0:
+        return None
+    a = int(inside[0])
+    da = int(idx.demux_position[a])
+    # the longest decode-order run from keyframe a whose frames are exactly a..f (f <= hi): any such
+    # run decodes on its own (every packet references only packets before it), and shows nothing after f
+    run = idx.demux_pts[da:da + (hi - a + 1)]
+    want = idx.frame_pts[a:a + len(run)]
+    ok = (np.maximum.accumulate(run) == want) & (np.minimum.accumulate(run) == want[0])
+    length = int(np.flatnonzero(ok)[-1]) + 1
+    b = a + length
+    if length == 1 and b <= hi:
+        return None  # nothing gained over re-encoding the window
+    return CutPlan(lo, a, b, hi)
+
+
+def decode_range(path: str | os.PathLike[str], idx: PacketIndex, first: int, last: int) -> Iterator[av.VideoFrame]:
+    """The decoded frames with pts in ``[first, last]`` (source pts), in presentation order.
+
+    Seeks to the keyframe at or before ``first``; if the demuxer lands after ``first`` it decodes from
+    the start of the stream instead. Never yields a frame after ``last``.
+    """
+    with open_container(path) as ic:
+        s = ic.streams.video[0]
+        s.thread_type = "AUTO"
+        for attempt in (0, 1):
+            ic.seek(first if attempt == 0 else int(idx.frame_pts[0]), stream=s, backward=True, any_frame=False)
+            if attempt:
+                s.codec_context.flush_buffers()
+            seen_any = overshot = False
+            for frame in ic.decode(s):
+                if frame.pts is None:
+                    continue
+                if not seen_any:
+                    seen_any = True
+                    if frame.pts > first:
+                        overshot = True
+                        break
+                if frame.pts > last:
+                    break
+                if frame.pts >= first:
+                    yield frame
+            if not overshot:
+                return
+
+
+class _Muxer:
+    """Muxes the clip's packets in decode order with precomputed pts (check) and dts."""
+
+    def __init__(self, oc, stream, pts: np.ndarray, dts: np.ndarray, durations: dict[int, int]):
+        self.oc, self.stream, self.pts, self.dts, self.durations = oc, stream, pts, dts, durations
+        self.j = 0
+
+    def mux(self, data: bytes, pts: int, keyframe: bool) -> None:
+        j = self.j
+        if j >= len(self.pts) or int(self.pts[j]) != pts:
+            want = int(self.pts[j]) if j < len(self.pts) else None
+            raise CutFailed(f"packet {j} has pts {pts}, the plan expected {want}")
+        p = av.Packet(data)
+        # durations matter: the mp4 edit list (written for a negative first dts) ends at the last
+        # frame's pts + duration, and a frame outside it is discarded by demuxers
+        p.pts, p.dts, p.duration = pts, int(self.dts[j]), self.durations[pts]
+        p.time_base = self.stream.time_base
+        p.is_keyframe = keyframe
+        p.stream = self.stream
+        self.oc.mux(p)
+        self.j += 1
+
+
+def smart_cut(src: str | os.PathLike[str], idx: PacketIndex, plan: CutPlan, out: Path, crf: int,
+              preset: str) -> int:
+    """Write the clip of frames ``plan.lo..plan.hi`` to ``out`` (mp4); returns the frames written.
+
+    Raises :class:`CutFailed` when the source does not demux/decode as ``idx`` says, and
+    ``av.error.FFmpegError`` on codec errors.
+    """
+    parsed = avcc_parameter_sets(idx.extradata)
+    if parsed is None:
+        raise CutFailed("no avcC record")
+    length_size, param_sets = parsed
+    fp = idx.frame_pts
+    lo, a, b, hi = plan.lo, plan.a, plan.b, plan.hi
+    base = int(fp[lo])
+    da = int(idx.demux_position[a])
+    copied = idx.demux_pts[da:da + (b - a)]  # the decode-order run of frames a..b-1 (plan_cut)
+    seq = np.concatenate([fp[lo:a], copied, fp[b:hi + 1] if b <= hi else fp[:0]]).astype(np.int64) - base
+    srt = np.sort(seq)
+    delay = max(0, int((srt - seq).max()))
+    dts = srt - delay
+    # each frame lasts until the next source frame (the video's last: one frame period)
+    step = np.diff(fp)
+    last_dur = int(np.median(step)) if len(step) else max(1, round(1 / (idx.rate * idx.time_base)))
+    dur = np.append(step, last_dur)[lo:hi + 1]
+    durations = {int(t) - base: int(d) for t, d in zip(fp[lo:hi + 1], dur)}
+    with open_container(src) as ic, av.open(str(out), "w", format="mp4") as oc:
+        s = ic.streams.video[0]
+        o = oc.add_stream_from_template(s)
+        o.time_base = s.time_base
+        mux = _Muxer(oc, o, seq, dts, durations)
+        if a > lo:
+            _encode_segment(src, idx, lo, a - 1, base, mux, length_size, crf, preset)
+        _copy_segment(ic, s, copied, base, mux, param_sets if a > lo else [], length_size)
+        if b <= hi:
+            _encode_segment(src, idx, b, hi, base, mux, length_size, crf, preset)
+    if mux.j != len(seq):
+        raise CutFailed(f"wrote {mux.j} packets, the plan has {len(seq)}")
+    return mux.j
+
+
+def _copy_segment(ic, s, copied: np.ndarray, base: int, mux: _Muxer, param_sets: list[bytes],
+                  length_size: int) -> None:
+    """Copy the packets whose pts are ``copied`` (in this demux order), starting at a keyframe.
+
+    Seeks to the first one; if the demuxer does not land exactly on it, scans from the stream start.
+    """
+    if len(copied) == 0:
+        return
+    first = int(copied[0])
+    prefix = length_prefixed(param_sets, length_size) if param_sets else b""
+    for attempt in (0, 1):
+        ic.seek(first if attempt == 0 else 0, stream=s, backward=True, any_frame=attempt == 1)
+        k = 0
+        for p in ic.demux(s):
+            if p.pts is None or p.size <= 0:
+                continue
+            if k == 0 and p.pts != first:
+                if attempt == 0:
+                    break  # did not land on the segment's keyframe: scan from the start instead
+                continue
+            if p.pts != int(copied[k]):
+                raise CutFailed(f"demuxed pts {p.pts}, expected {int(copied[k])}")
+            data = bytes(p)
+            mux.mux(prefix + data if k == 0 else data, int(p.pts) - base, bool(p.is_keyframe))
+            k += 1
+            if k == len(copied):
+                return
+        if k:
+            break
+    raise CutFailed(f"copied {k} of {len(copied)} packets")
+
+
+def _encode_segment(src, idx: PacketIndex, first: int, last: int, base: int, mux: _Muxer, length_size: int,
+                    crf: int, preset: str) -> None:
+    """Re-encode frames ``first..last`` (presentation indices) with libx264, no B-frames, SPS/PPS in-band."""
+    enc = av.CodecContext.create("libx264", "w")
+    enc.width, enc.height = idx.width, idx.height
+    enc.pix_fmt = idx.pix_fmt
+    enc.time_base = idx.time_base
+    enc.framerate = idx.rate
+    enc.options = {"crf": str(crf), "preset": preset, "bf": "0", "g": str(last - first + 1)}
+    wanted = idx.frame_pts[first:last + 1]
+    k = 0
+
+    def emit(packets) -> None:
+        for p in packets:
+            mux.mux(length_prefixed(annexb_nals(bytes(p)), length_size), int(p.pts), bool(p.is_keyframe))
+
+    for frame in decode_range(src, idx, int(wanted[0]), int(wanted[-1])):
+        if k >= len(wanted) or frame.pts != int(wanted[k]):
+            raise CutFailed(f"decoded pts {frame.pts}, expected {int(wanted[k]) if k < len(wanted) else None}")
+        if frame.format.name != idx.pix_fmt:
+            frame = frame.reformat(format=idx.pix_fmt)
+        frame.pts = int(wanted[k]) - base
+        frame.time_base = idx.time_base
+        frame.pict_type = av.video.frame.PictureType.I if k == 0 else av.video.frame.PictureType.NONE
+        emit(enc.encode(frame))
+        k += 1
+    if k != len(wanted):
+        raise CutFailed(f"decoded {k} of {len(wanted)} frames of a re-encoded segment")
+    emit(enc.encode(None))
