@@ -106,8 +106,3 @@ def alert_metrics(items: Iterable[tuple[float, Sequence[float]]],
                       "p90": float(np.percentile(lat, 90)) if lat else None}
     return out
 
-
-def check_alert_items(items: Iterable[tuple[float, Sequence[float]]]) -> None:
-    for e, alerts in items:
-        if not np.isfinite(e) or any(not np.isfinite(a) for a in alerts):
-            raise StreamGazeError("alert and event times must be finite numbers")
