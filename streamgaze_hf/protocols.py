@@ -16,9 +16,9 @@ InternVL3.5        d<=30 -> 8, <=60 -> 16, <=300 -> 32, else 64 segments       m
 
 Our ``default`` protocol keeps every frame of the window (the model wrapper samples from the clip as it
 always does) and decodes greedily (temperature 0), so a run is deterministic. A ``paper_*`` protocol
-cuts the window clip to the family's frames (the clip holds exactly the frames the official wrapper
-would sample, each at its exact source time, the last one at the window end) and names the family's
-generation settings, which ``streamgaze eval --protocol`` passes to lmms-eval as ``--gen_kwargs``.
+cuts the window clip to the family's frame count or rate (each frame at its exact source time, the last
+one at the window end, n frames spaced d/n apart; the official wrappers' linspace starts at the window's
+first frame instead, a difference of at most one spacing) and names the family's generation settings, which ``streamgaze eval --protocol`` passes to lmms-eval as ``--gen_kwargs``.
 Sampled generation makes those runs non-deterministic, as the paper's were.
 
 The protocol is chosen by ``$STREAMGAZE_PROTOCOL`` (so every rank of a distributed run agrees) and is
@@ -52,17 +52,18 @@ class Protocol:
     generation: dict = field(default_factory=dict)
 
     def fps_cap(self, duration: float) -> float | None:
-        """The clip frame-rate cap that keeps this protocol's frames of a ``duration``-second window
-        (``video.clips`` keeps the window's last frame and then one frame per 1/cap backwards, so a cap of
-        (n - 1) / d keeps n frames spread over the window)."""
-        if self.sampling is None:
+        """The clip frame-rate cap that keeps this protocol's frames of a ``duration``-second window.
+
+        ``video.clips`` keeps the window's last frame and then, backwards, the latest frame at least
+        1/cap before the previous pick. For n frames the spacing is a hair over d/n: the picks land on
+        the frame grid a little early, so n of them fit in the window whenever d >= n(n-1)/fps (10 s for
+        16 frames at 24 fps; a shorter window gets fewer), and an (n+1)-th never does."""
+        if self.sampling is None or duration <= 0:
             return None
         kind, value = self.sampling(duration)
         if kind == "fps":
             return float(value)
-        if duration <= 0 or value <= 1:
-            return None if duration <= 0 else 1.0 / duration
-        return (float(value) - 1.0) / duration
+        return float(value) / duration * (1.0 - 1e-6)
 
     def gen_kwargs(self) -> str:
         """The generation settings as an lmms-eval ``--gen_kwargs`` string ("" for none)."""

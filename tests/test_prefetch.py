@@ -166,11 +166,18 @@ def test_doc_to_visual_is_a_cache_hit_after_prefetch(demo_dataset, fresh_prefetc
     assert p.wait_idle(timeout=300)
     assert p.stats.prepared == len({prefetch.doc_key(d) for d in docs + sal}) and p.stats.failed == 0
     _no_building(monkeypatch)
+    import numpy as np
+    from PIL import Image
+
     for d in docs + sal:
         visuals = utils.doc_to_visual(d)
-        assert visuals == evaluation.doc_visuals(d)  # the very files doc_visuals gives (a cache hit)
-        assert all(v.startswith(str(fresh_prefetch)) for v in visuals)
-        assert len(visuals) == (2 if d["gaze"] == "salience" else 1)
+        files = evaluation.doc_visuals(d)  # the very files doc_visuals gives (a cache hit)
+        assert all(f.startswith(str(fresh_prefetch)) for f in files)
+        assert len(visuals) == len(files) == (2 if d["gaze"] == "salience" else 1)
+        assert visuals[-1] == files[-1]  # the clip path
+        if d["gaze"] == "salience":  # the salience map reaches lmms-eval as a PIL image of the cached PNG
+            assert isinstance(visuals[0], Image.Image)
+            assert np.array_equal(np.asarray(visuals[0]), np.asarray(Image.open(files[0]).convert("RGB")))
     assert p.stats.misses == 0 and p.stats.hits == len(docs + sal)
 
 
