@@ -260,7 +260,7 @@ def _eval(p: argparse.ArgumentParser) -> Handler:
                 args += ["--gen_kwargs", protocol.gen_kwargs()]
         if a.proxy is not None:
             os.environ["STREAMGAZE_PROXY"] = a.proxy
-        settings = run_settings()  # validates the environment before lmms-eval starts
+        settings = run_settings(os.environ[bench.root_env])  # validates the settings before lmms-eval starts
         out = args[args.index("--output_path") + 1] if "--output_path" in args[:-1] else None
         before = set(_results_files(out)) if out else set()
         rc = run_lmms_eval(args)

@@ -65,12 +65,14 @@ def clip_fps() -> float | None:
     return fps
 
 
-def run_settings() -> dict:
-    """The settings of this process's evaluation that change a number (validated)."""
-    from . import __version__
-
-    return {"prompt_mode": prompt_mode(), "protocol": current_protocol().name, "clip_fps": clip_fps() or 0.0,
-            "toolkit_version": __version__}
+def run_settings(root: str | os.PathLike[str] | None = None) -> dict:
+    """The settings of this process's evaluation that change a number (validated), and the toolkit
+    that ran it; with ``root`` also the proxy videos it clips (``proxy_setting``)."""
+    settings = {"prompt_mode": prompt_mode(), "protocol": current_protocol().name, "clip_fps": clip_fps() or 0.0,
+                "toolkit_version": toolkit_version(), "toolkit_commit": toolkit_commit()}
+    if root is not None:
+        settings["proxy"] = proxy_setting(Path(root))
+    return settings
 
 
 def proxy_setting(root: Path) -> str:

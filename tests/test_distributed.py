@@ -42,7 +42,7 @@ def test_two_processes_give_the_one_process_records_and_scores(demo_dataset, tmp
             res2["results"][task]["accuracy_stderr_clustered,none"], rel=1e-9)
     # The results name the run's settings (`streamgaze eval` annotates them), identically on both.
     assert res1["streamgaze"]["prompt_mode"] == res2["streamgaze"]["prompt_mode"] == "default"
-    assert res1["streamgaze"]["protocol"] == "default"
+    assert res1["streamgaze"]["protocol"] == "default" and res1["streamgaze"]["proxy"] == ""
     gta = res1["results"]["streamgaze_gta"]
     # every proactive metric has its own error (never the accuracy's), clustered by video
     assert gta["precision_stderr_clt,none"] != gta["accuracy_stderr_clt,none"]
