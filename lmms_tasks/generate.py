@@ -48,18 +48,28 @@ metadata:
 """
 
 
-def _metric_list(metrics) -> str:
+def _metric_list(metrics, glue: str = "lmms_tasks.utils") -> str:
+    """The YAML metric list; each aggregation is ``<glue>.aggregate_<metric>``."""
     lines = ["metric_list:"]
     for m in metrics:
-        lines += [f"  - metric: {m}", f"    aggregation: !function lmms_tasks.utils.aggregate_{m}",
+        lines += [f"  - metric: {m}", f"    aggregation: !function {glue}.aggregate_{m}",
                   f"    higher_is_better: {'false' if m in ('fpr', 'fnr') else 'true'}"]
     return "\n".join(lines) + "\n"
 
 
-def _group(name: str, tasks: list[str]) -> str:
+def _group(name: str, tasks: list[str], header: str = HEADER) -> str:
     body = "\n".join(f"  - {t}" for t in tasks)
-    return (HEADER + f"group: {name}\ntask:\n{body}\naggregate_metric_list:\n  - metric: accuracy\n"
+    return (header + f"group: {name}\ntask:\n{body}\naggregate_metric_list:\n  - metric: accuracy\n"
             "    aggregation: mean\n    weight_by_size: false\nmetadata:\n  version: 1.0\n")
+
+
+def _task_yaml(name: str, alias: str, metrics, extra: str = "") -> str:
+    """One StreamGaze task file: the shared template, its placeholder, ``extra`` YAML, its metrics."""
+    return (HEADER + "include: _streamgaze_template.yaml\n"
+            f"task: {name}\n"
+            f"task_alias: {alias}\n"
+            f"dataset_kwargs:\n  data_files:\n    test: placeholders/{name}.json\n"
+            + extra + _metric_list(metrics))
 
 
 def render_task_files() -> dict[str, str]:
@@ -69,12 +79,7 @@ def render_task_files() -> dict[str, str]:
         for spec in TASKS:
             name = f"{spec.lmms_name}{suffix}"
             metrics = METRICS_PROACTIVE if spec.is_proactive else METRICS_MC
-            files[str(TASK_SUBDIR / f"{name}.yaml")] = (
-                HEADER + "include: _streamgaze_template.yaml\n"
-                f"task: {name}\n"
-                f"task_alias: {spec.id}{suffix}\n"
-                f"dataset_kwargs:\n  data_files:\n    test: placeholders/{name}.json\n"
-                + _metric_list(metrics))
+            files[str(TASK_SUBDIR / f"{name}.yaml")] = _task_yaml(name, f"{spec.id}{suffix}", metrics)
             files[str(TASK_SUBDIR / "placeholders" / f"{name}.json")] = json.dumps(
                 {"task": spec.id, "gaze": gaze}, sort_keys=True) + "\n"
         files[str(TASK_SUBDIR / f"_group_streamgaze{suffix}.yaml")] = _group(

@@ -19,21 +19,17 @@ MAX_NEW_TOKENS = 1024
 
 def render_reasoning_files() -> dict[str, str]:
     """Relative path (under lmms_tasks/) -> file text."""
-    from .generate import HEADER, METRICS_MC, METRICS_PROACTIVE, TASK_SUBDIR, _group, _metric_list
+    from .generate import METRICS_MC, METRICS_PROACTIVE, TASK_SUBDIR, _group, _task_yaml
 
     files: dict[str, str] = {}
     for suffix, reasoning in REASONING_VARIANTS.items():
         for spec in TASKS:
             name = f"{spec.lmms_name}{suffix}"
             metrics = METRICS_PROACTIVE if spec.is_proactive else METRICS_MC
-            files[str(TASK_SUBDIR / f"{name}.yaml")] = (
-                HEADER + "include: _streamgaze_template.yaml\n"
-                f"task: {name}\n"
-                f"task_alias: {spec.id}{suffix}\n"
-                f"dataset_kwargs:\n  data_files:\n    test: placeholders/{name}.json\n"
+            files[str(TASK_SUBDIR / f"{name}.yaml")] = _task_yaml(
+                name, f"{spec.id}{suffix}", metrics,
                 f"generation_kwargs:\n  max_new_tokens: {MAX_NEW_TOKENS}\n  temperature: 0\n  do_sample: false\n"
-                "  until: []\n"
-                + _metric_list(metrics))
+                "  until: []\n")
             files[str(TASK_SUBDIR / "placeholders" / f"{name}.json")] = json.dumps(
                 {"task": spec.id, "gaze": "visual", "reasoning": reasoning}, sort_keys=True) + "\n"
         files[str(TASK_SUBDIR / f"_group_streamgaze{suffix}.yaml")] = _group(

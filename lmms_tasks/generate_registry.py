@@ -41,22 +41,9 @@ metadata:
 """
 
 
-def _metric_list(metrics) -> str:
-    lines = ["metric_list:"]
-    for m in metrics:
-        lines += [f"  - metric: {m}", f"    aggregation: !function {GLUE}.aggregate_{m}",
-                  f"    higher_is_better: {'false' if m in ('fpr', 'fnr') else 'true'}"]
-    return "\n".join(lines) + "\n"
-
-
-def _group(name: str, tasks: list[str]) -> str:
-    body = "\n".join(f"  - {t}" for t in tasks)
-    return (HEADER + f"group: {name}\ntask:\n{body}\naggregate_metric_list:\n  - metric: accuracy\n"
-            "    aggregation: mean\n    weight_by_size: false\nmetadata:\n  version: 1.0\n")
-
-
 def render_benchmark_files(bench: Benchmark) -> dict[str, str]:
     """Relative path (under lmms_tasks/) -> file text, for one benchmark's folder."""
+    from .generate import _group, _metric_list  # one YAML rendering for every benchmark (no import cycle)
     sub = Path("tasks") / bench.name
     template = f"_{bench.name}_template.yaml"
     files = {str(sub / template): TEMPLATE}
@@ -68,10 +55,10 @@ def render_benchmark_files(bench: Benchmark) -> dict[str, str]:
             files[str(sub / f"{name}.yaml")] = (
                 HEADER + f"include: {template}\ntask: {name}\ntask_alias: {spec.id}{suffix}\n"
                 f"dataset_kwargs:\n  data_files:\n    test: placeholders/{name}.json\n"
-                + _metric_list(bench.metric_names(spec.id)))
+                + _metric_list(bench.metric_names(spec.id), GLUE))
             files[str(sub / "placeholders" / f"{name}.json")] = json.dumps(
                 {"benchmark": bench.name, "task": spec.id, "gaze": gaze}, sort_keys=True) + "\n"
-        files[str(sub / f"_group_{bench.name}{suffix}.yaml")] = _group(f"{bench.name}{suffix}", names)
+        files[str(sub / f"_group_{bench.name}{suffix}.yaml")] = _group(f"{bench.name}{suffix}", names, HEADER)
     return files
 
 
