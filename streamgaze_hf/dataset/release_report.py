@@ -154,9 +154,7 @@ class ImportReport:
             self.skipped[problem.kind] += 1
             if problem.is_row:
                 self.rows[task_of_file(problem.file)]["skipped"] += 1
-        ex = self.examples.setdefault(problem.kind, [])
-        if len(ex) < MAX_EXAMPLES:
-            ex.append(problem)
+        _keep_example(self.examples, problem)
 
     def row_imported(self, task: str, flags: list[Problem]) -> None:
         """Count one imported row of ``task`` and its flags."""
@@ -226,6 +224,13 @@ class ImportReport:
         return _kind_section(kinds, counts, self.examples)
 
 
+def _keep_example(examples: dict[str, list[Problem]], problem: Problem) -> None:
+    """Keep the first MAX_EXAMPLES problems of each kind (the report shows them)."""
+    ex = examples.setdefault(problem.kind, [])
+    if len(ex) < MAX_EXAMPLES:
+        ex.append(problem)
+
+
 def _kind_section(kinds: dict[str, str], counts: Counter, examples: dict[str, list[Problem]]) -> list[str]:
     """One line per problem kind that occurred, with its examples."""
     out = []
@@ -256,9 +261,7 @@ class ProblemReport:
     def add(self, problem: Problem) -> None:
         """Count a problem (skip or note) and keep the first few as examples."""
         (self.notes if problem.kind in self.note_kinds else self.skipped)[problem.kind] += 1
-        ex = self.examples.setdefault(problem.kind, [])
-        if len(ex) < MAX_EXAMPLES:
-            ex.append(problem)
+        _keep_example(self.examples, problem)
 
     @property
     def total_imported(self) -> int:
