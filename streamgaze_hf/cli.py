@@ -111,6 +111,13 @@ def _build(p: argparse.ArgumentParser) -> Handler:
     return run
 
 
+def _benchmark_names() -> list[str]:
+    """The registered benchmarks' names (``--benchmark`` choices), StreamGaze first."""
+    from .benchmarks import benchmarks
+
+    return [b.name for b in benchmarks()]
+
+
 def _proxy_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--proxy-fps", type=float, default=None,
                    help="also store a proxy of every video at this frame rate (default 2 when --proxy-size is given)")
@@ -127,7 +134,7 @@ def _import_release(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--force", action="store_true", help="overwrite an existing dataset of the same version")
     p.add_argument("--reencode", action="store_true",
                    help="store the videos re-encoded with a keyframe at every window start (fast, exact clips)")
-    p.add_argument("--benchmark", default="streamgaze", choices=["streamgaze", "egogazevqa"],
+    p.add_argument("--benchmark", default="streamgaze", choices=_benchmark_names(),
                    help="whose release it is (default streamgaze; egogazevqa = `streamgaze import-egogazevqa`)")
     _proxy_args(p)
 
@@ -222,7 +229,7 @@ def _tasks_dir(p: argparse.ArgumentParser) -> Handler:
 def _eval(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--root", default=None, help="dataset root (default: $STREAMGAZE_ROOT, else ./streamgaze; "
                    "for --benchmark egogazevqa $EGOGAZEVQA_ROOT, else ./egogazevqa)")
-    p.add_argument("--benchmark", default="streamgaze", choices=["streamgaze", "egogazevqa"],
+    p.add_argument("--benchmark", default="streamgaze", choices=_benchmark_names(),
                    help="whose dataset --root is (default streamgaze)")
     p.add_argument("--prompt-mode", choices=["default", "reference"], default=None,
                    help="prompts and parsing: ours (default) or the official code's, to compare with the paper")
