@@ -176,6 +176,10 @@ def clip_fixations(fixations: list[dict], end: float, track: GazeTrack | None) -
     return out
 
 
+#: the gaze modes whose prompt or visuals use the window's fixations (the others' documents carry none)
+FIXATION_VARIANTS = ("text", "salience")
+
+
 def load_docs(task_id: str, gaze: str = "visual", root: str | os.PathLike[str] | None = None,
               reasoning: str = "") -> list[dict]:
     """Evaluation documents of one task (see the module docstring); ``reasoning`` ("" or one of
@@ -196,20 +200,27 @@ def load_docs(task_id: str, gaze: str = "visual", root: str | os.PathLike[str] |
     if reasoning:
         settings["reasoning"] = reasoning
     tracks = {}
-    if spec.is_proactive or gaze == "salience":
+    if spec.is_proactive and gaze in FIXATION_VARIANTS:  # clip_fixations at every checkpoint
         tracks = _gaze_tracks(root_path, {r["video_id"] for r in rows}, geometry)
+    # Only the text and salience variants read a document's fixations; the others carry none, which
+    # keeps the documents lmms-eval holds (and logs with --log_samples) small: a past question over a
+    # long video has hundreds of fixations, a proactive one that many per checkpoint.
+    uses_fixations = gaze in FIXATION_VARIANTS
     docs = []
     for row in rows:
         g = geometry.get(row["video_id"], {})
         base = {**row, **settings, "frame_width": int(g.get("width", 0)), "frame_height": int(g.get("height", 0)),
                 "checkpoint_index": -1, "checkpoint_time": math.nan, "checkpoint_label": ""}
+        if not uses_fixations:
+            base["fixations"] = []
         if not spec.is_proactive:
             docs.append(base)
             continue
         for i, cp in enumerate(row["checkpoints"]):
+            fixations = (clip_fixations(row["fixations"], cp["time"], tracks.get(row["video_id"]))
+                         if uses_fixations else [])
             docs.append({**base, "window_end": cp["time"], "checkpoint_index": i, "checkpoint_time": cp["time"],
-                         "checkpoint_label": cp["label"],
-                         "fixations": clip_fixations(row["fixations"], cp["time"], tracks.get(row["video_id"]))})
+                         "checkpoint_label": cp["label"], "fixations": fixations})
     return docs
 
 

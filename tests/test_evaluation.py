@@ -51,3 +51,17 @@ def test_proactive_docs_expand_to_one_per_checkpoint_with_their_own_window(demo_
             assert f"Fixation {len(d['fixations'])} (" in prompt
             assert f"Fixation {len(d['fixations']) + 1} (" not in prompt
     assert np.mean([d["checkpoint_label"] == "Yes" for d in docs]) > 0.1
+
+
+def test_only_the_text_and_salience_documents_carry_fixations(demo_dataset):
+    """The visual and no-gaze documents (what lmms-eval holds and logs) carry no fixation lists; the
+    text and salience ones carry each window's, and prompts of the other variants do not change."""
+    text = evaluation.load_docs("nfi", "text", demo_dataset)
+    visual = evaluation.load_docs("nfi", "visual", demo_dataset)
+    assert sum(len(d["fixations"]) for d in text) > len(text)  # the demo's past windows have several each
+    assert all(d["fixations"] == [] for d in visual)
+    assert [d["question_id"] for d in visual] == [d["question_id"] for d in text]
+    assert all(d["fixations"] == [] for d in evaluation.load_docs("gta", "none", demo_dataset))
+    assert any(d["fixations"] for d in evaluation.load_docs("gta", "salience", demo_dataset))
+    assert "Fixation 1 (" in evaluation.doc_prompt(text[0])
+    assert "Fixation" not in evaluation.doc_prompt(visual[0])

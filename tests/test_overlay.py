@@ -322,3 +322,50 @@ def test_cli_renders_with_hfov(videos, tmp_path, capsys):
     r = fov_radius_px(W, 60.0)  # 80 px
     assert r == 80 and is_red(img[H // 2, W // 2 + r]) and is_green(img[H // 2, W // 2])
     assert sorted(p.name for p in out.parent.iterdir()) == ["overlay.mp4"]
+
+
+def test_fused_pass_writes_exactly_the_two_separate_outputs(videos, tmp_path):
+    """reencode_with_overlay decodes once and encodes twice: byte for byte what reencode_video and
+    render_overlay write separately, keyframes at the requested times included."""
+    from streamgaze_hf.video.overlay import reencode_video, reencode_with_overlay
+
+    info = probe_video(videos["24fps"])
+    tr = track_for(info, np.arange(0, 3.1, 0.1), np.linspace(0.2, 0.8, 31), np.full(31, 0.4))
+    plain, overlay = reencode_with_overlay(videos["24fps"], tr, tmp_path / "a" / "plain.mp4",
+                                           tmp_path / "a" / "overlay.mp4", keyframe_times=[1.3], progress=False)
+    ref_plain = reencode_video(videos["24fps"], tmp_path / "b" / "plain.mp4", keyframe_times=[1.3], progress=False)
+    ref_overlay = render_overlay(videos["24fps"], tr, tmp_path / "b" / "overlay.mp4", keyframe_times=[1.3],
+                                 progress=False)
+    assert plain.read_bytes() == ref_plain.read_bytes()
+    assert overlay.read_bytes() == ref_overlay.read_bytes()
+    assert plain.read_bytes() != overlay.read_bytes()
+    (_, img), = read_frames_at(overlay, [1.0])
+    assert is_green(img[int(0.4 * H), int(np.floor((0.2 + 0.6 * 10 / 30) * W))])
+    (_, img), = read_frames_at(plain, [1.0])
+    assert not is_green(img[int(0.4 * H), int(np.floor((0.2 + 0.6 * 10 / 30) * W))])
+    with av.open(str(plain)) as c:
+        keys = [round(float(p.pts * p.time_base), 3) for p in c.demux(c.streams.video[0]) if p.is_keyframe]
+    assert keys == [0.0, 1.0, 1.333, 2.333]  # every second from the last keyframe (gop 24) + the forced one
+
+
+def test_fused_pass_failure_leaves_neither_output(videos, tmp_path, monkeypatch):
+    from streamgaze_hf.video.overlay import reencode_with_overlay
+
+    calls = {"n": 0}
+    real = ov.draw_overlay_yuv420p
+
+    def failing(*a, **k):
+        calls["n"] += 1
+        if calls["n"] == 30:
+            raise RuntimeError("boom")
+        return real(*a, **k)
+
+    monkeypatch.setattr(ov, "draw_overlay_yuv420p", failing)
+    info = probe_video(videos["24fps"])
+    tr = track_for(info, np.arange(0, 3.1, 0.1), np.full(31, 0.5), np.full(31, 0.5))
+    with pytest.raises(RuntimeError, match="boom"):
+        reencode_with_overlay(videos["24fps"], tr, tmp_path / "o" / "plain.mp4", tmp_path / "o" / "overlay.mp4",
+                              progress=False)
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(StreamGazeError, match="different output paths"):
+        reencode_with_overlay(videos["24fps"], tr, tmp_path / "x.mp4", tmp_path / "x.mp4", progress=False)

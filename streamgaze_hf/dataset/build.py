@@ -35,7 +35,7 @@ from ..objects.oracle import OracleBackend
 from ..qa.context import VideoContext
 from ..qa.generate import DEFAULT_CAP, generate_questions
 from ..tasks import TASK_IDS
-from ..video.overlay import reencode_video, render_overlay
+from ..video.overlay import reencode_with_overlay
 from ..video.proxy import ProxySpec
 from ..video.reader import VideoInfo, probe_video
 
@@ -193,10 +193,10 @@ def process_recording(ref: RecordingRef | Path, work: Path, opts: BuildOptions) 
     # Both stored videos are re-encoded without B-frames and with a keyframe at every window start,
     # so every evaluation window clip is a frame-exact packet copy (video/clips.py).
     starts = sorted({r["window_start"] for rows in qa.values() for r in rows if r["window_start"] > 0})
-    reencode_video(rec.video_path, out / "original.mp4", keyframe_times=starts, progress=False)
+    # One pass: each source frame decoded once, encoded plain and with the gaze marks.
     hfov = opts.hfov_deg if opts.hfov_deg is not None else track.hfov_deg
-    render_overlay(rec.video_path, track, out / "overlay.mp4", hfov_deg=hfov, progress=False,
-                   keyframe_times=starts)
+    reencode_with_overlay(rec.video_path, track, out / "original.mp4", out / "overlay.mp4", hfov_deg=hfov,
+                          keyframe_times=starts, progress=False)
 
     vid = rec.video_id
     episode_of = {fi: k for k, ep in enumerate(episodes) for fi in ep.fixations}

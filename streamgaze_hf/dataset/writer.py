@@ -82,6 +82,11 @@ class DatasetContent:
     ``videos`` / ``gaze`` / ``fixations``: rows following VIDEO_FEATURES / GAZE_FEATURES /
     FIXATION_FEATURES; ``files``: dataset-relative path (``videos/original/<id>.mp4``) -> existing
     source file, hard-linked into the dataset when on the same filesystem, else copied.
+
+    ``gaze`` and ``fixations`` may instead be lists of ``pyarrow.Table`` chunks (e.g. one per video)
+    with exactly the config's columns: a full-size benchmark has millions of gaze samples (64 h at
+    30 Hz is about 7 M), which as Python dicts would take gigabytes; as arrow columns about 40 bytes
+    a sample. (Use :func:`table_chunk` to make one from column arrays.)
     """
 
     qa: dict[str, list[dict]]
@@ -237,8 +242,39 @@ def _check_qa(
     return {task_id: list(qa.get(task_id, [])) for task_id in task_ids}
 
 
-def _check_video_refs(rows: list[dict], features: Features, config: str, videos: dict[str, dict]) -> None:
+def table_chunk(features: Features, columns: dict[str, Any], config: str = "") -> pa.Table:
+    """A ``pyarrow.Table`` chunk of a config (``GAZE_FEATURES``, ``FIXATION_FEATURES``) from column
+    arrays or lists, with exactly the config's columns and types (StreamGazeError otherwise)."""
+    if list(columns) != list(features):
+        _check_keys(dict.fromkeys(columns), features, f"{config or 'table'} chunk")
+    try:
+        return pa.table(columns, schema=features.arrow_schema)
+    except (pa.ArrowException, TypeError, ValueError) as exc:
+        raise StreamGazeError(f"{config or 'table'} chunk does not fit the schema: {exc}") from exc
+
+
+def _is_tables(rows: list) -> bool:
+    return bool(rows) and isinstance(rows[0], pa.Table)
+
+
+def _check_table_refs(tables: list, features: Features, config: str, videos: dict[str, dict]) -> None:
+    names = list(features)
+    known = pa.array(sorted(videos), pa.string())
+    for i, table in enumerate(tables):
+        if not isinstance(table, pa.Table):
+            raise StreamGazeError(f"{config} chunk {i}: a {type(table).__name__} among arrow tables")
+        if table.column_names != names:
+            _check_keys(dict.fromkeys(table.column_names), features, f"{config} chunk {i}")
+        unknown = pc.filter(table["video_id"], pc.invert(pc.is_in(table["video_id"], value_set=known)))
+        if len(unknown):
+            raise StreamGazeError(f"{config} chunk {i}: unknown video_id {unknown[0].as_py()!r} (not among the videos)")
+
+
+def _check_video_refs(rows: list, features: Features, config: str, videos: dict[str, dict]) -> None:
     """Columns and video ids of gaze / fixation rows (may be millions: the fast path does no formatting)."""
+    if _is_tables(rows):
+        _check_table_refs(rows, features, config, videos)
+        return
     keys = features.keys()
     for i, row in enumerate(rows):
         if not isinstance(row, dict) or row.keys() != keys or row["video_id"] not in videos:
@@ -251,11 +287,14 @@ def _check_video_refs(rows: list[dict], features: Features, config: str, videos:
 # ---------------------------------------------------------------------------------------------- tables
 
 
-def _arrow_table(rows: list[dict], features: Features, config: str, sort_keys: tuple[str, ...]) -> pa.Table:
+def _arrow_table(rows: list, features: Features, config: str, sort_keys: tuple[str, ...]) -> pa.Table:
     """Rows as an arrow table with the config's schema (incl. ``huggingface`` metadata), sorted."""
     schema = features.arrow_schema
     try:
-        table = pa.Table.from_pylist(rows, schema=schema)
+        if _is_tables(rows):
+            table = pa.concat_tables([t.cast(schema) for t in rows]).combine_chunks()
+        else:
+            table = pa.Table.from_pylist(rows, schema=schema)
     except (pa.ArrowException, TypeError, ValueError) as exc:
         raise StreamGazeError(f"config {config}: rows do not fit the schema: {exc}") from exc
     nulls = [name for name in table.column_names if table[name].null_count]

@@ -25,8 +25,10 @@ decoded. The remaining extra cost over a plain transcode is x264 encoding the ma
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
@@ -45,7 +47,7 @@ from .writer import H264Writer
 __all__ = [
     "DOT_RADIUS", "RING_RADIUS", "RING_THICKNESS", "FOV_THICKNESS", "GREEN_BGR", "BLACK_BGR", "RED_BGR",
     "gaze_max_age", "overlay_positions", "bgr_to_yuv601", "draw_overlay_yuv420p",
-    "render_overlay", "render_overlay_files", "reencode_video",
+    "render_overlay", "render_overlay_files", "reencode_video", "reencode_with_overlay",
 ]
 
 DOT_RADIUS = 8
@@ -199,9 +201,9 @@ def render_overlay(video_path: str | os.PathLike[str], track: GazeTrack, out_pat
     """
     src = Path(video_path)
     info = probe_video(src)
-    radius = _resolve_radius(info, track, hfov_deg)
-    draw, xy = overlay_positions(track, info.frame_times, info.width, info.height, info.fps)
-    return _reencode(src, info, Path(out_path), draw, xy, radius, keyframe_times, progress, "overlay")
+    target = _overlay_target(info, track, Path(out_path), hfov_deg)
+    _reencode(src, info, [target], keyframe_times, progress, "overlay")
+    return target.out
 
 
 def reencode_video(video_path: str | os.PathLike[str], out_path: str | os.PathLike[str],
@@ -211,59 +213,99 @@ def reencode_video(video_path: str | os.PathLike[str], out_path: str | os.PathLi
     :func:`render_overlay`."""
     src = Path(video_path)
     info = probe_video(src)
-    no_marks = np.zeros(info.n_frames, dtype=bool)
-    return _reencode(src, info, Path(out_path), no_marks, np.zeros((info.n_frames, 2), np.int32), 0,
-                     keyframe_times, progress, "re-encode")
+    target = _plain_target(info, Path(out_path))
+    _reencode(src, info, [target], keyframe_times, progress, "re-encode")
+    return target.out
 
 
-def _reencode(src: Path, info: VideoInfo, out: Path, draw: np.ndarray, xy: np.ndarray, radius: int,
-              keyframe_times: Sequence[float], progress: bool, what: str) -> Path:
-    if out.is_dir():
-        raise StreamGazeError("output path is a directory", out)
+def reencode_with_overlay(video_path: str | os.PathLike[str], track: GazeTrack,
+                          original_out: str | os.PathLike[str], overlay_out: str | os.PathLike[str],
+                          hfov_deg: float | None = None, keyframe_times: Sequence[float] = (),
+                          progress: bool = True) -> tuple[Path, Path]:
+    """:func:`reencode_video` and :func:`render_overlay` of one video in a single pass: every source
+    frame is decoded once and encoded twice (plain, and with the marks). Both outputs are exactly
+    what the two functions write separately; a build that stores both saves a whole decode (and
+    the overlay then costs one encode on top of the plain transcode the build does anyway,
+    ``benchmarks/overlay.py``). Atomic: on any error neither output exists afterwards."""
+    src = Path(video_path)
+    info = probe_video(src)
+    plain = _plain_target(info, Path(original_out))
+    overlay = _overlay_target(info, track, Path(overlay_out), hfov_deg)
+    if plain.out.resolve() == overlay.out.resolve():
+        raise StreamGazeError("the re-encoded original and the overlay need different output paths", plain.out)
+    _reencode(src, info, [plain, overlay], keyframe_times, progress, "re-encode + overlay")
+    return plain.out, overlay.out
+
+
+@dataclass(frozen=True)
+class _Target:
+    """One output of a rendering pass: where, and per frame whether and where to draw the marks."""
+
+    out: Path
+    draw: np.ndarray
+    xy: np.ndarray
+    radius: int
+
+
+def _overlay_target(info: VideoInfo, track: GazeTrack, out: Path, hfov_deg: float | None) -> _Target:
+    radius = _resolve_radius(info, track, hfov_deg)
+    draw, xy = overlay_positions(track, info.frame_times, info.width, info.height, info.fps)
+    return _Target(out, draw, xy, radius)
+
+
+def _plain_target(info: VideoInfo, out: Path) -> _Target:
+    return _Target(out, np.zeros(info.n_frames, dtype=bool), np.zeros((info.n_frames, 2), np.int32), 0)
+
+
+def _reencode(src: Path, info: VideoInfo, targets: list[_Target], keyframe_times: Sequence[float],
+              progress: bool, what: str) -> None:
+    for t in targets:
+        if t.out.is_dir():
+            raise StreamGazeError("output path is a directory", t.out)
     _check_geometry(info, src)
     keyframes = {int(np.searchsorted(info.frame_times, float(k) - 1e-6)) for k in keyframe_times}
+    try:
+        _render(src, info, targets, progress, keyframes, what)
+    except OSError as exc:  # e.g. an output directory we may not write to
+        raise StreamGazeError(f"cannot write the output ({exc.strerror or exc})",
+                              exc.filename or targets[-1].out) from None
+
+
+def _render(src: Path, info: VideoInfo, targets: list[_Target], progress: bool, keyframes: set[int],
+            what: str) -> None:
+    w, h = info.width, info.height
     tb: Fraction = info.time_base
     rate = Fraction(info.fps).limit_denominator(100000)
-    try:
-        _render(src, info, draw, xy, radius, out, rate, tb, progress, keyframes, what)
-    except OSError as exc:  # e.g. an output directory we may not write to
-        raise StreamGazeError(f"cannot write the output ({exc.strerror or exc})", exc.filename or out) from None
-    return out
-
-
-def _render(src: Path, info: VideoInfo, draw: np.ndarray, xy: np.ndarray, radius: int, out: Path,
-            rate: Fraction, tb: Fraction, progress: bool, keyframes: set[int], what: str) -> None:
-    w, h = info.width, info.height
-    with open_container(src) as container:
+    with open_container(src) as container, contextlib.ExitStack() as stack:
         stream = container.streams.video[0]
         stream.thread_type = "AUTO"
         bar = tqdm(total=info.n_frames, unit="frame", desc=f"{what} {src.name}", disable=not progress,
                    leave=False, dynamic_ncols=True)
-        try:
-            with H264Writer(out, w, h, rate, time_base=tb) as writer:
-                canvas = _Canvas(w, h)
-                n = 0
-                for frame in _yuv_frames(container, stream, src):
-                    if n >= info.n_frames:
-                        raise VideoError(f"decoder returned more than the stream's {info.n_frames} frames", src)
-                    pts = info.frame_pts[n]
-                    if frame.pts is not None and frame.pts != pts:
-                        raise VideoError(f"frame {n} decoded with pts {frame.pts}, expected {pts}", src)
-                    if (frame.width, frame.height) != (w, h):
-                        raise VideoError(f"frame {n} is {frame.width}x{frame.height}, the stream {w}x{h}", src)
-                    if draw[n]:
-                        frame, planes = canvas.paint(frame)
-                        draw_overlay_yuv420p(planes, (int(xy[n, 0]), int(xy[n, 1])), radius)
-                    try:
-                        writer.write_frame(frame, pts - info.start_pts, keyframe=n in keyframes)
-                    except av.error.FFmpegError as exc:
-                        raise VideoError(f"cannot encode frame {n} ({exc})", out) from None
-                    n += 1
-                    bar.update(1)
-                if n != info.n_frames:
-                    raise VideoError(f"decoded {n} of the stream's {info.n_frames} frames", src)
-        finally:
-            bar.close()
+        stack.callback(bar.close)
+        writers = [stack.enter_context(H264Writer(t.out, w, h, rate, time_base=tb)) for t in targets]
+        canvases = [_Canvas(w, h) if t.draw.any() else None for t in targets]
+        n = 0
+        for decoded in _yuv_frames(container, stream, src):
+            if n >= info.n_frames:
+                raise VideoError(f"decoder returned more than the stream's {info.n_frames} frames", src)
+            pts = info.frame_pts[n]
+            if decoded.pts is not None and decoded.pts != pts:
+                raise VideoError(f"frame {n} decoded with pts {decoded.pts}, expected {pts}", src)
+            if (decoded.width, decoded.height) != (w, h):
+                raise VideoError(f"frame {n} is {decoded.width}x{decoded.height}, the stream {w}x{h}", src)
+            for t, writer, canvas in zip(targets, writers, canvases):
+                frame = decoded
+                if t.draw[n]:
+                    frame, planes = canvas.paint(decoded)
+                    draw_overlay_yuv420p(planes, (int(t.xy[n, 0]), int(t.xy[n, 1])), t.radius)
+                try:
+                    writer.write_frame(frame, pts - info.start_pts, keyframe=n in keyframes)
+                except av.error.FFmpegError as exc:
+                    raise VideoError(f"cannot encode frame {n} ({exc})", t.out) from None
+            n += 1
+            bar.update(1)
+        if n != info.n_frames:
+            raise VideoError(f"decoded {n} of the stream's {info.n_frames} frames", src)
 
 
 def render_overlay_files(video_path: str | os.PathLike[str], gaze_csv_path: str | os.PathLike[str],

@@ -9,6 +9,7 @@ ever carrying a frame from after the window. Keyframes every second, plus any th
 
 from __future__ import annotations
 
+import contextlib
 import os
 from fractions import Fraction
 from pathlib import Path
@@ -81,6 +82,10 @@ class H264Writer:
             if exc_type is None:
                 for packet in self._s.encode():
                     self._c.mux(packet)
-        finally:
             self._c.close()
-            self._atomic.__exit__(exc_type, exc, tb)
+        except BaseException as err:  # a failed flush or close leaves no file either
+            with contextlib.suppress(Exception):
+                self._c.close()
+            self._atomic.__exit__(type(err), err, err.__traceback__)
+            raise
+        self._atomic.__exit__(exc_type, exc, tb)
