@@ -186,9 +186,13 @@ def generate(work: Path, scale: float, fps: float, size: tuple[int, int], gaze_h
     with open(path, "wb") as f:
         pickle.dump(content, f, protocol=pickle.HIGHEST_PROTOCOL)
     docs = {t: sum(max(1, len(r["checkpoints"])) for r in rows) for t, rows in content.qa.items()}
+    # what the clip cache holds at most: every document's window, once (clips are cut per window)
+    window_s = sum(c["time"] if r["checkpoints"] else r["window_end"] - r["window_start"]
+                   for rows in content.qa.values() for r in rows for c in (r["checkpoints"] or [None]))
     info = {"videos": n_videos, "hours": sum(durs) / 3600, "questions": sum(counts.values()),
             "checkpoints": docs["gta"] + docs["oaa"], "documents": docs,
-            "gaze_samples": sum(t.num_rows for t in content.gaze), "counts": counts}
+            "gaze_samples": sum(t.num_rows for t in content.gaze), "counts": counts,
+            "window_hours": window_s / 3600}
     return path, info
 
 
@@ -294,6 +298,7 @@ def main(argv: list[str] | None = None) -> int:
         report["dataset_bytes"] = dir_bytes(root)
         report["cache_bytes"] = dir_bytes(cache)
         report["clips"] = sum(1 for _ in cache.rglob("*.mp4"))
+        report["cache_bytes_per_window_minute"] = round(report["cache_bytes"] / (info["window_hours"] * 60))
         q, d = info["questions"], sum(info["documents"].values())
         per_run = report["eval"]["wall_s"] - report["startup"]["wall_s"]
         report["eval_ms_per_question"] = round(per_run * 1000 / q, 1)
@@ -301,7 +306,8 @@ def main(argv: list[str] | None = None) -> int:
         report["warm_ms_per_clip"] = round(report["warm"]["wall_s"] * 1000 / max(1, report["clips"]), 1)
         print(f"dataset {report['dataset_bytes'] / 2**20:,.0f} MiB; cache {report['cache_bytes'] / 2**20:,.0f} MiB "
               f"in {report['clips']:,} clips ({report['warm_ms_per_clip']} ms per clip to warm); "
-              f"eval {report['eval_ms_per_question']} ms per question, {report['eval_ms_per_document']} ms per "
+              f"for {info['window_hours']:,.0f} h of windows ({report['cache_bytes_per_window_minute']:,} bytes per "
+              f"window minute); eval {report['eval_ms_per_question']} ms per question, {report['eval_ms_per_document']} ms per "
               f"document beyond lmms-eval's start-up (warm cache, random baseline)")
         if a.json:
             a.json.write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")

@@ -9,9 +9,33 @@ import pytest
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
 
 
-@pytest.mark.parametrize("name", ["overlay", "clips", "frames_to_model"])
+@pytest.mark.parametrize("name", ["overlay", "clips", "frames_to_model", "full_benchmark"])
 def test_benchmark_script_imports(name):
     spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     assert callable(getattr(module, "main", None))
+
+
+def test_full_benchmark_has_the_release_shape():
+    """benchmarks/full_benchmark.py at scale 1: 285 videos, 64 h, 8,521 questions in the release's
+    task counts, and questions that pass the dataset writer's validation."""
+    import numpy as np
+
+    from streamgaze_hf.qa.validate import validate_qa_row
+
+    spec = importlib.util.spec_from_file_location("bench_full", BENCH / "full_benchmark.py")
+    fb = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fb)
+    n_videos, counts = fb.scaled_counts(1.0)
+    assert n_videos == 285 and sum(counts.values()) == 8521
+    assert sum(counts[t] for t in ("nfi", "otp", "sr", "gsm", "oi_easy", "oi_hard", "oar", "fap")) == 6325
+    d = fb.durations(285, 64 * 3600, np.random.default_rng(0))
+    assert min(d) >= 120 and abs(sum(d) - 64 * 3600) <= 285
+    videos = {f"v{k}": {"dur": 600 + 100 * k, "fstart": np.arange(0, 599, 0.6), "fx": np.full(999, 0.5),
+                        "fy": np.full(999, 0.5)} for k in range(3)}
+    qa = fb._qa_rows(videos, fb.scaled_counts(0.02)[1], np.random.default_rng(1))
+    assert {t: len(rows) for t, rows in qa.items()} == fb.scaled_counts(0.02)[1]
+    for rows in qa.values():
+        for r in rows:
+            assert validate_qa_row(r, duration=videos[r["video_id"]]["dur"]) == []
