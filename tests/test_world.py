@@ -387,3 +387,10 @@ def test_bad_cli_arguments_give_one_clear_error(tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert err == ["streamgaze: error: duration must be at least 15 s (room for a scene cut), got 5.0"]
     assert not (tmp_path / "w").exists()
+
+
+def test_the_smallest_frame_size_renders(tmp_path):
+    """64x48 (the smallest size allowed): objects reaching past the frame edge are clipped, not a crash."""
+    (vdir,) = generate_world(tmp_path / "w", n_videos=1, seed=0, duration=15, width=64, height=48, fps=4.0)
+    info = probe_video(Path(vdir) / "video.mp4")
+    assert (info.width, info.height, info.n_frames) == (64, 48, 60)

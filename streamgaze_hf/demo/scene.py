@@ -277,13 +277,18 @@ def draw_object(canvas: np.ndarray, obj: PlacedObject, frame_width: int) -> None
     pattern = _texture(obj.spec.texture, h, w, max(3.0, 0.012 * frame_width))
     second = _contrast(color)
     fill = color[None, None, :] * (1 - pattern[..., None]) + second[None, None, :] * pattern[..., None]
-    patch = canvas[y0:y1, x0:x1].astype(np.float32)
+    # The patch may reach past the canvas edges (small frames): work on a full-size patch, write back
+    # only the part inside the canvas.
+    vy0, vx0 = max(0, y0), max(0, x0)
+    vy1, vx1 = min(canvas.shape[0], y1), min(canvas.shape[1], x1)
+    patch = np.zeros((h, w, 3), np.float32)
+    patch[vy0 - y0:vy1 - y0, vx0 - x0:vx1 - x0] = canvas[vy0:vy1, vx0:vx1]
     alpha = (mask.astype(np.float32) / 255.0)[..., None]
     out = patch * (1 - alpha) + fill * alpha
     out = np.clip(out, 0, 255).astype(np.uint8)
     cv2.polylines(out, [local], True, (20, 20, 20), thickness=max(1, frame_width // 320),
                   lineType=cv2.LINE_AA, shift=2)
-    canvas[y0:y1, x0:x1] = out
+    canvas[vy0:vy1, vx0:vx1] = out[vy0 - y0:vy1 - y0, vx0 - x0:vx1 - x0]
 
 
 def _contrast(color: np.ndarray) -> np.ndarray:
