@@ -106,14 +106,15 @@ def task_name(task_id: str, gaze: str = "visual") -> str:
 
 # ---- documents -------------------------------------------------------------------------------------
 
-def _video_geometry(root: Path) -> dict[str, dict]:
+def video_geometry(root: Path) -> dict[str, dict]:
+    """video_id -> {video_id, width, height, fps} of every video of the dataset at ``root``."""
     import pyarrow.parquet as pq
 
     table = pq.read_table(data_file(root, "videos"), columns=["video_id", "width", "height", "fps"])
     return {r["video_id"]: r for r in table.to_pylist()}
 
 
-def _gaze_tracks(root: Path, video_ids: set[str], geometry: dict[str, dict]) -> dict[str, GazeTrack]:
+def gaze_tracks(root: Path, video_ids: set[str], geometry: dict[str, dict]) -> dict[str, GazeTrack]:
     """The gaze samples of the given videos (empty when the dataset has none, e.g. the release)."""
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
@@ -152,7 +153,7 @@ def video_gaze_track(root: Path, video_id: str, width: int, height: int) -> Gaze
 def _video_gaze_track(_path: str, _size: int, _mtime_ns: int, root: str, video_id: str, width: int,
                       height: int) -> GazeTrack | None:
     geometry = {video_id: {"width": width, "height": height, "fps": 30.0}}
-    return _gaze_tracks(Path(root), {video_id}, geometry).get(video_id)
+    return gaze_tracks(Path(root), {video_id}, geometry).get(video_id)
 
 
 def clip_fixations(fixations: list[dict], end: float, track: GazeTrack | None) -> list[dict]:
@@ -193,7 +194,7 @@ def load_docs(task_id: str, gaze: str = "visual", root: str | os.PathLike[str] |
     root_path = resolve_root(root)
     rows = [dict(r) for r in load_task(task_id, root_path)]
     check_variant(task_id, gaze, rows, root_path)
-    geometry = _video_geometry(root_path)
+    geometry = video_geometry(root_path)
     settings = {"dataset_root": str(root_path), "gaze": gaze, "prompt_mode": prompt_mode(),
                 "clip_fps": clip_fps() or 0.0, "protocol": current_protocol().name,
                 "proxy": proxy_setting(root_path)}
@@ -201,7 +202,7 @@ def load_docs(task_id: str, gaze: str = "visual", root: str | os.PathLike[str] |
         settings["reasoning"] = reasoning
     tracks = {}
     if spec.is_proactive and gaze in FIXATION_VARIANTS:  # clip_fixations at every checkpoint
-        tracks = _gaze_tracks(root_path, {r["video_id"] for r in rows}, geometry)
+        tracks = gaze_tracks(root_path, {r["video_id"] for r in rows}, geometry)
     # Only the text and salience variants read a document's fixations; the others carry none, which
     # keeps the documents lmms-eval holds (and logs with --log_samples) small: a past question over a
     # long video has hundreds of fixations, a proactive one that many per checkpoint.

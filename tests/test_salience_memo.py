@@ -33,7 +33,7 @@ def test_salience_reads_each_videos_gaze_once(demo_dataset, tmp_path, monkeypatc
     assert all(f == [("video_id", "in", [vid])] for f, vid in zip(reads, sorted(by_video)))
     # the same images as without the memo
     evaluation._video_gaze_track.cache_clear()
-    monkeypatch.setattr(evaluation, "video_gaze_track", lambda root, vid, w, h: evaluation._gaze_tracks(
+    monkeypatch.setattr(evaluation, "video_gaze_track", lambda root, vid, w, h: evaluation.gaze_tracks(
         root, {vid}, {vid: {"width": w, "height": h, "fps": 30.0}}).get(vid))
     for (vid, start, end), path in images.items():
         d = next(x for x in by_video[vid] if (x["window_start"], x["window_end"]) == (start, end))

@@ -110,7 +110,7 @@ def load_plan(root: str | os.PathLike[str] | None, gaze: str = "visual", prompt_
     path = resolve_root(root)
     manifest = read_manifest(path)
     plan = StreamPlan(path, str(manifest["version"]), manifest_digest(path), gaze, prompt_mode, tasks)
-    geometry = evaluation._video_geometry(path)
+    geometry = evaluation.video_geometry(path)
     docs_by_video: dict[str, dict[tuple[str, int], dict]] = {}
     rows: dict[str, dict] = {}
     for task_id in tasks:
@@ -119,7 +119,7 @@ def load_plan(root: str | os.PathLike[str] | None, gaze: str = "visual", prompt_
             docs_by_video.setdefault(doc["video_id"], {})[(doc["question_id"], int(doc["checkpoint_index"]))] = doc
         if get_task(task_id).is_proactive:
             rows.update({r["question_id"]: dict(r) for r in load_task(task_id, path)})
-    tracks = evaluation._gaze_tracks(path, set(docs_by_video), geometry)
+    tracks = evaluation.gaze_tracks(path, set(docs_by_video), geometry)
     for vid in sorted(docs_by_video):
         docs = docs_by_video[vid]
         g = geometry.get(vid)
