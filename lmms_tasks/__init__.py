@@ -4,6 +4,18 @@
 prints it; ``streamgaze eval`` fills it in). The logic lives in ``streamgaze_hf.evaluation``.
 """
 
+import re
 from pathlib import Path
 
 TASKS_DIR = str(Path(__file__).resolve().parent / "tasks")
+
+_NAME_LINE = re.compile(r"^(?:task|group):\s*([A-Za-z0-9_.-]+)\s*$", re.M)
+
+
+def task_names() -> frozenset[str]:
+    """Every task and group name our task folders define (read from the YAMLs' ``task:`` and
+    ``group:`` lines, without lmms-eval)."""
+    names = set()
+    for path in Path(TASKS_DIR).rglob("*.yaml"):
+        names.update(_NAME_LINE.findall(path.read_text(encoding="utf-8")))
+    return frozenset(names)

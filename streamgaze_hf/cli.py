@@ -301,6 +301,37 @@ def annotate_results(paths: list, settings: dict) -> None:
             tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
+def _only_our_tasks(args: list[str]) -> bool:
+    """Whether ``--tasks`` names only task folders of ours (so lmms-eval need not index its own)."""
+    from lmms_tasks import task_names
+
+    for i, arg in enumerate(args):
+        value = args[i + 1] if arg == "--tasks" and i + 1 < len(args) else (
+            arg.split("=", 1)[1] if arg.startswith("--tasks=") else None)
+        if value is not None:
+            requested = [t.strip() for t in value.split(",") if t.strip()]
+            return bool(requested) and set(requested) <= task_names()
+    return False
+
+
+def _skip_builtin_task_index() -> None:
+    """lmms-eval indexes every YAML of its ~3,400 built-in tasks at start-up (10-60 s); a run of our
+    tasks only needs the include path's, so its task manager is told not to include the defaults."""
+    import lmms_eval.tasks as lmms_tasks_module
+
+    manager = lmms_tasks_module.TaskManager
+    if getattr(manager, "_streamgaze_no_defaults", False):
+        return
+    init = manager.__init__
+
+    def without_defaults(self, *a, **k):
+        k["include_defaults"] = False
+        init(self, *a, **k)
+
+    manager.__init__ = without_defaults
+    manager._streamgaze_no_defaults = True
+
+
 def run_lmms_eval(args: list[str]) -> int:
     """Call lmms-eval's CLI in this process with our task directory on its include path."""
     from lmms_tasks import TASKS_DIR
@@ -314,6 +345,8 @@ def run_lmms_eval(args: list[str]) -> int:
     from .evalenv import prepare_lmms_eval_process
 
     prepare_lmms_eval_process()
+    if _only_our_tasks(args):
+        _skip_builtin_task_index()
     from lmms_eval.cli.dispatch import main as lmms_main
 
     saved = sys.argv

@@ -71,3 +71,20 @@ def test_egogazevqa_folder_is_generated_from_the_registry():
     assert len(names) == 12 and set(bench.gaze_variants) == {"", "_gazet", "_gazev", "_gazes"}
     template = yaml.load((base / "_egogazevqa_template.yaml").read_text(), Loader=_Loader)
     assert template["process_docs"] == "lmms_tasks.benchmark_utils.process_docs"
+
+
+def test_eval_skips_lmms_evals_own_task_index_only_for_our_tasks():
+    """`streamgaze eval` tells lmms-eval not to index its ~3,400 built-in task YAMLs when every task
+    asked for is ours (10-60 s of start-up); any other name keeps lmms-eval's defaults."""
+    from lmms_tasks import task_names
+    from streamgaze_hf.cli import _only_our_tasks
+
+    names = task_names()
+    assert {"streamgaze", "streamgaze_oi_easy", "streamgaze_gta_salience", "streamgaze_past",
+            "egogazevqa", "egogazevqa_spatial_gazev"} <= names
+    assert "mme" not in names
+    assert _only_our_tasks(["--model", "x", "--tasks", "streamgaze_oi_easy,streamgaze_gta"])
+    assert _only_our_tasks(["--tasks=streamgaze,egogazevqa"])
+    assert not _only_our_tasks(["--tasks", "streamgaze,mme"])
+    assert not _only_our_tasks(["--tasks", "list"])
+    assert not _only_our_tasks(["--model", "x"])
