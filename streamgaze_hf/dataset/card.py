@@ -173,6 +173,12 @@ def empty_note(stats: Stats) -> list[str]:
     ]
 
 
+def loading_example(config: str, dataset: str) -> list[str]:
+    """The card's ``load_dataset`` code block for a dataset directory named ``dataset``."""
+    return ["```python", "from datasets import load_dataset", "",
+            f'ds = load_dataset("/path/to/{dataset}", "{config}", split="test")', "```"]
+
+
 def _loading_section(stats: Stats) -> str:
     configs = ", ".join(f"`{t.id}`" for t in TASKS)
     return "\n".join(
