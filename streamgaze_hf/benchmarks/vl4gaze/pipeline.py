@@ -47,6 +47,7 @@ from .prompts import (
     COUNT_PROMPT,
     DIRECTION_ANSWERS,
     DIRECTION_PHRASES,
+    NO_SUCH_PERSON_ANSWERS,
     OBSERVER_PROMPT,
     OUT_OF_FRAME_ANSWERS,
     QUESTION_TEMPLATES,
@@ -175,7 +176,7 @@ def describe_person(client: ChatJSONClient, ann: GazeAnnotation, image: np.ndarr
             count = client.ask_json(COUNT_PROMPT.format(description=desc), [plain], STAGES[1], _count,
                                     f"{where}: self-consistency count", image_path)
             if not keep(count):
-                pt.reject(f"{kind} description matches {count} people", desc)
+                pt.reject(f"{kind} description matches {count} {'person' if count == 1 else 'people'}", desc)
             elif kind == "unique":
                 pt.unique.append(desc)
             elif kind == "general":
@@ -290,7 +291,8 @@ def _person_questions(pt: PersonTexts, seed: int, image_dir: str) -> list[tuple[
     tmpl = rng.randrange(len(QUESTION_TEMPLATES["aqr"]))
     if general and rng.random() < 0.5:
         kind, desc = rng.choice(general)
-        add("aqr", desc, kind, rng.choice(CANNOT_IDENTIFY_ANSWERS), "", tmpl)
+        pool = CANNOT_IDENTIFY_ANSWERS if kind == "general_existing" else NO_SUCH_PERSON_ANSWERS
+        add("aqr", desc, kind, rng.choice(pool), "", tmpl)
     else:
         desc = rng.choice(pt.unique)
         answer = god_answer if inside else _sentence(rng.choice(OUT_OF_FRAME_ANSWERS), pronoun_of(desc))

@@ -81,10 +81,14 @@ OUT_OF_FRAME_ANSWERS: tuple[str, ...] = (
     "{Pronoun} is looking at something outside the image.",
     "{Pronoun} is looking out of the frame.",
 )
-CANNOT_IDENTIFY_ANSWERS: tuple[str, ...] = (
+CANNOT_IDENTIFY_ANSWERS: tuple[str, ...] = (  # the description fits several people
     "I cannot identify the observer.",
     "The description is not unique.",
     "I cannot identify which person the question refers to.",
+)
+NO_SUCH_PERSON_ANSWERS: tuple[str, ...] = (  # the description fits nobody
+    "I cannot identify the observer.",
+    "No person in the image matches this description.",
 )
 DIRECTION_ANSWERS: tuple[str, ...] = (
     "{Pronoun} is looking {phrase}.",

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import random
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import cv2
@@ -106,7 +106,7 @@ class Scene:
 
 def make_world(n_scenes: int = 6, seed: int = 0) -> list[Scene]:
     """``n_scenes`` scenes; every other scene has a similar pair; about one person in five looks out of
-    the frame; one person in the world (the first of scene 1) wrongly annotated (not seeing the target)."""
+    the frame; one person (the first with a target in scene 1) is wrongly annotated (cannot see the target)."""
     rng = random.Random(seed)
     scenes = []
     for k in range(n_scenes):
@@ -130,8 +130,10 @@ def make_world(n_scenes: int = 6, seed: int = 0) -> list[Scene]:
                         break
             out = rng.random() < 0.2
             target = None if out else rng.choice(objects).id
-            sees = not (k == 1 and i == 0 and target is not None)
-            people.append(Person(f"p{i}", gender, shirt, acc, x, target, sees))
+            people.append(Person(f"p{i}", gender, shirt, acc, x, target))
+        if k == 1:  # one wrong annotation: the first person with a target cannot see it
+            i = next(i for i, p in enumerate(people) if p.target is not None)
+            people[i] = replace(people[i], sees_target=False)
         scene = Scene(k, f"scene{k:03d}", rng.choice(["white", "yellow", "blue"]), people, objects,
                       ("p0", "p1") if similar else None)
         for p in people:

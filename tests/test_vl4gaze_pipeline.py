@@ -1,0 +1,186 @@
+"""The VL4Gaze §3 pipeline end to end on the synthetic world, with the oracle VLM stub, checked against
+the world's ground truth; then the evaluation documents and scores of the built dataset."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from streamgaze_hf import scoring
+from streamgaze_hf.benchmarks.vl4gaze import evaluation, world
+from streamgaze_hf.benchmarks.vl4gaze.build import build_dataset
+from streamgaze_hf.benchmarks.vl4gaze.pipeline import build_questions
+from streamgaze_hf.benchmarks.vl4gaze.prompts import CANNOT_IDENTIFY_ANSWERS, NO_SUCH_PERSON_ANSWERS
+from streamgaze_hf.dataset.load import load_task
+from streamgaze_hf.errors import StreamGazeError
+from streamgaze_hf.gaze.direction import direction_of
+
+from .vl4gaze_fixture import SEED, build_world_dataset, client, oracle_stub
+from .vlm_stub import VLMStub
+
+TASKS = ("god", "gdd", "gpl", "aqr")
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("vl4gaze")
+    scenes, result, stub = build_world_dataset(tmp)
+    rows = {t: load_task(t, result.root) for t in TASKS}
+    return tmp, {s.id: s for s in scenes}, result, stub, rows
+
+
+def _scene(scenes, row):
+    return scenes[row["image_path"].rsplit("/", 1)[1].rsplit(".", 1)[0]]
+
+
+def test_every_usable_person_gets_questions_and_the_wrong_annotation_is_dropped(built):
+    _, scenes, result, stub, rows = built
+    assert stub.errors == []
+    people = [(s.id, p) for s in scenes.values() for p in s.people]
+    wrong = [(sid, p.id) for sid, p in people if not p.sees_target]
+    assert len(wrong) == 1
+    asked = {(r["video_id"].split("__")[1], r["person"]) for r in rows["god"]}
+    assert asked == {(sid, p.id) for sid, p in people if p.sees_target}  # all but the wrong annotation
+    inside = sum(p.target is not None and p.sees_target for _, p in people)
+    assert result.questions == {"god": len(asked), "gdd": inside, "gpl": len(asked), "aqr": len(asked)}
+    dropped = next(pt for pt in result.texts if (pt.annotation.image[:-4], pt.annotation.person) == wrong[0])
+    assert dropped.visible is False and not dropped.usable
+
+
+def test_descriptions_match_the_right_person(built):
+    _, scenes, result, _, rows = built
+    for task in TASKS:
+        for r in rows[task]:
+            matches = world.matching_people(_scene(scenes, r), r["observer_description"])
+            if r["description_kind"] == "unique":
+                assert matches == [r["person"]], r["question"]
+            elif r["description_kind"] == "general_existing":
+                assert len(matches) >= 2 and r["person"] in matches
+            else:
+                assert matches == []
+    # self-consistency validation dropped the "unique" proposals of the similar pairs ...
+    similar = [pt for pt in result.texts if scenes[pt.annotation.image[:-4]].similar_pair]
+    assert all(len(pt.rejected["unique description matches 2 people"]) == 1 for pt in similar)
+    # ... and the forbidden-word filter the annotation artefact
+    assert all(pt.rejected["forbidden word"] == ["the person in the red box"] for pt in result.texts)
+    assert not any("box" in r["question"] for t in TASKS for r in rows[t])
+
+
+def test_targets_directions_and_points_are_the_ground_truth(built):
+    _, scenes, _, _, rows = built
+    for r in rows["god"]:
+        scene = _scene(scenes, r)
+        p = scene.person(r["person"])
+        if p.target is None:
+            assert not r["inside"] and "out" in r["answer"].lower() and r["target_description"] == ""
+        else:
+            o = scene.object(p.target)
+            assert o.name in r["answer"] and o.colour in r["answer"]
+            assert r["answer"].startswith(p.pronoun.capitalize())
+            assert r["target_description"] == f"the {o.phrase}"
+    for r in rows["gdd"]:
+        scene = _scene(scenes, r)
+        p = scene.person(r["person"])
+        o = scene.object(p.target)
+        ex, ey = scene.eye(p)
+        expected = direction_of((ex, ey), (o.x, o.y))  # in pixels, independently of the row's coordinates
+        assert r["direction"] == expected and scoring.parse_direction(r["answer"]) == expected
+    for r in rows["gpl"]:
+        p = _scene(scenes, r).person(r["person"])
+        if p.target is None:
+            assert r["answer"] == "(-1, -1)" and (r["gaze_x"], r["gaze_y"]) == (-1, -1)
+        else:
+            o = _scene(scenes, r).object(p.target)
+            assert r["answer"] == f"({o.x}, {o.y})"
+
+
+def test_aqr_negatives_really_are_ambiguous(built):
+    _, scenes, _, _, rows = built
+    ambiguous = [r for r in rows["aqr"] if r["ambiguous"]]
+    assert 0 < len(ambiguous) < len(rows["aqr"])  # both kinds present
+    for r in ambiguous:
+        assert len(world.matching_people(_scene(scenes, r), r["observer_description"])) != 1
+        assert r["answer"] in CANNOT_IDENTIFY_ANSWERS + NO_SUCH_PERSON_ANSWERS
+        assert scoring.parse_ambiguity(r["answer"]) is True
+    for r in rows["aqr"]:
+        if not r["ambiguous"]:
+            assert scoring.parse_ambiguity(r["answer"]) is False
+
+
+def test_questions_are_deterministic_under_the_seed(built):
+    _, _, result, _, rows = built
+    again = build_questions(result.texts, seed=SEED)
+    assert {t: sorted(r["question_id"] + r["question"] + r["answer"] for r in again[t]) for t in TASKS} == \
+           {t: sorted(r["question_id"] + r["question"] + r["answer"] for r in rows[t]) for t in TASKS}
+    other = build_questions(result.texts, seed=SEED + 1)
+    assert [r["question"] for r in other["god"]] != [r["question"] for r in again["god"]]
+    # a subset gives the same questions for the annotations it keeps (per-annotation generators)
+    half = build_questions(result.texts[::2], seed=SEED)
+    by_id = {r["question_id"]: r for r in again["gpl"]}
+    assert all(by_id[r["question_id"]] == r for r in half["gpl"])
+
+
+def test_resumes_from_the_cache_after_a_crash(built, tmp_path):
+    tmp, scenes_by_id, _, stub, _ = built
+    scenes = list(scenes_by_id.values())
+    oracle = world.OracleVLM(scenes)
+    cache = tmp_path / "cache"
+    anns = world.annotations(scenes)
+    answered = 40
+
+    def dies(req):
+        return (400, json.dumps({"error": {"message": "model unloaded"}})) if req.index >= answered else \
+            oracle.reply(req.prompt, req.images)
+
+    with VLMStub(responder=dies) as broken, pytest.raises(StreamGazeError, match="model unloaded"):
+        build_dataset(anns, tmp / "images", tmp_path / "out", "1.0.0", client(broken, cache), progress=False)
+    assert not (tmp_path / "out").exists()
+    with oracle_stub(scenes) as fresh:
+        build_dataset(anns, tmp / "images", tmp_path / "out", "1.0.0", client(fresh, cache), progress=False)
+    assert fresh.calls == stub.calls - answered  # only what was never answered is asked again
+    with oracle_stub(scenes) as idle:
+        c = client(idle, cache)
+        build_dataset(anns, tmp / "images", tmp_path / "out2", "1.0.0", c, progress=False)
+    assert idle.calls == 0 and c.cache_hits >= stub.calls  # (repeated questions hit the cache within a run too)
+    same = [(tmp_path / d / "data" / t / "test-00000-of-00001.parquet").read_bytes()
+            for d in ("out", "out2") for t in TASKS]
+    assert same[:4] == same[4:]
+
+
+def test_a_bad_json_answer_is_asked_again(tmp_path):
+    scenes = world.make_world(1, seed=3)
+    world.write_images(scenes, tmp_path / "images")
+    oracle = world.OracleVLM(scenes)
+    with VLMStub(responder=lambda r: "I see two people." if not r.retry and '"count"' in r.prompt
+                 else oracle.reply(r.prompt, r.images)) as stub:
+        result = build_dataset(world.annotations(scenes), tmp_path / "images", tmp_path / "out", "1.0.0",
+                               client(stub, tmp_path / "cache"), progress=False)
+    assert sum(r.retry for r in stub.requests) > 0 and result.questions["god"] >= 1
+
+
+def test_oracle_answers_score_perfectly_and_wrong_ones_do_not(built, monkeypatch):
+    _, _, result, _, _ = built
+    monkeypatch.setenv("VL4GAZE_ROOT", str(result.root))
+    for k in evaluation.JUDGE_ENV:
+        monkeypatch.delenv(k, raising=False)
+    for task in TASKS:
+        docs = evaluation.load_docs(task)
+        (img,) = evaluation.doc_visuals(docs[0])
+        assert img.size == (world.WIDTH, world.HEIGHT) and img.mode == "RGB"
+        assert docs[0]["question"] in evaluation.doc_prompt(docs[0])
+        m = evaluation.task_metrics([evaluation.score_doc(d, evaluation.doc_target(d)) for d in docs])
+        if task == "god":
+            assert m["bleu"] == pytest.approx(100) and m["rouge_l"] == pytest.approx(1) and m["judge"] is None
+        elif task == "gdd":
+            assert (m["direction_acc"], m["angular_error"]) == (1.0, 0.0)
+        elif task == "gpl":
+            assert m["inout_acc"] == 1.0 and m["l2"] < 0.003  # pixel rounding only
+        else:
+            assert m["f1"] == 1.0
+    gdd = evaluation.load_docs("gdd")
+    wrong = evaluation.task_metrics([evaluation.score_doc(d, "I am not sure.") for d in gdd])
+    assert (wrong["direction_acc"], wrong["angular_error"], wrong["n_unparsed"]) == (0.0, 180.0, len(gdd))
+    values = evaluation.leaderboard_values(
+        evaluation.score_doc(d, evaluation.doc_target(d)) for t in TASKS for d in evaluation.load_docs(t))
+    assert values["gdd_acc"] == 1.0 and values["aqr_f1"] == 1.0 and values["god_judge"] is None
