@@ -147,6 +147,28 @@ def leaderboard_values(records: Iterable[Mapping]) -> dict[str, float | None]:
     return {c["key"]: metrics.get(c["task"], {}).get(c["metric"]) for c in LEADERBOARD_COLUMNS}
 
 
+# ---------------------------------------------------------------------------------------------- baselines
+
+RANDOM_TARGETS = ("the table", "the window", "the floor", "the door", "a book", "the camera", "the wall",
+                  "something outside the image")
+
+
+def baseline_random_answer(rng, doc: Mapping) -> str:
+    """The random baseline (``baselines.random_doc_answer``): a random description (GOD), one of the
+    eight directions (GDD), a uniform pixel or, one time in ten, (-1, -1) (GPL), Yes or No (AQR)."""
+    from ...gaze.direction import DIRECTIONS
+    from .prompts import DIRECTION_PHRASES
+
+    task = doc["task"]
+    if task == "god":
+        return f"The person is looking at {rng.choice(RANDOM_TARGETS)}."
+    if task == "gdd":
+        return f"The person is looking {DIRECTION_PHRASES[rng.choice(DIRECTIONS)]}."
+    if task == "gpl":
+        return "(-1, -1)" if rng.random() < 0.1 else f"({rng.randrange(int(doc['width']))}, {rng.randrange(int(doc['height']))})"
+    return rng.choice(["Yes", "No"])
+
+
 # ---------------------------------------------------------------------------------------------- the optional judge
 
 
