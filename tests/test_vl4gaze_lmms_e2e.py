@@ -42,7 +42,7 @@ def _rows(root, task):
 
 def test_oracle_is_perfect_on_the_four_tasks(root, tmp_path):
     res, recs = _run(["--model", "streamgaze_oracle", "--model_args", "check_visuals=true"], root, tmp_path)
-    for task, name in TASKS.items():
+    for task in TASKS:
         assert len(recs[task]) == len(_rows(root, task)) > 0, task
         assert {r["question_id"] for r in recs[task]} == {r["question_id"] for r in _rows(root, task)}
     god, gdd, gpl, aqr = (res[TASKS[t]] for t in ("god", "gdd", "gpl", "aqr"))

@@ -184,3 +184,38 @@ def test_oracle_answers_score_perfectly_and_wrong_ones_do_not(built, monkeypatch
     values = evaluation.leaderboard_values(
         evaluation.score_doc(d, evaluation.doc_target(d)) for t in TASKS for d in evaluation.load_docs(t))
     assert values["gdd_acc"] == 1.0 and values["aqr_f1"] == 1.0 and values["god_judge"] is None
+
+
+def test_cli_builds_the_synthetic_world_with_the_builtin_oracle(tmp_path, capsys):
+    from streamgaze_hf.cli import main as cli_main
+
+    assert cli_main(["build-vl4gaze", "--synthetic", "2", "--out", str(tmp_path / "ds"), "--version", "1.0.0"]) == 0
+    people = [p for s in world.make_world(2, seed=0) for p in s.people]
+    usable = sum(p.sees_target for p in people)
+    inside = sum(p.sees_target and p.target is not None for p in people)
+    assert (usable, inside) == (4, 3)  # one person looks out of the frame, one cannot see the target
+    assert capsys.readouterr().out.strip().endswith(f"god {usable}, gdd {inside}, gpl {usable}, aqr {usable}")
+    gpl = load_task("gpl", tmp_path / "ds")
+    assert all((tmp_path / "ds" / r["image_path"]).is_file() for r in gpl)
+    assert cli_main(["build-vl4gaze", "--gazefollow", str(tmp_path), "--out", str(tmp_path / "x"),
+                     "--version", "1.0.0"]) == 2
+    assert "real annotations need a VLM" in capsys.readouterr().err
+
+
+def test_paper_rows_are_the_main_table():
+    from streamgaze_hf.benchmarks import get_benchmark
+    from streamgaze_hf.benchmarks.vl4gaze import LEADERBOARD_COLUMNS
+
+    rows = get_benchmark("vl4gaze").reference_rows()
+    assert len(rows) == 14
+    keys = [c["key"] for c in LEADERBOARD_COLUMNS]
+    assert all(set(r) >= {"name", "group", "source", "gaze", "prompt_mode", "dataset", "tasks", "overall"} for r in rows)
+    assert all(list(r["tasks"]) == keys and r["tasks"]["god_rouge_l"] is None for r in rows)
+    gpt5 = next(r for r in rows if r["name"] == "GPT-5")
+    assert gpt5["tasks"] == {"god_bleu": 42.95, "god_rouge_l": None, "god_judge": 0.644, "gdd_angle": 44.82,
+                             "gdd_acc": 0.436, "gpl_l2": 0.217, "gpl_inout_acc": 0.928, "aqr_f1": 0.695}
+    assert "1K" in gpt5["dataset"]
+    ft = next(r for r in rows if r["name"] == "Qwen3-VL-2B-Instruct (fine-tuned)")
+    assert (ft["tasks"]["god_bleu"], ft["tasks"]["gdd_angle"], ft["setting"]) == (57.54, 13.13, "sft")
+    lower = {c["key"] for c in LEADERBOARD_COLUMNS if not c["higher_is_better"]}
+    assert lower == {"gdd_angle", "gpl_l2"}

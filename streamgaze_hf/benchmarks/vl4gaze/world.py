@@ -311,3 +311,23 @@ class OracleVLM:
             text = desc.group(1) if desc else "something"
             return json.dumps({"answers": [f"{p.pronoun.capitalize()} is looking at {text}."]})
         raise ValueError("unknown prompt")
+
+
+class OracleClient:
+    """The oracle VLM in process, behind the client interface the pipeline uses (``ask_json``), for the
+    demo (``streamgaze build-vl4gaze --synthetic N`` without ``--vlm-url``). Tests go through the real
+    HTTP client and a loopback server instead."""
+
+    model = "oracle"
+
+    def __init__(self, scenes: list[Scene]):
+        self.oracle = OracleVLM(scenes)
+        self.calls = 0
+        self.cache_hits = 0
+
+    def ask_json(self, prompt: str, images: list[bytes], stage: str, validate, where: str, path=None):
+        from ...objects.vlm_prompts import parse_json_answer
+
+        self.calls += 1
+        decoded = [cv2.imdecode(np.frombuffer(b, np.uint8), cv2.IMREAD_COLOR) for b in images]
+        return validate(parse_json_answer(self.oracle.reply(prompt, decoded)))
