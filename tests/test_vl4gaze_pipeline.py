@@ -219,3 +219,24 @@ def test_paper_rows_are_the_main_table():
     assert (ft["tasks"]["god_bleu"], ft["tasks"]["gdd_angle"], ft["setting"]) == (57.54, 13.13, "sft")
     lower = {c["key"] for c in LEADERBOARD_COLUMNS if not c["higher_is_better"]}
     assert lower == {"gdd_angle", "gpl_l2"}
+
+
+def test_optional_vlm_judge_is_asked_once_and_cached(built, monkeypatch, tmp_path):
+    _, _, result, _, _ = built
+    monkeypatch.setenv("VL4GAZE_ROOT", str(result.root))
+    monkeypatch.setenv("STREAMGAZE_VLM_CACHE", str(tmp_path / "judge-cache"))
+    docs = evaluation.load_docs("god")[:3]
+
+    def judge(req):
+        assert req.n_images == 1 and "Reference answer" in req.prompt
+        return json.dumps({"score": 1.0 if "out of the frame" in req.prompt.split("Candidate answer:")[1] else 0.25})
+
+    with VLMStub(responder=judge) as stub:
+        monkeypatch.setenv("VL4GAZE_JUDGE_URL", stub.url)
+        monkeypatch.setenv("VL4GAZE_JUDGE_MODEL", "judge-vl")
+        evaluation._judge_client.cache_clear()
+        recs = [evaluation.score_doc(d, "The person is looking out of the frame.") for d in docs]
+        again = [evaluation.score_doc(d, "The person is looking out of the frame.") for d in docs]
+    assert stub.calls == 3 and [r["judge"] for r in recs] == [r["judge"] for r in again] == [1.0] * 3
+    assert evaluation.task_metrics(recs)["judge"] == 1.0
+    evaluation._judge_client.cache_clear()
