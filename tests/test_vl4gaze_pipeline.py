@@ -240,3 +240,45 @@ def test_optional_vlm_judge_is_asked_once_and_cached(built, monkeypatch, tmp_pat
     assert stub.calls == 3 and [r["judge"] for r in recs] == [r["judge"] for r in again] == [1.0] * 3
     assert evaluation.task_metrics(recs)["judge"] == 1.0
     evaluation._judge_client.cache_clear()
+
+
+def _plain_vlm(req):
+    """A VLM that sees one person and one lamp in every image."""
+    p = req.prompt
+    if '"unique"' in p:
+        return json.dumps({"unique": ["the woman in the red coat"], "general": [], "nonexistent": ["the clown"]})
+    if '"count"' in p:
+        return json.dumps({"count": 0 if "clown" in p else 1})
+    if '"descriptions"' in p:
+        return json.dumps({"descriptions": ["the lamp on the desk"]})
+    if '"visible"' in p:
+        return json.dumps({"visible": True})
+    return json.dumps({"answers": ["She is looking at the lamp on her desk."]})
+
+
+def test_both_annotation_formats_build_a_dataset(tmp_path):
+    from streamgaze_hf.benchmarks.vl4gaze.annotations import read_gazefollow, read_videoattentiontarget
+
+    from .test_vl4gaze_readers import TRAIN, _image
+
+    gf = tmp_path / "gazefollow"
+    for rel in ("train/00000000/00000001.jpg", "train/00000000/00000002.jpg"):
+        _image(gf / rel, 200, 100)
+    (gf / "train.txt").write_text(TRAIN)
+    vat = tmp_path / "vat"
+    _image(vat / "images" / "Show A" / "1000_1100" / "00001.jpg", 400, 200)
+    (vat / "annotations" / "Show A" / "1000_1100").mkdir(parents=True)
+    (vat / "annotations" / "Show A" / "1000_1100" / "s00.txt").write_text("00001.jpg,100,20,140,60,300,150\n")
+    with VLMStub(responder=_plain_vlm) as stub:
+        a = build_dataset(read_gazefollow(gf / "train.txt", gf).annotations, gf, tmp_path / "a", "1.0.0",
+                          client(stub, tmp_path / "cache"), progress=False)
+        b = build_dataset(read_videoattentiontarget(vat / "annotations", vat / "images").annotations, vat / "images",
+                          tmp_path / "b", "1.0.0", client(stub, tmp_path / "cache"), progress=False)
+    assert a.questions == {"god": 2, "gdd": 1, "gpl": 2, "aqr": 2}
+    gpl = {r["person"]: r for r in load_task("gpl", a.root)}
+    assert gpl["p0"]["answer"] == "(150, 60)" and gpl["p1"]["answer"] == "(-1, -1)"  # 0.75 * 200, 0.6 * 100
+    # eye (50, 20) px -> gaze (150, 60) px: (100, 40), -21.8 degrees: still "right" (lower right from -22.5)
+    assert load_task("gdd", a.root)[0]["direction"] == "right"
+    (row,) = load_task("gpl", b.root)
+    assert row["image_path"] == "images/videoattentiontarget/Show A/1000_1100/00001.jpg"
+    assert (b.root / row["image_path"]).is_file() and row["answer"] == "(300, 150)"
