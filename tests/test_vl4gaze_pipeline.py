@@ -164,8 +164,8 @@ def test_oracle_answers_score_perfectly_and_wrong_ones_do_not(built, monkeypatch
     monkeypatch.setenv("VL4GAZE_ROOT", str(result.root))
     for k in evaluation.JUDGE_ENV:
         monkeypatch.delenv(k, raising=False)
-    for task in TASKS:
-        docs = evaluation.load_docs(task)
+    all_docs = {t: evaluation.load_docs(t) for t in TASKS}
+    for task, docs in all_docs.items():
         (img,) = evaluation.doc_visuals(docs[0])
         assert img.size == (world.WIDTH, world.HEIGHT) and img.mode == "RGB"
         assert docs[0]["question"] in evaluation.doc_prompt(docs[0])
@@ -178,11 +178,11 @@ def test_oracle_answers_score_perfectly_and_wrong_ones_do_not(built, monkeypatch
             assert m["inout_acc"] == 1.0 and m["l2"] < 0.003  # pixel rounding only
         else:
             assert m["f1"] == 1.0
-    gdd = evaluation.load_docs("gdd")
+    gdd = all_docs["gdd"]
     wrong = evaluation.task_metrics([evaluation.score_doc(d, "I am not sure.") for d in gdd])
     assert (wrong["direction_acc"], wrong["angular_error"], wrong["n_unparsed"]) == (0.0, 180.0, len(gdd))
     values = evaluation.leaderboard_values(
-        evaluation.score_doc(d, evaluation.doc_target(d)) for t in TASKS for d in evaluation.load_docs(t))
+        evaluation.score_doc(d, evaluation.doc_target(d)) for docs in all_docs.values() for d in docs)
     assert values["gdd_acc"] == 1.0 and values["aqr_f1"] == 1.0 and values["god_judge"] is None
 
 
