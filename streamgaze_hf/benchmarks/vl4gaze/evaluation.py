@@ -173,10 +173,10 @@ def baseline_random_answer(rng, doc: Mapping) -> str:
 
 
 @lru_cache(maxsize=4)
-def _judge_client(url: str, model: str, key: str):
+def _judge_client(url: str, model: str, key: str, cache_dir: str):
     from ...objects.vlm import ChatJSONClient
 
-    return ChatJSONClient(url, model, api_key=key or None, image_format="png", max_tokens=64)
+    return ChatJSONClient(url, model, api_key=key or None, cache_dir=cache_dir, image_format="png", max_tokens=64)
 
 
 def _judge_validate(answer: dict) -> float:
@@ -201,5 +201,7 @@ def judge_score(doc: Mapping, response: str) -> float | None:
         raise StreamGazeError("cannot read the question's image for the judge", path)
     ok, buf = cv2.imencode(".png", img)
     prompt = JUDGE_PROMPT.format(question=doc["question"], reference=doc["answer"], candidate=response)
-    return _judge_client(url, model, key).ask_json(prompt, [buf.tobytes()], "vl4gaze-judge", _judge_validate,
+    from ...objects.vlm import default_cache_dir
+
+    return _judge_client(url, model, key, str(default_cache_dir())).ask_json(prompt, [buf.tobytes()], "vl4gaze-judge", _judge_validate,
                                                    f"judge of {doc['question_id']}", path)

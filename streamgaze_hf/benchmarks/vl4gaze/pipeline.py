@@ -172,6 +172,8 @@ def describe_person(client: ChatJSONClient, ann: GazeAnnotation, image: np.ndarr
                           [_png(marked(image, box))], STAGES[0], _observer, f"{where}: observer descriptions",
                           image_path)
     for kind, keep in (("unique", lambda c: c == 1), ("general", lambda c: c >= 2), ("nonexistent", lambda c: c == 0)):
+        if kind != "unique" and not pt.unique:
+            return pt  # no question can name this observer: ask nothing more
         for desc in _clean(obs[kind], pt):
             count = client.ask_json(COUNT_PROMPT.format(description=desc), [plain], STAGES[1], _count,
                                     f"{where}: self-consistency count", image_path)
