@@ -197,6 +197,8 @@ def test_cli_builds_the_synthetic_world_with_the_builtin_oracle(tmp_path, capsys
     assert capsys.readouterr().out.strip().endswith(f"god {usable}, gdd {inside}, gpl {usable}, aqr {usable}")
     gpl = load_task("gpl", tmp_path / "ds")
     assert all((tmp_path / "ds" / r["image_path"]).is_file() for r in gpl)
+    card = (tmp_path / "ds" / "README.md").read_text()
+    assert "- visual-question-answering" in card and "video-text-to-text" not in card
     assert cli_main(["build-vl4gaze", "--gazefollow", str(tmp_path), "--out", str(tmp_path / "x"),
                      "--version", "1.0.0"]) == 2
     assert "real annotations need a VLM" in capsys.readouterr().err

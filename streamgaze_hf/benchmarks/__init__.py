@@ -75,6 +75,7 @@ class DatasetLayout:
     card_intro: str = ""  # "module:function" or "" (the StreamGaze text)
     card_sections: str = ""  # "module:function" or ""
     loading_example: str = ""  # the config name used in the card's loading example
+    task_categories: tuple[str, ...] = ("video-text-to-text",)  # the card's Hugging Face task categories
 
 
 @dataclass(frozen=True)

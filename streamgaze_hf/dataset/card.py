@@ -122,7 +122,7 @@ def card_data(root: str | os.PathLike[str], version: str, stats: Stats) -> Datas
         pretty_name=layout.pretty_name,
         license=LICENSE,
         language=["en"],
-        task_categories=["video-text-to-text"],
+        task_categories=list(layout.task_categories),
         size_categories=[_size_category(stats["questions"])],
         tags=list(layout.tags or TAGS),
         version=version,

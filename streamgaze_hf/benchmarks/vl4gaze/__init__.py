@@ -79,6 +79,7 @@ BENCHMARK = register(Benchmark(
         card_intro="streamgaze_hf.benchmarks.vl4gaze.card:intro",
         card_sections="streamgaze_hf.benchmarks.vl4gaze.card:sections",
         loading_example="god",
+        task_categories=("visual-question-answering", "image-text-to-text"),
     ),
     root_env="VL4GAZE_ROOT",
     default_root="vl4gaze",
