@@ -25,6 +25,9 @@ one line per frame, comma-separated, no header::
 
 all in **pixels** of the frame ``images/<show>/<clip>/<frame_file>``; ``gaze_x = gaze_y = -1`` means
 the target is outside the frame. There is no eye point: the head box centre stands in for it.
+
+Both layouts are as read by the public loader of Chong et al. 2020 (``ejcgt/attention-target-detection``,
+``dataset.py``); neither dataset ships a format document.
 """
 
 from __future__ import annotations
