@@ -50,11 +50,49 @@ def process_results(doc, results):
 
 
 def _metric(items, name: str) -> float:
+    """Percent of a fraction metric; a benchmark whose evaluation module has ``metric_value(records,
+    name)`` gives its value in its own units (VL4Gaze: BLEU 0-100, L2, degrees; NaN when undefined)."""
     items = list(items)
     if not items:
         return 0.0
-    return 100.0 * float(_ev(items[0]).task_metrics(items).get(name, 0.0))
+    ev = _ev(items[0])
+    if hasattr(ev, "metric_value"):
+        return float(ev.metric_value(items, name))
+    return 100.0 * float(ev.task_metrics(items).get(name, 0.0))
 
 
 def aggregate_accuracy(items):
     return _metric(items, "accuracy")
+
+
+# VL4Gaze's metrics (streamgaze_hf/benchmarks/vl4gaze/evaluation.py)
+def aggregate_bleu(items):
+    return _metric(items, "bleu")
+
+
+def aggregate_rouge_l(items):
+    return _metric(items, "rouge_l")
+
+
+def aggregate_judge(items):
+    return _metric(items, "judge")
+
+
+def aggregate_direction_acc(items):
+    return _metric(items, "direction_acc")
+
+
+def aggregate_angular_error(items):
+    return _metric(items, "angular_error")
+
+
+def aggregate_l2(items):
+    return _metric(items, "l2")
+
+
+def aggregate_inout_acc(items):
+    return _metric(items, "inout_acc")
+
+
+def aggregate_f1(items):
+    return _metric(items, "f1")

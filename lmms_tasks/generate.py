@@ -48,19 +48,22 @@ metadata:
 """
 
 
-def _metric_list(metrics, glue: str = "lmms_tasks.utils") -> str:
+def _metric_list(metrics, glue: str = "lmms_tasks.utils", lower_is_better=("fpr", "fnr")) -> str:
     """The YAML metric list; each aggregation is ``<glue>.aggregate_<metric>``."""
     lines = ["metric_list:"]
     for m in metrics:
         lines += [f"  - metric: {m}", f"    aggregation: !function {glue}.aggregate_{m}",
-                  f"    higher_is_better: {'false' if m in ('fpr', 'fnr') else 'true'}"]
+                  f"    higher_is_better: {'false' if m in lower_is_better else 'true'}"]
     return "\n".join(lines) + "\n"
 
 
-def _group(name: str, tasks: list[str], header: str = HEADER) -> str:
+def _group(name: str, tasks: list[str], header: str = HEADER, aggregate: bool = True) -> str:
+    """A group YAML; ``aggregate``: its accuracy is the unweighted mean of the tasks' (False: tasks with
+    different metrics, no group score)."""
     body = "\n".join(f"  - {t}" for t in tasks)
-    return (header + f"group: {name}\ntask:\n{body}\naggregate_metric_list:\n  - metric: accuracy\n"
-            "    aggregation: mean\n    weight_by_size: false\nmetadata:\n  version: 1.0\n")
+    mean = ("aggregate_metric_list:\n  - metric: accuracy\n    aggregation: mean\n    weight_by_size: false\n"
+            if aggregate else "")
+    return header + f"group: {name}\ntask:\n{body}\n{mean}metadata:\n  version: 1.0\n"
 
 
 def _task_yaml(name: str, alias: str, metrics, extra: str = "") -> str:

@@ -4,7 +4,7 @@
 Per task and gaze variant a YAML ``<lmms name><suffix>`` and a one-row placeholder JSON naming the
 benchmark, task and gaze mode (``process_docs`` loads the real documents at run time); per variant a
 group ``<benchmark><suffix>`` over the benchmark's tasks, whose score is the unweighted mean of the
-task scores (the paper's "Avg."). StreamGaze's folder is written by ``generate.py`` (unchanged names).
+task scores (the paper's "Avg."; none when the tasks report different metrics, as VL4Gaze's do). StreamGaze's folder is written by ``generate.py`` (unchanged names).
 """
 
 from __future__ import annotations
@@ -55,10 +55,13 @@ def render_benchmark_files(bench: Benchmark) -> dict[str, str]:
             files[str(sub / f"{name}.yaml")] = (
                 HEADER + f"include: {template}\ntask: {name}\ntask_alias: {spec.id}{suffix}\n"
                 f"dataset_kwargs:\n  data_files:\n    test: placeholders/{name}.json\n"
-                + _metric_list(bench.metric_names(spec.id), GLUE))
+                + _metric_list(bench.metric_names(spec.id), GLUE,
+                               tuple(bench.extra.get("lower_is_better", ())) + ("fpr", "fnr")))
             files[str(sub / "placeholders" / f"{name}.json")] = json.dumps(
                 {"benchmark": bench.name, "task": spec.id, "gaze": gaze}, sort_keys=True) + "\n"
-        files[str(sub / f"_group_{bench.name}{suffix}.yaml")] = _group(f"{bench.name}{suffix}", names, HEADER)
+        same_metric = all(bench.metric_names(t.id) == ("accuracy",) for t in bench.tasks)
+        files[str(sub / f"_group_{bench.name}{suffix}.yaml")] = _group(f"{bench.name}{suffix}", names, HEADER,
+                                                                       aggregate=same_metric)
     return files
 
 

@@ -15,7 +15,7 @@ import os
 
 from lmms_eval.api.model import lmms
 
-from streamgaze_hf.baselines import oracle_answer, random_answer
+from streamgaze_hf.baselines import oracle_answer, random_doc_answer
 
 
 def _as_bool(v) -> bool:
@@ -63,14 +63,15 @@ class _DocModel(lmms):
 
 
 class RandomBaseline(_DocModel):
-    """Uniform random option letter / Yes-No, seeded per (seed, question, checkpoint)."""
+    """Uniform random option letter / Yes-No (or the benchmark's own random answer), seeded per
+    (seed, question, checkpoint)."""
 
     def __init__(self, seed=0, **kwargs) -> None:
         super().__init__(**kwargs)
         self.seed = int(seed)
 
     def answer(self, doc: dict) -> str:
-        return random_answer(self.seed, doc["question_id"], doc["checkpoint_index"], doc["task"], len(doc["options"]))
+        return random_doc_answer(self.seed, doc)
 
 
 class OracleBaseline(_DocModel):

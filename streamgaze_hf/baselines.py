@@ -12,16 +12,32 @@ import random
 
 from .tasks import TASK_IDS, get_task
 
-__all__ = ["random_answer", "oracle_answer"]
+__all__ = ["random_answer", "random_doc_answer", "oracle_answer"]
 
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _item_rng(seed: int, question_id: str, checkpoint: int | str) -> random.Random:
+    key = f"{int(seed)}:{question_id}:{checkpoint}"
+    return random.Random(int(hashlib.sha256(key.encode()).hexdigest()[:16], 16))
+
+
+def random_doc_answer(seed: int, doc: dict) -> str:
+    """The random baseline's answer to an evaluation document of any registered benchmark: the
+    benchmark's own rule when its evaluation module offers ``baseline_random_answer(rng, doc)`` (VL4Gaze:
+    a random direction, point, description or yes/no), else :func:`random_answer` over its options."""
+    from .benchmarks import benchmark_of_doc
+
+    ev = benchmark_of_doc(doc).evaluation_module()
+    if hasattr(ev, "baseline_random_answer"):
+        return ev.baseline_random_answer(_item_rng(seed, doc["question_id"], doc["checkpoint_index"]), doc)
+    return random_answer(seed, doc["question_id"], doc["checkpoint_index"], doc["task"], len(doc["options"]))
 
 
 def random_answer(seed: int, question_id: str, checkpoint: int | str, task_id: str, n_options: int) -> str:
     """A uniform random option letter (multiple choice) or Yes/No (proactive), seeded per
     (seed, question, checkpoint): the same item always gets the same answer, whatever the order."""
-    key = f"{int(seed)}:{question_id}:{checkpoint}"
-    rng = random.Random(int(hashlib.sha256(key.encode()).hexdigest()[:16], 16))
+    rng = _item_rng(seed, question_id, checkpoint)
     if task_id in TASK_IDS and get_task(task_id).is_proactive:  # StreamGaze's Yes/No checkpoints
         return rng.choice(["Yes", "No"])
     return _LETTERS[rng.randrange(n_options)]

@@ -11,7 +11,7 @@ Declarations are light: heavy parts (evaluation documents, importers, prompts) a
 
     >>> from streamgaze_hf.benchmarks import benchmarks, get_benchmark
     >>> [b.name for b in benchmarks()]
-    ['streamgaze', 'egogazevqa']
+    ['streamgaze', 'egogazevqa', 'vl4gaze']
     >>> get_benchmark("egogazevqa").task("spatial").option_count
     5
 """
@@ -75,6 +75,7 @@ class DatasetLayout:
     card_intro: str = ""  # "module:function" or "" (the StreamGaze text)
     card_sections: str = ""  # "module:function" or ""
     loading_example: str = ""  # the config name used in the card's loading example
+    task_categories: tuple[str, ...] = ("video-text-to-text",)  # the card's Hugging Face task categories
 
 
 @dataclass(frozen=True)
@@ -82,7 +83,7 @@ class Benchmark:
     """A benchmark's declaration (see the module docstring).
 
     ``gaze_variants``: lmms-eval task-name suffix -> gaze mode ("" is the benchmark's plain task);
-    ``metrics``: metric names reported per task kind ("mc", "proactive"); ``evaluation``: module
+    ``metrics``: metric names reported per task kind ("mc", "proactive") or per task id; ``evaluation``: module
     with ``load_docs(task, gaze, root)``, ``doc_visuals``, ``doc_prompt``, ``doc_target``,
     ``score_doc`` and ``task_metrics``; ``importers``: name -> "module:function";
     ``paper_rows``: "module:function" returning the paper's reference rows.
@@ -128,6 +129,10 @@ class Benchmark:
         raise KeyError(f"unknown {self.name} gaze mode {gaze!r}; modes are {', '.join(self.gaze_variants.values())}")
 
     def metric_names(self, task_id: str) -> tuple[str, ...]:
+        """The task's metrics: ``metrics[task_id]`` when the benchmark declares per-task metrics
+        (VL4Gaze), else those of its kind (``"mc"`` or ``"proactive"``)."""
+        if task_id in self.metrics:
+            return self.metrics[task_id]
         return self.metrics["proactive" if self.task(task_id).proactive else "mc"]
 
     def evaluation_module(self):
@@ -178,7 +183,8 @@ def benchmark_of_doc(doc: Mapping) -> Benchmark:
     return get_benchmark(str(doc.get("benchmark") or "streamgaze"))
 
 
-_BUILTIN = ("streamgaze_hf.benchmarks.streamgaze", "streamgaze_hf.benchmarks.egogazevqa")
+_BUILTIN = ("streamgaze_hf.benchmarks.streamgaze", "streamgaze_hf.benchmarks.egogazevqa",
+            "streamgaze_hf.benchmarks.vl4gaze")
 
 
 def _load_builtin() -> None:

@@ -122,7 +122,7 @@ def card_data(root: str | os.PathLike[str], version: str, stats: Stats) -> Datas
         pretty_name=layout.pretty_name,
         license=LICENSE,
         language=["en"],
-        task_categories=["video-text-to-text"],
+        task_categories=list(layout.task_categories),
         size_categories=[_size_category(stats["questions"])],
         tags=list(layout.tags or TAGS),
         version=version,
@@ -171,6 +171,12 @@ def empty_note(stats: Stats) -> list[str]:
         f"{', '.join(f'`{c}`' for c in empty)}.",
         "",
     ]
+
+
+def loading_example(config: str, dataset: str) -> list[str]:
+    """The card's ``load_dataset`` code block for a dataset directory named ``dataset``."""
+    return ["```python", "from datasets import load_dataset", "",
+            f'ds = load_dataset("/path/to/{dataset}", "{config}", split="test")', "```"]
 
 
 def _loading_section(stats: Stats) -> str:

@@ -106,6 +106,22 @@ def read_manifest(root: str | os.PathLike[str]) -> dict[str, Any]:
     return manifest
 
 
+def benchmark_root(benchmark: str, root: str | os.PathLike[str] | None = None, build_hint: str = "") -> Path:
+    """The dataset root of a registered benchmark (``root``, else its ``root_env`` variable, else its
+    default directory), checked to hold a dataset of that benchmark (StreamGazeError naming the
+    benchmark it holds instead, and ``build_hint``, how to build the right one)."""
+    from ..benchmarks import get_benchmark
+
+    bench = get_benchmark(benchmark)
+    path = resolve_root(root, env=bench.root_env, default=bench.default_root)
+    found = benchmark_of(read_manifest(path))
+    if found != bench.name:
+        article = "an" if bench.title[:1].upper() in "AEIOU" else "a"
+        raise StreamGazeError(f"this is a {found} dataset, not {article} {bench.title} one"
+                              + (f" ({build_hint})" if build_hint else ""), path)
+    return path
+
+
 def config_rows(counts: dict[str, Any], benchmark: str = DEFAULT_BENCHMARK) -> dict[str, int]:
     """Rows per config (card order) from a manifest's ``counts`` object."""
     task_ids = config_names(benchmark)[: -len(CONFIG_FEATURES)]

@@ -96,8 +96,9 @@ class ResponseCache:
     def path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.json"
 
-    def get(self, key: str, stage: str) -> dict | None:
-        """The cached answer for ``key`` if present and still valid for ``stage``, else None."""
+    def get(self, key: str, stage: str, validate: Callable[[dict], object] | None = None) -> dict | None:
+        """The cached answer for ``key`` if present and still valid for ``stage`` (checked by
+        ``validate``, default: the object back-end's validator of that stage), else None."""
         p = self.path(key)
         if not p.is_file():
             return None
@@ -106,7 +107,7 @@ class ResponseCache:
             answer = record["answer"]
             if record.get("format") != CACHE_FORMAT or record.get("stage") != stage:
                 raise ValueError("other format or stage")
-            VALIDATORS[stage](answer)
+            (validate or VALIDATORS[stage])(answer)
         except (OSError, ValueError, KeyError, TypeError) as exc:
             log.warning("ignoring unusable cache entry %s (%s)", p, exc)
             return None
@@ -141,7 +142,112 @@ class _Where:
         return f"fixation {self.index} ({f.start:.2f}-{f.end:.2f} s), {stage} request"
 
 
-class VLMBackend:
+class ChatJSONClient:
+    """Strict-JSON questions to an OpenAI-compatible chat-completions endpoint, with images, a
+    response cache and retries (the machinery under :class:`VLMBackend`, shared by other pipelines,
+    e.g. VL4Gaze's §3 generation).
+
+    :meth:`ask_json` sends one user message (images first, then the prompt), parses the reply as one
+    JSON object (``parse_json_answer``), checks it with ``validate`` (raising :class:`AnswerError` for
+    a bad answer, which is re-asked with the error), retries failed or retryable HTTP exchanges, and
+    caches accepted answers under ``sha256(model, prompt, images)`` tagged with ``stage``.
+    """
+
+    def __init__(self, base_url: str, model: str, api_key: str | None = None,
+                 cache_dir: str | os.PathLike[str] | None = None, max_retries: int = 3, timeout: float = 60,
+                 image_format: str = "jpeg", max_tokens: int = 1024, temperature: float = 0.0,
+                 extra_body: dict | None = None, retry_backoff: float = 1.0):
+        if max_retries < 0:
+            raise ValueError("max_retries must be >= 0")
+        if image_format not in ("jpeg", "png"):
+            raise ValueError(f"image_format must be 'jpeg' or 'png', got {image_format!r}")
+        url = base_url.rstrip("/")
+        self.url = url if url.endswith("/chat/completions") else url + "/chat/completions"
+        self.model = model
+        self.api_key = api_key
+        self.cache = ResponseCache(default_cache_dir() if cache_dir is None else cache_dir)
+        self.max_retries = int(max_retries)
+        self.timeout = float(timeout)
+        self.image_format = image_format
+        self.max_tokens = int(max_tokens)
+        self.temperature = float(temperature)
+        self.extra_body = dict(extra_body or {})
+        self.retry_backoff = float(retry_backoff)
+        self.calls = 0  # HTTP requests sent by this instance
+        self.cache_hits = 0  # answers served from the cache
+
+    def ask_json(self, prompt: str, images: list[bytes], stage: str, validate: Callable[[dict], object],
+                 where: str, path: str | os.PathLike[str] | None = None):
+        """``validate(answer)`` of the accepted JSON answer to one prompt: from the cache, else from
+        the endpoint. ``where`` (and ``path``) name the request in errors."""
+        key = cache_key(self.model, prompt, images)
+        cached = self.cache.get(key, stage, validate)
+        if cached is not None:
+            self.cache_hits += 1
+            return validate(cached)
+        mime = "image/png" if self.image_format == "png" else "image/jpeg"
+        content: list[dict] = [{"type": "image_url", "image_url": {"url": f"data:{mime};base64,"
+                                                                   + base64.b64encode(b).decode("ascii")}}
+                               for b in images]
+        content.append({"type": "text", "text": prompt})
+        base = [{"role": "user", "content": content}]
+        messages = base
+        last_error = ""
+        for attempt in range(1, self.max_retries + 2):
+            try:
+                text = self._post(messages)
+            except _RequestFailed as exc:
+                last_error = str(exc)
+                if not exc.retryable:
+                    raise StreamGazeError(f"{where} to {self.url} failed: {exc}", path) from None
+                if attempt <= self.max_retries and self.retry_backoff > 0:
+                    time.sleep(min(30.0, self.retry_backoff * 2 ** (attempt - 1)))
+                continue
+            try:
+                answer_json = parse_json_answer(text)
+                answer = validate(answer_json)
+            except AnswerError as exc:
+                last_error = f"invalid answer: {exc}"
+                messages = base + [{"role": "assistant", "content": text},
+                                   {"role": "user", "content": RETRY_PROMPT.format(error=exc)}]
+                continue
+            self.cache.put(key, stage, self.model, answer_json, text, attempt)
+            return answer
+        raise StreamGazeError(f"{where}: no valid answer from model {self.model!r} after "
+                              f"{self.max_retries + 1} attempts (last: {last_error})", path)
+
+    def _post(self, messages: list[dict]) -> str:
+        """One chat-completion request; the assistant's text."""
+        body = {"model": self.model, "messages": messages, "max_tokens": self.max_tokens,
+                "temperature": self.temperature, **self.extra_body}
+        headers = {"Content-Type": "application/json"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        req = urllib.request.Request(self.url, data=json.dumps(body).encode(), headers=headers, method="POST")
+        self.calls += 1
+        try:
+            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
+                raw = resp.read()
+        except urllib.error.HTTPError as exc:
+            detail = _error_detail(exc)
+            raise _RequestFailed(f"HTTP {exc.code}{': ' + detail if detail else ''}",
+                                 exc.code in _RETRYABLE_STATUS) from None
+        except (OSError, HTTPException) as exc:  # URLError, timeouts, refused/reset connections
+            reason = getattr(exc, "reason", None) or exc
+            raise _RequestFailed(f"request error: {reason}", True) from None
+        try:
+            payload = json.loads(raw)
+            content = payload["choices"][0]["message"]["content"]
+        except (ValueError, KeyError, IndexError, TypeError):
+            raise _RequestFailed(f"not a chat-completion response: {raw[:200]!r}", True) from None
+        if isinstance(content, list):  # some servers return content parts
+            content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+        if not isinstance(content, str):
+            raise _RequestFailed("the response has no text content", True)
+        return content
+
+
+class VLMBackend(ChatJSONClient):
     """Object sets per fixation from an OpenAI-compatible vision-language model (see module docstring).
 
     ``base_url``: the API root, e.g. ``http://localhost:8000/v1`` (``/chat/completions`` is appended
@@ -166,30 +272,15 @@ class VLMBackend:
                  known_objects: int = 50, retry_backoff: float = 1.0, progress: bool = False):
         if frames_per_fixation < 1:
             raise ValueError("frames_per_fixation must be at least 1")
-        if max_retries < 0:
-            raise ValueError("max_retries must be >= 0")
-        if image_format not in ("jpeg", "png"):
-            raise ValueError(f"image_format must be 'jpeg' or 'png', got {image_format!r}")
-        url = base_url.rstrip("/")
-        self.url = url if url.endswith("/chat/completions") else url + "/chat/completions"
-        self.model = model
-        self.api_key = api_key
-        self.cache = ResponseCache(default_cache_dir() if cache_dir is None else cache_dir)
+        super().__init__(base_url, model, api_key=api_key, cache_dir=cache_dir, max_retries=max_retries,
+                         timeout=timeout, image_format=image_format, max_tokens=max_tokens,
+                         temperature=temperature, extra_body=extra_body, retry_backoff=retry_backoff)
         self.frames_per_fixation = int(frames_per_fixation)
-        self.max_retries = int(max_retries)
-        self.timeout = float(timeout)
         self.hfov_deg = hfov_deg
         self.max_image_side = max_image_side
-        self.image_format = image_format
         self.jpeg_quality = int(jpeg_quality)
-        self.max_tokens = int(max_tokens)
-        self.temperature = float(temperature)
-        self.extra_body = dict(extra_body or {})
         self.known_objects = int(known_objects)
-        self.retry_backoff = float(retry_backoff)
         self.progress = progress
-        self.calls = 0  # HTTP requests sent by this instance
-        self.cache_hits = 0  # answers served from the cache
 
     # ------------------------------------------------------------------ the back-end interface
 
@@ -268,72 +359,7 @@ class VLMBackend:
     def _ask(self, prompt: str, images: list[bytes], where: _Where) -> FovAnswer | OutAnswer:
         """The validated answer to one region prompt: from the cache, else from the endpoint."""
         validate: Callable[[dict], FovAnswer | OutAnswer] = VALIDATORS[where.stage]
-        key = cache_key(self.model, prompt, images)
-        cached = self.cache.get(key, where.stage)
-        if cached is not None:
-            self.cache_hits += 1
-            return validate(cached)
-        mime = "image/png" if self.image_format == "png" else "image/jpeg"
-        content: list[dict] = [{"type": "image_url", "image_url": {"url": f"data:{mime};base64,"
-                                                                   + base64.b64encode(b).decode("ascii")}}
-                               for b in images]
-        content.append({"type": "text", "text": prompt})
-        base = [{"role": "user", "content": content}]
-        messages = base
-        last_error = ""
-        for attempt in range(1, self.max_retries + 2):
-            try:
-                text = self._post(messages)
-            except _RequestFailed as exc:
-                last_error = str(exc)
-                if not exc.retryable:
-                    raise StreamGazeError(f"{where.describe()} to {self.url} failed: {exc}",
-                                          where.video) from None
-                if attempt <= self.max_retries and self.retry_backoff > 0:
-                    time.sleep(min(30.0, self.retry_backoff * 2 ** (attempt - 1)))
-                continue
-            try:
-                answer_json = parse_json_answer(text)
-                answer = validate(answer_json)
-            except AnswerError as exc:
-                last_error = f"invalid answer: {exc}"
-                messages = base + [{"role": "assistant", "content": text},
-                                   {"role": "user", "content": RETRY_PROMPT.format(error=exc)}]
-                continue
-            self.cache.put(key, where.stage, self.model, answer_json, text, attempt)
-            return answer
-        raise StreamGazeError(f"{where.describe()}: no valid answer from model {self.model!r} after "
-                              f"{self.max_retries + 1} attempts (last: {last_error})", where.video)
-
-    def _post(self, messages: list[dict]) -> str:
-        """One chat-completion request; the assistant's text."""
-        body = {"model": self.model, "messages": messages, "max_tokens": self.max_tokens,
-                "temperature": self.temperature, **self.extra_body}
-        headers = {"Content-Type": "application/json"}
-        if self.api_key:
-            headers["Authorization"] = f"Bearer {self.api_key}"
-        req = urllib.request.Request(self.url, data=json.dumps(body).encode(), headers=headers, method="POST")
-        self.calls += 1
-        try:
-            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-                raw = resp.read()
-        except urllib.error.HTTPError as exc:
-            detail = _error_detail(exc)
-            raise _RequestFailed(f"HTTP {exc.code}{': ' + detail if detail else ''}",
-                                 exc.code in _RETRYABLE_STATUS) from None
-        except (OSError, HTTPException) as exc:  # URLError, timeouts, refused/reset connections
-            reason = getattr(exc, "reason", None) or exc
-            raise _RequestFailed(f"request error: {reason}", True) from None
-        try:
-            payload = json.loads(raw)
-            content = payload["choices"][0]["message"]["content"]
-        except (ValueError, KeyError, IndexError, TypeError):
-            raise _RequestFailed(f"not a chat-completion response: {raw[:200]!r}", True) from None
-        if isinstance(content, list):  # some servers return content parts
-            content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
-        if not isinstance(content, str):
-            raise _RequestFailed("the response has no text content", True)
-        return content
+        return self.ask_json(prompt, images, where.stage, validate, where.describe(), where.video)
 
 
 def _error_detail(exc: urllib.error.HTTPError) -> str:

@@ -19,17 +19,13 @@ def intro(stats: dict, version: str) -> str:
 
 
 def sections(stats: dict) -> list[str]:
-    from ...dataset.card import empty_note
+    from ...dataset.card import empty_note, loading_example
 
     configs = ", ".join(f"`{t.id}`" for t in TASKS)
     return [
         "\n".join([
             "## Loading", "",
-            "```python",
-            "from datasets import load_dataset",
-            "",
-            'ds = load_dataset("/path/to/egogazevqa", "spatial", split="test")',
-            "```",
+            *loading_example("spatial", "egogazevqa"),
             "",
             f"Configs: {configs} (one per category, all with the same columns), `videos` (one row per "
             "clip) and `gaze` (every narration sample with its gaze: `t`, normalised top-left `x`, `y`, "

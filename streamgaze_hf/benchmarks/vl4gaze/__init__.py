@@ -1,0 +1,92 @@
+"""VL4Gaze ("Unleashing Vision-Language Models for Gaze Following", arXiv 2512.20735;
+shared/seeds/vl4gaze_paper.txt) declared to the benchmark registry.
+
+Third-person gaze following as image VQA: a scene image and a question naming one person (the
+*observer*) by a textual description. Four tasks, one config each:
+
+* ``god`` gaze object description: a sentence about what the observer looks at ("The person is
+  looking out of the frame." when the target is outside); BLEU, ROUGE-L, optional VLM judge;
+* ``gdd`` gaze direction description: one of eight image directions; accuracy and angular error;
+* ``gpl`` gaze point location: ``(x, y)`` in pixels, ``(-1, -1)`` when outside; L2 on normalised
+  coordinates and in/out accuracy;
+* ``aqr`` ambiguous question recognition: a gaze question whose description may match several people
+  or nobody; the model must say it cannot identify the observer; F1 (ambiguous = positive).
+
+Modules: ``geometry`` (directions, angles, the angle convention), ``annotations`` (GazeFollow and
+VideoAttentionTarget readers), ``schema`` (QA row), ``prompts`` (question templates, the §3 pipeline
+prompts), ``world`` (the synthetic gaze-following world), ``pipeline`` (§3 generation through the VLM
+back-end), ``build`` (dataset from annotations + pipeline), ``evaluation`` (documents, scoring,
+metrics, leaderboard hook), ``paper`` (main-table reference rows), ``card`` (dataset card texts).
+"""
+
+from __future__ import annotations
+
+from .. import Benchmark, DatasetLayout, TaskDef, register
+
+NAME = "vl4gaze"
+#: where an image (and its gaze annotation) comes from
+SOURCES: tuple[str, ...] = ("gazefollow", "videoattentiontarget", "synthetic")
+IMAGE_RULE = "the scene image (one still image, no gaze drawn)"
+
+TASKS: tuple[TaskDef, ...] = (
+    TaskDef("god", "Gaze object description", "god", IMAGE_RULE, lmms_name="vl4gaze_god"),
+    TaskDef("gdd", "Gaze direction description", "gdd", IMAGE_RULE, lmms_name="vl4gaze_gdd"),
+    TaskDef("gpl", "Gaze point location", "gpl", IMAGE_RULE, lmms_name="vl4gaze_gpl"),
+    TaskDef("aqr", "Ambiguous question recognition", "aqr", IMAGE_RULE, lmms_name="vl4gaze_aqr"),
+)
+CATEGORIES: tuple[str, ...] = tuple(t.id for t in TASKS)
+
+#: lmms-eval metrics per task (values in the paper's units: BLEU 0-100, the rest 0-1, angles in degrees)
+METRICS: dict[str, tuple[str, ...]] = {
+    "god": ("bleu", "rouge_l", "judge"),
+    "gdd": ("direction_acc", "angular_error"),
+    "gpl": ("l2", "inout_acc"),
+    "aqr": ("f1",),
+}
+LOWER_IS_BETTER: tuple[str, ...] = ("angular_error", "l2")
+
+#: Leaderboard columns: key, label, higher_is_better, and the (task, metric) it reads. The paper's
+#: main table in its order (ROUGE-L is not in that table: its rows leave it None).
+LEADERBOARD_COLUMNS: tuple[dict, ...] = (
+    {"key": "god_bleu", "label": "GOD BLEU", "higher_is_better": True, "task": "god", "metric": "bleu"},
+    {"key": "god_rouge_l", "label": "GOD ROUGE-L", "higher_is_better": True, "task": "god", "metric": "rouge_l"},
+    {"key": "god_judge", "label": "GOD VLM judge", "higher_is_better": True, "task": "god", "metric": "judge"},
+    {"key": "gdd_angle", "label": "GDD angular error (deg)", "higher_is_better": False, "task": "gdd",
+     "metric": "angular_error"},
+    {"key": "gdd_acc", "label": "GDD accuracy", "higher_is_better": True, "task": "gdd", "metric": "direction_acc"},
+    {"key": "gpl_l2", "label": "GPL L2", "higher_is_better": False, "task": "gpl", "metric": "l2"},
+    {"key": "gpl_inout_acc", "label": "GPL in/out accuracy", "higher_is_better": True, "task": "gpl",
+     "metric": "inout_acc"},
+    {"key": "aqr_f1", "label": "AQR F1", "higher_is_better": True, "task": "aqr", "metric": "f1"},
+)
+
+BENCHMARK = register(Benchmark(
+    name=NAME,
+    title="VL4Gaze",
+    paper="VL4Gaze: Unleashing Vision-Language Models for Gaze Following (arXiv 2512.20735)",
+    tasks=TASKS,
+    categories=CATEGORIES,
+    gaze_variants={"": "none"},  # the question names the person; no gaze is drawn or given
+    metrics=METRICS,
+    evaluation="streamgaze_hf.benchmarks.vl4gaze.evaluation",
+    dataset=DatasetLayout(
+        dataset_name=NAME, pretty_name="VL4Gaze",
+        qa_features="streamgaze_hf.benchmarks.vl4gaze.schema:QA_FEATURES",
+        validate_row="streamgaze_hf.benchmarks.vl4gaze.schema:validate_row",
+        file_paths="streamgaze_hf.benchmarks.vl4gaze.schema:file_paths",
+        qa_sort_keys=("source", "video_id", "question_id"),
+        tags=("gaze-following", "gaze", "visual-question-answering", "benchmark", "image"),
+        card_intro="streamgaze_hf.benchmarks.vl4gaze.card:intro",
+        card_sections="streamgaze_hf.benchmarks.vl4gaze.card:sections",
+        loading_example="god",
+        task_categories=("visual-question-answering", "image-text-to-text"),
+    ),
+    root_env="VL4GAZE_ROOT",
+    default_root="vl4gaze",
+    prompt_modes=("default", "reference"),
+    importers={"annotations": "streamgaze_hf.benchmarks.vl4gaze.build:build_dataset"},
+    paper_rows="streamgaze_hf.benchmarks.vl4gaze.paper:paper_rows",
+    extra={"sources": SOURCES, "lower_is_better": LOWER_IS_BETTER,
+           "leaderboard_columns": LEADERBOARD_COLUMNS,
+           "leaderboard_values": "streamgaze_hf.benchmarks.vl4gaze.evaluation:leaderboard_values"},
+))

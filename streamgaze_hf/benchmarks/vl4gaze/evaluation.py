@@ -1,0 +1,207 @@
+"""VL4Gaze evaluation documents, scoring and metrics (the interface every benchmark's evaluation module
+offers the lmms-eval glue: ``load_docs``, ``doc_visuals``, ``doc_prompt``, ``doc_target``, ``score_doc``,
+``task_metrics``; plus ``metric_value`` for the task files' aggregations and ``leaderboard_values``
+for the leaderboard columns declared in the registry).
+
+Settings from the environment: ``$VL4GAZE_ROOT`` (the dataset root, default ``./vl4gaze``),
+``$STREAMGAZE_PROMPT_MODE`` (``default``: the question plus a one-line answer-format instruction;
+``reference``: the question alone, as the paper's fine-tuned models saw it) and, for the optional VLM
+judge of GOD, ``$VL4GAZE_JUDGE_URL`` + ``$VL4GAZE_JUDGE_MODEL`` (``$VL4GAZE_JUDGE_KEY``; answers
+cached under ``$STREAMGAZE_VLM_CACHE``). Without a judge the ``judge`` metric is undefined (NaN).
+
+Metrics (paper §4.1; parsers in ``scoring.py``, the angle convention in ``gaze/direction.py``):
+
+* GOD: corpus BLEU (sacrebleu, 0-100), mean ROUGE-L F (rouge-score, 0-1), mean judge score (0-1);
+* GDD: ``direction_acc`` and ``angular_error`` (degrees; an unread answer counts 180);
+* GPL: ``l2`` on normalised coordinates over in-frame targets (no in-frame point given there counts as
+  the farthest image point) and ``inout_acc`` (``(-1, -1)`` = outside; unread = wrong);
+* AQR: ``f1`` with "ambiguous" (cannot identify the observer) as the positive class.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterable, Mapping
+from functools import lru_cache
+from pathlib import Path
+
+from ... import scoring
+from ...dataset.load import benchmark_root, load_task
+from ...errors import StreamGazeError
+from . import BENCHMARK, LEADERBOARD_COLUMNS, NAME
+from .prompts import eval_prompt
+
+JUDGE_ENV = ("VL4GAZE_JUDGE_URL", "VL4GAZE_JUDGE_MODEL", "VL4GAZE_JUDGE_KEY")
+JUDGE_PROMPT = """A person in this image is being asked about: "{question}".
+Reference answer (what the person is looking at): "{reference}".
+Candidate answer: "{candidate}".
+Score how well the candidate identifies and describes the same gaze target as the reference, from 0 (wrong object)
+to 1 (same object, correctly described). Return only this JSON object: {{"score": <number between 0 and 1>}}"""
+
+
+def dataset_root(root: str | os.PathLike[str] | None = None) -> Path:
+    return benchmark_root(NAME, root, "build it with `streamgaze build-vl4gaze ...`")
+
+
+def load_docs(task_id: str, gaze: str = "none", root: str | os.PathLike[str] | None = None) -> list[dict]:
+    """Evaluation documents of one task: the dataset rows plus the run settings."""
+    from ...evaluation import prompt_mode
+
+    try:
+        BENCHMARK.task(task_id)
+    except KeyError as exc:
+        raise StreamGazeError(str(exc.args[0])) from None
+    if gaze != "none":
+        raise StreamGazeError(f"VL4Gaze has no gaze mode {gaze!r} (the question names the person)")
+    path = dataset_root(root)
+    settings = {"benchmark": NAME, "dataset_root": str(path), "gaze": gaze, "prompt_mode": prompt_mode(),
+                "checkpoint_index": -1}
+    return [{**dict(row), **settings} for row in load_task(task_id, path)]
+
+
+def doc_visuals(doc: Mapping, cache_dir: str | os.PathLike[str] | None = None) -> list:
+    """The scene image as a PIL image (RGB)."""
+    from PIL import Image
+
+    path = Path(doc["dataset_root"]) / doc["image_path"]
+    try:
+        with Image.open(path) as im:
+            return [im.convert("RGB")]
+    except OSError as exc:
+        raise StreamGazeError(f"cannot read the question's image ({exc})", path) from None
+
+
+def doc_prompt(doc: Mapping) -> str:
+    return eval_prompt(doc["task"], doc["question"], int(doc["width"]), int(doc["height"]), doc["prompt_mode"])
+
+
+def doc_target(doc: Mapping) -> str:
+    return doc["answer"]
+
+
+def _truth_point(doc: Mapping) -> tuple[float, float] | None:
+    return (float(doc["gaze_x"]), float(doc["gaze_y"])) if doc["inside"] else None
+
+
+def score_doc(doc: Mapping, response: str) -> dict:
+    """The per-sample record: ids, the raw response, its reading and the per-sample scores."""
+    response = response or ""
+    task = doc["task"]
+    rec: dict = {"benchmark": NAME, "question_id": doc["question_id"], "task": task, "video_id": doc["video_id"],
+                 "source": doc["source"], "checkpoint_index": -1, "response": response, "answer": doc["answer"],
+                 "gaze": doc["gaze"], "prompt_mode": doc["prompt_mode"]}
+    if task == "god":
+        rec.update(bleu=scoring.sentence_bleu(response, doc["answer"]), rouge_l=scoring.rouge_l(response, doc["answer"]),
+                   judge=judge_score(doc, response), parsed=response.strip() or None)
+        rec["correct"] = None
+    elif task == "gdd":
+        parsed = scoring.parse_direction(response)
+        rec.update(parsed=parsed, truth=doc["direction"], correct=parsed == doc["direction"])
+    elif task == "gpl":
+        point = scoring.parse_point(response, doc["width"], doc["height"])
+        truth = _truth_point(doc)
+        rec.update(parsed=None if point is None else list(point), truth=None if truth is None else list(truth),
+                   inside=bool(doc["inside"]),
+                   correct=point is not None and (point != scoring.OUTSIDE) == bool(doc["inside"]))
+    else:  # aqr
+        flag = scoring.parse_ambiguity(response)
+        rec.update(parsed=flag, truth=bool(doc["ambiguous"]), correct=flag is not None and flag == bool(doc["ambiguous"]))
+    return rec
+
+
+def task_metrics(records: list[dict]) -> dict:
+    """The metrics of one task's records (module docstring); undefined values are None."""
+    records = list(records)
+    if not records:
+        return {"n": 0}
+    task = records[0]["task"]
+    if task == "god":
+        judged = [r["judge"] for r in records if r.get("judge") is not None]
+        return {"bleu": scoring.corpus_bleu([r["response"] for r in records], [r["answer"] for r in records]),
+                "rouge_l": sum(r["rouge_l"] for r in records) / len(records),
+                "judge": sum(judged) / len(judged) if judged else None, "n": len(records),
+                "n_judged": len(judged)}
+    if task == "gdd":
+        return scoring.direction_metrics((r["parsed"], r["truth"]) for r in records)
+    if task == "gpl":
+        return scoring.point_metrics((None if r["parsed"] is None else tuple(r["parsed"]),
+                                      None if r["truth"] is None else tuple(r["truth"])) for r in records)
+    return scoring.proactive_metrics((r["parsed"], r["truth"]) for r in records)
+
+
+def metric_value(records: Iterable[dict], name: str) -> float:
+    """One metric of a task's records in the paper's units, NaN when undefined (the task files'
+    aggregation hook: ``lmms_tasks.benchmark_utils``)."""
+    value = task_metrics(list(records)).get(name)
+    return math.nan if value is None else float(value)
+
+
+def leaderboard_values(records: Iterable[Mapping]) -> dict[str, float | None]:
+    """Column key -> value (``LEADERBOARD_COLUMNS`` of the registry) from a run's per-sample records of
+    any of the four tasks (a task without records leaves its columns None)."""
+    by_task: dict[str, list[dict]] = {}
+    for r in records:
+        by_task.setdefault(r["task"], []).append(dict(r))
+    metrics = {t: task_metrics(rs) for t, rs in by_task.items()}
+    return {c["key"]: metrics.get(c["task"], {}).get(c["metric"]) for c in LEADERBOARD_COLUMNS}
+
+
+# ---------------------------------------------------------------------------------------------- baselines
+
+RANDOM_TARGETS = ("the table", "the window", "the floor", "the door", "a book", "the camera", "the wall",
+                  "something outside the image")
+
+
+def baseline_random_answer(rng, doc: Mapping) -> str:
+    """The random baseline (``baselines.random_doc_answer``): a random description (GOD), one of the
+    eight directions (GDD), a uniform pixel or, one time in ten, (-1, -1) (GPL), Yes or No (AQR)."""
+    from ...gaze.direction import DIRECTIONS
+    from .prompts import DIRECTION_PHRASES
+
+    task = doc["task"]
+    if task == "god":
+        return f"The person is looking at {rng.choice(RANDOM_TARGETS)}."
+    if task == "gdd":
+        return f"The person is looking {DIRECTION_PHRASES[rng.choice(DIRECTIONS)]}."
+    if task == "gpl":
+        return "(-1, -1)" if rng.random() < 0.1 else f"({rng.randrange(int(doc['width']))}, {rng.randrange(int(doc['height']))})"
+    return rng.choice(["Yes", "No"])
+
+
+# ---------------------------------------------------------------------------------------------- the optional judge
+
+
+@lru_cache(maxsize=4)
+def _judge_client(url: str, model: str, key: str, cache_dir: str):
+    from ...objects.vlm import ChatJSONClient
+
+    return ChatJSONClient(url, model, api_key=key or None, cache_dir=cache_dir, image_format="png", max_tokens=64)
+
+
+def _judge_validate(answer: dict) -> float:
+    from ...objects.vlm_prompts import AnswerError
+
+    s = answer.get("score") if isinstance(answer, dict) else None
+    if isinstance(s, bool) or not isinstance(s, int | float) or not 0 <= s <= 1:
+        raise AnswerError('"score" must be a number between 0 and 1')
+    return float(s)
+
+
+def judge_score(doc: Mapping, response: str) -> float | None:
+    """The VLM judge's score (0-1) of a GOD answer, or None when no judge is configured."""
+    url, model, key = (os.environ.get(k, "").strip() for k in JUDGE_ENV)
+    if not (url and model):
+        return None
+    import cv2
+
+    path = Path(doc["dataset_root"]) / doc["image_path"]
+    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if img is None:
+        raise StreamGazeError("cannot read the question's image for the judge", path)
+    ok, buf = cv2.imencode(".png", img)
+    prompt = JUDGE_PROMPT.format(question=doc["question"], reference=doc["answer"], candidate=response)
+    from ...objects.vlm import default_cache_dir
+
+    return _judge_client(url, model, key, str(default_cache_dir())).ask_json(prompt, [buf.tobytes()], "vl4gaze-judge", _judge_validate,
+                                                   f"judge of {doc['question_id']}", path)
