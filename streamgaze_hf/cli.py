@@ -92,11 +92,20 @@ def _build(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--force", action="store_true", help="overwrite an existing dataset of the same version")
     p.add_argument("--changelog", default="", help="text of this version's CHANGELOG entry")
     _proxy_args(p)
+    p.add_argument("--benchmark", default="streamgaze", choices=_benchmark_names(),
+                   help="which benchmark to build (default streamgaze; egogazevqa: narrations -> 9-keyframe "
+                        "groups -> QA by --vlm-url/--vlm-model, see README)")
+    p.add_argument("--groups-per-video", type=int, default=None,
+                   help="egogazevqa: keyframe groups kept per video (default: 3, EGTEA 1, as in the paper)")
 
     def run(a: argparse.Namespace) -> int:
         from .dataset.build import BuildOptions, build_dataset
         from .video.proxy import proxy_spec
 
+        if a.benchmark != "streamgaze":
+            return _build_other(a)
+        if a.groups_per_video is not None:
+            raise StreamGazeError("--groups-per-video applies to --benchmark egogazevqa only")
         objects = a.objects or ("oracle" if a.source == "world" else "")
         if not objects:
             raise StreamGazeError(f"--source {a.source} needs an object back-end: --objects metadata --metadata CSV "
@@ -109,6 +118,23 @@ def _build(p: argparse.ArgumentParser) -> Handler:
         return 0
 
     return run
+
+
+def _build_other(a: argparse.Namespace) -> int:
+    """``build --benchmark egogazevqa``: the raw EgoGazeVQA pipeline (benchmarks/egogazevqa/build.py)."""
+    if a.benchmark != "egogazevqa":
+        raise StreamGazeError(f"{a.benchmark} has no raw build")
+    unused = [flag for flag, value in (("--objects", a.objects), ("--metadata", a.metadata), ("--hfov", a.hfov),
+                                       ("--proxy-fps", a.proxy_fps), ("--proxy-size", a.proxy_size))
+              if value not in (None, "")]
+    if unused or a.workers != 1:
+        raise StreamGazeError(f"{', '.join(unused) or '--workers'} does not apply to --benchmark egogazevqa")
+    from .benchmarks.egogazevqa.build import EgoBuildOptions, build_egogazevqa
+
+    opts = EgoBuildOptions(source=a.source, vlm_url=a.vlm_url, vlm_model=a.vlm_model,
+                           groups_per_video=a.groups_per_video, review=tuple(a.review))
+    print(build_egogazevqa(a.raw, a.out, a.version, options=opts, force=a.force, changelog=a.changelog))
+    return 0
 
 
 def _benchmark_names() -> list[str]:

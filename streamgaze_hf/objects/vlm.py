@@ -96,8 +96,9 @@ class ResponseCache:
     def path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.json"
 
-    def get(self, key: str, stage: str) -> dict | None:
-        """The cached answer for ``key`` if present and still valid for ``stage``, else None."""
+    def get(self, key: str, stage: str, validate: Callable[[dict], object] | None = None) -> dict | None:
+        """The cached answer for ``key`` if present and still valid for ``stage`` (checked with
+        ``validate``, default the region stage's validator), else None."""
         p = self.path(key)
         if not p.is_file():
             return None
@@ -106,7 +107,7 @@ class ResponseCache:
             answer = record["answer"]
             if record.get("format") != CACHE_FORMAT or record.get("stage") != stage:
                 raise ValueError("other format or stage")
-            VALIDATORS[stage](answer)
+            (validate or VALIDATORS[stage])(answer)
         except (OSError, ValueError, KeyError, TypeError) as exc:
             log.warning("ignoring unusable cache entry %s (%s)", p, exc)
             return None
@@ -249,6 +250,16 @@ class VLMBackend:
             masked.append(self._encode(mask_fov(img, centre, radius)))
         return crops, masked
 
+    def encode(self, img: np.ndarray) -> bytes:
+        """A BGR image as the request sends it (downscaled to ``max_image_side``, JPEG or PNG)."""
+        return self._encode(img)
+
+    def ask(self, prompt: str, images: list[bytes], where, validate: Callable[[dict], object]):
+        """The validated answer to any strict-JSON request (prompt text after the images), with the
+        same cache, re-asks and retries as the region prompts. ``where`` names the request in errors:
+        it has ``stage`` (the cache's stage label), ``video`` (a path) and ``describe()``."""
+        return self._ask(prompt, images, where, validate)
+
     def _encode(self, img: np.ndarray) -> bytes:
         h, w = img.shape[:2]
         side = self.max_image_side
@@ -265,11 +276,13 @@ class VLMBackend:
 
     # ------------------------------------------------------------------ requests
 
-    def _ask(self, prompt: str, images: list[bytes], where: _Where) -> FovAnswer | OutAnswer:
-        """The validated answer to one region prompt: from the cache, else from the endpoint."""
-        validate: Callable[[dict], FovAnswer | OutAnswer] = VALIDATORS[where.stage]
+    def _ask(self, prompt: str, images: list[bytes], where: _Where,
+             validate: Callable[[dict], object] | None = None):
+        """The validated answer to one prompt (default validator: the region stage's): from the
+        cache, else from the endpoint."""
+        validate = validate or VALIDATORS[where.stage]
         key = cache_key(self.model, prompt, images)
-        cached = self.cache.get(key, where.stage)
+        cached = self.cache.get(key, where.stage, validate)
         if cached is not None:
             self.cache_hits += 1
             return validate(cached)
