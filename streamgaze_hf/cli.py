@@ -129,11 +129,13 @@ def _build_other(a: argparse.Namespace) -> int:
               if value not in (None, "")]
     if unused or a.workers != 1:
         raise StreamGazeError(f"{', '.join(unused) or '--workers'} does not apply to --benchmark egogazevqa")
-    from .benchmarks.egogazevqa.build import EgoBuildOptions, build_egogazevqa
+    from .benchmarks import get_benchmark
+    from .benchmarks.egogazevqa.build import EgoBuildOptions
 
     opts = EgoBuildOptions(source=a.source, vlm_url=a.vlm_url, vlm_model=a.vlm_model,
                            groups_per_video=a.groups_per_video, review=tuple(a.review))
-    print(build_egogazevqa(a.raw, a.out, a.version, options=opts, force=a.force, changelog=a.changelog))
+    build = get_benchmark(a.benchmark).importer("raw")
+    print(build(a.raw, a.out, a.version, options=opts, force=a.force, changelog=a.changelog))
     return 0
 
 
@@ -530,7 +532,10 @@ def _review(p: argparse.ArgumentParser) -> Handler:
 
         from .fsutil import write_text_atomic
         from .review import format_stats, load_corrections, verification_stats
+        from .review.qa_review import is_qa_csv
 
+        if any(is_qa_csv(c) for c in a.csv):
+            return _review_import_questions(a)
         corrections = load_corrections(a.csv)
         sources = None
         if a.dataset:
@@ -551,6 +556,22 @@ def _review(p: argparse.ArgumentParser) -> Handler:
         return 0
 
     return run
+
+
+def _review_import_questions(a: argparse.Namespace) -> int:
+    """``review import`` of question-verification CSVs (EgoGazeVQA): kept / dropped and failures per criterion."""
+    import json
+
+    from .fsutil import write_text_atomic
+    from .review.qa_review import load_qa_verdicts, qa_verdict_stats
+
+    stats = qa_verdict_stats(load_qa_verdicts(a.csv))
+    print(f"questions {stats['questions']}: kept {stats['kept']}, dropped {stats['dropped']} "
+          f"({100 * stats['keep_ratio']:.1f} % kept; {stats['verdicts']} verdicts by {stats['annotators']} annotators)")
+    print("failed criteria: " + ", ".join(f"{c} {n}" for c, n in stats["failed_criteria"].items()))
+    if a.out:
+        write_text_atomic(a.out, json.dumps(stats, indent=2, sort_keys=True) + "\n")
+    return 0
 
 
 @command("stream-eval", "streaming evaluation: push each video's frames in time order, questions at their query "

@@ -121,7 +121,7 @@ def test_built_dataset_loads_through_the_evaluation(built, monkeypatch):
         assert not score_doc(d, "E" if doc_target(d) != "E" else "A")["correct"]
 
 
-def test_review_pages_and_dropping_a_question(world, built, tmp_path, monkeypatch):
+def test_review_pages_and_dropping_a_question(world, built, tmp_path, monkeypatch, capsys):
     from streamgaze_hf.review import export_review
 
     pages = export_review(built["root"], tmp_path / "review")
@@ -135,6 +135,9 @@ def test_review_pages_and_dropping_a_question(world, built, tmp_path, monkeypatc
     csv_path.write_text("question_id,video_id,task,decision,failed_criteria,corrected_answer,note,annotator,source\n"
                         f"{drop['question_id']},world_0_00,spatial,drop,accuracy;fluency,,,ann1,world\n",
                         encoding="utf-8")
+    assert main(["review", "import", str(csv_path)]) == 0
+    out = capsys.readouterr().out
+    assert "questions 1: kept 0, dropped 1" in out and "accuracy 1" in out and "fluency 1" in out
     monkeypatch.setenv("STREAMGAZE_VLM_CACHE", str(built["cache"]))
     with VLMStub(ground_truth_responder(world["index"], garbage_first=False)) as stub:
         rc = main(["build", "--benchmark", "egogazevqa", "--raw", str(world["root"]), "--source", "world",
