@@ -8,6 +8,7 @@ import json
 import math
 import shutil
 
+import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
@@ -107,18 +108,27 @@ def test_second_run_makes_no_request_and_is_byte_identical(built):
         a = (built["root"] / "data" / cat / "test-00000-of-00001.parquet").read_bytes()
         b = (built["again"] / "data" / cat / "test-00000-of-00001.parquet").read_bytes()
         assert a == b, cat
+    assert (built["root"] / "manifest.json").read_bytes() == (built["again"] / "manifest.json").read_bytes()
     manifest = json.loads((built["root"] / "manifest.json").read_text())
     assert manifest["name"] == "egogazevqa" and manifest["build"]["report"]["questions"] == \
         {"spatial": 2, "temporal": 2, "causal": 2}
 
 
-def test_built_dataset_loads_through_the_evaluation(built, monkeypatch):
+def test_built_dataset_loads_through_the_evaluation(built, monkeypatch, tmp_path):
+    from streamgaze_hf.benchmarks.egogazevqa.evaluation import doc_prompt, doc_visuals
+    from streamgaze_hf.demo.timecode import read_frame_code
+
     monkeypatch.setenv("STREAMGAZE_PROMPT_MODE", "default")
     docs = load_docs("temporal", "text", built["root"])
     assert len(docs) == 2
     for d in docs:
         assert score_doc(d, f"The answer is {doc_target(d)}.")["correct"]
         assert not score_doc(d, "E" if doc_target(d) != "E" else "A")["correct"]
+        last = d["frames"][8]
+        assert f"Frame 9: Gaze({last['gaze_x']:.3f}, {last['gaze_y']:.3f})" in doc_prompt(d)
+    (doc,) = [d for d in load_docs("spatial", "visual", built["root"]) if d["video_id"] == "world_0_01"]
+    images = doc_visuals(doc, tmp_path / "cache")
+    assert [read_frame_code(np.asarray(im)[:, :, ::-1]) for im in images] == [f["frame"] for f in doc["frames"]]
 
 
 def test_review_pages_and_dropping_a_question(world, built, tmp_path, monkeypatch, capsys):
