@@ -183,7 +183,8 @@ _QA_CSS = """
 .qa h2{font-size:1rem;margin:0 0 .4rem}
 .qa.done h2::after{content:" reviewed";font-size:.75rem;color:#1a7f37}
 .strip{display:grid;grid-template-columns:repeat(9,minmax(0,1fr));gap:.25rem}
-.kf{position:relative;margin:0}
+.kf{margin:0}
+.kf .pic{position:relative}
 .kf img{width:100%;display:block;border-radius:3px}
 .kf .gz{position:absolute;width:.8rem;height:.8rem;margin:-.4rem 0 0 -.4rem;border:2px solid #cf222e;
 border-radius:50%}
@@ -283,12 +284,12 @@ answer</em> (and Drop, unless the question is otherwise fine).</li>
 
 def _qa_card(k: int, q: QAPageQuestion) -> str:
     strip = "".join(
-        f'<figure class="kf"><img src="{attr(src)}" alt="keyframe {j}" loading="lazy">'
+        f'<figure class="kf"><div class="pic"><img src="{attr(src)}" alt="keyframe {j}" loading="lazy">'
         + (f'<span class="gz" style="left:{100 * x:.2f}%;top:{100 * y:.2f}%"></span>'
            if 0.0 <= x <= 1.0 and 0.0 <= y <= 1.0 else "")
-        + f"<figcaption>{j}. {escape(cap)}</figcaption></figure>"
+        + f"</div><figcaption>{j}. {escape(cap)}</figcaption></figure>"
         for j, (src, x, y, cap) in enumerate(q.frames, 1))
-    options = "".join(f'<li class="{"correct" if LETTERS[i] == q.answer else ""}">{LETTERS[i]}. {escape(o)}</li>'
+    options = "".join(f'<li class="{"correct" if LETTERS[i] == q.answer else ""}">{escape(o)}</li>'
                       for i, o in enumerate(q.options))
     criteria = "".join(f'<label title="{attr(CRITERIA_HELP[c])}"><input type="checkbox" name="q{k}-c-{c}"> {c}'
                        "</label>" for c in CRITERIA)
