@@ -132,3 +132,24 @@ def write_world_as_egoexo4d(world_dir: Path, raw: Path, take: str = "fair_cookin
     (raw / "annotations").mkdir(parents=True, exist_ok=True)
     (raw / "annotations" / "keystep_train.json").write_text(json.dumps(ann), encoding="utf-8")
     return gaze
+
+
+def write_world_as_ego4d(world_dir: Path, raw: Path, uid: str = "5c9a8b1e-0000-4d2f-9a51-7c1f0000cafe") -> None:
+    """One demo-world video in Ego4D's layout: the video, the Pupil Labs gaze CSV (bottom-left origin,
+    confidence 0.95 / 0.1 for valid / invalid samples) and ``narration.json`` with one narration per
+    action at its end (``#C`` tagged)."""
+    from .source_fixtures import ego4d_row, ego4d_text
+
+    (raw / "videos").mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(world_dir / "video.mp4", raw / "videos" / f"{uid}.mp4")
+    info = probe_video(raw / "videos" / f"{uid}.mp4")
+    track = read_gaze_csv(world_dir / "gaze.csv", info.width, info.height, info.fps)
+    rows = [ego4d_row(t, x, y, 0.95 if ok else 0.1)
+            for t, x, y, ok in zip(track.t, track.x, track.y, track.valid)]
+    (raw / "gaze").mkdir(parents=True, exist_ok=True)
+    (raw / "gaze" / f"{uid}.csv").write_text(ego4d_text(rows), encoding="utf-8")
+    acts = json.loads((world_dir / "actions.json").read_text(encoding="utf-8"))
+    narrations = [{"timestamp_sec": a["end"], "timestamp_frame": int(a["end"] * 30), "narration_text": "#C " + a["label"],
+                   "annotation_uid": f"n{j}"} for j, a in enumerate(acts)]
+    (raw / "narration.json").write_text(json.dumps({uid: {"narration_pass_1": {"narrations": narrations}}}),
+                                        encoding="utf-8")

@@ -26,6 +26,7 @@ from .egogazevqa_world import (
     ground_truth_responder,
     world_keyframes,
     write_narrated_world,
+    write_world_as_ego4d,
     write_world_as_egoexo4d,
 )
 from .vlm_stub import VLMStub
@@ -154,6 +155,8 @@ def test_review_pages_and_dropping_a_question(world, built, tmp_path, monkeypatc
                    "--out", str(tmp_path / "reviewed"), "--version", "1.0.1", "--vlm-url", stub.url,
                    "--vlm-model", "stub-vlm", "--review", str(csv_path)])
         assert rc == 0 and stub.calls == 0
+    manifest = json.loads((tmp_path / "reviewed" / "manifest.json").read_text())
+    assert manifest["build"]["human_verification"]["dropped"] == 1 and manifest["build"]["report"]["rejected"] == 1
     ids = [r["question_id"] for r in _rows(tmp_path / "reviewed", "spatial")]
     assert len(ids) == 1 and drop["question_id"] not in ids
     assert len(_rows(tmp_path / "reviewed", "causal")) == 2
@@ -181,6 +184,21 @@ def test_egoexo4d_take_builds_with_its_2d_gaze(world, tmp_path, monkeypatch):
         k = int(math.floor(f["time"] * 10 + 1e-9))  # the 10 Hz sample at or before the keyframe
         assert f["gaze_x"] == pytest.approx(float(samples[k][2]) / 1408, abs=1e-9)
         assert f["gaze_y"] == pytest.approx(float(samples[k][3]) / 1408, abs=1e-9)
+
+
+def test_ego4d_video_builds_from_its_narrations(world, tmp_path, monkeypatch):
+    raw = tmp_path / "ego4d"
+    write_world_as_ego4d(world["dirs"][0], raw)
+    monkeypatch.setenv("STREAMGAZE_VLM_CACHE", str(tmp_path / "cache"))
+    with VLMStub(ground_truth_responder(world["index"], garbage_first=False)) as stub:
+        opts = EgoBuildOptions(source="ego4d", vlm_url=stub.url, vlm_model="stub-vlm")
+        root = build_egogazevqa(raw, tmp_path / "out", "1.0.0", options=opts, progress=False)
+        assert stub.calls == 3
+    (r,) = _rows(root, "causal")
+    want = world["groups"]["world_0_00"][0]
+    assert r["source"] == "ego4d" and [f["frame"] for f in r["frames"]] == [k[0] for k in want]
+    assert [f["caption"] for f in r["frames"]] == [k[3] for k in want]  # "#C" tags removed
+    assert [f["gaze_y"] for f in r["frames"]] == pytest.approx([k[2] for k in want], abs=2e-6)
 
 
 def test_arguments_are_checked_first(world, tmp_path, capsys):
