@@ -237,3 +237,13 @@ def test_generation_prompt_and_answer_contract():
                      ({"question": "", "options": ["a", "b", "c", "d", "e"], "answer": "A"}, "question")]:
         with pytest.raises(AnswerError, match=why):
             validate_generated(bad)
+
+
+def test_group_rule_and_source_defaults():
+    from streamgaze_hf.benchmarks.egogazevqa.build import Keyframe, frame_groups
+
+    keys = [Keyframe(f, f / 24, 0.5, 0.5, str(f)) for f in range(30)]  # 30 keyframes: 3 full groups + 3 left
+    assert [[k.frame for k in g][::8] for g in frame_groups(keys, 5)] == [[0, 8], [9, 17], [18, 26]]
+    assert len(frame_groups(keys, 2)) == 2 and frame_groups(keys[:8], 3) == []
+    assert [EgoBuildOptions(source=s).groups() for s in ("ego4d", "egoexo4d_2d", "egtea", "world")] == [3, 3, 1, 3]
+    assert EgoBuildOptions(source="egtea", groups_per_video=2).groups() == 2
