@@ -92,11 +92,20 @@ def _build(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--force", action="store_true", help="overwrite an existing dataset of the same version")
     p.add_argument("--changelog", default="", help="text of this version's CHANGELOG entry")
     _proxy_args(p)
+    p.add_argument("--benchmark", default="streamgaze", choices=_benchmark_names(),
+                   help="which benchmark to build (default streamgaze; egogazevqa: narrations -> 9-keyframe "
+                        "groups -> QA by --vlm-url/--vlm-model, see README)")
+    p.add_argument("--groups-per-video", type=int, default=None,
+                   help="egogazevqa: keyframe groups kept per video (default: 3, EGTEA 1, as in the paper)")
 
     def run(a: argparse.Namespace) -> int:
         from .dataset.build import BuildOptions, build_dataset
         from .video.proxy import proxy_spec
 
+        if a.benchmark != "streamgaze":
+            return _build_other(a)
+        if a.groups_per_video is not None:
+            raise StreamGazeError("--groups-per-video applies to --benchmark egogazevqa only")
         objects = a.objects or ("oracle" if a.source == "world" else "")
         if not objects:
             raise StreamGazeError(f"--source {a.source} needs an object back-end: --objects metadata --metadata CSV "
@@ -109,6 +118,25 @@ def _build(p: argparse.ArgumentParser) -> Handler:
         return 0
 
     return run
+
+
+def _build_other(a: argparse.Namespace) -> int:
+    """``build --benchmark egogazevqa``: the raw EgoGazeVQA pipeline (benchmarks/egogazevqa/build.py)."""
+    if a.benchmark != "egogazevqa":
+        raise StreamGazeError(f"{a.benchmark} has no raw build")
+    unused = [flag for flag, value in (("--objects", a.objects), ("--metadata", a.metadata), ("--hfov", a.hfov),
+                                       ("--proxy-fps", a.proxy_fps), ("--proxy-size", a.proxy_size))
+              if value not in (None, "")]
+    if unused or a.workers != 1:
+        raise StreamGazeError(f"{', '.join(unused) or '--workers'} does not apply to --benchmark egogazevqa")
+    from .benchmarks import get_benchmark
+    from .benchmarks.egogazevqa.build import EgoBuildOptions
+
+    opts = EgoBuildOptions(source=a.source, vlm_url=a.vlm_url, vlm_model=a.vlm_model,
+                           groups_per_video=a.groups_per_video, review=tuple(a.review))
+    build = get_benchmark(a.benchmark).importer("raw")
+    print(build(a.raw, a.out, a.version, options=opts, force=a.force, changelog=a.changelog))
+    return 0
 
 
 def _benchmark_names() -> list[str]:
@@ -604,7 +632,10 @@ def _review(p: argparse.ArgumentParser) -> Handler:
 
         from .fsutil import write_text_atomic
         from .review import format_stats, load_corrections, verification_stats
+        from .review.qa_review import is_qa_csv
 
+        if any(is_qa_csv(c) for c in a.csv):
+            return _review_import_questions(a)
         corrections = load_corrections(a.csv)
         sources = None
         if a.dataset:
@@ -625,6 +656,22 @@ def _review(p: argparse.ArgumentParser) -> Handler:
         return 0
 
     return run
+
+
+def _review_import_questions(a: argparse.Namespace) -> int:
+    """``review import`` of question-verification CSVs (EgoGazeVQA): kept / dropped and failures per criterion."""
+    import json
+
+    from .fsutil import write_text_atomic
+    from .review.qa_review import load_qa_verdicts, qa_verdict_stats
+
+    stats = qa_verdict_stats(load_qa_verdicts(a.csv))
+    print(f"questions {stats['questions']}: kept {stats['kept']}, dropped {stats['dropped']} "
+          f"({100 * stats['keep_ratio']:.1f} % kept; {stats['verdicts']} verdicts by {stats['annotators']} annotators)")
+    print("failed criteria: " + ", ".join(f"{c} {n}" for c, n in stats["failed_criteria"].items()))
+    if a.out:
+        write_text_atomic(a.out, json.dumps(stats, indent=2, sort_keys=True) + "\n")
+    return 0
 
 
 @command("stream-eval", "streaming evaluation: push each video's frames in time order, questions at their query "

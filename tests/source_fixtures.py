@@ -443,6 +443,69 @@ def write_ego4d_raw(root: Path, duration: float = DURATION, seed: int = 0) -> Ra
     return fx
 
 
+# ----------------------------------------------------------------------------------------- Ego-Exo4D (2-D gaze)
+
+EGOEXO4D_TAKES = ("georgiatech_cooking_01_2", "upenn_0711_Cooking_3_4")
+EGOEXO4D_COLUMNS = ["frame_num", "tracking_timestamp_us", "x", "y"]
+EGOEXO4D_RATE = 10.0
+ARIA_PX = 1408.0
+EGOEXO4D_T0_US = 1_763_475_767
+
+
+def egoexo4d_gaze_text(rows: Sequence[tuple[int, float, float]], t0_us: int = EGOEXO4D_T0_US) -> str:
+    """A ``general_eye_gaze_2d.csv`` of ``rows`` = (frame_num, x, y) with x, y top-left normalised
+    (written as 1408x1408 Aria pixels; NaN written empty)."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(EGOEXO4D_COLUMNS)
+    for k, x, y in rows:
+        xs = "" if math.isnan(x) else f"{x * ARIA_PX:.3f}"
+        ys = "" if math.isnan(y) else f"{y * ARIA_PX:.3f}"
+        w.writerow([k, t0_us + int(round(k * 1e6 / EGOEXO4D_RATE)), xs, ys])
+    return buf.getvalue()
+
+
+def egoexo4d_keystep(entries: Sequence[tuple[str, str, str, Sequence[tuple[float, float, str]]]]) -> str:
+    """An Ego-Exo4D keystep JSON: (take_uid, take_name, scenario, [(start, end, description)])."""
+    ann = {uid: {"take_uid": uid, "take_name": name, "scenario": scenario,
+                 "segments": [{"start_time": s, "end_time": e, "step_id": j, "step_unique_id": 800 + j,
+                               "step_name": d.split(" the ")[0], "step_description": d, "is_essential": True}
+                              for j, (s, e, d) in enumerate(segs)]}
+           for uid, name, scenario, segs in entries}
+    return json.dumps({"annotations": ann, "taxonomy": {}, "vocabulary": {}}, indent=1)
+
+
+def write_egoexo4d_raw(root: Path, duration: float = DURATION, seed: int = 0) -> RawFixture:
+    """Two takes (Aria RGB video under frame_aligned_videos/, the second only in downscaled/448/), 10 Hz
+    2-D gaze with a blink written as empty x, y; keysteps for the first take only (train file, plus a
+    decoy take in the val file)."""
+    raw = Path(root)
+    fx = RawFixture("egoexo4d_2d", raw, list(EGOEXO4D_TAKES))
+    keysteps = []
+    for k, take in enumerate(EGOEXO4D_TAKES):
+        folder = raw / "takes" / take / "frame_aligned_videos"
+        if k == 1:
+            folder = folder / "downscaled" / "448"
+        write_scene_video(folder / "aria01_214-1.mp4", duration, 30.0, seed=seed + 40 + k)
+        plan = plan_fixations(duration, seed + 40 + k)
+        ks = np.arange(int(duration * EGOEXO4D_RATE))
+        g = sample_gaze(plan, ks / EGOEXO4D_RATE, seed + 40 + k)
+        rows = [(int(i), x if ok else math.nan, y if ok else math.nan) for i, x, y, ok in zip(ks, g.x, g.y, g.valid)]
+        path = raw / "takes" / take / "eye_gaze" / "general_eye_gaze_2d.csv"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(egoexo4d_gaze_text(rows), encoding="utf-8")
+        fx.fixations[take] = plan
+        if k == 0:
+            acts = [(s, e, f"{v} the {n.replace('_', ' ')}") for s, e, v, n in action_timeline(plan, seed + 40 + k)]
+            fx.actions[take] = acts
+            keysteps.append((f"77cd56fc-0000-4c7f-814b-81545484dd2{k}", take, "Cooking", acts))
+    (raw / "annotations").mkdir(parents=True, exist_ok=True)
+    (raw / "annotations" / "keystep_train.json").write_text(egoexo4d_keystep(keysteps), encoding="utf-8")
+    decoy = [("77cd56fc-ffff-4c7f-814b-81545484dd2f", "other_take_1", "Bike Repair", [(1.0, 2.0, "loosen the bolt")])]
+    (raw / "annotations" / "keystep_val.json").write_text(egoexo4d_keystep(decoy), encoding="utf-8")
+    return fx
+
+
 # ----------------------------------------------------------------------------------------- world
 
 def write_world_raw(root: Path, duration: float = DURATION, seed: int = 0) -> RawFixture:
@@ -461,7 +524,7 @@ def write_world_raw(root: Path, duration: float = DURATION, seed: int = 0) -> Ra
 
 WRITERS: dict[str, Callable[..., RawFixture]] = {
     "world": write_world_raw, "egtea": write_egtea_raw, "egoexolearn": write_egoexolearn_raw,
-    "holoassist": write_holoassist_raw, "ego4d": write_ego4d_raw,
+    "holoassist": write_holoassist_raw, "ego4d": write_ego4d_raw, "egoexo4d_2d": write_egoexo4d_raw,
 }
 
 
@@ -574,6 +637,36 @@ def _ego4d(raw: Path, vid: str, kind: str) -> Corruption:
     raise KeyError(kind)
 
 
+def _egoexo4d(raw: Path, vid: str, kind: str) -> Corruption:
+    gaze = raw / "takes" / vid / "eye_gaze" / "general_eye_gaze_2d.csv"
+    if kind == "missing_column":
+        text = gaze.read_text(encoding="utf-8").replace(",x,y", ",x,yy", 1)
+        gaze.write_text(text, encoding="utf-8")
+        return Corruption(gaze, "missing column(s) y")
+    if kind == "bad_number":
+        n = _replace_line(gaze, 30, "28,1763478567000,12O.5,300.0")
+        return Corruption(gaze, f"line {n}: x is not a number")
+    if kind == "backwards_frame":
+        n = _replace_line(gaze, 40, "5,1763478867000,120.5,300.0")
+        return Corruption(gaze, f"line {n}: frame_num 5 does not increase")
+    if kind == "bad_timestamp":
+        n = _replace_line(gaze, 12, "11,soon,120.5,300.0")
+        return Corruption(gaze, f"line {n}: tracking_timestamp_us is not an integer")
+    if kind == "wrong_fields":
+        n = _replace_line(gaze, 20, "18,1763477567000,120.5")
+        return Corruption(gaze, f"line {n}: expected 4 fields, got 3")
+    if kind == "no_video":
+        video = raw / "takes" / vid / "frame_aligned_videos" / "aria01_214-1.mp4"
+        video.unlink()
+        return Corruption(raw / "takes" / vid, "Aria RGB video")
+    if kind == "bad_keystep":
+        path = raw / "annotations" / "keystep_train.json"
+        path.write_text('{"annotations": {"u": {"take_name": "' + vid + '", "segments": [{"start_time": 3}]}}}',
+                        encoding="utf-8")
+        return Corruption(path, "keystep")
+    raise KeyError(kind)
+
+
 def _world(raw: Path, vid: str, kind: str) -> Corruption:
     gaze = raw / vid / "gaze.csv"
     if kind == "missing_gaze":
@@ -591,9 +684,12 @@ MALFORMED: dict[str, tuple[str, ...]] = {
     "egoexolearn": ("wrong_shape", "not_npy", "bad_valid", "bad_annotation_csv"),
     "holoassist": ("wrong_fields", "bad_number", "decreasing_ticks", "missing_intrinsics", "bad_timing"),
     "ego4d": ("missing_column", "bad_number", "backwards_time", "wrong_fields"),
+    "egoexo4d_2d": ("missing_column", "bad_number", "backwards_frame", "bad_timestamp", "wrong_fields", "no_video",
+                    "bad_keystep"),
 }
 _CORRUPTERS: dict[str, Callable[[Path, str, str], Corruption]] = {
     "world": _world, "egtea": _egtea, "egoexolearn": _egoexolearn, "holoassist": _holoassist, "ego4d": _ego4d,
+    "egoexo4d_2d": _egoexo4d,
 }
 
 

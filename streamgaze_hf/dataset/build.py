@@ -45,7 +45,7 @@ RESULT_FILE = "result.json"
 @dataclass(frozen=True)
 class BuildOptions:
     seed: int = 0
-    source: str = "world"  # raw layout: world | egtea | egoexolearn | holoassist | ego4d
+    source: str = "world"  # raw layout: world | egtea | egoexolearn | holoassist | ego4d | egoexo4d_2d
     objects: str = "oracle"  # object back-end: oracle (demo world) | metadata | vlm
     metadata: str = ""  # metadata back-end: the official episode CSV (or a directory of them)
     vlm_url: str = ""  # vlm back-end: OpenAI-compatible base URL ...

@@ -340,6 +340,16 @@ class VLMBackend(ChatJSONClient):
             masked.append(self._encode(mask_fov(img, centre, radius)))
         return crops, masked
 
+    def encode(self, img: np.ndarray) -> bytes:
+        """A BGR image as the request sends it (downscaled to ``max_image_side``, JPEG or PNG)."""
+        return self._encode(img)
+
+    def ask(self, prompt: str, images: list[bytes], where, validate: Callable[[dict], object]):
+        """The validated answer to any strict-JSON request (prompt text after the images), with the
+        same cache, re-asks and retries as the region prompts. ``where`` names the request in errors:
+        it has ``stage`` (the cache's stage label), ``video`` (a path) and ``describe()``."""
+        return self._ask(prompt, images, where, validate)
+
     def _encode(self, img: np.ndarray) -> bytes:
         h, w = img.shape[:2]
         side = self.max_image_side
@@ -356,9 +366,11 @@ class VLMBackend(ChatJSONClient):
 
     # ------------------------------------------------------------------ requests
 
-    def _ask(self, prompt: str, images: list[bytes], where: _Where) -> FovAnswer | OutAnswer:
-        """The validated answer to one region prompt: from the cache, else from the endpoint."""
-        validate: Callable[[dict], FovAnswer | OutAnswer] = VALIDATORS[where.stage]
+    def _ask(self, prompt: str, images: list[bytes], where: _Where,
+             validate: Callable[[dict], object] | None = None):
+        """The validated answer to one prompt (default validator: the region stage's): from the
+        cache, else from the endpoint."""
+        validate = validate or VALIDATORS[where.stage]
         return self.ask_json(prompt, images, where.stage, validate, where.describe(), where.video)
 
 

@@ -13,6 +13,9 @@ Figure 22, Table 5): the round trip
    generated, so excluded objects never reach a question.
 
 The CSV format is documented in :mod:`streamgaze_hf.review.corrections`.
+
+Datasets of question-set benchmarks (EgoGazeVQA) get question-verification pages instead (the same
+round trip, per question: keep / drop on the paper's six criteria): :mod:`.qa_review`.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from ..errors import StreamGazeError
 from ..fsutil import atomic_output, write_text_atomic
 from .page import PageFixation, PageVideo, render_index, render_video_page
 
-__all__ = ["export_review", "page_file_name", "read_page_videos"]
+__all__ = ["export_qa_review", "export_review", "page_file_name", "read_page_videos"]
 
 
 def page_file_name(video_id: str) -> str:
@@ -99,7 +99,12 @@ def _copy(src: Path, dest: Path) -> None:
 def export_review(root: str | os.PathLike[str], out: str | os.PathLike[str], *, link: bool = False,
                   video_ids: Iterable[str] | None = None) -> list[Path]:
     """Write the review pages of ``root`` (all videos, or ``video_ids``) to ``out``; returns the
-    paths written, ``out/index.html`` first. See the module docstring."""
+    paths written, ``out/index.html`` first. See the module docstring. A dataset of another
+    benchmark (EgoGazeVQA) gets question-verification pages (:func:`export_qa_review`)."""
+    from ..dataset.load import benchmark_of, read_manifest, resolve_root
+
+    if benchmark_of(read_manifest(resolve_root(root))) != "streamgaze":
+        return export_qa_review(root, out, link=link, video_ids=video_ids)
     out = Path(out)
     pages, overlays = read_page_videos(root, video_ids)
     if not pages:
@@ -124,4 +129,60 @@ def export_review(root: str | os.PathLike[str], out: str | os.PathLike[str], *, 
         dest = out / names[p.video_id]
         write_text_atomic(dest, render_video_page(p))
         written.append(dest)
+    return written
+
+
+def export_qa_review(root: str | os.PathLike[str], out: str | os.PathLike[str], *, link: bool = False,
+                     video_ids: Iterable[str] | None = None) -> list[Path]:
+    """The question-verification pages (:mod:`.qa_review`) of a dataset whose questions carry keyframe
+    groups (EgoGazeVQA): one page per video, ``index.html`` first; the keyframes are copied under
+    ``out/frames/`` (``link``: relative links into the dataset)."""
+    from ..benchmarks import get_benchmark
+    from ..dataset.load import benchmark_of, data_file, read_manifest, resolve_root
+    from .qa_review import QAPageQuestion, render_qa_index, render_qa_page
+
+    root = resolve_root(root)
+    manifest = read_manifest(root)
+    bench = get_benchmark(benchmark_of(manifest))
+    version = str(manifest.get("version", ""))
+    out = Path(out)
+    wanted = None if video_ids is None else list(dict.fromkeys(video_ids))
+    rows = [r for t in bench.task_ids for r in _read(data_file(root, t), t)]
+    by_video: dict[str, list[dict]] = {}
+    for r in sorted(rows, key=lambda r: (r["video_id"], r["window_start"], bench.task_ids.index(r["task"]))):
+        by_video.setdefault(r["video_id"], []).append(r)
+    if wanted is not None:
+        unknown = [v for v in wanted if v not in by_video]
+        if unknown:
+            raise StreamGazeError(f"no such video(s) with questions in the dataset: {', '.join(unknown)}", root)
+    videos = [v for v in sorted(by_video) if wanted is None or v in wanted]
+    if not videos:
+        raise StreamGazeError("the dataset has no questions to review", root)
+    out.mkdir(parents=True, exist_ok=True)
+    pages: dict[str, str] = {v: page_file_name(v) for v in videos}
+    written = [out / "index.html"]
+    listing = []
+    for vid in videos:
+        questions = []
+        for r in by_video[vid]:
+            frames = []
+            for f in r["frames"]:
+                src = root / f["path"]
+                if not src.is_file():
+                    raise StreamGazeError(f"keyframe of question {r['question_id']} is missing", src)
+                if link:
+                    url = _url(os.path.relpath(src.resolve(), out.resolve()).replace(os.sep, "/"))
+                else:
+                    _copy(src, out / f["path"])
+                    url = _url(f["path"])
+                frames.append((url, float(f["gaze_x"]) if f["gaze_valid"] else -1.0,
+                               float(f["gaze_y"]) if f["gaze_valid"] else -1.0, f["caption"] or ""))
+            questions.append(QAPageQuestion(r["question_id"], r["task"], r["question"], tuple(r["options"]),
+                                            r["answer"], tuple(frames)))
+        source = by_video[vid][0]["source"]
+        listing.append((vid, source, len(questions)))
+        dest = out / pages[vid]
+        write_text_atomic(dest, render_qa_page(vid, source, questions, version, bench.title))
+        written.append(dest)
+    write_text_atomic(written[0], render_qa_index(listing, pages, bench.title))
     return written

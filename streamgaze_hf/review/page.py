@@ -26,7 +26,8 @@ from typing import Any
 from ..htmlpage import attr, page_head
 from .corrections import CSV_COLUMNS
 
-__all__ = ["PageFixation", "PageVideo", "embed_json", "render_index", "render_video_page"]
+__all__ = ["PageFixation", "PageVideo", "embed_json", "render_index", "render_video_page", "script_csp",
+           "export_tail"]
 
 
 @dataclass(frozen=True)
@@ -439,10 +440,15 @@ playsinline controls></video>
 </article>"""
 
 
+def script_csp(js: str, media: str = "img-src data:; media-src 'self' file: http: https: blob:") -> str:
+    """The Content-Security-Policy of a review page: only the page's own script ``js`` (by hash) runs;
+    ``media`` says where images and videos may come from."""
+    script_hash = base64.b64encode(hashlib.sha256(js.encode("utf-8")).digest()).decode("ascii")
+    return f"default-src 'none'; style-src 'unsafe-inline'; {media}; script-src 'sha256-{script_hash}'"
+
+
 def _csp() -> str:
-    script_hash = base64.b64encode(hashlib.sha256(_JS.encode("utf-8")).digest()).decode("ascii")
-    return ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
-            f"media-src 'self' file: http: https: blob:; script-src 'sha256-{script_hash}'")
+    return script_csp(_JS)
 
 
 def render_video_page(video: PageVideo) -> str:
@@ -471,13 +477,18 @@ def render_video_page(video: PageVideo) -> str:
 <main>{cards}
 </main>
 </form>
-<section id="export">
+{export_tail(CSV_COLUMNS, video.data(), _JS)}"""
+
+
+def export_tail(columns: Sequence[str], data: Any, js: str) -> str:
+    """The end of a review page: the exported-CSV box, the page's data and its script."""
+    return f"""<section id="export">
 <h2>Exported CSV</h2>
-<p class="meta">Columns: {escape(", ".join(CSV_COLUMNS))}.</p>
+<p class="meta">Columns: {escape(", ".join(columns))}.</p>
 <textarea id="csv-output" readonly aria-label="exported CSV"></textarea>
 </section>
-<script type="application/json" id="review-data">{embed_json(video.data())}</script>
-<script>{_JS}</script>
+<script type="application/json" id="review-data">{embed_json(data)}</script>
+<script>{js}</script>
 </body>
 </html>
 """

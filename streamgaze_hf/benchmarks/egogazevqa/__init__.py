@@ -7,8 +7,9 @@ nine keyframes with the wearer's gaze at each. There is no time window: the mode
 group's frames, in order.
 
 Modules: ``schema`` (QA row schema and validation), ``release`` (importer of the official CSV/JSON
-release), ``prompts`` (plain, GazeT, GazeV, GazeS; default and reference wording), ``visuals``
-(GazeV circles, GazeS salience map, frames as a clip), ``evaluation`` (documents and scoring),
+release), ``build`` and ``generation`` (the raw build: narrations -> keyframe groups -> VLM questions
+with the paper's construction prompts), ``prompts`` (plain, GazeT, GazeV, GazeS; default and reference
+wording), ``visuals`` (GazeV circles, GazeS salience map, frames as a clip), ``evaluation`` (documents and scoring),
 ``paper`` (Table 3 reference rows), ``card`` (dataset-card texts).
 """
 
@@ -55,7 +56,8 @@ BENCHMARK = register(Benchmark(
     ),
     root_env="EGOGAZEVQA_ROOT",
     default_root="egogazevqa",
-    importers={"release": "streamgaze_hf.benchmarks.egogazevqa.release:import_release"},
+    importers={"release": "streamgaze_hf.benchmarks.egogazevqa.release:import_release",
+               "raw": "streamgaze_hf.benchmarks.egogazevqa.build:build_egogazevqa"},
     paper_rows="streamgaze_hf.benchmarks.egogazevqa.paper:paper_rows",
     extra={"sources": SOURCES, "group_size": GROUP_SIZE},
 ))

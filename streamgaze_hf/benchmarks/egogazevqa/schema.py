@@ -17,6 +17,9 @@ from ...dataset.schema import LETTERS
 from ...qa.validate import validate_mc_options
 from . import CATEGORIES, OPTION_COUNT, SOURCES
 
+#: the release's sources, plus the demo world (a raw build from ``streamgaze world`` recordings)
+ACCEPTED_SOURCES: tuple[str, ...] = (*SOURCES.values(), "world")
+
 FRAME_FEATURES = {
     "path": Value("string"),  # keyframe image, relative to the dataset root
     "frame": Value("int64"),  # frame number in the source video (-1 when unknown)
@@ -32,7 +35,7 @@ QA_FEATURES = Features({
     "task": Value("string"),  # spatial | temporal | causal
     "category": Value("string"),
     "video_id": Value("string"),
-    "source": Value("string"),  # ego4d | egoexo4d | egtea
+    "source": Value("string"),  # ego4d | egoexo4d | egtea (world: a demo build)
     "scenario": Value("string"),  # "" when unknown
     "activity": Value("string"),  # "" when unknown
     "video_path": Value("string"),  # the source clip when the release has it, else ""
@@ -65,8 +68,8 @@ def validate_row(row: dict, duration: float | None = None) -> list[str]:
     if row.get("task") not in CATEGORIES or row.get("category") != row.get("task"):
         problems.append(f"task/category {row.get('task')!r}/{row.get('category')!r} is not one of "
                         f"{', '.join(CATEGORIES)}")
-    if row.get("source") not in SOURCES.values():
-        problems.append(f"source {row.get('source')!r} is not one of {', '.join(SOURCES.values())}")
+    if row.get("source") not in ACCEPTED_SOURCES:
+        problems.append(f"source {row.get('source')!r} is not one of {', '.join(ACCEPTED_SOURCES)}")
     if not (row.get("question") or "").strip():
         problems.append("empty question")
     problems += validate_mc_options(row, OPTION_COUNT)

@@ -9,10 +9,12 @@ coordinates and are invalid.
 from __future__ import annotations
 
 import json
+import math
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ...errors import StreamGazeError
+from ...errors import GazeFormatError, StreamGazeError
 from ..track import GazeTrack
 
 
@@ -28,11 +30,12 @@ class Action:
 @dataclass
 class Recording:
     video_id: str
-    source: str  # world | egtea | egoexolearn | holoassist | ego4d
+    source: str  # world | egtea | egoexolearn | holoassist | ego4d | egoexo4d_2d
     video_path: Path
     track: GazeTrack
     actions: list[Action] = field(default_factory=list)
     directory: Path | None = None  # where the recording's files live (the demo world's ground truth)
+    scenario: str = ""  # the source's scenario label when it has one (Ego-Exo4D keysteps), else ""
 
 
 def read_actions(path: Path) -> list[Action]:
@@ -62,3 +65,25 @@ def find_video(raw: Path, video_id: str, extensions: tuple[str, ...] = (".mp4",)
     label = f"{what} {video_id!r}" if what else repr(video_id)
     raise StreamGazeError(f"video of {label} not found (expected {expected})", raw)
 
+
+
+def csv_header(reader: Iterator[list[str]], required: Sequence[str], path: Path) -> list[str]:
+    """The stripped header row of a gaze CSV; GazeFormatError naming the file when a required column
+    is missing."""
+    header = [h.strip() for h in next(reader, [])]
+    missing = [c for c in required if c not in header]
+    if missing:
+        raise GazeFormatError(f"missing column(s) {', '.join(missing)}; got {','.join(header) or 'nothing'}", path)
+    return header
+
+
+def finite_float(text: str, path: Path, lineno: int, what: str = "") -> float:
+    """``text`` as a finite number; GazeFormatError naming the file, line (and field) otherwise."""
+    label = f"{what} is " if what else ""
+    try:
+        value = float(text)
+    except ValueError:
+        raise GazeFormatError(f"line {lineno}: {label}not a number: {text!r}", path) from None
+    if not math.isfinite(value):
+        raise GazeFormatError(f"line {lineno}: {label}not a finite number: {text!r}", path)
+    return value

@@ -5,8 +5,13 @@ Native layout::
     <raw>/videos/<uid>.mp4          the full-scale gaze video (1088x1080, 30 fps)
     <raw>/gaze/<uid>.csv            gaze, one file per video (defines the recordings; early v1 downloads
                                     named it <uid>.mp4.csv, which is accepted)
+    <raw>/narration.json            optional: Ego4D's narrations (the ``--datasets annotations`` file)
 
-No action annotations.
+Narrations (``narration.json``: ``{uid: {"narration_pass_1": {"narrations": [{timestamp_sec,
+timestamp_frame, narration_text, ...}]}, "narration_pass_2": ...}}``): the first pass that has
+narrations for the video becomes its action timeline, one point action (start = end =
+``timestamp_sec``) per narration, label ``narration_text`` without its leading ``#C``/``#O`` tag
+("#C C picks a knife" -> "C picks a knife"). Without the file (or the video in it) there are no actions.
 
 Columns used (others ignored): ``canonical_timestamp_s`` (seconds on the video clock), ``norm_pos_x``,
 ``norm_pos_y`` (Pupil Labs world-camera coordinates, [0, 1] with the origin at the *bottom*-left),
@@ -25,7 +30,10 @@ wrong length raise :class:`GazeFormatError` naming the file and line.
 from __future__ import annotations
 
 import csv
+import json
 import math
+import re
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -33,7 +41,7 @@ import numpy as np
 from ...errors import GazeFormatError, StreamGazeError
 from ...video.reader import probe_video
 from ..track import GazeTrack
-from .base import Recording, find_video
+from .base import Action, Recording, csv_header, find_video, sort_actions
 
 SOURCE = "ego4d"
 LAYOUT = "<raw>/videos/<uid>.mp4, <raw>/gaze/<uid>.csv (Pupil Labs CSV: canonical_timestamp_s, norm_pos_x/y, confidence)"
@@ -67,10 +75,47 @@ def gaze_file(raw: Path, uid: str) -> Path:
 
 
 def load_recording(raw: Path, video_id: str) -> Recording:
-    """Video and native-rate gaze track of one video (Ego4D gaze has no actions)."""
+    """Video, native-rate gaze track and narrations (when ``narration.json`` is there) of one video."""
     raw = Path(raw)
     video = find_video(raw, video_id)
-    return Recording(video_id, SOURCE, video, read_track(gaze_file(raw, video_id), video), [], None)
+    actions = read_narrations(raw / NARRATION_FILE, video_id)
+    return Recording(video_id, SOURCE, video, read_track(gaze_file(raw, video_id), video), actions, None)
+
+
+NARRATION_FILE = "narration.json"
+_TAG = re.compile(r"^\s*#[A-Za-z]+\s*")
+
+
+@lru_cache(maxsize=2)
+def _narration_index(path: str, mtime_ns: int) -> dict[str, list[Action]]:
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        index: dict[str, list[Action]] = {}
+        for uid, video in data.items():
+            for key in ("narration_pass_1", "narration_pass_2"):
+                items = (video.get(key) or {}).get("narrations") or []
+                if items:
+                    acts = []
+                    for n in items:
+                        t = float(n["timestamp_sec"])
+                        if not math.isfinite(t):
+                            raise ValueError(f"video {uid}: timestamp_sec is not a finite number")
+                        label = _TAG.sub("", str(n.get("narration_text") or "")).strip()
+                        if label:
+                            acts.append(Action(t, t, label))
+                    index[str(uid)] = sort_actions(acts)
+                    break
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise StreamGazeError(f"not an Ego4D narration file ({exc.__class__.__name__}: {exc})", path) from None
+    return index
+
+
+def read_narrations(path: Path, uid: str) -> list[Action]:
+    """The narrations of one video as point actions (see the module docstring); no file -> none."""
+    path = Path(path)
+    if not path.is_file():
+        return []
+    return list(_narration_index(str(path), path.stat().st_mtime_ns).get(uid, []))
 
 
 def read_track(path: Path, video: Path | None = None) -> GazeTrack:
@@ -101,11 +146,7 @@ def read_gaze_csv(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nd
     try:
         with path.open(newline="", encoding="utf-8-sig") as fh:
             reader = csv.reader(fh)
-            header = [h.strip() for h in next(reader, [])]
-            missing = [c for c in COLUMNS if c not in header]
-            if missing:
-                raise GazeFormatError(f"missing column(s) {', '.join(missing)}; got {','.join(header) or 'nothing'}",
-                                      path)
+            header = csv_header(reader, COLUMNS, path)
             col = [header.index(c) for c in COLUMNS]
             for lineno, row in enumerate(reader, start=2):
                 if not row or all(not c.strip() for c in row):

@@ -53,7 +53,7 @@ from ...errors import GazeFormatError, StreamGazeError
 from ...video.reader import probe_video
 from ..fov import hfov_from_intrinsics
 from ..track import GazeTrack
-from .base import Action, Recording, sort_actions
+from .base import Action, Recording, finite_float, sort_actions
 
 SOURCE = "holoassist"
 LAYOUT = ("<raw>/<session>/Export_py/ with Video_pitchshift.mp4, Video/{Intrinsics,Pose_sync,VideoMp4Timing}.txt "
@@ -196,13 +196,7 @@ def _rows(path: Path, n_fields: int | None, what: str) -> list[tuple[int, list[s
 
 
 def _float(s: str, path: Path, lineno: int) -> float:
-    try:
-        value = float(s)
-    except ValueError:
-        raise GazeFormatError(f"line {lineno}: not a number: {s!r}", path) from None
-    if not math.isfinite(value):
-        raise GazeFormatError(f"line {lineno}: not a finite number: {s!r}", path)
-    return value
+    return finite_float(s, path, lineno)
 
 
 def _tick(s: str, path: Path, lineno: int) -> int:

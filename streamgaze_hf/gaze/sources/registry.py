@@ -9,7 +9,10 @@ egtea       ``<raw>/videos/<session>.mp4``, ``<raw>/gaze_data/<session>.txt``,
 egoexolearn ``<raw>/videos/<uid>.mp4``, ``<raw>/gazes_30fps_npy/<uid>.npy``,
             ``<raw>/annotations/{<uid>.json | fine_annotation_trainvaltest_en.csv}``
 holoassist  ``<raw>/<session>/Export_py/...``, ``<raw>/data-annnotation-trainval-v1_1.json``
-ego4d       ``<raw>/videos/<uid>.mp4``, ``<raw>/gaze/<uid>.csv``
+ego4d       ``<raw>/videos/<uid>.mp4``, ``<raw>/gaze/<uid>.csv``, optional ``<raw>/narration.json``
+egoexo4d_2d ``<raw>/takes/<take>/eye_gaze/general_eye_gaze_2d.csv``,
+            ``<raw>/takes/<take>/frame_aligned_videos/<aria>_214-1.mp4``, ``<raw>/annotations/keystep_*.json``
+            (Ego-Exo4D's projected 2-D gaze, not the Aria MPS yaw/pitch file)
 =========== ====================================================================================
 """
 
@@ -23,7 +26,7 @@ from ...errors import StreamGazeError
 from ..track import GazeTrack
 from .base import Recording
 
-SOURCES = ("world", "egtea", "egoexolearn", "holoassist", "ego4d")
+SOURCES = ("world", "egtea", "egoexolearn", "holoassist", "ego4d", "egoexo4d_2d")
 
 
 def source_module(source: str) -> ModuleType:

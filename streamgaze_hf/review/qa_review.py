@@ -1,0 +1,368 @@
+"""Human verification of generated questions (EgoGazeVQA paper §3 "Human verification": every QA pair
+is judged on six criteria and the failing ones are removed). The question-level twin of the
+fixation/object pages of :mod:`.page`, sharing their page frame (head, CSP, styles, safe embedded
+JSON) and their round trip:
+
+1. ``streamgaze review export ROOT --out DIR`` on a question-set dataset (EgoGazeVQA) writes
+   ``DIR/<video_id>.html`` per video and ``DIR/index.html``, with the keyframes copied under
+   ``DIR/frames/`` (``--link``: pointed to in the dataset). Each question shows its nine keyframes with
+   the gaze point marked, the question and its options (the generated answer marked), a keep / drop
+   decision, the six criteria (tick those that fail), an optional corrected answer and a note;
+   "Export CSV" downloads the decisions;
+2. ``streamgaze review import CSV...`` validates the CSVs and prints the kept / dropped counts and
+   the failures per criterion;
+3. ``streamgaze build --benchmark egogazevqa ... --review CSV...`` leaves out the dropped questions.
+
+CSV (UTF-8, BOM accepted, one header row, column order free, extra columns ignored):
+``question_id, video_id, task, decision`` (``keep`` | ``drop``), ``failed_criteria`` (criteria
+separated by ``;``, from :data:`CRITERIA`), ``corrected_answer`` (a letter or empty), ``note``,
+``annotator``, ``source``. Several annotators: majority per question; a tie drops the question.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from html import escape
+from pathlib import Path
+
+from ..errors import StreamGazeError
+from ..htmlpage import attr, page_head
+from .page import _CSS, export_tail, script_csp
+
+__all__ = ["QA_CSV_COLUMNS", "CRITERIA", "QAVerdicts", "QAPageQuestion", "load_qa_verdicts",
+           "parse_qa_verdicts", "render_qa_page", "render_qa_index", "qa_verdict_stats", "is_qa_csv"]
+
+CRITERIA: tuple[str, ...] = ("relevance", "answerability", "fluency", "accuracy", "conciseness", "difficulty")
+CRITERIA_HELP = {
+    "relevance": "fits the keyframes and the gaze",
+    "answerability": "can be answered from the frames and gaze shown",
+    "fluency": "natural, clear language",
+    "accuracy": "the marked answer is right and the only right one",
+    "conciseness": "no unnecessary detail",
+    "difficulty": "neither trivial nor unanswerable",
+}
+QA_CSV_COLUMNS: tuple[str, ...] = ("question_id", "video_id", "task", "decision", "failed_criteria",
+                                   "corrected_answer", "note", "annotator", "source")
+REQUIRED = ("question_id", "decision")
+DECISIONS = ("keep", "drop")
+LETTERS = "ABCDEFGHIJ"
+
+
+# ---------------------------------------------------------------------------------------------- CSV
+
+
+@dataclass(frozen=True)
+class QAVerdict:
+    question_id: str
+    video_id: str
+    task: str
+    decision: str
+    failed: tuple[str, ...]
+    corrected_answer: str
+    note: str
+    annotator: str
+    source: str
+    file: str
+    row: int
+
+    @property
+    def rater(self) -> str:
+        return self.annotator or f"<{self.file}>"
+
+
+@dataclass
+class QAVerdicts:
+    rows: list[QAVerdict] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+
+    def decisions(self) -> dict[str, str]:
+        """Per question the combined decision (majority of its raters' last verdicts; a tie drops)."""
+        last: dict[tuple[str, str], str] = {}
+        for r in self.rows:
+            last[(r.question_id, r.rater)] = r.decision
+        votes: dict[str, Counter] = {}
+        for (qid, _), d in last.items():
+            votes.setdefault(qid, Counter())[d] += 1
+        return {q: "keep" if c["keep"] > c["drop"] else "drop" for q, c in sorted(votes.items())}
+
+    @property
+    def rejected(self) -> set[str]:
+        return {q for q, d in self.decisions().items() if d == "drop"}
+
+
+def is_qa_csv(path: str | os.PathLike[str]) -> bool:
+    """Whether a review CSV is a question-verification one (has a ``question_id`` column)."""
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as fh:
+            header = next(csv.reader(fh), [])
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return False
+    return "question_id" in [h.strip() for h in header]
+
+
+def parse_qa_verdicts(text: str, file: str = "<text>") -> list[QAVerdict]:
+    """The validated rows of one CSV text (StreamGazeError naming the file and row otherwise)."""
+    reader = csv.reader(io.StringIO(text.lstrip("\ufeff")))
+    header = [h.strip() for h in next(reader, [])]
+    missing = [c for c in REQUIRED if c not in header]
+    if missing:
+        raise StreamGazeError(f"not a question-review CSV: missing column(s) {', '.join(missing)}", file)
+    rows = []
+    for n, cells in enumerate(reader, start=2):
+        if not cells or all(not c.strip() for c in cells):
+            continue
+        if len(cells) != len(header):
+            raise StreamGazeError(f"row {n}: expected {len(header)} fields, got {len(cells)}", file)
+        get = dict(zip(header, (c.strip() for c in cells))).get
+        qid = get("question_id") or ""
+        if not qid:
+            raise StreamGazeError(f"row {n}: empty question_id", file)
+        decision = (get("decision") or "").lower()
+        if decision not in DECISIONS:
+            raise StreamGazeError(f"row {n}: decision {get('decision')!r} is not one of {', '.join(DECISIONS)}", file)
+        failed = tuple(c.strip().lower() for c in (get("failed_criteria") or "").split(";") if c.strip())
+        bad = [c for c in failed if c not in CRITERIA]
+        if bad:
+            raise StreamGazeError(f"row {n}: unknown criteria {', '.join(bad)} (criteria: {', '.join(CRITERIA)})",
+                                  file)
+        corrected = (get("corrected_answer") or "").upper()
+        if corrected and (len(corrected) != 1 or corrected not in LETTERS):
+            raise StreamGazeError(f"row {n}: corrected_answer {corrected!r} is not a letter", file)
+        rows.append(QAVerdict(qid, get("video_id") or "", get("task") or "", decision, failed, corrected,
+                              get("note") or "", get("annotator") or "", get("source") or "", file, n))
+    return rows
+
+
+def load_qa_verdicts(paths: Iterable[str | os.PathLike[str]]) -> QAVerdicts:
+    """Every row of the given question-review CSVs (each validated; errors name the file and row)."""
+    out = QAVerdicts()
+    for p in paths:
+        path = Path(p)
+        try:
+            text = path.read_text(encoding="utf-8-sig")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise StreamGazeError(f"cannot read review CSV ({exc})", path) from None
+        out.rows += parse_qa_verdicts(text, str(path))
+        out.files.append(str(path))
+    return out
+
+
+def qa_verdict_stats(verdicts: QAVerdicts) -> dict:
+    """Kept / dropped questions (combined decisions) and, over every verdict, failures per criterion."""
+    decisions = verdicts.decisions()
+    n = len(decisions)
+    kept = sum(d == "keep" for d in decisions.values())
+    failures = Counter(c for r in verdicts.rows for c in r.failed)
+    return {"questions": n, "kept": kept, "dropped": n - kept, "keep_ratio": kept / n if n else 0.0,
+            "verdicts": len(verdicts.rows), "annotators": len({r.rater for r in verdicts.rows}),
+            "failed_criteria": {c: failures.get(c, 0) for c in CRITERIA}}
+
+
+# ---------------------------------------------------------------------------------------------- pages
+
+
+@dataclass(frozen=True)
+class QAPageQuestion:
+    """One question as its review card shows it (``frames``: (image URL, gaze x, gaze y, caption))."""
+
+    question_id: str
+    task: str
+    question: str
+    options: tuple[str, ...]
+    answer: str
+    frames: tuple[tuple[str, float, float, str], ...]
+
+
+_QA_CSS = """
+.qa{background:#fff;border:1px solid #d0d7de;border-radius:6px;margin:1rem 0;padding:.6rem .9rem}
+.qa h2{font-size:1rem;margin:0 0 .4rem}
+.qa.done h2::after{content:" reviewed";font-size:.75rem;color:#1a7f37}
+.strip{display:grid;grid-template-columns:repeat(9,minmax(0,1fr));gap:.25rem}
+.kf{margin:0}
+.kf .pic{position:relative}
+.kf img{width:100%;display:block;border-radius:3px}
+.kf .gz{position:absolute;width:.8rem;height:.8rem;margin:-.4rem 0 0 -.4rem;border:2px solid #cf222e;
+border-radius:50%}
+.kf figcaption{font-size:.7rem;color:#57606a}
+ol.options li.correct{font-weight:600;color:#1a7f37}
+.criteria label{margin-right:.8rem;font-size:.85rem}
+"""
+
+_QA_JS = r"""
+(function () {
+  "use strict";
+  const DATA = JSON.parse(document.getElementById("review-data").textContent);
+  const KEY = "streamgaze-qa-review:" + DATA.video_id + ":" + DATA.key;
+  const form = document.getElementById("review-form");
+  const all = (sel, root) => Array.from((root || document).querySelectorAll(sel));
+  const field = (name) => form.elements.namedItem(name);
+  function save() {
+    const state = {};
+    for (const el of all("input[name], textarea[name], select[name]", form)) {
+      if (el.type === "radio") { if (el.checked) state[el.name] = el.value; }
+      else if (el.type === "checkbox") state[el.name] = el.checked;
+      else state[el.name] = el.value;
+    }
+    try { localStorage.setItem(KEY, JSON.stringify(state)); } catch (err) { /* no storage */ }
+  }
+  function restore() {
+    let state = null;
+    try { state = JSON.parse(localStorage.getItem(KEY) || "null"); } catch (err) { state = null; }
+    if (!state) return;
+    for (const el of all("input[name], textarea[name], select[name]", form)) {
+      if (!(el.name in state)) continue;
+      if (el.type === "radio") el.checked = (el.value === state[el.name]);
+      else if (el.type === "checkbox") el.checked = !!state[el.name];
+      else el.value = String(state[el.name]);
+    }
+  }
+  function update() {
+    for (const card of all("article.qa")) {
+      card.classList.toggle("done", field("q" + card.dataset.k + "-done").checked);
+    }
+  }
+  function cell(v) {
+    const s = String(v);
+    return /[",\r\n]/.test(s) || s !== s.trim() ? '"' + s.replace(/"/g, '""') + '"' : s;
+  }
+  function buildCsv() {
+    const who = field("annotator").value.trim();
+    const rows = [DATA.columns];
+    DATA.questions.forEach((q, k) => {
+      const decision = form.querySelector('input[name="q' + k + '-d"]:checked').value;
+      const failed = DATA.criteria.filter((c) => field("q" + k + "-c-" + c).checked).join(";");
+      rows.push([q.question_id, DATA.video_id, q.task, decision, failed, field("q" + k + "-fix").value,
+                 field("q" + k + "-note").value.trim(), who, DATA.source]);
+    });
+    return rows.map((r) => r.map(cell).join(",")).join("\r\n") + "\r\n";
+  }
+  form.addEventListener("change", (ev) => {
+    const card = ev.target.closest("article.qa");
+    if (card && !ev.target.name.endsWith("-done")) field("q" + card.dataset.k + "-done").checked = true;
+    update(); save();
+  });
+  form.addEventListener("input", () => save());
+  form.addEventListener("submit", (ev) => ev.preventDefault());
+  document.getElementById("export-csv").addEventListener("click", () => {
+    const text = buildCsv();
+    document.getElementById("csv-output").value = text;
+    const who = field("annotator").value.trim() || "anonymous";
+    const link = document.getElementById("download-link");
+    link.href = URL.createObjectURL(new Blob(["\ufeff" + text], { type: "text/csv;charset=utf-8" }));
+    link.download = (DATA.video_id + ".qa-review." + who).replace(/[^A-Za-z0-9._-]+/g, "_") + ".csv";
+    link.hidden = false;
+    link.click();
+  });
+  restore();
+  update();
+  document.body.dataset.ready = "1";
+})();
+"""
+
+_QA_GUIDE = """
+<section id="instructions">
+<h2>Task</h2>
+<p>Each question was generated by a model from the nine keyframes shown (in time order; the red ring marks where
+the camera wearer was looking) and their narrations. Judge each question on the six criteria and decide whether it
+stays in the benchmark.</p>
+<ul>
+<li><strong>Keep</strong> it only when it passes every criterion; otherwise tick the failing criteria and choose
+<strong>Drop</strong>.</li>
+<li>If the marked answer is wrong but another option is right, choose the right letter under <em>corrected
+answer</em> (and Drop, unless the question is otherwise fine).</li>
+<li>Enter your name, work through the page (progress is kept in this browser), then press
+<strong>Export CSV</strong> and send the file back.</li>
+</ul>
+</section>
+"""
+
+
+def _qa_card(k: int, q: QAPageQuestion) -> str:
+    strip = "".join(
+        f'<figure class="kf"><div class="pic"><img src="{attr(src)}" alt="keyframe {j}" loading="lazy">'
+        + (f'<span class="gz" style="left:{100 * x:.2f}%;top:{100 * y:.2f}%"></span>'
+           if 0.0 <= x <= 1.0 and 0.0 <= y <= 1.0 else "")
+        + f"</div><figcaption>{j}. {escape(cap)}</figcaption></figure>"
+        for j, (src, x, y, cap) in enumerate(q.frames, 1))
+    options = "".join(f'<li class="{"correct" if LETTERS[i] == q.answer else ""}">{escape(o)}</li>'
+                      for i, o in enumerate(q.options))
+    criteria = "".join(f'<label title="{attr(CRITERIA_HELP[c])}"><input type="checkbox" name="q{k}-c-{c}"> {c}'
+                       "</label>" for c in CRITERIA)
+    letters = "".join(f'<option value="{LETTERS[i]}">{LETTERS[i]}</option>' for i in range(len(q.options)))
+    return f"""
+<article class="qa" id="q-{k}" data-k="{k}" data-question-id="{attr(q.question_id)}">
+<h2>{escape(q.task)}: {escape(q.question)}</h2>
+<div class="strip">{strip}</div>
+<ol class="options" type="A">{options}</ol>
+<p class="meta">generated answer: {escape(q.answer)}</p>
+<div class="decision">
+<label><input type="radio" name="q{k}-d" value="keep" checked> Keep</label>
+<label><input type="radio" name="q{k}-d" value="drop"> Drop</label>
+<label class="whole"><input type="checkbox" name="q{k}-done"> Reviewed</label>
+</div>
+<div class="criteria">Fails: {criteria}</div>
+<label>corrected answer <select name="q{k}-fix"><option value="">-</option>{letters}</select></label>
+<label>note <input type="text" name="q{k}-note"></label>
+</article>"""
+
+
+def _csp() -> str:
+    return script_csp(_QA_JS, media="img-src 'self' file: http: https: data:")
+
+
+def render_qa_page(video_id: str, source: str, questions: Sequence[QAPageQuestion], version: str = "",
+                   benchmark: str = "EgoGazeVQA") -> str:
+    """The question-review page of one video (see the module docstring)."""
+    import hashlib
+    import json
+
+    payload = {"video_id": video_id, "source": source, "dataset_version": version,
+               "columns": list(QA_CSV_COLUMNS), "criteria": list(CRITERIA),
+               "questions": [{"question_id": q.question_id, "task": q.task} for q in questions]}
+    payload["key"] = hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:12]
+    title = f"{benchmark} question verification: {video_id}"
+    cards = "".join(_qa_card(k, q) for k, q in enumerate(questions)) or '<p class="none">No questions.</p>'
+    meta = f"source {source or 'unknown'}{', dataset ' + version if version else ''} \u00b7 {len(questions)} questions"
+    return page_head(title, _csp(), _CSS + _QA_CSS) + f"""<header>
+<h1>{escape(title)}</h1>
+<p class="meta">{escape(meta)} \u00b7 <a href="index.html">all videos</a></p>
+</header>
+{_QA_GUIDE}
+<form id="review-form" autocomplete="off">
+<div id="toolbar">
+<label>Annotator <input type="text" name="annotator" id="annotator" placeholder="your name" required></label>
+<button type="button" id="export-csv" class="primary">Export CSV</button>
+<a id="download-link" hidden></a>
+</div>
+<main>{cards}
+</main>
+</form>
+{export_tail(QA_CSV_COLUMNS, payload, _QA_JS)}"""
+
+
+def render_qa_index(videos: Sequence[tuple[str, str, int]], pages: Mapping[str, str],
+                    benchmark: str = "EgoGazeVQA") -> str:
+    """The folder's index: (video id, source, question count) per video page."""
+    title = f"{benchmark} question verification"
+    rows = "".join(f'<tr><td><a href="{attr(pages[v])}">{escape(v)}</a></td><td>{escape(s)}</td>'
+                   f'<td class="num">{n}</td></tr>' for v, s, n in videos)
+    return page_head(title, "default-src 'none'; style-src 'unsafe-inline'", _CSS) + f"""<header>
+<h1>{escape(title)}</h1>
+<p class="meta">{len(videos)} videos. Review every question, press <strong>Export CSV</strong> and send the CSV files
+back; they are applied with <code>streamgaze build --benchmark egogazevqa ... --review CSV...</code>.</p>
+<table class="videos">
+<thead><tr><th>video</th><th>source</th><th>questions</th></tr></thead>
+<tbody>
+{rows}
+</tbody>
+</table>
+</header>
+{_QA_GUIDE}
+</body>
+</html>
+"""
