@@ -21,7 +21,7 @@ from typing import Any
 from ..dataset.load import read_manifest
 from ..dataset.writer import manifest_digest
 from ..errors import StreamGazeError
-from ..tasks import CATEGORIES, TASK_IDS, TASKS, get_task
+from ..tasks import CATEGORIES, TASKS
 from .build import is_oracle
 from .coverage import fmt_coverage, fmt_ratio, partial_coverage_warning, task_coverage
 from .rescore import AnswerKey, ItemKey, Rescored, dataset_of, load_answer_key, score_responses
