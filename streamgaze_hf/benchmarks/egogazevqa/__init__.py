@@ -38,7 +38,7 @@ LEADERBOARD_COLUMNS: tuple[LeaderboardColumn, ...] = (
       for t in TASKS),
     LeaderboardColumn("exact_match", "Exact match", True,
                       "Avg. under the official exact-match scorer (%): a response counts only if it is exactly "
-                      "the answer letter", 1),
+                      "the answer letter (the paper scored its rows this way: their Avg. is this number)", 1),
 )
 #: questions of the complete release (the paper's Table 3 benchmark)
 PAPER_QUESTIONS = 1757
