@@ -177,14 +177,17 @@ def test_submission_and_dataset_must_be_of_one_benchmark(ego_sub, ego_root, demo
 def test_streamgaze_submission_without_the_benchmark_field_still_validates(demo_dataset, tmp_path):
     from .test_submission import synthetic_submission
 
-    new = synthetic_submission(load_answer_key(demo_dataset), tmp_path / "new.json", "Alpha", 0.5)
+    key = load_answer_key(demo_dataset)
+    cache = {("streamgaze", "visual"): key}  # the answer key is loaded once
+    new = synthetic_submission(key, tmp_path / "new.json", "Alpha", 0.5)
     sub = json.loads(new.read_text())
     assert sub["benchmark"] == "streamgaze"
     del sub["benchmark"]
     old = tmp_path / "old.json"
     old.write_text(json.dumps(sub))
-    assert validate_submission(old, demo_dataset).scores == validate_submission(new, demo_dataset).scores == \
-        sub["scores"]
+    assert validate_submission(old, demo_dataset, key_cache=cache).scores == sub["scores"]
+    assert validate_submission(new, demo_dataset, key_cache=cache).scores == sub["scores"]
+    assert list(cache) == [("streamgaze", "visual")]
 
 
 # ---- the real lmms-eval CLI -> streamgaze submit -> validate ---------------------------------------
