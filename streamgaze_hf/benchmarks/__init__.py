@@ -29,8 +29,12 @@ benchmark gets its own section of the one site, with its own columns, ranking an
   ``score_doc(doc, "")`` with ``missing=True``); it returns ``{"columns": {column key: value or None},
   "overall": value or None}``. Default (no hook): the accuracy of ``task_metrics`` per task and their
   mean, as fractions. Values are in the units of the benchmark's reference rows (the paper's).
-* Optional ``BREAKDOWN_KEYS`` in the evaluation module (record fields such as ``source``): validate
-  reports ``task_metrics`` per value of each.
+* Optional ``BREAKDOWN_KEYS`` (record fields such as ``source``) and ``breakdown(records, key)`` in the
+  evaluation module: validate reports ``task_metrics`` per value of each.
+* ``streamgaze submit`` reads the per-sample records lmms-eval logs under the metric key ``accuracy``;
+  each must carry ``question_id``, ``task``, ``response``, ``gaze`` and ``prompt_mode`` (and
+  ``checkpoint_index`` for a proactive task); where it has ``parsed`` / ``correct``, they must equal
+  what ``score_doc`` gives on re-scoring.
 * ``paper_rows`` returns reference rows: ``streamgaze_hf.submission.rows.Row`` objects or dicts
   ``{name, group, source ("paper" | "human"), gaze, prompt_mode, dataset, tasks {column key: value
   or None}, overall}`` (optional ``frames``, ``params``). They are shown in a section of their own,
