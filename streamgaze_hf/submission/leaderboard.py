@@ -261,7 +261,7 @@ def write_leaderboard(submissions: Sequence[str | os.PathLike[str]], root, out: 
 
     ``root``: a dataset root, a sequence of them (one per benchmark), or None (each benchmark's
     ``$..._ROOT``, else its default directory)."""
-    from ..benchmarks import benchmarks
+    from ..benchmarks import benchmarks, get_benchmark
 
     out = Path(out)
     _check_out(out)
@@ -270,6 +270,9 @@ def write_leaderboard(submissions: Sequence[str | os.PathLike[str]], root, out: 
     by_bench: dict[str, list[ValidationReport]] = {}
     for path in submissions:
         name = submission_benchmark(load_submission(path))
+        if roots and name not in roots and not os.environ.get(get_benchmark(name).root_env):
+            raise StreamGazeError(f"the submission is for {name}, but no {name} dataset is among --dataset "
+                                  f"({', '.join(str(p) for p in roots.values())}): add --dataset with its dataset", path)
         by_bench.setdefault(name, []).append(validate_submission(path, roots.get(name), key_cache=keys))
     reports = [r for reps in by_bench.values() for r in reps]
     sections: list[Section] = []
