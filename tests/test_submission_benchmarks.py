@@ -231,7 +231,8 @@ def test_one_site_with_a_section_per_benchmark(ego_sub, ego_root, demo_dataset, 
 
     sg = synthetic_submission(load_answer_key(demo_dataset), tmp_path / "sg.json", "Alpha", 0.5)
     weak = ego_submission(ego_root, tmp_path / "weak.json", "Ego weak", {t: "E" for t in RESPONSES})
-    with pytest.raises(StreamGazeError, match="the submission is for egogazevqa, but no egogazevqa dataset is among --dataset"):
+    with pytest.raises(StreamGazeError, match="the submission is for egogazevqa, but no egogazevqa dataset is "
+                                              "among --dataset"):
         write_leaderboard([sg, ego_sub], [demo_dataset], tmp_path / "site")
     out = write_leaderboard([sg, ego_sub, weak], [demo_dataset, ego_root], tmp_path / "site")
     assert sorted(p.name for p in out.iterdir()) == ["chart.png", "index.html", "leaderboard-egogazevqa.csv",
