@@ -486,6 +486,9 @@ def _submit(p: argparse.ArgumentParser) -> Handler:
                    "or a `streamgaze stream-eval` --out directory")
     p.add_argument("--dataset", default=None, help="dataset root the run was made on (default: $STREAMGAZE_ROOT, "
                    "else ./streamgaze)")
+    p.add_argument("--benchmark", default=None, choices=_benchmark_names(),
+                   help="whose tasks to submit (default: the benchmark the run's samples files are of); "
+                        "--dataset then defaults to its $..._ROOT (e.g. $EGOGAZEVQA_ROOT)")
     p.add_argument("--model-name", required=True, help="model name shown on the leaderboard")
     p.add_argument("--model-url", default="", help="http(s) link for the model (paper, repository, card)")
     p.add_argument("--params", default="", help="model size, e.g. 7B")
@@ -502,9 +505,9 @@ def _submit(p: argparse.ArgumentParser) -> Handler:
         existing_dir(a.output_dir, "lmms-eval output directory")
         output_file(a.out)
         sub = build_submission(a.output_dir, a.dataset, model_name=a.model_name, model_url=a.model_url,
-                               params=a.params, frames=a.frames, allow_oracle=a.allow_oracle)
+                               params=a.params, frames=a.frames, allow_oracle=a.allow_oracle, benchmark=a.benchmark)
         write_submission(sub, a.out)
-        print(f"{a.out}: {scores_line(sub['scores'])}")
+        print(f"{a.out}: {scores_line(sub['scores'], sub.get('benchmark', 'streamgaze'))}")
         warning = partial_coverage_warning(sub["scores"], sub["run"].get("limit"))
         if warning:
             print(f"streamgaze: warning: {a.out}: {warning}", file=sys.stderr)
@@ -544,7 +547,8 @@ def _import_official_results(p: argparse.ArgumentParser) -> Handler:
 @command("validate", "re-score a submission from its raw responses and check it against the dataset")
 def _validate(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("submission", help="submission JSON file (from `streamgaze submit`)")
-    p.add_argument("--dataset", default=None, help="dataset root (default: $STREAMGAZE_ROOT, else ./streamgaze)")
+    p.add_argument("--dataset", default=None, help="dataset root of the submission's benchmark (default: its "
+                   "$..._ROOT: $STREAMGAZE_ROOT, else ./streamgaze; $EGOGAZEVQA_ROOT, else ./egogazevqa; ...)")
     p.add_argument("--all-missing", action="store_true", help="list every missing question (default: first 50)")
 
     def run(a: argparse.Namespace) -> int:
@@ -558,10 +562,14 @@ def _validate(p: argparse.ArgumentParser) -> Handler:
 
 @command("leaderboard", "render the leaderboard site (index.html, leaderboard.md/.csv, chart.png) from submissions")
 def _leaderboard(p: argparse.ArgumentParser) -> Handler:
-    p.add_argument("submissions", nargs="+", help="submission JSON files (each is validated and re-scored)")
-    p.add_argument("--dataset", default=None, help="dataset root (default: $STREAMGAZE_ROOT, else ./streamgaze)")
+    p.add_argument("submissions", nargs="+", help="submission JSON files of any registered benchmark (each is "
+                   "validated and re-scored by its benchmark's scorer)")
+    p.add_argument("--dataset", default=None, action="append",
+                   help="dataset root; repeat it, one per benchmark of the submissions (told apart by their "
+                        "manifests; default: each benchmark's $..._ROOT, e.g. $STREAMGAZE_ROOT, else ./streamgaze)")
     p.add_argument("--out", required=True, help="output directory (replaced if it holds a previous leaderboard)")
-    p.add_argument("--no-paper-rows", action="store_true", help="leave out the paper's Table 2 rows")
+    p.add_argument("--no-paper-rows", action="store_true",
+                   help="leave out the papers' reference rows (StreamGaze's Table 2, EgoGazeVQA's Table 3, ...)")
 
     def run(a: argparse.Namespace) -> int:
         from .preflight import existing_file

@@ -5,8 +5,10 @@ scrolling and the settings that decide comparability (Gaze, Prompt, Clip fps cap
 on screen for every row; one table per dataset (the demo submissions are never ranked among the
 paper's full-benchmark rows); the rendered row order and ranks; sorting by clicking a header, with
 the line above the table saying the new order; the chart's caption saying which rows it leaves out;
-and that a model named ``<script>alert(1)</script>`` is shown as text and runs nothing. A screenshot
-is saved in the test's tmp dir and at /tmp/streamgaze_leaderboard.png.
+and that a model named ``<script>alert(1)</script>`` is shown as text and runs nothing. The site also
+holds EgoGazeVQA submissions: each benchmark has its own section (StreamGaze's first, as before) with
+its own columns, rows and the paper's reference rows. A screenshot is saved in the test's tmp dir and
+at /tmp/streamgaze_leaderboard.png.
 
 Needs /usr/bin/chromium (``scripts/install_browser.sh``) and the ``playwright`` package (never
 ``playwright install``: the Debian browser is used). Skipped when either is missing, unless
@@ -30,6 +32,7 @@ from streamgaze_hf.submission.paper import paper_rows
 
 from .browser import require_browser
 from .test_submission import SCRIPT_NAME, synthetic_submission
+from .test_submission_benchmarks import RESPONSES, ego_dataset, ego_submission
 
 pytestmark = pytest.mark.slow
 SCREENSHOT_COPY = Path("/tmp/streamgaze_leaderboard.png")
@@ -38,13 +41,17 @@ require_browser()
 
 @pytest.fixture(scope="module")
 def site(demo_dataset, tmp_path_factory):
-    """A leaderboard of three synthetic submissions (no lmms-eval needed) plus the paper rows."""
+    """A leaderboard of three synthetic StreamGaze submissions (no lmms-eval needed) plus the paper rows,
+    and two EgoGazeVQA submissions with that paper's rows."""
     d = tmp_path_factory.mktemp("browser_site")
     key = load_answer_key(demo_dataset)
     subs = [synthetic_submission(key, d / "alpha.json", "Alpha", 0.95, frames="32", params="7B"),
             synthetic_submission(key, d / "script.json", SCRIPT_NAME, 0.45, frames="16"),
             synthetic_submission(key, d / "gamma.json", "Gamma", 0.0, drop=0.5)]
-    out = write_leaderboard(subs, demo_dataset, d / "site")
+    ego_root = ego_dataset(d)
+    ego = [ego_submission(ego_root, d / "ego.json"),
+           ego_submission(ego_root, d / "ego_weak.json", "Ego weak", dict.fromkeys(RESPONSES, "E"))]
+    out = write_leaderboard(subs + ego, [demo_dataset, ego_root], d / "site")
     overall = {validate_submission(s, demo_dataset).submission["model"]["name"]:
                validate_submission(s, demo_dataset).scores["overall"] for s in subs}
     paper = {r.name: r.overall for r in paper_rows()}
@@ -53,6 +60,7 @@ def site(demo_dataset, tmp_path_factory):
 
 WIDTH = 1280
 SUBS, PAPER = "#leaderboard-0", "#leaderboard-1"
+EGO_SUBS, EGO_PAPER = "#leaderboard-2", "#leaderboard-3"
 SETTINGS = {"gaze": "Gaze", "prompt_mode": "Prompt", "clip_fps": "Clip fps cap", "frames": "Frames",
             "params": "Params"}
 
@@ -197,3 +205,60 @@ def test_script_model_name_is_text(page, tmp_path):
         shutil.copy(shot, SCREENSHOT_COPY)
     except OSError:
         pass  # the copy is a convenience for humans; the test's own screenshot is what counts
+
+
+def test_each_benchmark_has_its_own_section(page, site):
+    _, _, paper = site
+    assert page.locator("nav.benchmarks a").all_inner_texts() == ["StreamGaze", "EgoGazeVQA"]
+    assert page.locator("section.benchmark > h2.benchmark").all_inner_texts() == ["StreamGaze", "EgoGazeVQA"]
+    sg = page.locator("section.benchmark[data-benchmark=streamgaze] section.dataset h2").all_inner_texts()
+    assert sg[0].startswith("Dataset 0.1.0 (") and sg[1] == "Full benchmark: the official release (8,521 questions)"
+    ego = page.locator("section.benchmark[data-benchmark=egogazevqa] section.dataset h2").all_inner_texts()
+    assert ego[0].startswith("EgoGazeVQA: dataset 1.0.0 (5 questions")
+    assert ego[1] == "EgoGazeVQA: the paper's benchmark (1,757 questions)" and len(ego) == 2
+    for table in (EGO_SUBS, EGO_PAPER):  # the EgoGazeVQA tables are in its section, with its columns
+        assert page.locator(f"section.benchmark[data-benchmark=egogazevqa] {table}").count() == 1
+        keys = page.locator(f"{table} thead th").evaluate_all("hs => hs.map(h => h.getAttribute('data-key'))")
+        labels = page.locator(f"{table} thead th button").all_inner_texts()
+        assert keys == ["rank", "model", "overall", "spatial", "temporal", "causal", "exact_match", "coverage"]
+        assert labels == ["#", "Model", "Avg.", "Spatial", "Temporal", "Causal", "Exact match", "Coverage"]
+    sg_keys = page.locator(f"{SUBS} thead th").evaluate_all("hs => hs.map(h => h.getAttribute('data-key'))")
+    assert "nfi" in sg_keys and "spatial" not in sg_keys and "exact_match" not in sg_keys
+
+    # its submissions, re-scored by its scorer (accuracy in %, as the paper prints it), ranked on their own
+    assert names(page, EGO_SUBS) == ["Ego synthetic", "Ego weak"] and column(page, EGO_SUBS, "rank") == [1.0, 2.0]
+    cells = {key: page.locator(f"{EGO_SUBS} tbody td.{key}").all_inner_texts()
+             for key in ("overall", "spatial", "temporal", "causal", "exact_match")}
+    assert cells == {"overall": ["66.7", "16.7"], "spatial": ["100.0", "0.0"],
+                     "temporal": ["0.0\n50.0%", "50.0"],  # the coverage of a partial task under its score
+                     "causal": ["100.0", "0.0"], "exact_match": ["50.0", "16.7"]}
+    synthetic = page.locator(f"{EGO_SUBS} tbody tr", has_text="Ego synthetic").first
+    assert synthetic.locator("td.coverage").inner_text() == "80.0%"
+    assert synthetic.locator("td.temporal .cov").inner_text() == "50.0%"  # one of its two questions unanswered
+    for key, text in (("gaze", "Gaze none"), ("prompt_mode", "Prompt default"), ("frames", "Frames 9"),
+                      ("params", "Params 7B")):
+        setting = synthetic.locator(f".setting[data-key={key}]")
+        box = setting.bounding_box()
+        assert setting.inner_text() == text and box["x"] + box["width"] <= WIDTH, key
+    assert synthetic.locator(".setting[data-key=clip_fps]").count() == 0  # a StreamGaze setting only
+
+    # its reference rows: the paper's Table 3, never mixed with StreamGaze's
+    ego_paper = names(page, EGO_PAPER)
+    assert len(ego_paper) == 29 and ego_paper[0] == "Human" and ego_paper[1] == "Qwen2.5-VL-72B"
+    assert column(page, EGO_PAPER, "rank") == [None] + [float(i) for i in range(1, 29)]
+    assert column(page, EGO_PAPER, "overall")[:3] == [83.8, 66.3, 65.0]
+    assert column(page, EGO_PAPER, "exact_match") == [None] * 29
+    assert page.locator(f"{EGO_PAPER} .badge").count() == 29 and page.locator(f"{EGO_SUBS} .badge").count() == 0
+    best = page.locator(f"{EGO_PAPER} tbody tr").nth(1)
+    assert best.locator(".setting[data-key=gaze]").inner_text() == "Gaze salience"
+    assert best.locator(".setting[data-key=prompt_mode]").inner_text() == "Prompt reference"
+    assert not set(ego_paper) & set(paper) - {"Human"} and "Ego synthetic" not in names(page, SUBS)
+    assert not set(names(page, PAPER)) & {"Qwen2.5-VL-72B", "MiniCPM-o 2.6-8B"}
+
+    # sorting one benchmark's table leaves the others alone
+    assert click_header(page, EGO_PAPER, "causal") == "descending"
+    assert page.locator("#sorted-3").inner_text().startswith("Sorted by Causal (descending)")
+    causal = column(page, EGO_PAPER, "causal")
+    assert causal == sorted(causal, reverse=True) and causal[0] == 95.2
+    assert page.locator("#sorted-1").inner_text().startswith("Sorted by Overall (descending)")
+    assert names(page, EGO_SUBS) == ["Ego synthetic", "Ego weak"] and not page.errors

@@ -14,6 +14,33 @@ Declarations are light: heavy parts (evaluation documents, importers, prompts) a
     ['streamgaze', 'egogazevqa', 'vl4gaze']
     >>> get_benchmark("egogazevqa").task("spatial").option_count
     5
+
+Leaderboard contract (submissions and the leaderboard site, ``streamgaze_hf/submission/``): every
+benchmark gets its own section of the one site, with its own columns, ranking and reference rows.
+
+* ``Benchmark.leaderboard_columns``: the score columns of its table, in order, each a
+  :class:`LeaderboardColumn` ``(key, label, higher_is_better=True, title="", digits=3)`` or the plain
+  tuple ``(key, label, higher_is_better)``. A column keyed ``"overall"`` sets the label and direction
+  of the Overall column (rows are ranked by it; ``higher_is_better=False`` ranks the smallest first);
+  it is not repeated as a score column. Default (empty): one accuracy column per task id (label: the
+  task name), higher is better, and Overall = their unweighted mean.
+* The evaluation module's optional hook ``leaderboard_scores(records)``: ``records`` maps each task
+  id to the per-sample records its ``score_doc`` made (one per item; an unanswered item is
+  ``score_doc(doc, "")`` with ``missing=True``); it returns ``{"columns": {column key: value or None},
+  "overall": value or None}``. Default (no hook): the accuracy of ``task_metrics`` per task and their
+  mean, as fractions. Values are in the units of the benchmark's reference rows (the paper's).
+* Optional ``BREAKDOWN_KEYS`` (record fields such as ``source``) and ``breakdown(records, key)`` in the
+  evaluation module: validate reports ``task_metrics`` per value of each.
+* ``streamgaze submit`` reads the per-sample records lmms-eval logs under the metric key ``accuracy``;
+  each must carry ``question_id``, ``task``, ``response``, ``gaze`` and ``prompt_mode`` (and
+  ``checkpoint_index`` for a proactive task); where it has ``parsed`` / ``correct``, they must equal
+  what ``score_doc`` gives on re-scoring.
+* ``paper_rows`` returns reference rows: ``streamgaze_hf.submission.rows.Row`` objects or dicts
+  ``{name, group, source ("paper" | "human"), gaze, prompt_mode, dataset, tasks {column key: value
+  or None}, overall}`` (optional ``frames``, ``params``). They are shown in a section of their own,
+  never re-scored; a human row is never ranked. ``extra["reference_questions"]``: the question count
+  of the paper's full benchmark; a submission on a dataset of exactly that many questions is ranked
+  in the reference section.
 """
 
 from __future__ import annotations
@@ -23,7 +50,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["TaskDef", "DatasetLayout", "Benchmark", "register", "get_benchmark", "benchmarks",
+__all__ = ["TaskDef", "DatasetLayout", "LeaderboardColumn", "Benchmark", "register", "get_benchmark", "benchmarks",
            "benchmark_of_doc", "resolve"]
 
 
@@ -79,6 +106,29 @@ class DatasetLayout:
 
 
 @dataclass(frozen=True)
+class LeaderboardColumn:
+    """One score column of a benchmark's leaderboard table (see the module docstring).
+
+    ``digits``: decimals shown (3 for fractions, 1 for percentages as papers print them).
+    """
+
+    key: str
+    label: str
+    higher_is_better: bool = True
+    title: str = ""
+    digits: int = 3
+
+
+def leaderboard_column(spec: LeaderboardColumn | tuple | Mapping) -> LeaderboardColumn:
+    """A column declaration as a :class:`LeaderboardColumn` (from itself, a tuple or a mapping)."""
+    if isinstance(spec, LeaderboardColumn):
+        return spec
+    if isinstance(spec, Mapping):
+        return LeaderboardColumn(**spec)
+    return LeaderboardColumn(*spec)
+
+
+@dataclass(frozen=True)
 class Benchmark:
     """A benchmark's declaration (see the module docstring).
 
@@ -86,7 +136,9 @@ class Benchmark:
     ``metrics``: metric names reported per task kind ("mc", "proactive") or per task id; ``evaluation``: module
     with ``load_docs(task, gaze, root)``, ``doc_visuals``, ``doc_prompt``, ``doc_target``,
     ``score_doc`` and ``task_metrics``; ``importers``: name -> "module:function";
-    ``paper_rows``: "module:function" returning the paper's reference rows.
+    ``paper_rows``: "module:function" returning the paper's reference rows;
+    ``leaderboard_columns``: the leaderboard's score columns (module docstring; empty = one accuracy
+    column per task).
     """
 
     name: str
@@ -104,6 +156,7 @@ class Benchmark:
     importers: Mapping[str, str] = field(default_factory=dict)
     paper_rows: str = ""
     extra: Mapping[str, Any] = field(default_factory=dict)
+    leaderboard_columns: tuple = ()
 
     @property
     def task_ids(self) -> tuple[str, ...]:
@@ -146,6 +199,23 @@ class Benchmark:
 
     def reference_rows(self) -> list:
         return list(resolve(self.paper_rows)()) if self.paper_rows else []
+
+    def score_columns(self) -> tuple[LeaderboardColumn, ...]:
+        """The leaderboard's score columns (without Overall): declared, else one per task."""
+        cols = [leaderboard_column(c) for c in self.leaderboard_columns]
+        if not cols:
+            return tuple(LeaderboardColumn(t.id, t.name, True, f"{t.name} ({t.category}): accuracy") for t in self.tasks)
+        return tuple(c for c in cols if c.key != "overall")
+
+    def overall_column(self) -> LeaderboardColumn:
+        """The Overall column (label, direction): a declared ``"overall"`` column, else the mean of the
+        score columns, higher is better."""
+        for c in self.leaderboard_columns:
+            col = leaderboard_column(c)
+            if col.key == "overall":
+                return col
+        digits = self.score_columns()[0].digits if self.leaderboard_columns else 3
+        return LeaderboardColumn("overall", "Overall", True, "unweighted mean of the task scores", digits)
 
 
 _REGISTRY: dict[str, Benchmark] = {}

@@ -5,6 +5,10 @@ them against the dataset at ``--dataset`` (see :mod:`.schema`). Before writing, 
 against that dataset: every question id must exist in it, lmms-eval's own per-sample verdicts must
 agree with the re-scoring, and lmms-eval's reported accuracy of every fully covered task must equal
 the recomputed one; otherwise the run was made on another build (or toolkit) and is refused.
+
+A run of any registered benchmark's tasks is submitted the same way: the benchmark is the one the
+samples files are of (or ``benchmark=``), the dataset must be that benchmark's, and the submission
+names it (``benchmark``) with the dataset version.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from ..errors import StreamGazeError
 from ..fsutil import write_text_atomic
 from ..provenance import toolkit_commit
 from ..tasks import TASK_IDS, get_task
-from .lmms_output import LmmsRun, lmms_task_names, read_run
+from .lmms_output import LmmsRun, benchmark_task_names, read_run
 from .rescore import AnswerKey, ItemKey, Rescored, load_answer_key, score_responses
 from .schema import SCHEMA_VERSION, check_structure
 from .strictjson import StrictJSONError
@@ -95,11 +99,20 @@ def assemble_submission(key: AnswerKey, responses: Mapping[ItemKey, str], *, pro
                      run=run)
 
 
+def _proactive_ids(benchmark: str) -> set[str]:
+    if benchmark == "streamgaze":
+        return {t for t in TASK_IDS if get_task(t).is_proactive}
+    from ..benchmarks import get_benchmark
+
+    return {t.id for t in get_benchmark(benchmark).tasks if t.proactive}
+
+
 def _assemble(key: AnswerKey, rescored: Rescored, *, prompt_mode: str, clip_fps: float, protocol: str,
               model: Mapping[str, str], run: Mapping[str, Any]) -> dict:
     answers: dict[str, dict] = {}
-    for task_id in TASK_IDS:
-        proactive = get_task(task_id).is_proactive
+    proactive_ids = _proactive_ids(key.benchmark)
+    for task_id in key.docs:
+        proactive = task_id in proactive_ids
         by_q: dict[str, Any] = {}
         for rec in rescored.records[task_id]:
             if rec.get("missing"):
@@ -115,6 +128,7 @@ def _assemble(key: AnswerKey, rescored: Rescored, *, prompt_mode: str, clip_fps:
         "schema_version": SCHEMA_VERSION,
         "toolkit_version": __version__,
         "toolkit_commit": toolkit_commit(),
+        "benchmark": key.benchmark,
         "dataset": {"version": key.version, "manifest_sha256": key.manifest_sha256},
         "settings": {"gaze": key.gaze, "prompt_mode": prompt_mode, "clip_fps": float(clip_fps), "protocol": protocol},
         "model": {f: str(model.get(f) or "") for f in ("name", "url", "params", "frames")},
@@ -132,7 +146,7 @@ def _assemble(key: AnswerKey, rescored: Rescored, *, prompt_mode: str, clip_fps:
 def _collect(run: LmmsRun) -> tuple[str, str, float, str]:
     """The run's (gaze, prompt mode, clip fps, protocol): one of each, and every record agreeing with its
     task (records made before protocols existed name none: ``default``)."""
-    names = lmms_task_names()
+    names = benchmark_task_names(run.benchmark)
     gaze_of = {name: names[name][1] for name in run.samples}
     modes: dict[str, str] = {}
     fps: dict[float, str] = {}
@@ -144,7 +158,7 @@ def _collect(run: LmmsRun) -> tuple[str, str, float, str]:
                 raise StreamGazeError(f"record of question {rec['question_id']!r} is for task {rec['task']} / gaze "
                                       f"{rec['gaze']}, not {task_id} / {gaze}", run.sample_paths[name])
             modes.setdefault(str(rec["prompt_mode"]), name)
-            fps.setdefault(float(rec["clip_fps"] or 0.0), name)
+            fps.setdefault(float(rec.get("clip_fps") or 0.0), name)
             protocols.setdefault(str(rec.get("protocol") or "default"), name)
     for what, values in (("gaze modes", {g: n for n, g in gaze_of.items()}), ("prompt modes", modes),
                          ("clip fps caps", fps), ("protocols", protocols)):
@@ -167,7 +181,7 @@ def run_toolkit(run: LmmsRun) -> dict[str, str]:
 
 
 def _responses(run: LmmsRun, key: AnswerKey) -> dict[ItemKey, str]:
-    names = lmms_task_names()
+    names = benchmark_task_names(run.benchmark)
     responses: dict[ItemKey, str] = {}
     for name, recs in run.samples.items():
         task_id = names[name][0]
@@ -187,13 +201,13 @@ def _responses(run: LmmsRun, key: AnswerKey) -> dict[ItemKey, str]:
 
 def _cross_check(run: LmmsRun, rescored: Rescored, key: AnswerKey) -> None:
     """lmms-eval's own per-sample verdicts and reported accuracies must equal the re-scoring."""
-    names = lmms_task_names()
+    names = benchmark_task_names(run.benchmark)
     for name, recs in run.samples.items():
         task_id = names[name][0]
         ours = {(r["question_id"], r["checkpoint_index"]): r for r in rescored.records[task_id]}
         for rec in recs:
             mine = ours[(str(rec["question_id"]), int(rec["checkpoint_index"]))]
-            if rec.get("parsed") != mine["parsed"] or bool(rec.get("correct")) != mine["correct"]:
+            if not _same(rec.get("parsed"), mine.get("parsed")) or bool(rec.get("correct")) != bool(mine.get("correct")):
                 raise StreamGazeError(
                     f"question {rec['question_id']!r}: lmms-eval scored parsed={rec.get('parsed')!r} "
                     f"correct={rec.get('correct')} but re-scoring against {key.root} (version {key.version}) gives "
@@ -201,17 +215,23 @@ def _cross_check(run: LmmsRun, rescored: Rescored, key: AnswerKey) -> None:
                     "the dataset or with another toolkit version?", run.sample_paths[name])
         task = rescored.scores["tasks"][task_id]
         reported = run.results["results"].get(name, {}).get("accuracy,none")
-        if task["n_missing"] == 0 and isinstance(reported, (int, float)):
+        if task["n_missing"] == 0 and isinstance(reported, (int, float)) and "accuracy" in task:
             if abs(100.0 * task["accuracy"] - float(reported)) > _TOLERANCE:
                 raise StreamGazeError(
                     f"lmms-eval reported accuracy {reported} for {name} but re-scoring its samples gives "
                     f"{100.0 * task['accuracy']}", run.results_path)
 
 
+def _same(a: Any, b: Any) -> bool:
+    """Equal as JSON values (a parsed answer read back from a samples file against a fresh one)."""
+    return json.loads(json.dumps(a)) == json.loads(json.dumps(b))
+
+
 def build_submission(output_dir: str | os.PathLike[str], root: str | os.PathLike[str] | None = None, *,
                      model_name: str, model_url: str = "", params: str = "", frames: str = "",
-                     allow_oracle: bool = False) -> dict:
-    """The submission for the newest lmms-eval run under ``output_dir`` on the dataset at ``root``.
+                     allow_oracle: bool = False, benchmark: str | None = None) -> dict:
+    """The submission for the newest lmms-eval run under ``output_dir`` on the dataset at ``root``
+    (by default the run's benchmark's ``$..._ROOT``, else its default directory).
 
     Refuses the answer-key oracle baseline unless ``allow_oracle`` (tests only): a submission of it
     validates but is never ranked. A ``streamgaze stream-eval`` output directory is turned into a
@@ -219,19 +239,19 @@ def build_submission(output_dir: str | os.PathLike[str], root: str | os.PathLike
     """
     from ..streaming.results import is_stream_run
 
-    if is_stream_run(output_dir):
+    if is_stream_run(output_dir) and benchmark in (None, "streamgaze"):
         from ..streaming.submission import build_stream_submission
 
         return build_stream_submission(output_dir, root, model_name=model_name, model_url=model_url, params=params,
                                        frames=frames, allow_oracle=allow_oracle)
-    run = read_run(output_dir)
+    run = read_run(output_dir, benchmark)
     cfg = run.config
     run_model = str(cfg.get("model") or run.results.get("model_name") or "unknown")
     if is_oracle(run_model, str(cfg.get("model_backend") or "")) and not allow_oracle:
         raise StreamGazeError(f"this run is the {run_model} baseline, which reads the answer key; it cannot be "
                               "submitted", run.results_path)
     gaze, prompt_mode, clip_fps, protocol = _collect(run)
-    key = load_answer_key(root, gaze)
+    key = load_answer_key(root, gaze, run.benchmark)
     responses = _responses(run, key)
     limit = cfg.get("limit")
     run_info = {"harness": "lmms-eval", "harness_version": harness_version(run.results),

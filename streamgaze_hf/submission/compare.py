@@ -28,6 +28,9 @@ def compare_submissions(path_a: str | os.PathLike[str], path_b: str | os.PathLik
     cache: dict = {}
     a = validate_submission(path_a, root, key_cache=cache)
     b = validate_submission(path_b, root, key_cache=cache)
+    if a.benchmark != "streamgaze" or b.benchmark != "streamgaze":
+        raise StreamGazeError("compare supports StreamGaze submissions only (per-task paired bootstrap of the ten "
+                              f"tasks); these are {a.benchmark} and {b.benchmark} submissions", b.path)
     for field in ("gaze", "prompt_mode", "protocol"):
         va, vb = a.submission["settings"].get(field), b.submission["settings"].get(field)
         if va != vb:

@@ -41,9 +41,18 @@ def is_partial(scores: Mapping[str, Any]) -> bool:
     return int(cov["answered"]) < int(cov["expected"])
 
 
-def scores_line(scores: Mapping[str, Any]) -> str:
-    """One line: overall and category means, with the coverage beside them."""
+def scores_line(scores: Mapping[str, Any], benchmark: str = "streamgaze") -> str:
+    """One line: overall and category means (another benchmark: its leaderboard values), with the
+    coverage beside them."""
     cov = scores["coverage"]
+    if benchmark != "streamgaze":
+        from ..benchmarks import get_benchmark
+
+        bench = get_benchmark(benchmark)
+        overall = bench.overall_column()
+        cols = ", ".join(f"{c.label} {fmt_ratio(scores['columns'].get(c.key), c.digits)}" for c in bench.score_columns())
+        return (f"{overall.label} {fmt_ratio(scores['overall'], overall.digits)} ({cols}) on coverage "
+                f"{fmt_coverage(cov['answered'], cov['expected'])}")
     return (f"overall {scores['overall']:.3f} (past {scores['past']:.3f}, present {scores['present']:.3f}, "
             f"proactive {scores['proactive']:.3f}) on coverage {fmt_coverage(cov['answered'], cov['expected'])}")
 

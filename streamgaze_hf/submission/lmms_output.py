@@ -5,6 +5,10 @@ lmms-eval writes ``D/[<model_sanitized>/]<YYYYMMDD_HHMMSS>_results.json`` and, p
 ``accuracy``). A directory may hold several runs: the newest results file is used, with the samples
 files of the same timestamp prefix in the same directory. Samples of tasks that are not StreamGaze
 tasks are ignored; a run may cover only some StreamGaze tasks.
+
+Any registered benchmark's tasks are read the same way (``read_run(dir, benchmark)``): the run's
+benchmark is the one whose lmms-eval task names its samples files carry (``--benchmark`` picks one
+when a run holds several).
 """
 
 from __future__ import annotations
@@ -20,15 +24,28 @@ from ..errors import StreamGazeError
 from ..evaluation import GAZE_VARIANTS
 from ..tasks import TASKS
 
-__all__ = ["LmmsRun", "read_run", "lmms_task_names"]
+__all__ = ["LmmsRun", "read_run", "lmms_task_names", "benchmark_task_names"]
 
 _RESULTS = re.compile(r"^(?P<prefix>.+)_results\.json$")
 _RECORD_FIELDS = ("question_id", "task", "checkpoint_index", "response", "gaze", "prompt_mode", "clip_fps")
+#: what every other benchmark's per-sample record must carry (its score_doc's output)
+_GENERIC_RECORD_FIELDS = ("question_id", "task", "response", "gaze", "prompt_mode")
 
 
 def lmms_task_names() -> dict[str, tuple[str, str]]:
     """Every StreamGaze lmms-eval task name -> (task id, gaze mode)."""
     return {f"{t.lmms_name}{suffix}": (t.id, gaze) for t in TASKS for suffix, gaze in GAZE_VARIANTS.items()}
+
+
+def benchmark_task_names(benchmark: str) -> dict[str, tuple[str, str]]:
+    """Every lmms-eval task name of a registered benchmark -> (task id, gaze mode)."""
+    if benchmark == "streamgaze":
+        return lmms_task_names()
+    from ..benchmarks import get_benchmark
+
+    bench = get_benchmark(benchmark)
+    return {bench.lmms_task_name(t) + suffix: (t, gaze) for t in bench.task_ids
+            for suffix, gaze in bench.gaze_variants.items()}
 
 
 @dataclass
@@ -39,6 +56,7 @@ class LmmsRun:
     results: dict[str, Any]
     samples: dict[str, list[dict]]  # lmms-eval task name -> records (file order)
     sample_paths: dict[str, Path]
+    benchmark: str = "streamgaze"
 
     @property
     def config(self) -> dict[str, Any]:
@@ -67,7 +85,7 @@ def _read_json(path: Path) -> Any:
         raise StreamGazeError(f"unreadable lmms-eval file: {exc}", path) from None
 
 
-def _read_samples(path: Path) -> list[dict]:
+def _read_samples(path: Path, benchmark: str = "streamgaze") -> list[dict]:
     records = []
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
@@ -81,15 +99,32 @@ def _read_samples(path: Path) -> list[dict]:
         except json.JSONDecodeError as exc:
             raise StreamGazeError(f"line {lineno}: malformed JSON ({exc.msg})", path) from None
         rec = sample.get("accuracy") if isinstance(sample, dict) else None
-        if not isinstance(rec, dict) or any(k not in rec for k in _RECORD_FIELDS):
-            raise StreamGazeError(f"line {lineno}: no StreamGaze record under 'accuracy' (needs "
-                                  f"{', '.join(_RECORD_FIELDS)}); was this written by the streamgaze tasks?", path)
+        fields = _RECORD_FIELDS if benchmark == "streamgaze" else _GENERIC_RECORD_FIELDS
+        if not isinstance(rec, dict) or any(k not in rec for k in fields):
+            raise StreamGazeError(f"line {lineno}: no {benchmark} record under 'accuracy' (needs "
+                                  f"{', '.join(fields)}); was this written by the {benchmark} tasks?", path)
+        if benchmark != "streamgaze":
+            rec = {"checkpoint_index": -1, **rec}
         records.append(rec)
     return records
 
 
-def read_run(output_dir: str | os.PathLike[str]) -> LmmsRun:
-    """The newest lmms-eval run under ``output_dir`` with its StreamGaze samples."""
+def _run_benchmark(tasks: list[str], benchmark: str | None, results_path: Path) -> str:
+    """The one benchmark whose tasks the samples files are of (``benchmark`` when given)."""
+    from ..benchmarks import benchmarks
+
+    found = [b.name for b in benchmarks() if any(t in benchmark_task_names(b.name) for t in tasks)]
+    if benchmark is not None:
+        return benchmark
+    if len(found) > 1:
+        raise StreamGazeError(f"the run has samples of several benchmarks ({', '.join(found)}): a submission is for "
+                              "one benchmark; pass --benchmark", results_path)
+    return found[0] if found else "streamgaze"
+
+
+def read_run(output_dir: str | os.PathLike[str], benchmark: str | None = None) -> LmmsRun:
+    """The newest lmms-eval run under ``output_dir`` with its samples of one registered benchmark
+    (``benchmark``, else the one its samples files are of; StreamGaze when they are of none)."""
     root = Path(output_dir)
     if not root.is_dir():
         raise StreamGazeError("not a directory (expected an lmms-eval --output_path)", root)
@@ -98,17 +133,20 @@ def read_run(output_dir: str | os.PathLike[str]) -> LmmsRun:
     if not isinstance(results, dict) or not isinstance(results.get("results"), dict):
         raise StreamGazeError("not an lmms-eval results file (no 'results' object)", results_path)
     prefix = _RESULTS.match(results_path.name).group("prefix")
-    names = lmms_task_names()
+    files = {path.name[len(prefix) + len("_samples_"):-len(".jsonl")]: path
+             for path in sorted(results_path.parent.glob(f"{prefix}_samples_*.jsonl"))}
+    bench = _run_benchmark(list(files) or list(results["results"]), benchmark, results_path)
+    names = benchmark_task_names(bench)
     samples: dict[str, list[dict]] = {}
     paths: dict[str, Path] = {}
-    for path in sorted(results_path.parent.glob(f"{prefix}_samples_*.jsonl")):
-        task = path.name[len(prefix) + len("_samples_"):-len(".jsonl")]
+    for task, path in files.items():
         if task in names:
-            samples[task] = _read_samples(path)
+            samples[task] = _read_samples(path, bench)
             paths[task] = path
     if not samples:
+        title = "StreamGaze" if bench == "streamgaze" else bench
         ours = [n for n in results["results"] if n in names]
-        why = ("the run has StreamGaze results but no samples files: re-run lmms-eval with --log_samples"
-               if ours else "the run has no StreamGaze tasks (lmms-eval --tasks streamgaze ...)")
+        why = (f"the run has {title} results but no samples files: re-run lmms-eval with --log_samples"
+               if ours else f"the run has no {title} tasks (lmms-eval --tasks {bench} ...)")
         raise StreamGazeError(why, results_path)
-    return LmmsRun(results_path, results, samples, paths)
+    return LmmsRun(results_path, results, samples, paths, bench)

@@ -6,7 +6,10 @@ page's own inline script (by hash), so even a missed escape could not run inject
 One table per dataset section (rows are ranked only within their dataset). The settings that decide
 whether two rows are comparable (gaze, prompt, clip fps cap, frames, params) sit under the model name,
 so the page needs no horizontal scrolling at 1280 px. Clicking a column header sorts its table by it
-(numbers: descending first; blanks always last) and the line above the table says the current order.
+(numbers: descending first, ascending first where lower is better; blanks always last) and the line
+above the table says the current order. Each benchmark's tables sit in a ``section.benchmark`` of
+their own (with a heading and a link bar when the site has several benchmarks), each table with that
+benchmark's columns.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from html import escape
 
 from ..htmlpage import attr, page_head
 from .coverage import fmt_coverage
-from .rows import BADGES, HTML_COLUMNS, SCORE_KEYS, SETTINGS_COLUMNS, Column, Row, fmt_score
+from .rows import BADGES, COLUMNS, Column, Row, fmt_score, html_columns, settings_columns
 from .schema import valid_url
 from .sections import Section
 
@@ -52,6 +55,9 @@ font-style:normal;background:#eaeef2;color:#57606a}
 .setting{display:inline-block;margin-right:.55rem;white-space:nowrap}
 .setting b{font-weight:600;color:#6e7781}
 ul.notes{font-size:.82rem;color:#57606a;max-width:70rem}
+nav.benchmarks{margin:.3rem 0 .6rem;font-size:.95rem}
+nav.benchmarks a{margin-right:1rem}
+h2.benchmark{font-size:1.35rem;margin:2rem 0 .2rem;border-bottom:2px solid #d0d7de}
 figure{margin:1rem 0 0}
 img.chart{max-width:100%;border:1px solid #d0d7de}
 figcaption{font-size:.8rem;color:#57606a;max-width:70rem}
@@ -69,9 +75,10 @@ _JS = """
       if (!button) { return; }
       button.addEventListener("click", function () {
         var numeric = th.getAttribute("data-kind") === "num";
+        var lower = th.getAttribute("data-better") === "lower";
         var current = th.getAttribute("aria-sort");
         var dir = current === "descending" ? "ascending" : current === "ascending" ? "descending"
-          : (numeric && th.getAttribute("data-key") !== "rank" ? "descending" : "ascending");
+          : (numeric && th.getAttribute("data-key") !== "rank" && !lower ? "descending" : "ascending");
         headers.forEach(function (h) { if (h.querySelector("button")) { h.setAttribute("aria-sort", "none"); } });
         th.setAttribute("aria-sort", dir);
         var sign = dir === "ascending" ? 1 : -1;
@@ -102,10 +109,10 @@ def _sort_value(col: Column, row: Row) -> str:
     return repr(float(value)) if col.numeric else str(value)
 
 
-def _settings(row: Row) -> str:
+def _settings(row: Row, columns: tuple[Column, ...]) -> str:
     """The settings that decide comparability, compactly under the model name (never off-screen)."""
     parts = []
-    for col in SETTINGS_COLUMNS:
+    for col in settings_columns(columns):
         value = col.get(row)
         text = "" if value is None else str(value)
         parts.append(f'<span class="setting" data-key="{attr(col.key)}" title="{attr(col.title)}">'
@@ -113,7 +120,7 @@ def _settings(row: Row) -> str:
     return f'<span class="settings">{"".join(parts)}</span>'
 
 
-def _cell(col: Column, row: Row) -> str:
+def _cell(col: Column, row: Row, columns: tuple[Column, ...] = COLUMNS) -> str:
     value = col.get(row)
     classes = [col.key, "num" if col.numeric else "text"]
     if col.key == "model":
@@ -122,13 +129,13 @@ def _cell(col: Column, row: Row) -> str:
             name = f'<a href="{attr(row.url)}" rel="nofollow noopener noreferrer">{name}</a>'
         if row.source in BADGES:
             name += f'<span class="badge">{escape(BADGES[row.source])}</span>'
-        text = name + _settings(row)
+        text = name + _settings(row, columns)
     elif col.key == "coverage":
         text = escape(_coverage_text(value))
         if value is not None and value < 1.0:
             classes.append("partial")
-    elif col.key in SCORE_KEYS:
-        text = escape(fmt_score(value))
+    elif col.is_score:
+        text = escape(fmt_score(value, 3 if col.digits is None else col.digits))
         answered, expected = (row.task_coverage or {}).get(col.key, (0, 0))
         if answered < expected:  # a partial task: its coverage beside the score (and in the tooltip)
             classes.append("partial")
@@ -147,24 +154,32 @@ def _coverage_text(value: float | None) -> str:
     return "100%" if value >= 1.0 else f"{min(pct, 99.9):.1f}%"
 
 
+def _direction(col: Column) -> str:
+    return "descending" if col.higher_is_better else "ascending"
+
+
 def _header(col: Column) -> str:
-    sort = ' aria-sort="descending"' if col.key == "overall" else ' aria-sort="none"'
+    sort = f' aria-sort="{_direction(col)}"' if col.key == "overall" else ' aria-sort="none"'
     classes = "num" if col.numeric else "text"
     title = f' title="{attr(col.title)}"' if col.title else ""
+    better = "" if col.higher_is_better else ' data-better="lower"'
     return (f'<th class="{classes}" data-key="{attr(col.key)}" data-label="{attr(col.label)}" '
-            f'data-kind="{"num" if col.numeric else "text"}"{sort}{title} scope="col">'
+            f'data-kind="{"num" if col.numeric else "text"}"{better}{sort}{title} scope="col">'
             f'<button type="button">{escape(col.label)}</button></th>')
 
 
 def _section(i: int, sec: Section) -> str:
-    head = "".join(_header(c) for c in HTML_COLUMNS)
-    body = "\n".join(f'<tr class="{attr(r.source)}">' + "".join(_cell(c, r) for c in HTML_COLUMNS) + "</tr>"
+    columns = sec.columns or COLUMNS
+    shown = html_columns(columns)
+    head = "".join(_header(c) for c in shown)
+    body = "\n".join(f'<tr class="{attr(r.source)}">' + "".join(_cell(c, r, columns) for c in shown) + "</tr>"
                      for r in sec.rows)
     ranked = sum(r.rank is not None for r in sec.rows)
+    overall = next(c for c in shown if c.key == "overall")
     return f"""<section class="dataset" data-section="{attr(sec.key)}">
 <h2>{escape(sec.title)}</h2>
 <p class="note">{escape(sec.note)} {ranked} ranked row(s).</p>
-<p class="sorted" id="sorted-{i}" aria-live="polite">Sorted by Overall (descending). Click a column header to sort.</p>
+<p class="sorted" id="sorted-{i}" aria-live="polite">Sorted by {escape(overall.label)} ({_direction(overall)}). Click a column header to sort.</p>
 <div class="wrap">
 <table class="leaderboard" id="leaderboard-{i}" data-status="sorted-{i}">
 <thead><tr>{head}</tr></thead>
@@ -176,6 +191,27 @@ def _section(i: int, sec: Section) -> str:
 </section>"""
 
 
+def _benchmarks(sections: Sequence[Section]) -> str:
+    """The tables, one ``section.benchmark`` per benchmark (registry order kept from ``sections``); a
+    heading per benchmark and a link bar to each when there are several."""
+    from ..benchmarks import get_benchmark
+
+    groups: dict[str, list[tuple[int, Section]]] = {}
+    for i, sec in enumerate(sections):
+        groups.setdefault(sec.benchmark, []).append((i, sec))
+    several = len(groups) > 1
+    out = []
+    if several:
+        links = "".join(f'<a href="#benchmark-{attr(name)}">{escape(get_benchmark(name).title)}</a>' for name in groups)
+        out.append(f'<nav class="benchmarks" aria-label="Benchmarks">{links}</nav>')
+    for name, secs in groups.items():
+        heading = f'\n<h2 class="benchmark">{escape(get_benchmark(name).title)}</h2>' if several else ""
+        tables = "\n".join(_section(i, sec) for i, sec in secs)
+        out.append(f'<section class="benchmark" id="benchmark-{attr(name)}" data-benchmark="{attr(name)}">'
+                   f"{heading}\n{tables}\n</section>")
+    return "\n".join(out)
+
+
 def render_html(sections: Sequence[Section], *, title: str, meta: str, notes: Sequence[str],
                 chart_png: bytes | None, chart_caption: str = "", extra_html: str = "") -> str:
     """The page: title, one meta line, one sortable table per dataset section (rows in the given
@@ -183,7 +219,7 @@ def render_html(sections: Sequence[Section], *, title: str, meta: str, notes: Se
     after the chart."""
     script_hash = base64.b64encode(hashlib.sha256(_JS.encode("utf-8")).digest()).decode("ascii")
     csp = f"default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-{script_hash}'"
-    tables = "\n".join(_section(i, sec) for i, sec in enumerate(sections))
+    tables = _benchmarks(sections)
     chart = ""
     if chart_png:
         data = base64.b64encode(chart_png).decode("ascii")

@@ -5,10 +5,15 @@ Both ``submit`` and ``validate`` go through :func:`score_responses`, which calls
 uses the reference parsers exactly as the lmms-eval plugin does) and
 :func:`streamgaze_hf.evaluation.task_metrics` / :func:`streamgaze_hf.scoring.summarize` for the
 numbers. A question without an answer is wrong and counted (``n_missing``), never excluded.
+
+Another registered benchmark's key is scored by its own evaluation module (``score_doc``,
+``task_metrics``, the ``leaderboard_scores`` hook and ``breakdown``; see ``streamgaze_hf.benchmarks``)
+into the scores layout of :mod:`.schema` ("Benchmarks").
 """
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -17,6 +22,7 @@ from pathlib import Path
 from .. import evaluation, scoring
 from ..dataset.load import read_manifest, resolve_root
 from ..dataset.writer import manifest_digest
+from ..errors import StreamGazeError
 from ..statistics import bootstrap_standard_errors
 from ..tasks import TASK_IDS
 
@@ -36,6 +42,7 @@ class AnswerKey:
     gaze: str
     docs: dict[str, dict[ItemKey, dict]]
     task_of: dict[str, str]
+    benchmark: str = "streamgaze"
 
     @property
     def expected(self) -> int:
@@ -56,19 +63,41 @@ class AnswerKey:
         return None
 
 
-def load_answer_key(root: str | os.PathLike[str] | None, gaze: str = "visual") -> AnswerKey:
-    """Load every task's evaluation documents (proactive: one per checkpoint) of the dataset at ``root``."""
-    path = resolve_root(root)
+def dataset_of(root: str | os.PathLike[str] | None, benchmark: str | None = None) -> tuple[Path, str]:
+    """The dataset root (``root``, else the benchmark's ``$..._ROOT``, else its default directory) and
+    its benchmark (its manifest's); StreamGazeError when ``benchmark`` is given and the dataset is
+    another benchmark's."""
+    from ..benchmarks import get_benchmark
+    from ..dataset.load import benchmark_of
+
+    bench = get_benchmark(benchmark or "streamgaze")
+    path = resolve_root(root, env=bench.root_env, default=bench.default_root)
+    found = benchmark_of(read_manifest(path))
+    if benchmark is not None and found != benchmark:
+        raise StreamGazeError(f"this dataset is {found}'s, but the submission or run is for {benchmark}: pass a "
+                              f"{benchmark} dataset (--dataset)", path)
+    return path, found
+
+
+def load_answer_key(root: str | os.PathLike[str] | None, gaze: str = "visual",
+                    benchmark: str | None = None) -> AnswerKey:
+    """Load every task's evaluation documents (proactive: one per checkpoint) of the dataset at ``root``
+    (of ``benchmark``, checked; by default the benchmark its manifest names)."""
+    from ..benchmarks import get_benchmark
+
+    path, name = dataset_of(root, benchmark)
+    bench = get_benchmark(name)
+    module = evaluation if name == "streamgaze" else bench.evaluation_module()
     manifest = read_manifest(path)
     docs: dict[str, dict[ItemKey, dict]] = {}
     task_of: dict[str, str] = {}
-    for task_id in TASK_IDS:
+    for task_id in bench.task_ids:
         by_item: dict[ItemKey, dict] = {}
-        for doc in evaluation.load_docs(task_id, gaze, path):
-            by_item[(doc["question_id"], int(doc["checkpoint_index"]))] = doc
+        for doc in module.load_docs(task_id, gaze, path):
+            by_item[(doc["question_id"], int(doc.get("checkpoint_index", -1)))] = doc
             task_of[doc["question_id"]] = task_id
         docs[task_id] = by_item
-    return AnswerKey(path, str(manifest["version"]), manifest_digest(path), gaze, docs, task_of)
+    return AnswerKey(path, str(manifest["version"]), manifest_digest(path), gaze, docs, task_of, name)
 
 
 @dataclass
@@ -95,6 +124,8 @@ def score_responses(key: AnswerKey, responses: Mapping[ItemKey, str], prompt_mod
     unknown = [item for item in responses if item not in known]
     if unknown:
         raise KeyError(f"items not in the answer key: {unknown[:3]}")
+    if key.benchmark != "streamgaze":
+        return _score_benchmark(key, responses, prompt_mode, clip_fps)
     tasks: dict[str, dict] = {}
     records: dict[str, list[dict]] = {}
     missing: list[tuple[str, str, int]] = []
@@ -140,3 +171,59 @@ def source_scores(records: Mapping[str, list[dict]]) -> dict:
         out[source or "unknown"] = {"tasks": tasks, "overall": sum(defined) / len(defined) if defined else None,
                                     "n_tasks": len(defined)}
     return out
+
+
+def leaderboard_values(benchmark: str, records: Mapping[str, list[dict]]) -> dict:
+    """``{"columns": {key: value}, "overall": value}`` of a registered benchmark's records (task id ->
+    records): its evaluation module's ``leaderboard_scores`` hook, else each task's ``task_metrics``
+    accuracy and their unweighted mean (the registry's default columns)."""
+    from ..benchmarks import get_benchmark
+
+    bench = get_benchmark(benchmark)
+    module = bench.evaluation_module()
+    hook = getattr(module, "leaderboard_scores", None)
+    if hook is not None:
+        out = hook(records)
+        return {"columns": {c.key: out["columns"].get(c.key) for c in bench.score_columns()},
+                "overall": out.get("overall")}
+    cols = {t: (module.task_metrics(records[t])["accuracy"] if records.get(t) else None) for t in bench.task_ids}
+    defined = [v for v in cols.values() if v is not None]
+    return {"columns": cols, "overall": sum(defined) / len(defined) if defined else None}
+
+
+def _score_benchmark(key: AnswerKey, responses: Mapping[ItemKey, str], prompt_mode: str,
+                     clip_fps: float) -> Rescored:
+    """:func:`score_responses` for a benchmark other than StreamGaze (its own evaluation module)."""
+    from ..benchmarks import get_benchmark
+
+    module = get_benchmark(key.benchmark).evaluation_module()
+    tasks: dict[str, dict] = {}
+    records: dict[str, list[dict]] = {}
+    missing: list[tuple[str, str, int]] = []
+    for task_id, docs in key.docs.items():
+        recs, n_missing, unparsed_missing = [], 0, 0
+        for item, doc in docs.items():
+            doc = {**doc, "prompt_mode": prompt_mode, "clip_fps": float(clip_fps)}
+            if item in responses:
+                recs.append(module.score_doc(doc, responses[item]))
+                continue
+            n_missing += 1
+            missing.append((task_id, item[0], item[1]))
+            rec = {**module.score_doc(doc, ""), "missing": True}
+            unparsed_missing += rec.get("parsed") is None
+            recs.append(rec)
+        metrics = dict(module.task_metrics(recs))
+        if "n_unparsed" in metrics:  # task_metrics counts a missing answer as unparsed; report the two apart
+            metrics["n_unparsed"] = int(metrics["n_unparsed"]) - unparsed_missing
+        metrics.update(n=len(recs), n_missing=n_missing)
+        tasks[task_id] = metrics
+        records[task_id] = recs
+    expected = key.expected
+    answered = expected - len(missing)
+    every = [r for recs in records.values() for r in recs]
+    breakdowns = {k: module.breakdown(every, k) for k in getattr(module, "BREAKDOWN_KEYS", ()) if k != "task"}
+    scores = {**leaderboard_values(key.benchmark, records),
+              "coverage": {"answered": answered, "expected": expected,
+                           "fraction": answered / expected if expected else 0.0},
+              "tasks": tasks, "breakdowns": breakdowns}
+    return Rescored(json.loads(json.dumps(scores)), records, missing)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from ..tasks import CATEGORIES, TASK_IDS, TASKS
 
 __all__ = ["Row", "Column", "COLUMNS", "HTML_COLUMNS", "SETTINGS_COLUMNS", "SOURCE_LABELS", "BADGES", "sort_rows",
-           "category_means", "fmt_score"]
+           "category_means", "fmt_score", "benchmark_columns", "html_columns", "settings_columns"]
 
 #: how each row source is shown: re-scored submissions vs numbers copied from the paper
 SOURCE_LABELS = {"submission": "submission (re-scored)", "paper": "reported in the paper",
@@ -70,6 +70,12 @@ class Column:
     get: Callable[[Row], object]
     title: str = ""
     settings: bool = False  # a setting that changes a number (shown, never averaged)
+    digits: int | None = None  # a score column of another benchmark: decimals shown (None: see SCORE_KEYS)
+    higher_is_better: bool = True
+
+    @property
+    def is_score(self) -> bool:
+        return self.key in SCORE_KEYS or self.digits is not None
 
 
 def _task_column(task_id: str) -> Column:
@@ -108,11 +114,41 @@ SETTINGS_COLUMNS: tuple[Column, ...] = tuple(c for c in COLUMNS if c.settings an
 HTML_COLUMNS: tuple[Column, ...] = tuple(c for c in COLUMNS if not c.settings and c.key != "source")
 
 
-def sort_rows(rows: list[Row]) -> list[Row]:
-    """Overall descending (blank last); ties: submissions first, then by name. Ranks every row but
-    the Human reference, so call it on the rows of one dataset (one leaderboard section) only."""
+def html_columns(columns: tuple[Column, ...]) -> tuple[Column, ...]:
+    """A table's page columns: scores only (the dataset is the section, settings sit in the model cell)."""
+    return tuple(c for c in columns if not c.settings and c.key != "source")
+
+
+def settings_columns(columns: tuple[Column, ...]) -> tuple[Column, ...]:
+    """A table's settings that decide whether two rows are comparable (under the model name)."""
+    return tuple(c for c in columns if c.settings and c.key != "dataset")
+
+
+def benchmark_columns(benchmark) -> tuple[Column, ...]:
+    """The columns of a registered benchmark's table other than StreamGaze's (whose are :data:`COLUMNS`):
+    rank, model, source, its Overall, its declared score columns (``Benchmark.score_columns``), coverage,
+    then the settings."""
+    shared = {c.key: c for c in COLUMNS}
+    overall = benchmark.overall_column()
+
+    def score(col, get: Callable[[Row], object]) -> Column:
+        better = "higher" if col.higher_is_better else "lower"
+        title = f"{col.title}; {better} is better" if col.title else f"{better} is better"
+        return Column(col.key, col.label, True, get, title, digits=col.digits, higher_is_better=col.higher_is_better)
+
+    return (shared["rank"], shared["model"], shared["source"], score(overall, lambda r: r.overall),
+            *(score(c, lambda r, k=c.key: r.tasks.get(k)) for c in benchmark.score_columns()),
+            shared["coverage"], shared["dataset"], shared["gaze"], shared["prompt_mode"], shared["frames"],
+            shared["params"])
+
+
+def sort_rows(rows: list[Row], higher_is_better: bool = True) -> list[Row]:
+    """Overall descending (ascending when lower is better; blank last); ties: submissions first, then by
+    name. Ranks every row but the Human reference, so call it on the rows of one dataset (one
+    leaderboard section) only."""
     order = {"submission": 0, "paper": 1, "human": 2}
-    out = sorted(rows, key=lambda r: (r.overall is None, -(r.overall or 0.0), order[r.source], r.name))
+    sign = -1.0 if higher_is_better else 1.0
+    out = sorted(rows, key=lambda r: (r.overall is None, sign * (r.overall or 0.0), order[r.source], r.name))
     rank = 0
     for r in out:
         r.rank = None

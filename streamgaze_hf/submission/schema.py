@@ -6,6 +6,7 @@ A submission is one JSON object::
       "schema_version": 1,
       "toolkit_version": "0.1.0",                       # streamgaze-toolkit that wrote it ...
       "toolkit_commit": "<git sha>[+dirty]" | "",       # ... and its commit (optional; "" = unknown)
+      "benchmark": "streamgaze",                        # a registered benchmark (optional: see below)
       "dataset": {"version": "0.1.0", "manifest_sha256": "<64 hex>"},
       "settings": {"gaze": "visual", "prompt_mode": "default", "clip_fps": 0.0,    # 0 = no cap
                    "protocol": "default"},                  # frame sampling/generation (protocols.py)
@@ -36,6 +37,27 @@ Scores are fractions in [0, 1]; a proactive ratio with an empty denominator (e.g
 model that never says Yes) is ``null``: undefined, never 0 or 1. Every object is closed: an unknown
 field is an error. ``lmms-eval`` reports its own git branch and commit from the directory it runs in,
 which is not lmms-eval's: the toolkit's version and commit have their own fields.
+
+**Benchmarks.** ``benchmark`` names the registered benchmark (``streamgaze_hf.benchmarks``) whose
+dataset the submission was made on; ``dataset.version`` and ``dataset.manifest_sha256`` are that
+dataset's. The field is optional and still schema_version 1: files written before it existed have
+none and are StreamGaze submissions, read exactly as before. The layout above is StreamGaze's. Any
+other benchmark's submission has the same top-level fields (no ``streaming``), with:
+
+* ``settings.gaze`` / ``settings.prompt_mode``: one of that benchmark's gaze modes and prompt modes;
+* ``answers``: its task ids (a task declared ``proactive`` is keyed by checkpoint as above), and
+  ``parsed`` is whatever its ``score_doc`` parsed (a string, a number, a list of them, or null);
+* ``scores`` (recomputed by ``validate``)::
+
+      {"overall": x | null, "columns": {"<leaderboard column>": x | null},   # the benchmark's units
+       "coverage": {...as above...},
+       "tasks": {"<task id>": {<its task_metrics>, "n": n, "n_missing": n}},
+       "breakdowns": {"<record field, e.g. source>": {"<value>": {<task_metrics>}}}}
+
+  ``overall`` and ``columns`` are the benchmark's leaderboard values (the registry's
+  ``leaderboard_columns`` and its evaluation module's ``leaderboard_scores`` hook), in the units of
+  its paper's reference rows (EgoGazeVQA: accuracy in %); ``tasks`` and ``breakdowns`` hold
+  ``task_metrics`` (fractions).
 """
 
 from __future__ import annotations
@@ -60,7 +82,8 @@ from .strictjson import (
     string,
 )
 
-__all__ = ["SCHEMA_VERSION", "GAZE_MODES", "parse_submission", "check_structure", "valid_url"]
+__all__ = ["SCHEMA_VERSION", "GAZE_MODES", "DEFAULT_BENCHMARK", "parse_submission", "check_structure", "valid_url",
+           "submission_benchmark"]
 
 SCHEMA_VERSION = 1
 GAZE_MODES: tuple[str, ...] = tuple(GAZE_VARIANTS.values())
@@ -89,10 +112,38 @@ def _schema_version(v: Any) -> str | None:
     return None if is_int(v) else "an integer"
 
 
+#: the benchmark of a submission that names none (files written before the field existed)
+DEFAULT_BENCHMARK = "streamgaze"
+
+
+def _benchmark_names() -> tuple[str, ...]:
+    from ..benchmarks import benchmarks
+
+    return tuple(b.name for b in benchmarks())
+
+
+def _benchmark(v: Any) -> str | None:
+    names = _benchmark_names()
+    return None if isinstance(v, str) and v in names else f"one of {', '.join(map(repr, names))}"
+
+
+def submission_benchmark(data: dict) -> str:
+    """The benchmark a (structurally checked) submission is for: its ``benchmark``, else StreamGaze."""
+    return str(data.get("benchmark") or DEFAULT_BENCHMARK)
+
+
+def _json_value(v: Any) -> str | None:
+    """A parsed answer of another benchmark: a string, number, boolean, null, or a list of them."""
+    scalar = (str, int, float, bool, type(None))
+    if isinstance(v, scalar) or (isinstance(v, list) and len(v) <= 1000 and all(isinstance(x, scalar) for x in v)):
+        return None if not isinstance(v, str) or len(v) <= 100_000 else "a string of at most 100000 characters"
+    return "a string, a number, null or a list of them"
+
+
 TOP_FIELDS = {"schema_version": _schema_version, "toolkit_version": string(100), "toolkit_commit": string(100),
-              "dataset": obj, "settings": obj, "model": obj, "run": obj, "answers": obj, "scores": obj,
-              "streaming": obj}
-TOP_OPTIONAL = frozenset({"toolkit_commit", "streaming"})
+              "benchmark": _benchmark, "dataset": obj, "settings": obj, "model": obj, "run": obj, "answers": obj,
+              "scores": obj, "streaming": obj}
+TOP_OPTIONAL = frozenset({"toolkit_commit", "streaming", "benchmark"})
 DATASET_FIELDS = {"version": string(100, nonempty=True), "manifest_sha256": _sha256}
 SETTINGS_FIELDS = {"gaze": one_of(*GAZE_MODES), "prompt_mode": one_of(*PROMPT_MODES), "clip_fps": number(0),
                    "protocol": one_of(*PROTOCOLS)}
@@ -124,10 +175,21 @@ def check_structure(data: Any) -> None:
                               f"(this toolkit reads schema_version {SCHEMA_VERSION})")
     check_object(data, "", TOP_FIELDS, optional=TOP_OPTIONAL)
     check_object(data["dataset"], "dataset", DATASET_FIELDS)
-    check_object(data["settings"], "settings", SETTINGS_FIELDS, optional=SETTINGS_OPTIONAL)
+    name = submission_benchmark(data)
+    if name == DEFAULT_BENCHMARK:
+        check_object(data["settings"], "settings", SETTINGS_FIELDS, optional=SETTINGS_OPTIONAL)
+    else:
+        from ..benchmarks import get_benchmark
+
+        bench = get_benchmark(name)
+        fields = {**SETTINGS_FIELDS, "gaze": one_of(*bench.gaze_variants.values()),
+                  "prompt_mode": one_of(*bench.prompt_modes)}
+        check_object(data["settings"], "settings", fields, optional=SETTINGS_OPTIONAL)
+        if "streaming" in data:
+            raise StrictJSONError(f"streaming: stream-eval submissions are StreamGaze's only, not {name}'s")
     check_object(data["model"], "model", MODEL_FIELDS)
     check_object(data["run"], "run", RUN_FIELDS, optional=RUN_OPTIONAL)
-    check_answers(data["answers"])
+    check_answers(data["answers"], name)
     if "streaming" in data:
         check_streaming(data["streaming"])
 
@@ -152,13 +214,21 @@ def check_streaming(streaming: dict) -> None:
                 raise StrictJSONError(f"{where} must be a list of alert times (numbers >= 0)")
 
 
-def check_answers(answers: dict) -> None:
+def check_answers(answers: dict, benchmark: str = DEFAULT_BENCHMARK) -> None:
     """``answers``: task id -> question id -> answer (proactive: checkpoint index -> answer)."""
-    check_object(answers, "answers", {t: obj for t in TASK_IDS}, duplicate_name="task",
-                 optional=frozenset(TASK_IDS))
+    if benchmark == DEFAULT_BENCHMARK:
+        task_ids, proactive_ids, mc_fields = TASK_IDS, set(PROACTIVE_IDS), MC_ANSWER_FIELDS
+    else:
+        from ..benchmarks import get_benchmark
+
+        bench = get_benchmark(benchmark)
+        task_ids, proactive_ids = bench.task_ids, {t.id for t in bench.tasks if t.proactive}
+        mc_fields = {**MC_ANSWER_FIELDS, "parsed": _json_value}
+    check_object(answers, "answers", {t: obj for t in task_ids}, duplicate_name="task",
+                 optional=frozenset(task_ids))
     for task_id, by_question in answers.items():
         where = f"answers.{task_id}"
-        proactive = get_task(task_id).is_proactive
+        proactive = task_id in proactive_ids
         dups = getattr(by_question, "duplicates", [])
         if dups:
             raise StrictJSONError(f"duplicate question id {dups[0]!r} in {where}")
@@ -166,7 +236,7 @@ def check_answers(answers: dict) -> None:
             if not qid or len(qid) > 500:
                 raise StrictJSONError(f"{where}: a question id must be a non-empty string of at most 500 characters")
             if not proactive:
-                check_object(entry, f"{where}[{qid!r}]", MC_ANSWER_FIELDS)
+                check_object(entry, f"{where}[{qid!r}]", mc_fields)
                 continue
             if not isinstance(entry, dict):
                 raise StrictJSONError(f"{where}[{qid!r}] must be an object of checkpoint index -> answer, "

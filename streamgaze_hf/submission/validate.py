@@ -5,23 +5,27 @@ duplicate keys, NaN/Infinity, wrong field types, unknown fields, another dataset
 manifest hash, unknown question ids or checkpoints, a parsed answer or a reported score that
 differs from the recomputed one. Missing questions are not a rejection: they count as wrong, are
 listed, and the coverage is reported.
+
+A submission names its benchmark (``benchmark``; none = StreamGaze): the dataset must be that
+benchmark's, and its raw responses are re-scored by that benchmark's scorer into its metric set.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..dataset.load import read_manifest, resolve_root
+from ..dataset.load import read_manifest
 from ..dataset.writer import manifest_digest
 from ..errors import StreamGazeError
-from ..tasks import CATEGORIES, TASK_IDS, TASKS, get_task
+from ..tasks import CATEGORIES, TASKS
 from .build import is_oracle
 from .coverage import fmt_coverage, fmt_ratio, partial_coverage_warning, task_coverage
-from .rescore import AnswerKey, ItemKey, Rescored, load_answer_key, score_responses
-from .schema import parse_submission
+from .rescore import AnswerKey, ItemKey, Rescored, dataset_of, load_answer_key, score_responses
+from .schema import parse_submission, submission_benchmark
 from .strictjson import StrictJSONError, check_object, is_int, is_number
 
 __all__ = ["ValidationReport", "load_submission", "validate_submission", "SCORE_TOLERANCE"]
@@ -70,9 +74,15 @@ class ValidationReport:
     def is_oracle(self) -> bool:
         return is_oracle(self.submission["run"]["model"])
 
+    @property
+    def benchmark(self) -> str:
+        return submission_benchmark(self.submission)
+
     def format(self, all_missing: bool = False) -> str:
         """The human-readable report: settings, per-task table with each task's coverage, category
         means with theirs, overall coverage, missing items; a partial run is said first and loudly."""
+        if self.benchmark != "streamgaze":
+            return self._format_benchmark(all_missing)
         sub, s = self.submission, self.scores
         st = sub["settings"]
         fps = "none" if not st["clip_fps"] else f"{st['clip_fps']:g} fps"
@@ -112,6 +122,50 @@ class ValidationReport:
                      "± se = bootstrap standard error over questions")
         lines.append("by source: " + ", ".join(f"{src} {fmt_ratio(v['overall'])} ({v['n_tasks']} tasks)"
                                              for src, v in s["sources"].items()))
+        lines += self._format_tail(all_missing)
+        return "\n".join(lines)
+
+    def _format_benchmark(self, all_missing: bool) -> str:
+        """:meth:`format` for a benchmark other than StreamGaze: its leaderboard values, each task's
+        metrics and coverage, and the breakdowns (e.g. per source, scenario, activity)."""
+        from ..benchmarks import get_benchmark
+
+        bench = get_benchmark(self.benchmark)
+        sub, s = self.submission, self.scores
+        st = sub["settings"]
+        lines = [f"{self.path}: valid",
+                 f"  benchmark: {bench.title} ({bench.name})",
+                 f"  model: {sub['model']['name']} ({sub['run']['harness']} model {sub['run']['model']}, "
+                 f"{sub['run']['harness']} {sub['run']['harness_version']})",
+                 f"  dataset: version {sub['dataset']['version']}, manifest sha256 "
+                 f"{sub['dataset']['manifest_sha256'][:16]}...",
+                 f"  settings: gaze {st['gaze']}, prompt mode {st['prompt_mode']}"]
+        warning = partial_coverage_warning(s, sub["run"].get("limit"))
+        if warning:
+            lines.append(f"  WARNING: {warning}")
+        overall = bench.overall_column()
+        lines.append("")
+        for col in (overall, *bench.score_columns()):
+            value = s["overall"] if col.key == "overall" else s["columns"].get(col.key)
+            better = "higher" if col.higher_is_better else "lower"
+            lines.append(f"{col.label:<20} {fmt_ratio(value, col.digits):>9}  ({better} is better)")
+        lines.append("")
+        for task_id, t in s["tasks"].items():
+            answered, n = task_coverage(t)
+            shown = ", ".join(f"{k} {fmt_ratio(v) if isinstance(v, float) else v}" for k, v in t.items()
+                              if k not in ("n", "n_missing"))
+            lines.append(f"{task_id:<12} {shown}; coverage {fmt_coverage(answered, n)}")
+        for key, groups in s.get("breakdowns", {}).items():
+            lines.append(f"by {key}: " + ", ".join(
+                f"{value or '(unknown)'} {fmt_ratio(m.get('accuracy')) if 'accuracy' in m else m} (n={m.get('n')})"
+                for value, m in groups.items()))
+        lines.append(f"coverage: {fmt_coverage(s['coverage']['answered'], s['coverage']['expected'])} of the "
+                     "items answered; missing answers count as wrong")
+        lines += self._format_tail(all_missing)
+        return "\n".join(lines)
+
+    def _format_tail(self, all_missing: bool) -> list[str]:
+        lines: list[str] = []
         if not self.missing:
             lines.append("missing: none")
         else:
@@ -126,7 +180,7 @@ class ValidationReport:
             lines += ["", format_streaming(self.streaming)]
         if self.is_oracle:
             lines.append("note: the oracle baseline reads the answer key: valid for testing, never ranked")
-        return "\n".join(lines)
+        return lines
 
 
 def _check_dataset(sub: dict, root: Path) -> None:
@@ -142,9 +196,12 @@ def _check_dataset(sub: dict, root: Path) -> None:
 
 def _responses(sub: dict, key: AnswerKey) -> dict[ItemKey, tuple[str, Any, str]]:
     """item -> (raw response, submitted parsed value, location); unknown ids rejected."""
+    from .build import _proactive_ids
+
     out: dict[ItemKey, tuple[str, Any, str]] = {}
+    proactive_ids = _proactive_ids(key.benchmark)
     for task_id, by_q in sub["answers"].items():
-        proactive = get_task(task_id).is_proactive
+        proactive = task_id in proactive_ids
         unknown = []
         for qid, entry in by_q.items():
             cps = [(int(cp), a) for cp, a in entry.items()] if proactive else [(-1, entry)]
@@ -192,26 +249,28 @@ def validate_submission(path: str | os.PathLike[str], root: str | os.PathLike[st
                         key_cache: dict[str, AnswerKey] | None = None) -> ValidationReport:
     """Validate and re-score the submission at ``path`` against the dataset at ``root``.
 
-    ``key_cache`` (gaze mode -> answer key, filled as keys are loaded) avoids reloading the answer
-    key when validating many files against one dataset. Raises :class:`StreamGazeError` (path = the
-    submission) with the reason of the first rejection.
+    ``root``: the dataset of the submission's benchmark (default: that benchmark's ``$..._ROOT``, else
+    its default directory). ``key_cache`` ((benchmark, gaze mode) -> answer key, filled as keys are
+    loaded) avoids reloading the answer key when validating many files against one dataset. Raises
+    :class:`StreamGazeError` (path = the submission) with the reason of the first rejection.
     """
     path = Path(path)
     sub = load_submission(path)
-    root_path = resolve_root(root)
+    benchmark = submission_benchmark(sub)
     cache = {} if key_cache is None else key_cache
+    root_path, _ = dataset_of(root, benchmark)
     try:
         _check_dataset(sub, root_path)
         gaze = sub["settings"]["gaze"]
-        key = cache.get(gaze)
+        key = cache.get((benchmark, gaze))
         if key is None or key.root != root_path:
-            key = cache[gaze] = load_answer_key(root_path, gaze)
+            key = cache[(benchmark, gaze)] = load_answer_key(root_path, gaze, benchmark)
         items = _responses(sub, key)
         st = sub["settings"]
         rescored = score_responses(key, {i: r for i, (r, _, _) in items.items()}, st["prompt_mode"], st["clip_fps"])
-        parsed = {(r["question_id"], r["checkpoint_index"]): r["parsed"] for t in TASK_IDS for r in rescored.records[t]}
+        parsed = {(r["question_id"], r["checkpoint_index"]): r["parsed"] for t in key.docs for r in rescored.records[t]}
         for item, (_, claimed, where) in items.items():
-            if claimed != parsed[item]:
+            if json.loads(json.dumps(claimed)) != json.loads(json.dumps(parsed[item])):
                 raise StreamGazeError(f"{where}: parsed answer {claimed!r} differs from the re-parsed "
                                       f"{parsed[item]!r} of its raw response")
         _compare(sub["scores"], rescored.scores, "scores")

@@ -15,7 +15,7 @@ wording), ``visuals`` (GazeV circles, GazeS salience map, frames as a clip), ``e
 
 from __future__ import annotations
 
-from .. import Benchmark, DatasetLayout, TaskDef, register
+from .. import Benchmark, DatasetLayout, LeaderboardColumn, TaskDef, register
 
 NAME = "egogazevqa"
 #: release dataset names (file-name suffixes) -> our ``source`` values (those StreamGaze uses)
@@ -32,6 +32,17 @@ TASKS: tuple[TaskDef, ...] = (
 )
 #: lmms-eval task-name suffix -> gaze mode (paper Table 3 "Strategy": w/o, T, V, S)
 GAZE_VARIANTS: dict[str, str] = {"": "none", "_gazet": "text", "_gazev": "visual", "_gazes": "salience"}
+#: leaderboard columns, in the paper's Table 3 units (accuracy in %); values: evaluation.leaderboard_scores
+LEADERBOARD_COLUMNS: tuple[LeaderboardColumn, ...] = (
+    LeaderboardColumn("overall", "Avg.", True, "mean of the three category accuracies (%), as in the paper's Table 3", 1),
+    *(LeaderboardColumn(t.id, t.name.split()[0], True, f"{t.name}: accuracy (%), our five-option parser", 1)
+      for t in TASKS),
+    LeaderboardColumn("exact_match", "Exact match", True,
+                      "Avg. under the official exact-match scorer (%): a response counts only if it is exactly "
+                      "the answer letter (the paper scored its rows this way: their Avg. is this number)", 1),
+)
+#: questions of the complete release (the paper's Table 3 benchmark)
+PAPER_QUESTIONS = 1757
 
 BENCHMARK = register(Benchmark(
     name=NAME,
@@ -59,5 +70,6 @@ BENCHMARK = register(Benchmark(
     importers={"release": "streamgaze_hf.benchmarks.egogazevqa.release:import_release",
                "raw": "streamgaze_hf.benchmarks.egogazevqa.build:build_egogazevqa"},
     paper_rows="streamgaze_hf.benchmarks.egogazevqa.paper:paper_rows",
-    extra={"sources": SOURCES, "group_size": GROUP_SIZE},
+    extra={"sources": SOURCES, "group_size": GROUP_SIZE, "reference_questions": PAPER_QUESTIONS},
+    leaderboard_columns=LEADERBOARD_COLUMNS,
 ))
