@@ -54,6 +54,7 @@ def test_oracle_is_perfect_on_the_four_tasks(root, tmp_path):
     assert "vl4gaze" in res  # the group
 
 
+
 def test_random_baseline_matches_its_records(root, tmp_path):
     res, recs = _run(["--model", "streamgaze_random", "--model_args", "seed=3"], root, tmp_path)
     for task, name in TASKS.items():
@@ -66,3 +67,33 @@ def test_random_baseline_matches_its_records(root, tmp_path):
     assert res[TASKS["gdd"]]["angular_error,none"] > 20 and res[TASKS["god"]]["bleu,none"] < 60
     assert {r["response"] for r in recs["aqr"]} <= {"Yes", "No"}
     assert all(r["parsed"] is not None for r in recs["gpl"])
+
+    # the run -> a validated submission -> the leaderboard's VL4Gaze section, with the paper's rows
+    import csv
+    import io
+    import json
+
+    from streamgaze_hf.cli import main
+    from streamgaze_hf.submission.leaderboard import write_leaderboard
+
+    sub_path = tmp_path / "random.json"
+    assert main(["submit", str(tmp_path), "--dataset", str(root), "--model-name", "Random", "--out",
+                 str(sub_path)]) == 0
+    sub = json.loads(sub_path.read_text())
+    assert sub["benchmark"] == "vl4gaze" and sub["scores"]["overall"] is None
+    from streamgaze_hf.benchmarks.vl4gaze import COLUMN_METRICS
+
+    cols = sub["scores"]["columns"]
+    for key, (task, metric) in COLUMN_METRICS.items():
+        want = evaluation.task_metrics(recs[task])[metric]
+        assert (cols[key] is None and want is None) or cols[key] == pytest.approx(want), key
+    assert main(["validate", str(sub_path), "--dataset", str(root)]) == 0
+    site = write_leaderboard([sub_path], [root], tmp_path / "site")
+    (csv_path,) = [p for p in site.glob("leaderboard*.csv")]
+    table = list(csv.DictReader(io.StringIO(csv_path.read_text())))
+    mine = [r for r in table if r["model"] == "Random"]
+    assert len(mine) == 1 and float(mine[0]["gdd_angle"]) == pytest.approx(cols["gdd_angle"], abs=1e-6)
+    assert mine[0]["overall"] == ""
+    paper = [r for r in table if r["source"] == "reported in the paper"]
+    assert len(paper) == len(BENCH.reference_rows()) == 14
+    assert all(r["rank"] == "" for r in paper)  # no overall in the paper: listed, not ranked

@@ -181,9 +181,11 @@ def test_oracle_answers_score_perfectly_and_wrong_ones_do_not(built, monkeypatch
     gdd = all_docs["gdd"]
     wrong = evaluation.task_metrics([evaluation.score_doc(d, "I am not sure.") for d in gdd])
     assert (wrong["direction_acc"], wrong["angular_error"], wrong["n_unparsed"]) == (0.0, 180.0, len(gdd))
-    values = evaluation.leaderboard_values(
-        evaluation.score_doc(d, evaluation.doc_target(d)) for docs in all_docs.values() for d in docs)
+    scores = evaluation.leaderboard_scores(
+        {t: [evaluation.score_doc(d, evaluation.doc_target(d)) for d in docs] for t, docs in all_docs.items()})
+    values = scores["columns"]
     assert values["gdd_acc"] == 1.0 and values["aqr_f1"] == 1.0 and values["god_judge"] is None
+    assert values["gdd_angle"] == 0.0 and values["god_bleu"] == pytest.approx(100) and scores["overall"] is None
 
 
 def test_cli_builds_the_synthetic_world_with_the_builtin_oracle(tmp_path, capsys):
@@ -206,11 +208,10 @@ def test_cli_builds_the_synthetic_world_with_the_builtin_oracle(tmp_path, capsys
 
 def test_paper_rows_are_the_main_table():
     from streamgaze_hf.benchmarks import get_benchmark
-    from streamgaze_hf.benchmarks.vl4gaze import LEADERBOARD_COLUMNS
-
-    rows = get_benchmark("vl4gaze").reference_rows()
+    bench = get_benchmark("vl4gaze")
+    rows = bench.reference_rows()
     assert len(rows) == 14
-    keys = [c["key"] for c in LEADERBOARD_COLUMNS]
+    keys = [c.key for c in bench.score_columns()]
     assert all(set(r) >= {"name", "group", "source", "gaze", "prompt_mode", "dataset", "tasks", "overall"} for r in rows)
     assert all(list(r["tasks"]) == keys and r["tasks"]["god_rouge_l"] is None for r in rows)
     gpt5 = next(r for r in rows if r["name"] == "GPT-5")
@@ -219,8 +220,8 @@ def test_paper_rows_are_the_main_table():
     assert "1K" in gpt5["dataset"]
     ft = next(r for r in rows if r["name"] == "Qwen3-VL-2B-Instruct (fine-tuned)")
     assert (ft["tasks"]["god_bleu"], ft["tasks"]["gdd_angle"], ft["setting"]) == (57.54, 13.13, "sft")
-    lower = {c["key"] for c in LEADERBOARD_COLUMNS if not c["higher_is_better"]}
-    assert lower == {"gdd_angle", "gpl_l2"}
+    lower = {c.key for c in bench.score_columns() if not c.higher_is_better}
+    assert lower == {"gdd_angle", "gpl_l2"} and bench.overall_column().label == "Overall"
 
 
 def test_optional_vlm_judge_is_asked_once_and_cached(built, monkeypatch, tmp_path):

@@ -2,7 +2,7 @@
 
 lmms-eval writes ``D/[<model_sanitized>/]<YYYYMMDD_HHMMSS>_results.json`` and, per task,
 ``..._samples_<task>.jsonl`` (one line per document; our per-sample record under the metric key
-``accuracy``). A directory may hold several runs: the newest results file is used, with the samples
+``accuracy``, or for tasks without an accuracy metric under their first metric's key). A directory may hold several runs: the newest results file is used, with the samples
 files of the same timestamp prefix in the same directory. Samples of tasks that are not StreamGaze
 tasks are ignored; a run may cover only some StreamGaze tasks.
 
@@ -85,6 +85,19 @@ def _read_json(path: Path) -> Any:
         raise StreamGazeError(f"unreadable lmms-eval file: {exc}", path) from None
 
 
+def _record_of(sample: Any, fields: tuple[str, ...]) -> dict | None:
+    """The per-sample record of one samples line: under the metric key ``accuracy`` (StreamGaze,
+    EgoGazeVQA, StreamEQA), else under the first metric key that holds one (a benchmark whose tasks
+    report other metrics, e.g. VL4Gaze's ``bleu``, logs the same record under each)."""
+    if not isinstance(sample, dict):
+        return None
+    for key in ("accuracy", *sample):
+        rec = sample.get(key)
+        if isinstance(rec, dict) and all(k in rec for k in fields):
+            return rec
+    return None
+
+
 def _read_samples(path: Path, benchmark: str = "streamgaze") -> list[dict]:
     records = []
     try:
@@ -98,11 +111,12 @@ def _read_samples(path: Path, benchmark: str = "streamgaze") -> list[dict]:
             sample = json.loads(line)
         except json.JSONDecodeError as exc:
             raise StreamGazeError(f"line {lineno}: malformed JSON ({exc.msg})", path) from None
-        rec = sample.get("accuracy") if isinstance(sample, dict) else None
         fields = _RECORD_FIELDS if benchmark == "streamgaze" else _GENERIC_RECORD_FIELDS
-        if not isinstance(rec, dict) or any(k not in rec for k in fields):
-            raise StreamGazeError(f"line {lineno}: no {benchmark} record under 'accuracy' (needs "
-                                  f"{', '.join(fields)}); was this written by the {benchmark} tasks?", path)
+        rec = _record_of(sample, fields)
+        if rec is None:
+            raise StreamGazeError(f"line {lineno}: no {benchmark} record under 'accuracy' or the task's "
+                                  f"first metric (needs {', '.join(fields)}); was this written by the "
+                                  f"{benchmark} tasks?", path)
         if benchmark != "streamgaze":
             rec = {"checkpoint_index": -1, **rec}
         records.append(rec)

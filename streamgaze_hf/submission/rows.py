@@ -144,15 +144,16 @@ def benchmark_columns(benchmark) -> tuple[Column, ...]:
 
 def sort_rows(rows: list[Row], higher_is_better: bool = True) -> list[Row]:
     """Overall descending (ascending when lower is better; blank last); ties: submissions first, then by
-    name. Ranks every row but the Human reference, so call it on the rows of one dataset (one
-    leaderboard section) only."""
+    name. Ranks every row but the Human reference and rows without an overall score (e.g. a benchmark
+    whose metrics have no common unit), so call it on the rows of one dataset (one leaderboard section)
+    only."""
     order = {"submission": 0, "paper": 1, "human": 2}
     sign = -1.0 if higher_is_better else 1.0
     out = sorted(rows, key=lambda r: (r.overall is None, sign * (r.overall or 0.0), order[r.source], r.name))
     rank = 0
     for r in out:
         r.rank = None
-        if r.source != "human":
+        if r.source != "human" and r.overall is not None:
             rank += 1
             r.rank = rank
     return out

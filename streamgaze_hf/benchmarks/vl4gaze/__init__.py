@@ -21,7 +21,7 @@ metrics, leaderboard hook), ``paper`` (main-table reference rows), ``card`` (dat
 
 from __future__ import annotations
 
-from .. import Benchmark, DatasetLayout, TaskDef, register
+from .. import Benchmark, DatasetLayout, LeaderboardColumn, TaskDef, register
 
 NAME = "vl4gaze"
 #: where an image (and its gaze annotation) comes from
@@ -45,19 +45,29 @@ METRICS: dict[str, tuple[str, ...]] = {
 }
 LOWER_IS_BETTER: tuple[str, ...] = ("angular_error", "l2")
 
-#: Leaderboard columns: key, label, higher_is_better, and the (task, metric) it reads. The paper's
-#: main table in its order (ROUGE-L is not in that table: its rows leave it None).
-LEADERBOARD_COLUMNS: tuple[dict, ...] = (
-    {"key": "god_bleu", "label": "GOD BLEU", "higher_is_better": True, "task": "god", "metric": "bleu"},
-    {"key": "god_rouge_l", "label": "GOD ROUGE-L", "higher_is_better": True, "task": "god", "metric": "rouge_l"},
-    {"key": "god_judge", "label": "GOD VLM judge", "higher_is_better": True, "task": "god", "metric": "judge"},
-    {"key": "gdd_angle", "label": "GDD angular error (deg)", "higher_is_better": False, "task": "gdd",
-     "metric": "angular_error"},
-    {"key": "gdd_acc", "label": "GDD accuracy", "higher_is_better": True, "task": "gdd", "metric": "direction_acc"},
-    {"key": "gpl_l2", "label": "GPL L2", "higher_is_better": False, "task": "gpl", "metric": "l2"},
-    {"key": "gpl_inout_acc", "label": "GPL in/out accuracy", "higher_is_better": True, "task": "gpl",
-     "metric": "inout_acc"},
-    {"key": "aqr_f1", "label": "AQR F1", "higher_is_better": True, "task": "aqr", "metric": "f1"},
+#: leaderboard column key -> the (task, metric) it shows; the paper's main table in its order (ROUGE-L
+#: is not in that table: its rows leave it None).
+COLUMN_METRICS: dict[str, tuple[str, str]] = {
+    "god_bleu": ("god", "bleu"), "god_rouge_l": ("god", "rouge_l"), "god_judge": ("god", "judge"),
+    "gdd_angle": ("gdd", "angular_error"), "gdd_acc": ("gdd", "direction_acc"),
+    "gpl_l2": ("gpl", "l2"), "gpl_inout_acc": ("gpl", "inout_acc"), "aqr_f1": ("aqr", "f1"),
+}
+#: the leaderboard's columns (registry contract), in the paper's units
+LEADERBOARD_COLUMNS: tuple[LeaderboardColumn, ...] = (
+    LeaderboardColumn("god_bleu", "GOD BLEU", True, "gaze object description: BLEU (0-100)", 2),
+    LeaderboardColumn("god_rouge_l", "GOD ROUGE-L", True, "gaze object description: ROUGE-L F (0-1)"),
+    LeaderboardColumn("god_judge", "GOD VLM judge", True, "gaze object description: VLM-judge score (0-1); "
+                      "empty when the run had no judge"),
+    LeaderboardColumn("gdd_angle", "GDD angular error (deg)", False, "gaze direction description: mean "
+                      "angular error in degrees, lower is better", 2),
+    LeaderboardColumn("gdd_acc", "GDD accuracy", True, "gaze direction description: 8-way accuracy (0-1)"),
+    LeaderboardColumn("gpl_l2", "GPL L2", False, "gaze point location: L2 on normalised coordinates, "
+                      "lower is better"),
+    LeaderboardColumn("gpl_inout_acc", "GPL in/out accuracy", True, "gaze point location: in/out-of-frame "
+                      "accuracy (0-1)"),
+    LeaderboardColumn("aqr_f1", "AQR F1", True, "ambiguous question recognition: F1 (0-1)"),
+    LeaderboardColumn("overall", "Overall", True, "none: the four tasks report metrics in different units and "
+                      "the paper gives no overall score, so rows are not ranked"),
 )
 
 BENCHMARK = register(Benchmark(
@@ -86,7 +96,6 @@ BENCHMARK = register(Benchmark(
     prompt_modes=("default", "reference"),
     importers={"annotations": "streamgaze_hf.benchmarks.vl4gaze.build:build_dataset"},
     paper_rows="streamgaze_hf.benchmarks.vl4gaze.paper:paper_rows",
-    extra={"sources": SOURCES, "lower_is_better": LOWER_IS_BETTER,
-           "leaderboard_columns": LEADERBOARD_COLUMNS,
-           "leaderboard_values": "streamgaze_hf.benchmarks.vl4gaze.evaluation:leaderboard_values"},
+    leaderboard_columns=LEADERBOARD_COLUMNS,
+    extra={"sources": SOURCES, "lower_is_better": LOWER_IS_BETTER},
 ))

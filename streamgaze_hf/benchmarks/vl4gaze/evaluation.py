@@ -1,6 +1,6 @@
 """VL4Gaze evaluation documents, scoring and metrics (the interface every benchmark's evaluation module
 offers the lmms-eval glue: ``load_docs``, ``doc_visuals``, ``doc_prompt``, ``doc_target``, ``score_doc``,
-``task_metrics``; plus ``metric_value`` for the task files' aggregations and ``leaderboard_values``
+``task_metrics``; plus ``metric_value`` for the task files' aggregations and ``leaderboard_scores``
 for the leaderboard columns declared in the registry).
 
 Settings from the environment: ``$VL4GAZE_ROOT`` (the dataset root, default ``./vl4gaze``),
@@ -29,7 +29,7 @@ from pathlib import Path
 from ... import scoring
 from ...dataset.load import benchmark_root, load_task
 from ...errors import StreamGazeError
-from . import BENCHMARK, LEADERBOARD_COLUMNS, NAME
+from . import BENCHMARK, COLUMN_METRICS, NAME
 from .prompts import eval_prompt
 
 JUDGE_ENV = ("VL4GAZE_JUDGE_URL", "VL4GAZE_JUDGE_MODEL", "VL4GAZE_JUDGE_KEY")
@@ -137,14 +137,14 @@ def metric_value(records: Iterable[dict], name: str) -> float:
     return math.nan if value is None else float(value)
 
 
-def leaderboard_values(records: Iterable[Mapping]) -> dict[str, float | None]:
-    """Column key -> value (``LEADERBOARD_COLUMNS`` of the registry) from a run's per-sample records of
-    any of the four tasks (a task without records leaves its columns None)."""
-    by_task: dict[str, list[dict]] = {}
-    for r in records:
-        by_task.setdefault(r["task"], []).append(dict(r))
-    metrics = {t: task_metrics(rs) for t, rs in by_task.items()}
-    return {c["key"]: metrics.get(c["task"], {}).get(c["metric"]) for c in LEADERBOARD_COLUMNS}
+def leaderboard_scores(records: Mapping[str, list[dict]]) -> dict:
+    """The leaderboard values (registry contract ``leaderboard_scores``): task id -> its per-sample
+    records in, ``{"columns": {key: value or None}, "overall": None}`` out, each column the metric of
+    ``COLUMN_METRICS`` in the paper's units (a task without records leaves its columns None). There is
+    no overall: the four tasks' metrics are in different units."""
+    metrics = {t: task_metrics([dict(r) for r in rs]) for t, rs in records.items() if rs}
+    return {"columns": {key: metrics.get(task, {}).get(metric) for key, (task, metric) in COLUMN_METRICS.items()},
+            "overall": None}
 
 
 # ---------------------------------------------------------------------------------------------- baselines

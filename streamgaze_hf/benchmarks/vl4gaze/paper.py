@@ -2,7 +2,7 @@
 
 Read from the packaged ``data/paper_main.csv``. Each row, in the dict shape of the other benchmarks'
 ``paper_rows`` (``name, group, source, gaze, prompt_mode, dataset, tasks, overall``): ``tasks`` maps the
-leaderboard column keys of the registry (``LEADERBOARD_COLUMNS``) to the printed values (``god_rouge_l``
+leaderboard column keys of the registry (``COLUMN_METRICS``) to the printed values (``god_rouge_l``
 is None: the table has no ROUGE-L), ``overall`` is None (the paper gives no single score over metrics
 of different units), ``setting`` is ``icl`` or ``sft`` (fine-tuned on VL4Gaze) and ``dataset`` names the
 test set (the 1K subset for the commercial APIs, the full test set otherwise).
@@ -14,7 +14,7 @@ import csv
 import io
 from importlib import resources
 
-from . import LEADERBOARD_COLUMNS
+from . import COLUMN_METRICS
 
 PAPER_CSV = "paper_main.csv"
 TEST_SETS = {"1k": "paper (VL4Gaze-1K test subset)", "full": "paper (full test set, 4.6K per task)"}
@@ -32,5 +32,5 @@ def paper_rows() -> list[dict]:
         values = {CSV_COLUMNS[k]: float(rec[k]) for k in CSV_COLUMNS}
         rows.append({"name": rec["method"], "group": rec["group"], "source": "paper", "gaze": "none",
                      "prompt_mode": "reference", "setting": rec["setting"], "dataset": TEST_SETS[rec["test_set"]],
-                     "tasks": {c["key"]: values.get(c["key"]) for c in LEADERBOARD_COLUMNS}, "overall": None})
+                     "tasks": {key: values.get(key) for key in COLUMN_METRICS}, "overall": None})
     return rows
