@@ -16,7 +16,8 @@ Then, each step in its own process (wall time and the peak RSS of its largest pr
 1. ``write``  the dataset through the shared writer (validation, parquet, card, manifest);
 2. ``warm``   ``streamgaze clips warm ROOT`` (every clip of the default variant, resumable);
 3. ``eval``   ``streamgaze eval -- --model streamgaze_random --tasks streamgaze`` through lmms-eval,
-              with the cache warm (so this is the harness's per-question cost on the critical path);
+              with the cache warm; the baseline asks for every document's clip (``check_visuals``)
+              as a model wrapper would, so this is the harness's per-question cost on the critical path;
 4. ``startup`` the same evaluation with ``--limit 1``: lmms-eval's fixed start-up cost, subtracted
               from ``eval`` for the time per question;
 
@@ -256,7 +257,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=2, help="processes for generation and clip warming")
     ap.add_argument("--keep", action="store_true", help="keep the working directory")
     ap.add_argument("--json", type=Path, default=None, help="also write the numbers here")
+    ap.add_argument("--reuse", action="store_true",
+                    help="reuse the dataset and warm cache a kept --work holds: run only the eval steps")
     a = ap.parse_args(argv)
+    if a.reuse and not (a.work and (a.work / "info.json").is_file() and (a.work / "streamgaze").is_dir()):
+        ap.error("--reuse needs --work DIR of an earlier run with --keep (DIR/info.json, DIR/streamgaze)")
     if a.scale is None or not 0 < a.scale <= 1.0:
         ap.error("--scale must be in (0, 1]")
     w, h = (int(v) for v in a.size.lower().split("x"))
@@ -268,7 +273,14 @@ def main(argv: list[str] | None = None) -> int:
     report: dict = {"scale": a.scale, "fps": a.fps, "size": a.size, "gaze_hz": a.gaze_hz}
     try:
         t0 = time.perf_counter()
-        content_path, info = generate(work, a.scale, a.fps, (w, h), a.gaze_hz, a.workers)
+        if a.reuse:
+            info = json.loads((work / "info.json").read_text())
+            content_path = work / "content.pickle"
+            shutil.rmtree(runs, ignore_errors=True)
+            shutil.rmtree(work / "startup", ignore_errors=True)
+        else:
+            content_path, info = generate(work, a.scale, a.fps, (w, h), a.gaze_hz, a.workers)
+            (work / "info.json").write_text(json.dumps(info, indent=2, sort_keys=True) + "\n")
         report.update(info, generate_s=time.perf_counter() - t0)
         print(f"generated {info['videos']} videos, {info['hours']:.1f} h, {info['questions']} questions, "
               f"{info['checkpoints']} checkpoints, {info['gaze_samples']:,} gaze samples in "
@@ -280,12 +292,14 @@ def main(argv: list[str] | None = None) -> int:
             "warm": [sys.executable, "-m", "streamgaze_hf", "clips", "warm", str(root), "--cache", str(cache),
                      "--workers", str(a.workers), "--variants", "default"],
             "eval": [sys.executable, "-m", "streamgaze_hf", "eval", "--root", str(root), "--", "--model",
-                     "streamgaze_random", "--tasks", "streamgaze", "--output_path", str(runs), "--log_samples",
-                     "--verbosity", "WARNING"],
+                     "streamgaze_random", "--model_args", "check_visuals=true", "--tasks", "streamgaze",
+                     "--output_path", str(runs), "--log_samples", "--verbosity", "WARNING"],
             "startup": [sys.executable, "-m", "streamgaze_hf", "eval", "--root", str(root), "--", "--model",
-                        "streamgaze_random", "--tasks", "streamgaze", "--limit", "1", "--output_path",
-                        str(work / "startup"), "--verbosity", "WARNING"],
+                        "streamgaze_random", "--model_args", "check_visuals=true", "--tasks", "streamgaze",
+                        "--limit", "1", "--output_path", str(work / "startup"), "--verbosity", "WARNING"],
         }
+        if a.reuse:
+            steps = {k: v for k, v in steps.items() if k in ("eval", "startup")}
         for name, cmd in steps.items():
             wall, rss, rc = timed(cmd, env, work / f"{name}.log")
             report[name] = {"wall_s": round(wall, 1), "peak_rss_mib": round(rss)}
@@ -303,9 +317,10 @@ def main(argv: list[str] | None = None) -> int:
         per_run = report["eval"]["wall_s"] - report["startup"]["wall_s"]
         report["eval_ms_per_question"] = round(per_run * 1000 / q, 1)
         report["eval_ms_per_document"] = round(per_run * 1000 / d, 1)
-        report["warm_ms_per_clip"] = round(report["warm"]["wall_s"] * 1000 / max(1, report["clips"]), 1)
+        if "warm" in report:
+            report["warm_ms_per_clip"] = round(report["warm"]["wall_s"] * 1000 / max(1, report["clips"]), 1)
         print(f"dataset {report['dataset_bytes'] / 2**20:,.0f} MiB; cache {report['cache_bytes'] / 2**20:,.0f} MiB "
-              f"in {report['clips']:,} clips ({report['warm_ms_per_clip']} ms per clip to warm); "
+              f"in {report['clips']:,} clips ({report.get('warm_ms_per_clip', '-')} ms per clip to warm); "
               f"for {info['window_hours']:,.0f} h of windows ({report['cache_bytes_per_window_minute']:,} bytes per "
               f"window minute); eval {report['eval_ms_per_question']} ms per question, {report['eval_ms_per_document']} ms per "
               f"document beyond lmms-eval's start-up (warm cache, random baseline)")
