@@ -11,7 +11,7 @@ Declarations are light: heavy parts (evaluation documents, importers, prompts) a
 
     >>> from streamgaze_hf.benchmarks import benchmarks, get_benchmark
     >>> [b.name for b in benchmarks()]
-    ['streamgaze', 'egogazevqa']
+    ['streamgaze', 'egogazevqa', 'streameqa']
     >>> get_benchmark("egogazevqa").task("spatial").option_count
     5
 """
@@ -178,7 +178,8 @@ def benchmark_of_doc(doc: Mapping) -> Benchmark:
     return get_benchmark(str(doc.get("benchmark") or "streamgaze"))
 
 
-_BUILTIN = ("streamgaze_hf.benchmarks.streamgaze", "streamgaze_hf.benchmarks.egogazevqa")
+_BUILTIN = ("streamgaze_hf.benchmarks.streamgaze", "streamgaze_hf.benchmarks.egogazevqa",
+            "streamgaze_hf.benchmarks.streameqa")
 
 
 def _load_builtin() -> None:

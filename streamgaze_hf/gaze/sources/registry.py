@@ -10,6 +10,8 @@ egoexolearn ``<raw>/videos/<uid>.mp4``, ``<raw>/gazes_30fps_npy/<uid>.npy``,
             ``<raw>/annotations/{<uid>.json | fine_annotation_trainvaltest_en.csv}``
 holoassist  ``<raw>/<session>/Export_py/...``, ``<raw>/data-annnotation-trainval-v1_1.json``
 ego4d       ``<raw>/videos/<uid>.mp4``, ``<raw>/gaze/<uid>.csv``
+aria_mps    ``<raw>/videos/<id>.mp4`` (or ``<raw>/<Pxx>/<id>.mp4``), ``<raw>/eye_gaze/<id>/general_eye_gaze.csv``
+            + ``calibration.json`` (HD-EPIC: Aria MPS yaw/pitch in CPF, projected into the frames)
 =========== ====================================================================================
 """
 
@@ -23,7 +25,7 @@ from ...errors import StreamGazeError
 from ..track import GazeTrack
 from .base import Recording
 
-SOURCES = ("world", "egtea", "egoexolearn", "holoassist", "ego4d")
+SOURCES = ("world", "egtea", "egoexolearn", "holoassist", "ego4d", "aria_mps")
 
 
 def source_module(source: str) -> ModuleType:
