@@ -11,7 +11,13 @@ import pytest
 
 from streamgaze_hf.errors import GazeFormatError
 from streamgaze_hf.gaze.sources import aria_mps
-from streamgaze_hf.gaze.sources.aria_mps import Calibration, Camera, gaze_track, project_gaze, read_calibration
+from streamgaze_hf.gaze.sources.aria_mps import (
+    Calibration,
+    Camera,
+    gaze_track,
+    project_gaze,
+    read_calibration,
+)
 from streamgaze_hf.gaze.sources.registry import SOURCES
 
 EYE = np.eye(4)
