@@ -35,7 +35,7 @@ def _rows(root):
 
 
 def test_registry_declares_both_benchmarks():
-    assert [b.name for b in benchmarks()] == ["streamgaze", "egogazevqa"]
+    assert [b.name for b in benchmarks()][:2] == ["streamgaze", "egogazevqa"]
     ego = get_benchmark("egogazevqa")
     assert ego.task_ids == ("spatial", "temporal", "causal")
     assert {t.option_count for t in ego.tasks} == {5}
