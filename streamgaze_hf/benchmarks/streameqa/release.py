@@ -212,12 +212,12 @@ def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[s
     docstring). Returns the report (its counts are also in the manifest). Raises StreamGazeError
     when there is no annotation file, when nothing can be imported, or in strict mode on the first
     skipped item or file (nothing is written then)."""
-    from ...dataset.writer import DatasetContent, check_version, write_dataset
+    from ...dataset.writer import DatasetContent, check_destination, write_dataset
 
     release = Path(release_dir)
     if not release.is_dir():
         raise StreamGazeError("no such StreamEQA release directory", release)
-    check_version(version)
+    check_destination(out, version, force)  # before the long work (probes, overlays)
     if not (isinstance(context_s, int | float) and math.isfinite(context_s)):
         raise StreamGazeError(f"context {context_s!r} is not a number of seconds")
     videos = Path(videos_dir) if videos_dir is not None else release / "videos"
