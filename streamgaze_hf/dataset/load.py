@@ -92,6 +92,21 @@ def resolve_root(root: str | os.PathLike[str] | None = None, env: str = ROOT_ENV
     return path
 
 
+def benchmark_root(benchmark: str, root: str | os.PathLike[str] | None = None) -> Path:
+    """The dataset root of a registered benchmark other than StreamGaze (``root``, else its
+    ``root_env``, else its ``default_root``), checked to hold that benchmark's dataset; the error says
+    which one it holds and how to import the right one (``streamgaze import-<benchmark>``)."""
+    from ..benchmarks import get_benchmark
+
+    bench = get_benchmark(benchmark)
+    path = resolve_root(root, env=bench.root_env, default=bench.default_root)
+    found = benchmark_of(read_manifest(path))
+    if found != bench.name:
+        raise StreamGazeError(f"this dataset is {found}'s, not {bench.title}'s (build one with "
+                              f"`streamgaze import-{bench.name} RELEASE_DIR --out ROOT --version X.Y.Z`)", path)
+    return path
+
+
 def read_manifest(root: str | os.PathLike[str]) -> dict[str, Any]:
     """The parsed ``manifest.json`` of a built dataset (StreamGazeError if missing or unreadable)."""
     path = Path(root) / MANIFEST

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from ... import scoring
-from ...dataset.load import benchmark_of, load_task, read_manifest, resolve_root
+from ...dataset.load import benchmark_root, load_task
 from ...errors import StreamGazeError
 from . import BENCHMARK, NAME
 from .prompts import GAZE_MODES, question_prompt
@@ -42,12 +42,7 @@ def visual_form() -> str:
 def dataset_root(root: str | os.PathLike[str] | None = None) -> Path:
     """The EgoGazeVQA dataset root (``root``, else ``$EGOGAZEVQA_ROOT``, else ``./egogazevqa``),
     checked to be an EgoGazeVQA dataset."""
-    path = resolve_root(root, env=BENCHMARK.root_env, default=BENCHMARK.default_root)
-    found = benchmark_of(read_manifest(path))
-    if found != NAME:
-        raise StreamGazeError(f"this is a {found} dataset, not an EgoGazeVQA one (build it with "
-                              "`streamgaze import-egogazevqa RELEASE_DIR --out ROOT --version X.Y.Z`)", path)
-    return path
+    return benchmark_root(NAME, root)
 
 
 def load_docs(task_id: str, gaze: str = "none", root: str | os.PathLike[str] | None = None) -> list[dict]:

@@ -28,7 +28,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from ... import scoring
-from ...dataset.load import benchmark_of, load_task, read_manifest, resolve_root
+from ...dataset.load import benchmark_root, load_task
 from ...dataset.schema import LETTERS
 from ...errors import StreamGazeError
 from . import BENCHMARK, DIRECTIONS, LEVELS, NAME, SUBTASKS, subtasks
@@ -42,12 +42,7 @@ _STANDALONE = re.compile(r"\b([A-D])\b")
 def dataset_root(root: str | os.PathLike[str] | None = None) -> Path:
     """The StreamEQA dataset root (``root``, else ``$STREAMEQA_ROOT``, else ``./streameqa``), checked
     to be a StreamEQA dataset."""
-    path = resolve_root(root, env=BENCHMARK.root_env, default=BENCHMARK.default_root)
-    found = benchmark_of(read_manifest(path))
-    if found != NAME:
-        raise StreamGazeError(f"this is a {found} dataset, not a StreamEQA one (build it with "
-                              "`streamgaze import-streameqa RELEASE_DIR --out ROOT --version X.Y.Z`)", path)
-    return path
+    return benchmark_root(NAME, root)
 
 
 def load_docs(task_id: str, gaze: str = "none", root: str | os.PathLike[str] | None = None) -> list[dict]:

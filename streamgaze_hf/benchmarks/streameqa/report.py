@@ -11,37 +11,24 @@ official code skips) and the accuracy without them (the official subset).
 
 from __future__ import annotations
 
-import json
 import os
-from pathlib import Path
 
 from ...errors import StreamGazeError
+from ..runs import sample_records
 from . import DIRECTIONS, LEVELS, subtasks
 from .evaluation import breakdown
 
 
 def read_run(run_dir: str | os.PathLike[str]) -> dict[str, list[dict]]:
     """Per gaze mode, the records of one run (each question once)."""
-    run = Path(run_dir)
-    files = sorted(run.rglob("*_samples_streameqa_*.jsonl"))
-    if not files:
-        raise StreamGazeError("no StreamEQA samples (*_samples_streameqa_*.jsonl): run lmms-eval with "
-                              "--log_samples on the streameqa tasks", run)
     by_mode: dict[str, dict[str, dict]] = {}
-    for path in files:
-        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)["accuracy"]
-                mode, qid = rec["gaze"], rec["question_id"]
-            except (json.JSONDecodeError, KeyError, TypeError) as exc:
-                raise StreamGazeError(f"line {n}: not a StreamEQA sample record ({exc})", path) from None
-            seen = by_mode.setdefault(mode, {})
-            if qid in seen and seen[qid]["response"] != rec["response"]:
-                raise StreamGazeError(f"line {n}: question {qid} ({mode}) answered twice differently: several "
-                                      "runs below RUN_DIR; point at one run's directory", path)
-            seen.setdefault(qid, rec)
+    for path, n, rec in sample_records(run_dir, "streameqa", "StreamEQA"):
+        mode, qid = rec["gaze"], rec["question_id"]
+        seen = by_mode.setdefault(mode, {})
+        if qid in seen and seen[qid]["response"] != rec["response"]:
+            raise StreamGazeError(f"line {n}: question {qid} ({mode}) answered twice differently: several "
+                                  "runs below RUN_DIR; point at one run's directory", path)
+        seen.setdefault(qid, rec)
     return {mode: list(recs.values()) for mode, recs in by_mode.items()}
 
 

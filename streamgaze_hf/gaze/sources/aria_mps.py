@@ -54,7 +54,6 @@ coordinates (``GazeTrack.in_frame`` is False for them).
 
 from __future__ import annotations
 
-import csv
 import json
 import math
 from dataclasses import dataclass
@@ -65,7 +64,7 @@ import numpy as np
 from ...errors import GazeFormatError, StreamGazeError
 from ...video.reader import probe_video
 from ..track import GazeTrack
-from .base import Recording
+from .base import Recording, csv_rows
 
 SOURCE = "aria_mps"
 LAYOUT = ("<raw>/videos/<id>.mp4 or <raw>/<Pxx>/<id>.mp4, <raw>/eye_gaze/<id>/general_eye_gaze.csv "
@@ -213,38 +212,32 @@ def read_gaze_csv(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nd
     if not path.is_file():
         raise GazeFormatError("gaze file not found", path)
     ts, yaw, pitch, depth = [], [], [], []
-    try:
-        with path.open(newline="", encoding="utf-8-sig") as fh:
-            reader = csv.reader(fh)
-            header = [h.strip() for h in next(reader, [])]
-            col = {h: i for i, h in enumerate(header)}
-            yaw_cols = ["yaw_rads_cpf"] if "yaw_rads_cpf" in col else ["left_yaw_rads_cpf", "right_yaw_rads_cpf"]
-            missing = [c for c in ["tracking_timestamp_us", *yaw_cols, "pitch_rads_cpf"] if c not in col]
-            if missing:
-                raise GazeFormatError(f"missing column(s) {', '.join(missing)}; got {','.join(header) or 'nothing'}",
-                                      path)
-            for lineno, row in enumerate(reader, start=2):
-                if not row or all(not c.strip() for c in row):
-                    continue
-                if len(row) != len(header):
-                    raise GazeFormatError(f"line {lineno}: expected {len(header)} fields, got {len(row)}", path)
-                try:
-                    t = float(row[col["tracking_timestamp_us"]])
-                    yw = float(np.mean([_num(row[col[c]]) for c in yaw_cols]))
-                    pt = _num(row[col["pitch_rads_cpf"]])
-                    dp = _num(row[col["depth_m"]]) if "depth_m" in col else math.nan
-                except ValueError as exc:
-                    raise GazeFormatError(f"line {lineno}: not a number ({exc})", path) from None
-                if not math.isfinite(t):
-                    raise GazeFormatError(f"line {lineno}: timestamp is not a finite number", path)
-                ts.append(t)
-                yaw.append(yw)
-                pitch.append(pt)
-                depth.append(dp)
-    except UnicodeDecodeError:
-        raise GazeFormatError("not a UTF-8 CSV file", path) from None
+    for lineno, row, col in csv_rows(path, _required_columns):
+        yaw_cols = _yaw_columns(col)
+        try:
+            t = float(row[col["tracking_timestamp_us"]])
+            yw = float(np.mean([_num(row[col[c]]) for c in yaw_cols]))
+            pt = _num(row[col["pitch_rads_cpf"]])
+            dp = _num(row[col["depth_m"]]) if "depth_m" in col else math.nan
+        except ValueError as exc:
+            raise GazeFormatError(f"line {lineno}: not a number ({exc})", path) from None
+        if not math.isfinite(t):
+            raise GazeFormatError(f"line {lineno}: timestamp is not a finite number", path)
+        ts.append(t)
+        yaw.append(yw)
+        pitch.append(pt)
+        depth.append(dp)
     return (np.asarray(ts, dtype=np.float64), np.asarray(yaw, dtype=np.float64), np.asarray(pitch, dtype=np.float64),
             np.asarray(depth, dtype=np.float64))
+
+
+def _yaw_columns(header) -> list[str]:
+    """The combined yaw column, else the left and right ones (newer MPS files)."""
+    return ["yaw_rads_cpf"] if "yaw_rads_cpf" in header else ["left_yaw_rads_cpf", "right_yaw_rads_cpf"]
+
+
+def _required_columns(header: list[str]) -> list[str]:
+    return ["tracking_timestamp_us", *_yaw_columns(header), "pitch_rads_cpf"]
 
 
 def _num(s: str) -> float:
