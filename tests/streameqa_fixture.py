@@ -29,10 +29,13 @@ DURATIONS = {V1: 80.0, V2: 30.0}
 #: (realtime as written, seconds, window) of the good questions on V1, in turn
 REALTIMES = [(75, 75.0, (11.0, 75.0)), ("00:01:10", 70.0, (6.0, 70.0)), (40.5, 40.5, (0.0, 40.5)),
              ("0:30", 30.0, (0.0, 30.0)), ("12.5", 12.5, (0.0, 12.5)), ("00:01:04.5", 64.5, (0.5, 64.5))]
-#: special good perception items: (id, video, realtime, window, short) — two windows of 1 s or less,
-#: one just over 1 s, one past the end of V2 (clamped)
-SPECIAL = [("short-a", V1, 0.5, (0.0, 0.5), True), ("short-b", V1, "00:00:01", (0.0, 1.0), True),
-           ("over-one", V1, 1.5, (0.0, 1.5), False), ("late", V2, 40, (0.0, 30.0), False)]
+#: special good perception items: (id, video, realtime, task, window, short) — three windows the official
+#: code skips (its whole-second test int(t) - int(start) <= 1: t < 2 s), one just past that, one past the
+#: end of V2 (clamped); one task given by its full name as the supplement spells it
+SPECIAL = [("short-a", V1, 0.5, "OPR", (0.0, 0.5), True), ("short-b", V1, "00:00:01", "OPR", (0.0, 1.0), True),
+           ("short-c", V1, 1.5, "OPR", (0.0, 1.5), True),
+           ("two", V1, 2, "SpaTial Understanding Realtime", (0.0, 2.0), False),
+           ("late", V2, 40, "OPR", (0.0, 30.0), False)]
 #: bad perception items: (reason kind, item); their entry index follows the good items
 BAD = [
     ("bad_options", {"options": ["x", "y", "z"]}),
@@ -78,8 +81,8 @@ def level_items(level: str, n_per_code: int) -> list[dict]:
             items.append(_item(f"{sub.code}-{j}", V1, realtime, sub.code, j, prefixed=j % 2 == 0))
             j += 1
     if level == "perception":
-        for qid, video, realtime, _w, _s in SPECIAL:
-            items.append(_item(qid, video, realtime, "OPR", j, prefixed=False))
+        for qid, video, realtime, task, _w, _s in SPECIAL:
+            items.append(_item(qid, video, realtime, task, j, prefixed=False))
             j += 1
         dup = _item(items[0]["id"], V1, 50, "OPB", j, prefixed=False)  # same id as the first item
         items.append(dup)
@@ -141,4 +144,4 @@ def expected(n_per_code: int = 1) -> dict:
         skipped[kind] = skipped.get(kind, 0) + 1
     skipped["malformed_item"] += 1  # the string item
     return {"imported": per_level, "skipped": skipped,
-            "notes": {"short_window": 2, "time_beyond_video": 1, "options_prefixed": prefixed, "duplicate_id": 1}}
+            "notes": {"short_window": 3, "time_beyond_video": 1, "options_prefixed": prefixed, "duplicate_id": 1}}

@@ -81,4 +81,4 @@ def test_every_streameqa_clip_is_exactly_its_window(tmp_path, monkeypatch):
                 (_, first), (_, last) = read_frames_at(clip, [0.0, info.frame_times[-1]])
                 assert read_frame_code(last) == int(np.searchsorted(ft, end + 1e-6, side="right") - 1)
                 assert read_frame_code(first) == int(np.searchsorted(ft, start - 1e-6))
-    assert n_docs == 3 * 47 and n_short == 3 * 2 and len(checked) >= 2 * 8
+    assert n_docs == 3 * 48 and n_short == 3 * 3 and len(checked) >= 2 * 8

@@ -31,13 +31,14 @@ def roots(tmp_path_factory):
 def test_short_windows_get_their_frames_and_nothing_later(roots, tmp_path, monkeypatch):
     monkeypatch.setenv("STREAMGAZE_CLIP_CACHE", str(tmp_path / "clips"))
     docs = {d["release_id"]: d for d in ev.load_docs("perception", "none", roots["plain"])}
-    for rid, n_frames in (("short-a", 2), ("short-b", 3), ("over-one", 4)):  # [0, .5], [0, 1], [0, 1.5] at 2 fps
+    # [0, .5], [0, 1], [0, 1.5] (all skipped by the official whole-second test), [0, 2], at 2 fps
+    for rid, n_frames in (("short-a", 2), ("short-b", 3), ("short-c", 4), ("two", 5)):
         doc = docs[rid]
         clip = ev.doc_visuals(doc)[0]
         assert clip_frame_times(clip) == pytest.approx([k / FPS for k in range(n_frames)])
         info = probe_video(clip)
         (_, last), = read_frames_at(clip, [info.frame_times[-1]])
-        assert read_frame_code(last) == n_frames - 1 and doc["short_window"] is (rid != "over-one")
+        assert read_frame_code(last) == n_frames - 1 and doc["short_window"] is (rid != "two")
     late = docs["late"]  # past the end of the 30 s video: the window ends at the last frame
     assert clip_frame_times(ev.doc_visuals(late)[0])[-1] == pytest.approx(29.5)
 
@@ -50,11 +51,14 @@ def test_reference_prompt_and_official_scorer(roots, monkeypatch):
     assert "Do not Respond any other words except for the letter (A, B, C, or D).\n\nQuestion: Which?" in ref
     default = question_prompt("Which?", options)
     assert default.endswith("Answer with only the letter (A, B, C, or D) of the correct option.")
-    cases = {"C": "C", "C.": "C", "C) the bowl": "C", "the bowl.": "C", "I think B is right": "B",
-             "The Bowl": "C", "": "", "none": "none"}
+    # the official normalize_choice, with the options as its prompt shows them ("C. the bowl")
+    cases = {"C": "C", " C.": "C", "C) the bowl": "C", "the bowl": "C", "pan": "A", "I think B is right": "B",
+             "(B)": "B", "the bowl.": None, "The Bowl": None, "": None, None: None}
     for response, norm in cases.items():
         assert ev.official_normalise(response, options) == norm, response
     assert ev.official_correct("the bowl", "C", options) and not ev.official_correct("", "C", options)
+    assert ev.official_correct("Definitely the pan", "D", options)  # unparsed: the raw text's first letter
+    assert not ev.official_correct(None, "C", options)
 
     monkeypatch.setenv("STREAMGAZE_PROMPT_MODE", "reference")
     doc = ev.load_docs("planning", "none", roots["plain"])[0]
@@ -85,7 +89,8 @@ def test_gaze_extension_variants(roots, tmp_path, monkeypatch):
     x0, y0 = gaze_xy(11.0)
     assert f"t=0.0s: ({x0:.3f}, {y0:.3f})" in prompt and "What about OPB number 0?" in prompt
     short = {d["release_id"]: [p[0] for p in d["gaze_points"]] for d in docs if d["short_window"]}
-    assert short == {"short-a": pytest.approx([0.5]), "short-b": pytest.approx([0.0, 1.0])}  # 1 per s, back from t
+    assert short == {"short-a": pytest.approx([0.5]), "short-b": pytest.approx([0.0, 1.0]),
+                     "short-c": pytest.approx([0.5, 1.5])}  # one per second, counting back from t
     vis = next(d for d in ev.load_docs("perception", "visual", roots["gaze"]) if d["question_id"] == "streameqa-perception-OPB-0")
     assert vis["overlay_path"] == f"videos/overlay/{V1}.mp4" and "gaze point is marked" in ev.doc_prompt(vis)
     clip = ev.doc_visuals(vis)[0]

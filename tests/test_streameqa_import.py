@@ -50,7 +50,7 @@ def test_counts_and_report(imported):
     assert "data/annotations/Perception.json entry" in text
     manifest = read_manifest(root)
     assert manifest["build"]["options"]["context_s"] == 64.0
-    assert manifest["build"]["report"]["notes"]["short_window"] == 2
+    assert manifest["build"]["report"]["notes"]["short_window"] == 3
     assert set(manifest["build"]["inputs"]) == {f"data/annotations/{n}" for n in
                                                     ("Perception.json", "Interaction.json", "Planning_all.json")}
     for level in LEVELS:
@@ -76,15 +76,16 @@ def test_rows_windows_and_fields(imported):
         assert (row["window_start"], row["window_end"]) == win and not row["short_window"]
         assert row["answer"] == "ABCD"[j % 4]
         assert not row["options"][0].startswith("A.")  # prefixes stripped (even items had them)
-    for qid, video, _raw, win, short in SPECIAL:
+    for qid, video, _raw, _task, win, short in SPECIAL:
         row = rows[qid]
         assert row["video_id"] == video and (row["window_start"], row["window_end"]) == win
         assert row["short_window"] is short
+    assert (rows["two"]["task_code"], rows["two"]["direction"]) == ("SUR", "realtime")  # given by its name
     assert rows["late"]["query_time"] == 40.0  # the query time is kept, the window clamped at the end
     same_id = sorted((r["question_id"], r["question"]) for r in load_task("perception", root)
                      if r["release_id"] == "OPB-0")
     assert same_id == [("streameqa-perception-OPB-0", "What about OPB number 0?"),
-                       ("streameqa-perception-OPB-0-17", "What about OPB number 17?")]
+                       ("streameqa-perception-OPB-0-18", "What about OPB number 18?")]
     planning = {r["release_id"]: r for r in load_task("planning", root)}
     assert planning["MUS-11"]["direction"] == "forward" and planning["MUS-11"]["task_name"] == "Move-up Steps"
 
@@ -108,7 +109,7 @@ def test_cli_import_and_context_setting(imported, tmp_path, capsys):
     assert cli_main(["import-streameqa", str(release), "--out", str(tmp_path / "c30"), "--version", "1.0.0",
                      "--context-s", "30"]) == 0
     out = capsys.readouterr().out
-    assert "Imported 47 questions" in out and "short_window" in out
+    assert "Imported 48 questions" in out and "short_window" in out
     row = next(r for r in load_task("perception", tmp_path / "c30")
                if r["question_id"] == "streameqa-perception-OPB-0")
     assert (row["window_start"], row["window_end"], row["context_s"]) == (45.0, 75.0, 30.0)
@@ -117,8 +118,8 @@ def test_cli_import_and_context_setting(imported, tmp_path, capsys):
 def test_parsers():
     assert parse_realtime(83) == 83.0 and parse_realtime("83.5") == 83.5
     assert parse_realtime("00:01:23") == 83.0 and parse_realtime("1:02:03.5") == 3723.5
-    assert parse_realtime("01:23") == 83.0
-    for bad in ("soon", "00:61:00", -1, None, True, "nan"):
+    assert parse_realtime("01:23") == 83.0 and parse_realtime("1:75") == 135.0  # as the official parser
+    for bad in ("soon", "1:xx", "", -1, None, True, "nan"):
         assert parse_realtime(bad) is None, bad
     assert parse_options(["A. x", "B. y", "C) z", "D: w"]) == (["x", "y", "z", "w"], True)
     assert parse_options(["x", "y", "z", "w"]) == (["x", "y", "z", "w"], False)

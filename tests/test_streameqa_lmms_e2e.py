@@ -60,7 +60,7 @@ def test_random_baseline_near_chance_and_report_layout(eqa_root, tmp_path, capsy
     assert results is not None, proc.stdout[-3000:] + proc.stderr[-3000:]
     recs = [s["accuracy"] for name in LEVEL_TASKS for s in samples[name]]
     n = sum(expected(N_PER_CODE)["imported"].values())
-    assert len(recs) == n == 89 and all(r["parsed"] in "ABCD" for r in recs)
+    assert len(recs) == n == 90 and all(r["parsed"] in "ABCD" for r in recs)
     acc = sum(r["correct"] for r in recs) / n
     assert abs(acc - 0.25) <= 3 * math.sqrt(0.25 * 0.75 / n), acc  # seeded, so fixed
     for group in GROUPS:
@@ -72,7 +72,8 @@ def test_random_baseline_near_chance_and_report_layout(eqa_root, tmp_path, capsy
     assert report["overall"]["n"] == n and report["overall"]["micro"] == acc
     by_code = {s.code: [r for r in recs if r["task_code"] == s.code] for s in SUBTASKS}
     assert report["n"] == {c: len(v) for c, v in by_code.items()}
-    assert report["n"]["OPR"] == N_PER_CODE + 4 and report["n"]["OPB"] == N_PER_CODE + 1 and report["n"]["FPO"] == 2
+    assert report["n"]["OPR"] == N_PER_CODE + 4 and report["n"]["SUR"] == N_PER_CODE + 1
+    assert report["n"]["OPB"] == N_PER_CODE + 1 and report["n"]["FPO"] == 2
     for code, items in by_code.items():
         assert report["codes"][code] == sum(r["correct"] for r in items) / len(items)
     for level in LEVELS:
@@ -88,8 +89,8 @@ def test_random_baseline_near_chance_and_report_layout(eqa_root, tmp_path, capsy
                 100 * report["levels"][level][d]["micro"])
     for d in DIRECTIONS:
         assert report["directions"][d]["n"] == sum(r["direction"] == d for r in recs)
-    assert report["short_window"]["n"] == 2 and report["without_short"]["n"] == n - 2
+    assert report["short_window"]["n"] == 3 and report["without_short"]["n"] == n - 3
     assert cli_main(["streameqa-report", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert "Interaction (supplement Table 6)" in out and "windows of 1 s or less: 2" in out
+    assert "Interaction (supplement Table 6)" in out and "windows of 1 s or less: 3" in out
     assert "  ASR   EMM   ART   AIR   BRC |    AR   OER   ARC   AIU   OMP |   NAP" in out

@@ -7,9 +7,10 @@ About 21K four-option questions over HD-EPIC egocentric kitchen videos in 42 sub
 release file and one dataset config each) and a time direction (backward, realtime, forward: what the
 question is about relative to its query time ``t``). The model sees the window
 ``[max(0, t - CONTEXT_S), t]`` of the video, ``CONTEXT_S`` = 64 s (the official ``context_time``; a
-documented setting of the importer, ``--context-s``). Questions whose window is ``MIN_WINDOW_S`` (1 s)
-or shorter are skipped by the official code; here they are kept, flagged (``short_window``) and
-counted in the import report and the results (see ``release.py`` and ``report.py``).
+documented setting of the importer, ``--context-s``). Questions whose window the official code counts
+as ``MIN_WINDOW_S`` (1 s) or shorter (on whole seconds: ``int(t) - int(start) <= 1``) are skipped there;
+here they are kept, flagged (``short_window``) and counted in the import report and the results (see
+``release.py`` and ``report.py``).
 
 Modules: ``schema`` (QA row schema and validation), ``release`` (importer of the official annotation
 JSON files), ``prompts`` (our prompt and the supplement's Fig. 6 prompt), ``evaluation`` (documents,

@@ -41,7 +41,8 @@ def sections(stats: dict) -> list[str]:
             "## What a model is shown", "",
             f"The window `[max(0, t - {CONTEXT_S:g}), t]` of the video (`window_start`, `window_end`; t = "
             "`query_time`, the release's `realtime`), never a frame after the query time. Questions whose "
-            f"window is {MIN_WINDOW_S:g} s or shorter (`short_window`) are skipped by the official code; they "
-            "are kept here, and the evaluation reports them separately.",
+            f"window the official code counts as {MIN_WINDOW_S:g} s or shorter (whole seconds: "
+            "`int(t) - int(start) <= 1`; `short_window`) are skipped there; they are kept here, and the "
+            "evaluation reports them separately.",
         ]),
     ]

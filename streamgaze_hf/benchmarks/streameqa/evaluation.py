@@ -14,16 +14,15 @@ timestamps inside the window, never one after the query time. A window of 1 s or
 code skips the question) gives the frames inside it (``[0, 0]``: the first frame).
 
 Scoring: every record carries both verdicts. ``parsed``/``correct`` in the default mode use the shared
-parser (``scoring.parse_choice``); ``official`` is the official ``metrics.py`` rule
-(:func:`official_normalise`, then the first character equal to the answer letter). ``correct`` follows
-the run's prompt mode. An empty response (no prediction) is wrong in both (the official code leaves
+parser (``scoring.parse_choice``); ``official`` is the official code's rule (:func:`official_correct`:
+its ``normalize_choice``, then the first character of the stored prediction against the answer letter).
+``correct`` follows the run's prompt mode. An empty response (no prediction) is wrong in both (the official code leaves
 such items out of the denominator; README "StreamEQA" lists this departure).
 """
 
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
@@ -35,8 +34,6 @@ from . import BENCHMARK, DIRECTIONS, LEVELS, NAME, SUBTASKS, subtasks
 from .prompts import GAZE_MODES, question_prompt
 
 TEXT_GAZE_STEP_S = 1.0  # one gaze point per second of the window in the text variant
-_LETTER_HEAD = re.compile(r"^\s*\(?([A-D])\s*[.):]")
-_STANDALONE = re.compile(r"\b([A-D])\b")
 
 
 def dataset_root(root: str | os.PathLike[str] | None = None) -> Path:
@@ -117,29 +114,34 @@ def doc_target(doc: Mapping) -> str:
     return doc["answer"]
 
 
-def official_normalise(response: str, options: Sequence[str]) -> str:
-    """The official ``metrics.py`` normalisation of a prediction: the exact letter; a leading "X." /
-    "X)"; an option's text (case-insensitive, trailing full stop ignored); the first standalone A-D
-    token; else the stripped text itself."""
-    text = str(response or "").strip()
-    if text in LETTERS[:4]:
-        return text
-    m = _LETTER_HEAD.match(text)
-    if m:
-        return m.group(1)
-    low = text.lower().rstrip(".").strip()
+def official_normalise(response, options: Sequence[str]) -> str | None:
+    """The official ``normalize_choice`` (``streameqa/prompts.py``), with the options as the official
+    prompt shows them ("A. text"): the stripped response equal to a letter or starting with "X." / "X)";
+    else the letter of the first option whose "X. text" line *contains* the response; else the first
+    whitespace-separated token that, stripped of `` .,:;()[]{}``, is A-D; else None."""
+    if response is None:
+        return None
+    text = str(response).strip()
+    for letter in LETTERS[:4]:
+        if text == letter or text.startswith(letter + ".") or text.startswith(letter + ")"):
+            return letter
     for i, opt in enumerate(options):
-        if low and low == str(opt).lower().rstrip(".").strip():
-            return LETTERS[i]
-    m = _STANDALONE.search(text)
-    return m.group(1) if m else text
+        line = f"{LETTERS[i]}. {opt}"
+        if text and text in line:
+            return line[0]
+    for token in text.replace("\n", " ").split():
+        token = token.strip(" .,:;()[]{}")
+        if token in LETTERS[:4]:
+            return token
+    return None
 
 
-def official_correct(response: str, answer: str, options: Sequence[str]) -> bool:
-    """Official rule: the first character of the normalised prediction is the answer letter; an
-    empty prediction is wrong (the official code skips it)."""
-    norm = official_normalise(response, options)
-    return bool(norm) and norm[0] == answer
+def official_correct(response, answer: str, options: Sequence[str]) -> bool:
+    """The official scoring (``infer_online.py`` + ``metrics.py``): the stored prediction is the
+    normalised choice, else the raw response; it is correct when its first character is the answer
+    letter. An empty or missing response is wrong here (the official code leaves it out)."""
+    stored = official_normalise(response, options) or response
+    return bool(stored) and str(stored)[0] == answer
 
 
 def score_doc(doc: Mapping, response: str) -> dict:

@@ -7,10 +7,11 @@ Release layout read (shared/reference/peers_and_formats.md A5; the official repo
 * **annotation files** ``Perception.json``, ``Interaction.json``, ``Planning_all.json`` anywhere below
   the release (one file per name; ``data/annotations/`` in the official repository): a JSON list of flat
   items ``{id, video, realtime, question, options, gt, task}``. ``realtime`` is the query time, seconds
-  (a number or a numeric string) or ``HH:MM:SS`` / ``MM:SS`` (fractions allowed); ``options`` are four
+  (a number or a numeric string) or ``HH:MM:SS`` / ``MM:SS`` (read as the official code does); ``options`` are four
   strings, each optionally prefixed "A." / "A)" / "A:" (the letters must then be A-D in order: the
   prefixes are stripped); ``gt`` is the 0-based index of the correct option (0-3; a digit string is
-  read too); ``task`` is the sub-task code (``__init__.SUBTASKS``), which must belong to the file's level.
+  read too); ``task`` is the sub-task code (``__init__.SUBTASKS``; its full name is read too), which must
+  belong to the file's level.
 * **videos** (HD-EPIC) at ``{videos}/{Pxx}/{video_id}.mp4`` (``Pxx`` = the id's part before the first
   "-"), else ``{videos}/{video_id}.mp4``; ``videos`` defaults to ``RELEASE_DIR/videos``.
 * **gaze** (optional, ``gaze_dir``): HD-EPIC's Aria MPS eye gaze, read by
@@ -19,9 +20,10 @@ Release layout read (shared/reference/peers_and_formats.md A5; the official repo
   *extension* variants (not part of the published benchmark).
 
 Window: ``[max(0, t - context_s), t]`` (``context_s`` 64 by default, the official ``context_time``),
-its end clamped at the video's end (noted). Windows of 1 s or less are **kept** and noted
-(``short_window``; the official code skips them): the model gets the frames of that window (at
-least the first frame of the video; see README "StreamEQA").
+its end clamped at the video's end (noted). Windows the official code skips as 1 s or shorter
+(its whole-second test ``int(t) - int(start) <= 1``, i.e. t < 2 s with the 64 s context) are **kept**
+and noted (``short_window``): the model gets the frames of that window (at least the first frame of
+the video; see README "StreamEQA").
 
 Output: configs ``perception``, ``interaction``, ``planning`` (``schema.QA_FEATURES``), ``videos`` (one
 row per HD-EPIC video, the file linked, not re-encoded) and ``gaze``. A :class:`ProblemReport` counts
@@ -44,7 +46,7 @@ from tqdm import tqdm
 from ...dataset.release_report import Problem, ProblemReport, ProblemSink, snippet
 from ...dataset.schema import LETTERS, dump_metadata
 from ...errors import StreamGazeError, VideoError
-from . import CONTEXT_S, LEVELS, NAME, OPTION_COUNT, RELEASE_FILES, SOURCE, SUBTASK_BY_CODE
+from . import CONTEXT_S, LEVELS, NAME, OPTION_COUNT, RELEASE_FILES, SOURCE, SUBTASK_BY_CODE, SUBTASKS, SubTask
 from .schema import is_short, validate_row, window
 
 __all__ = ["import_release", "parse_realtime", "parse_options", "parse_gt", "SKIP_KINDS", "NOTE_KINDS"]
@@ -67,39 +69,33 @@ SKIP_KINDS: dict[str, str] = {
 }
 NOTE_KINDS: dict[str, str] = {
     "missing_level_file": "annotation file absent",
-    "short_window": "window of 1 s or less: kept (the official code skips it)",
+    "short_window": "window of 1 s or less by the official whole-second test: kept (the official code skips it)",
     "time_beyond_video": "query time past the video end: window end clamped at the end",
     "options_prefixed": "options given with 'A.'-style prefixes (stripped)",
     "duplicate_id": "id seen before in the same file (kept, question_id suffixed with the item index)",
     "gaze_missing": "no Aria gaze for the video (no overlay / gaze text for its questions)",
 }
 _PREFIX = re.compile(r"^\s*\(?([A-Z])\s*[.):]\s*(.*)$", re.S)
-_HMS = re.compile(r"^\s*(?:(\d+):)?(\d{1,2}):(\d{1,2}(?:\.\d+)?)\s*$")
 
 
 # ---------------------------------------------------------------------------------------------- parsing
 
 
 def parse_realtime(value) -> float | None:
-    """Seconds of a ``realtime`` value: a number, a numeric string, or ``[HH:]MM:SS[.fff]``; None
-    when it is none of these, negative or not finite."""
+    """Seconds of a ``realtime`` value as the official ``parse_timestamp`` reads it: a number, a
+    numeric string, or colon-separated parts (``HH:MM:SS``, ``MM:SS``, fractions allowed; each part
+    times 60 plus the next); None when it is none of these, negative or not finite."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int | float):
         t = float(value)
-    elif isinstance(value, str):
-        text = value.strip()
-        m = _HMS.match(text)
-        if m:
-            h, mi, s = m.groups()
-            if int(mi) >= 60 or float(s) >= 60:
-                return None
-            t = int(h or 0) * 3600 + int(mi) * 60 + float(s)
-        else:
-            try:
-                t = float(text)
-            except ValueError:
-                return None
+    elif isinstance(value, str) and value.strip():
+        try:
+            t = 0.0
+            for part in value.strip().split(":"):
+                t = t * 60.0 + float(part)
+        except ValueError:
+            return None
     else:
         return None
     return t if math.isfinite(t) and t >= 0 else None
@@ -132,6 +128,21 @@ def parse_gt(value) -> int | None:
     if isinstance(value, int) and 0 <= value < OPTION_COUNT:
         return value
     return None
+
+
+def _name_key(text: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+_BY_NAME = {_name_key(s.name): s for s in SUBTASKS}
+
+
+def subtask_of(task) -> SubTask | None:
+    """The sub-task of a release ``task`` value: its code ("OPB", any case), or its full name as the
+    supplement writes it (case, spaces and hyphens ignored: "SpaTial Understanding Forward",
+    "Real-time Procedure Optimization")."""
+    text = str(task or "").strip()
+    return SUBTASK_BY_CODE.get(text.upper()) or _BY_NAME.get(_name_key(text))
 
 
 def participant(video_id: str) -> str:
@@ -313,13 +324,12 @@ def _question_row(level: str, item, i: int, label: str, probe: _Videos, context_
     if t is None:
         problem("bad_realtime", f"realtime {item['realtime']!r}")
         return None
-    code = str(item["task"] or "").strip().upper()
-    sub = SUBTASK_BY_CODE.get(code)
+    sub = subtask_of(item["task"])
     if sub is None:
         problem("unknown_task", f"task {item['task']!r}")
         return None
     if sub.level != level:
-        problem("wrong_level", f"task {code} is a {sub.level} sub-task")
+        problem("wrong_level", f"task {sub.code} is a {sub.level} sub-task")
         return None
     found = probe.get(video_id)
     if isinstance(found, str):
@@ -330,7 +340,7 @@ def _question_row(level: str, item, i: int, label: str, probe: _Videos, context_
     start, end = window(t, float(context_s), duration)
     if t > duration + 1e-6:
         problem("time_beyond_video", f"realtime {t:g} s, video {duration:g} s")
-    short = is_short(start, end)
+    short = is_short(t, float(context_s))
     if short:
         problem("short_window", f"window [{start:g}, {end:g}] s ({item.get('id')!r})")
     if prefixed:

@@ -3,8 +3,9 @@
 A question has a query time ``query_time`` (seconds; the release's ``realtime`` as given is kept in
 ``realtime``) and the window the model sees, ``[window_start, window_end]`` =
 ``[max(0, t - context), min(t, video duration)]`` with the import's context (64 s by default, recorded
-in ``context_s``). ``short_window`` marks windows of ``MIN_WINDOW_S`` (1 s) or less, which the
-official code skips (we keep them). ``task_code`` / ``task_name`` / ``direction`` come from the
+in ``context_s``). ``short_window`` marks the windows the official code skips as 1 s or shorter: its
+test is on whole seconds, ``int(t) - int(max(0, t - context)) <= 1`` (with the 64 s context: t < 2 s);
+we keep them. ``task_code`` / ``task_name`` / ``direction`` come from the
 sub-task table in ``__init__``; ``task`` and ``category`` are the level (the config).
 """
 
@@ -36,7 +37,7 @@ QA_FEATURES = Features({
     "context_s": Value("float64"),  # the window's context (64 s by default)
     "window_start": Value("float64"),
     "window_end": Value("float64"),
-    "short_window": Value("bool"),  # window_end - window_start <= 1 s (skipped by the official code)
+    "short_window": Value("bool"),  # int(t) - int(start) <= 1: skipped by the official code
     "question": Value("string"),
     "options": List(Value("string")),  # four option texts without "A." labels
     "answer": Value("string"),  # letter A-D
@@ -60,8 +61,11 @@ def window(query_time: float, context_s: float, duration: float | None = None) -
     return min(start, end), end
 
 
-def is_short(start: float, end: float) -> bool:
-    return end - start <= MIN_WINDOW_S + 1e-9
+def is_short(query_time: float, context_s: float) -> bool:
+    """The official skip test (``compute_online_window``): ``int(t) - int(start) <= 1`` with
+    ``start = max(0, t - context)`` (0 for a context <= 0), whole seconds truncated."""
+    start = max(0.0, query_time - context_s) if context_s > 0 else 0.0
+    return int(query_time) - int(start) <= MIN_WINDOW_S
 
 
 def validate_row(row: dict, duration: float | None = None) -> list[str]:
@@ -95,6 +99,6 @@ def validate_row(row: dict, duration: float | None = None) -> list[str]:
     if (row.get("window_start"), row.get("window_end")) != (start, end):
         problems.append(f"window [{row.get('window_start')}, {row.get('window_end')}] is not the rule's "
                         f"[{start}, {end}]")
-    if bool(row.get("short_window")) != is_short(start, end):
-        problems.append(f"short_window {row.get('short_window')} disagrees with the window length {end - start:g} s")
+    if bool(row.get("short_window")) != is_short(float(t), float(row.get("context_s", 0.0))):
+        problems.append(f"short_window {row.get('short_window')} disagrees with the official test at t = {t:g} s")
     return problems
