@@ -1,7 +1,8 @@
 """The real lmms-eval CLI on every StreamEQA task (issue 14): the three level tasks and the direction
-groups in one run per baseline. The oracle scores 100, the seeded random baseline is near chance (25 %:
-four options); the results layout per task code, level and direction (``streameqa-report``), and the
-windows of 1 s or less counted. The files lmms-eval writes are checked."""
+groups in one run per baseline (the oracle also on the gaze extension variants). The oracle scores 100,
+the seeded random baseline is near chance (25 %: four options); the results layout per task code, level
+and direction (``streameqa-report``), and the windows of 1 s or less counted. The files lmms-eval writes
+are checked."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from .streameqa_fixture import expected, write_release
 
 pytestmark = pytest.mark.slow
 GROUPS = ["streameqa", *(f"streameqa_{d}" for d in DIRECTIONS)]
+EXT_GROUPS = ["streameqa_ext_gazeoverlay", "streameqa_ext_gazetext"]  # the gaze extension (level tasks)
 LEVEL_TASKS = [f"streameqa_{lv}" for lv in LEVELS]
 SLICE_TASKS = [f"streameqa_{lv}_{d}" for lv in LEVELS for d in DIRECTIONS]
 N_PER_CODE = 2
@@ -27,23 +29,28 @@ def eqa_root(tmp_path_factory):
     from streamgaze_hf.benchmarks.streameqa.release import import_release
 
     base = tmp_path_factory.mktemp("eqa_e2e")
-    import_release(write_release(base / "release", n_per_code=N_PER_CODE), base / "streameqa", "1.0.0",
-                   progress=False)
+    release = write_release(base / "release", n_per_code=N_PER_CODE, gaze=True)
+    import_release(release, base / "streameqa", "1.0.0", gaze_dir=release / "gaze", progress=False)
     return base / "streameqa"
 
 
-def _run(model_args, root, out):
-    return run_lmms_eval([*model_args, "--tasks", ",".join(GROUPS)], root, out,
+def _run(model_args, root, out, groups=GROUPS):
+    return run_lmms_eval([*model_args, "--tasks", ",".join(groups)], root, out,
                          eval_args=["--benchmark", "streameqa", "--root", str(root)])
 
 
 def test_oracle_scores_100_on_every_task_and_group(eqa_root, tmp_path):
     proc, results, samples = _run(["--model", "streamgaze_oracle", "--model_args", "check_visuals=true"],
-                                  eqa_root, tmp_path)
+                                  eqa_root, tmp_path, GROUPS + EXT_GROUPS)
     assert results is not None, proc.stdout[-3000:] + proc.stderr[-3000:]
     exp = expected(N_PER_CODE)["imported"]
-    for name in LEVEL_TASKS + SLICE_TASKS + GROUPS:
+    ext_tasks = [f"{t}{suffix}" for t in LEVEL_TASKS for suffix in ("_ext_gazeoverlay", "_ext_gazetext")]
+    for name in LEVEL_TASKS + SLICE_TASKS + GROUPS + EXT_GROUPS + ext_tasks:
         assert results["results"][name]["accuracy,none"] == 100.0, name
+    for name in ext_tasks:
+        recs = [s["accuracy"] for s in samples[name]]
+        assert len(recs) == exp[name.split("_")[1]] and {r["gaze"] for r in recs} == {
+            "visual" if name.endswith("overlay") else "text"}
     for level in LEVELS:
         recs = [s["accuracy"] for s in samples[f"streameqa_{level}"]]
         assert len(recs) == exp[level] == len({r["question_id"] for r in recs})
