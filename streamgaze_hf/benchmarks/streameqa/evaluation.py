@@ -81,18 +81,14 @@ def window_gaze_points(root: Path, doc: Mapping) -> list[list[float]]:
     track = video_gaze_track(root, doc["video_id"], 1, 1)
     if track is None:
         return []
-    t, ok = track.t, track.valid
+    ok = track.valid
+    tv, xv, yv = track.t[ok], track.x[ok], track.y[ok]
     start, end = float(doc["window_start"]), float(doc["window_end"])
-    points = []
-    k = 0
-    while end - k * TEXT_GAZE_STEP_S >= start - 1e-9:
-        at = end - k * TEXT_GAZE_STEP_S
-        idx = np.nonzero(ok & (t <= at + 1e-9) & (t >= at - TEXT_GAZE_STEP_S))[0]
-        if len(idx):
-            i = int(idx[-1])
-            points.append([float(t[i]), float(track.x[i]), float(track.y[i])])
-        k += 1
-    return points[::-1]
+    n = int(np.floor((end - start) / TEXT_GAZE_STEP_S + 1e-9)) + 1
+    at = end - TEXT_GAZE_STEP_S * np.arange(n)[::-1]  # oldest first, the last one at the query time
+    idx = np.searchsorted(tv, at + 1e-9, side="right") - 1  # the last valid sample at or before each time
+    keep = (idx >= 0) & (tv[np.maximum(idx, 0)] >= at - TEXT_GAZE_STEP_S) if len(tv) else np.zeros(n, bool)
+    return [[float(tv[i]), float(xv[i]), float(yv[i])] for i in idx[keep]]
 
 
 def doc_visuals(doc: Mapping, cache_dir: str | os.PathLike[str] | None = None) -> list[str]:
