@@ -141,15 +141,17 @@ def official_correct(response, answer: str, options: Sequence[str]) -> bool:
 
 
 def score_doc(doc: Mapping, response: str) -> dict:
-    """The per-sample record: ids, level / code / direction, raw response, our parse, the official
-    verdict, and ``correct`` by the run's prompt mode."""
+    """The per-sample record: ids, level / code / direction, the window's context (the time-window
+    policy the number depends on), raw response, our parse, the official verdict, and ``correct`` by
+    the run's prompt mode."""
     response = response or ""
     parsed = scoring.parse_choice(response, doc["options"])
     official = official_correct(response, doc["answer"], doc["options"])
     correct = official if doc["prompt_mode"] == "reference" else parsed == doc["answer"]
     return {"benchmark": NAME, "question_id": doc["question_id"], "task": doc["task"], "level": doc["task"],
             "task_code": doc["task_code"], "direction": doc["direction"], "video_id": doc["video_id"],
-            "short_window": bool(doc["short_window"]), "checkpoint_index": -1, "response": response,
+            "short_window": bool(doc["short_window"]), "context_s": float(doc["context_s"]),
+            "checkpoint_index": -1, "response": response,
             "answer": doc["answer"], "parsed": parsed, "official": bool(official), "correct": bool(correct),
             "gaze": doc["gaze"], "prompt_mode": doc["prompt_mode"], "score": 100.0 if correct else 0.0}
 
@@ -173,7 +175,8 @@ def breakdown(records: Iterable[Mapping]) -> dict:
 
     ``codes`` {code: acc}, ``n`` {code: count}; per level ``levels`` {level: {"micro", "macro", "n",
     direction: {"micro", "macro", "n"}}} (micro = over questions, macro = mean of the codes' accuracies);
-    ``directions`` {direction: {"micro", "macro", "n"}} over all levels; ``overall`` {"micro", "macro"
+    ``directions`` {direction: {"micro", "macro", "n"}} over all levels; ``context_s`` (the window
+    contexts met, normally [64.0]); ``overall`` {"micro", "macro"
     (mean of the 42 codes), "n"}; ``short_window`` {"n", "accuracy"} and ``without_short`` (the
     official subset: windows over 1 s only) {"micro", "n"}; ``official`` (the official rule's micro
     accuracy)."""
@@ -191,7 +194,9 @@ def breakdown(records: Iterable[Mapping]) -> dict:
     levels = {lv: {**cell(lv, None), **{d: cell(lv, d) for d in DIRECTIONS}} for lv in LEVELS}
     short = [r for r in recs if r.get("short_window")]
     rest = [r for r in recs if not r.get("short_window")]
+    contexts = sorted({float(r["context_s"]) for r in recs if "context_s" in r})
     return {"codes": codes, "n": {s.code: len(by_code.get(s.code, [])) for s in SUBTASKS}, "levels": levels,
+            "context_s": contexts,
             "directions": {d: cell(None, d) for d in DIRECTIONS}, "overall": cell(None, None),
             "short_window": {"n": len(short), "accuracy": _acc(short)},
             "without_short": {"micro": _acc(rest), "n": len(rest)},

@@ -61,9 +61,10 @@ def format_breakdown(result: dict) -> str:
     lines = []
     for mode, b in result.items():
         o = b["overall"]
+        context = ", ".join(f"{c:g} s" for c in b["context_s"]) or "unknown"
         lines.append(f"gaze {mode}: accuracy {_pct(o['micro']).strip()} % of {o['n']} questions "
                      f"(mean of the codes {_pct(o['macro']).strip()} %); official rule "
-                     f"{_pct(b['official']).strip()} %")
+                     f"{_pct(b['official']).strip()} %; window context {context}")
         for level in LEVELS:
             lines += format_level(b, level)
         lines.append("  per direction (all levels): " + "; ".join(
