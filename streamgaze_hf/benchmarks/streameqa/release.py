@@ -39,6 +39,7 @@ import json
 import math
 import os
 import re
+import tempfile
 from pathlib import Path
 
 from tqdm import tqdm
@@ -267,26 +268,23 @@ def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[s
     if not report.total_imported:
         raise StreamGazeError(f"no question could be imported\n{report.format()}", release)
     used = sorted({r["video_id"] for rows in qa.values() for r in rows})
-    video_rows, gaze_rows, file_map, overlays = _video_rows(used, probe, gaze, sink, progress, out)
-    for rows in qa.values():
-        for r in rows:
-            r["overlay_path"] = overlays.get(r["video_id"], "")
-    report.videos = len(video_rows)
-    content = DatasetContent(qa=qa, videos=video_rows, gaze=gaze_rows, fixations=[], files=file_map)
-    build_info = {"road": ROAD, "release_dir": release.resolve().name,
-                  "options": {"strict": strict, "context_s": float(context_s), "gaze": gaze is not None},
-                  "inputs": {_rel(p, release): hashlib.sha256(p.read_bytes()).hexdigest()
-                             for p in sorted(files.values())},
-                  "report": report.counts()}
-    entry = changelog or f"Imported from the official StreamEQA release ({release.resolve().name})."
-    try:
+    out = Path(out)
+    with tempfile.TemporaryDirectory(prefix=".streameqa-release-", dir=out.parent if out.parent.is_dir() else None) \
+            as tmp:
+        video_rows, gaze_rows, file_map, overlays = _video_rows(used, probe, gaze, sink, progress, Path(tmp))
+        for rows in qa.values():
+            for r in rows:
+                r["overlay_path"] = overlays.get(r["video_id"], "")
+        report.videos = len(video_rows)
+        content = DatasetContent(qa=qa, videos=video_rows, gaze=gaze_rows, fixations=[], files=file_map)
+        build_info = {"road": ROAD, "release_dir": release.resolve().name,
+                      "options": {"strict": strict, "context_s": float(context_s), "gaze": gaze is not None},
+                      "inputs": {_rel(p, release): hashlib.sha256(p.read_bytes()).hexdigest()
+                                 for p in sorted(files.values())},
+                      "report": report.counts()}
+        entry = changelog or f"Imported from the official StreamEQA release ({release.resolve().name})."
         root = write_dataset(out, content, version, build_info, force=force, changelog=entry,
                              progress=progress, benchmark=NAME)
-    finally:
-        for path in overlays.values():
-            tmp = file_map.get(path)
-            if tmp is not None and tmp.name.startswith(".streameqa-overlay-"):
-                tmp.unlink(missing_ok=True)
     report.root, report.version = str(root), version
     return report
 
@@ -363,9 +361,10 @@ def _question_row(level: str, item, i: int, label: str, probe: _Videos, context_
     }
 
 
-def _video_rows(used: list[str], probe: _Videos, gaze: Path | None, sink, progress: bool, out):
+def _video_rows(used: list[str], probe: _Videos, gaze: Path | None, sink, progress: bool, tmp_dir: Path):
     """``videos`` rows (the files linked as they are), ``gaze`` rows and overlay videos (with
-    ``gaze``: the Aria gaze projected into the frames; see gaze/sources/aria_mps.py)."""
+    ``gaze``: the Aria gaze projected into the frames, see gaze/sources/aria_mps.py; rendered into
+    ``tmp_dir``)."""
     videos, gaze_rows, files, overlays = [], [], {}, {}
     for vid in used:
         path, info = probe.get(vid)
@@ -379,7 +378,6 @@ def _video_rows(used: list[str], probe: _Videos, gaze: Path | None, sink, progre
     from ...gaze.sources import aria_mps
     from ...video.overlay import render_overlay
 
-    tmp_dir = Path(out).parent if Path(out).parent.is_dir() else Path.cwd()
     for row in tqdm(videos, desc="streameqa gaze overlays", unit="video", disable=not progress, leave=False):
         vid = row["video_id"]
         gaze_csv = aria_mps.gaze_file(gaze, vid)
@@ -391,7 +389,7 @@ def _video_rows(used: list[str], probe: _Videos, gaze: Path | None, sink, progre
             gaze_rows.append({"video_id": vid, "t": float(t), "x": float(x), "y": float(y), "valid": bool(ok),
                               "in_frame": bool(ok and 0.0 <= x <= 1.0 and 0.0 <= y <= 1.0)})
         rel = f"videos/overlay/{vid}.mp4"
-        tmp = tmp_dir / f".streameqa-overlay-{os.getpid()}-{vid}.mp4"
+        tmp = tmp_dir / f"{vid}.mp4"
         render_overlay(probe.get(vid)[0], track, tmp, hfov_deg=track.hfov_deg, progress=False)
         files[rel] = tmp
         overlays[vid] = rel
