@@ -14,7 +14,8 @@ from streamgaze_hf.errors import StreamGazeError
 
 def process_docs(dataset):
     """Replace the one-row placeholder with the task's evaluation documents from the benchmark's
-    dataset root (its ``root_env``, e.g. $EGOGAZEVQA_ROOT)."""
+    dataset root (its ``root_env``, e.g. $EGOGAZEVQA_ROOT); a slice's placeholder (``slice_field``,
+    ``slice_value``; see generate_registry.py) keeps the documents whose field has that value."""
     import datasets
 
     spec = dataset[0]
@@ -23,6 +24,9 @@ def process_docs(dataset):
     except StreamGazeError as exc:
         # lmms-eval retries dataset loading on any Exception; a missing dataset is not transient.
         raise SystemExit(f"streamgaze: error: {exc}") from None
+    field_name = spec.get("slice_field")
+    if field_name:
+        docs = [d for d in docs if d.get(field_name) == spec.get("slice_value")]
     return datasets.Dataset.from_list(docs)
 
 

@@ -4,7 +4,13 @@
 Per task and gaze variant a YAML ``<lmms name><suffix>`` and a one-row placeholder JSON naming the
 benchmark, task and gaze mode (``process_docs`` loads the real documents at run time); per variant a
 group ``<benchmark><suffix>`` over the benchmark's tasks, whose score is the unweighted mean of the
-task scores (the paper's "Avg."; none when the tasks report different metrics, as VL4Gaze's do). StreamGaze's folder is written by ``generate.py`` (unchanged names).
+task scores (the paper's "Avg."; none when the tasks report different metrics, as VL4Gaze's do).
+StreamGaze's folder is written by ``generate.py`` (unchanged names).
+
+A benchmark may declare *slices* (``extra["lmms_slices"]``: slice name -> (document field, value), e.g.
+StreamEQA's time directions): per slice, task and gaze variant a task ``<lmms name>_<slice><suffix>``
+whose placeholder also names the field and value (``process_docs`` keeps the matching documents), and
+per slice and variant a group ``<benchmark>_<slice><suffix>`` over them.
 """
 
 from __future__ import annotations
@@ -41,9 +47,24 @@ metadata:
 """
 
 
+def _task_file(bench: Benchmark, task_id: str, name: str, alias: str, template: str) -> str:
+    """One task YAML: the benchmark's template, its placeholder, the task's metrics."""
+    from .generate import _metric_list
+
+    return (HEADER + f"include: {template}\ntask: {name}\ntask_alias: {alias}\n"
+            f"dataset_kwargs:\n  data_files:\n    test: placeholders/{name}.json\n"
+            + _metric_list(bench.metric_names(task_id), GLUE,
+                           tuple(bench.extra.get("lower_is_better", ())) + ("fpr", "fnr")))
+
+
+def _same_metric(bench: Benchmark) -> bool:
+    """Whether every task reports accuracy alone (then a group's score is their mean; else none)."""
+    return all(bench.metric_names(t.id) == ("accuracy",) for t in bench.tasks)
+
+
 def render_benchmark_files(bench: Benchmark) -> dict[str, str]:
     """Relative path (under lmms_tasks/) -> file text, for one benchmark's folder."""
-    from .generate import _group, _metric_list  # one YAML rendering for every benchmark (no import cycle)
+    from .generate import _group  # one YAML rendering for every benchmark (no import cycle)
     sub = Path("tasks") / bench.name
     template = f"_{bench.name}_template.yaml"
     files = {str(sub / template): TEMPLATE}
@@ -52,16 +73,32 @@ def render_benchmark_files(bench: Benchmark) -> dict[str, str]:
         for spec in bench.tasks:
             name = bench.lmms_task_name(spec.id) + suffix
             names.append(name)
-            files[str(sub / f"{name}.yaml")] = (
-                HEADER + f"include: {template}\ntask: {name}\ntask_alias: {spec.id}{suffix}\n"
-                f"dataset_kwargs:\n  data_files:\n    test: placeholders/{name}.json\n"
-                + _metric_list(bench.metric_names(spec.id), GLUE,
-                               tuple(bench.extra.get("lower_is_better", ())) + ("fpr", "fnr")))
+            files[str(sub / f"{name}.yaml")] = _task_file(bench, spec.id, name, f"{spec.id}{suffix}", template)
             files[str(sub / "placeholders" / f"{name}.json")] = json.dumps(
                 {"benchmark": bench.name, "task": spec.id, "gaze": gaze}, sort_keys=True) + "\n"
-        same_metric = all(bench.metric_names(t.id) == ("accuracy",) for t in bench.tasks)
         files[str(sub / f"_group_{bench.name}{suffix}.yaml")] = _group(f"{bench.name}{suffix}", names, HEADER,
-                                                                       aggregate=same_metric)
+                                                                       aggregate=_same_metric(bench))
+        for slice_name, (field_name, value) in bench.extra.get("lmms_slices", {}).items():
+            files.update(_slice_files(bench, sub, template, suffix, gaze, slice_name, field_name, value))
+    return files
+
+
+def _slice_files(bench: Benchmark, sub: Path, template: str, suffix: str, gaze: str, slice_name: str,
+                 field_name: str, value: str) -> dict[str, str]:
+    """One slice's task files (one per task) and its group, in one gaze variant."""
+    from .generate import _group
+
+    files, names = {}, []
+    for spec in bench.tasks:
+        name = f"{bench.lmms_task_name(spec.id)}_{slice_name}{suffix}"
+        names.append(name)
+        files[str(sub / f"{name}.yaml")] = _task_file(bench, spec.id, name, f"{spec.id}_{slice_name}{suffix}",
+                                                      template)
+        files[str(sub / "placeholders" / f"{name}.json")] = json.dumps(
+            {"benchmark": bench.name, "task": spec.id, "gaze": gaze, "slice_field": field_name,
+             "slice_value": value}, sort_keys=True) + "\n"
+    files[str(sub / f"_group_{bench.name}_{slice_name}{suffix}.yaml")] = _group(
+        f"{bench.name}_{slice_name}{suffix}", names, HEADER, aggregate=_same_metric(bench))
     return files
 
 

@@ -215,15 +215,52 @@ def _egogazevqa_report(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--json", default=None, help="also write the numbers as JSON here")
 
     def run(a: argparse.Namespace) -> int:
-        import json
+        return _print_report(a, "streamgaze_hf.benchmarks.egogazevqa.report")
 
-        from .benchmarks.egogazevqa.report import format_breakdown, run_breakdown
-        from .fsutil import write_text_atomic
+    return run
 
-        result = run_breakdown(a.run_dir)
-        print(format_breakdown(result))
-        if a.json:
-            write_text_atomic(a.json, json.dumps(result, indent=2, sort_keys=True) + "\n")
+
+def _print_report(a: argparse.Namespace, module: str) -> int:
+    """A benchmark report command: ``module``'s ``run_breakdown(RUN_DIR)`` printed with its
+    ``format_breakdown``, and written as JSON with ``--json``."""
+    import importlib
+    import json
+
+    from .fsutil import write_text_atomic
+
+    report = importlib.import_module(module)
+    result = report.run_breakdown(a.run_dir)
+    print(report.format_breakdown(result))
+    if a.json:
+        write_text_atomic(a.json, json.dumps(result, indent=2, sort_keys=True) + "\n")
+    return 0
+
+
+@command("import-streameqa", "convert the official StreamEQA annotations (Perception.json, Interaction.json, "
+         "Planning_all.json) and the HD-EPIC videos into our dataset")
+def _import_streameqa(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("release_dir", help="directory holding the StreamEQA annotation files (e.g. the repository's "
+                   "data/annotations/)")
+    p.add_argument("--videos", default=None, help="HD-EPIC videos as {VIDEOS}/{Pxx}/{video_id}.mp4 "
+                   "(default RELEASE_DIR/videos)")
+    p.add_argument("--out", required=True, help="dataset root to write (e.g. ./streameqa)")
+    p.add_argument("--version", required=True, help="semantic version X.Y.Z of this dataset")
+    p.add_argument("--context-s", type=float, default=None,
+                   help="seconds of video before the query time the model sees (default 64, the official "
+                        "context_time; 0 = the whole prefix)")
+    p.add_argument("--gaze-dir", default=None, help="Aria MPS eye gaze per video ({GAZE_DIR}/{video_id}/"
+                   "general_eye_gaze.csv + calibration.json): enables the gaze extension variants")
+    p.add_argument("--strict", action="store_true", help="fail on the first unusable item instead of skipping it")
+    p.add_argument("--force", action="store_true", help="overwrite an existing dataset of the same version")
+
+    def run(a: argparse.Namespace) -> int:
+        from .benchmarks.streameqa import CONTEXT_S
+        from .benchmarks.streameqa.release import import_release
+
+        report = import_release(a.release_dir, a.out, a.version, videos_dir=a.videos, gaze_dir=a.gaze_dir,
+                                context_s=CONTEXT_S if a.context_s is None else a.context_s, strict=a.strict,
+                                force=a.force)
+        print(report.format())
         return 0
 
     return run
@@ -292,6 +329,18 @@ def _build_vl4gaze(p: argparse.ArgumentParser) -> Handler:
             result = build_dataset(found, images, a.out, a.version, client, seed=a.seed, force=a.force)
         print(f"{result.root}: " + ", ".join(f"{t} {n}" for t, n in result.questions.items()))
         return 0
+
+    return run
+
+
+@command("streameqa-report", "accuracy of an lmms-eval StreamEQA run per task code, level and direction "
+         "(the supplement's Tables 5-7 layout)")
+def _streameqa_report(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("run_dir", help="the --output_path of one `lmms-eval ... --log_samples` run")
+    p.add_argument("--json", default=None, help="also write the numbers as JSON here")
+
+    def run(a: argparse.Namespace) -> int:
+        return _print_report(a, "streamgaze_hf.benchmarks.streameqa.report")
 
     return run
 

@@ -522,9 +522,79 @@ def write_world_raw(root: Path, duration: float = DURATION, seed: int = 0) -> Ra
     return fx
 
 
+# ----------------------------------------------------------------------------------------- Aria MPS (HD-EPIC)
+
+ARIA_IDS = ("P01-20240202-110250", "P02-20240203-120000")
+ARIA_RATE = 30.0  # gaze samples per second
+ARIA_T0_US = 1_000_000_000  # device time of the first video frame (us)
+
+
+def aria_calibrations() -> list[dict]:
+    """Two synthetic calibrations: a pinhole camera 1 cm right of / 2 cm below the CPF, rotated 10 degrees
+    about its y axis, upright video; and a zero-distortion fisheye624 with the CPF as camera, the video the
+    camera image turned 90 degrees clockwise."""
+    c, s = math.cos(math.radians(10)), math.sin(math.radians(10))
+    cam1 = [[c, 0, s, 0.01], [0, 1, 0, 0.02], [-s, 0, c, 0.0], [0, 0, 0, 1]]
+    eye = np.eye(4).tolist()
+    return [
+        {"camera": {"model": "linear", "width": 640, "height": 480, "params": [500.0, 500.0, 320.0, 240.0],
+                    "T_device_camera": cam1},
+         "T_device_cpf": eye, "first_frame_time_us": ARIA_T0_US, "rotation_cw_deg": 0},
+        {"camera": {"model": "fisheye624", "width": 704, "height": 704,
+                    "params": [300.0, 352.0, 352.0] + [0.0] * 12, "T_device_camera": eye},
+         "T_device_cpf": eye, "first_frame_time_us": ARIA_T0_US, "rotation_cw_deg": 90},
+    ]
+
+
+def aria_yaw_pitch(calib: dict, x: float, y: float, depth: float = 1.5) -> tuple[float, float, float]:
+    """(yaw, pitch, depth) in CPF of the point at ``depth`` (camera z) seen at normalised video (x, y): the
+    inverse of the reader's projection for the two calibrations above."""
+    cam = calib["camera"]
+    if calib["rotation_cw_deg"] == 90:
+        x, y = y, 1 - x
+    u, v = x * cam["width"], y * cam["height"]
+    p = cam["params"]
+    if cam["model"] == "linear":
+        a, b = (u - p[2]) / p[0], (v - p[3]) / p[1]
+    else:
+        du, dv = (u - p[1]) / p[0], (v - p[2]) / p[0]
+        th = math.hypot(du, dv)
+        a, b = (du, dv) if th == 0 else (math.tan(th) * du / th, math.tan(th) * dv / th)
+    p_cam = np.array([a * depth, b * depth, depth, 1.0])
+    p_cpf = np.linalg.inv(np.asarray(calib["T_device_cpf"])) @ np.asarray(cam["T_device_camera"]) @ p_cam
+    return math.atan(p_cpf[0] / p_cpf[2]), math.atan(p_cpf[1] / p_cpf[2]), float(np.linalg.norm(p_cpf[:3]))
+
+
+ARIA_COLUMNS = ("tracking_timestamp_us,yaw_rads_cpf,pitch_rads_cpf,depth_m,yaw_low_rads_cpf,pitch_low_rads_cpf,"
+                "yaw_high_rads_cpf,pitch_high_rads_cpf")
+
+
+def write_aria_raw(root: Path, duration: float = DURATION, seed: int = 0) -> RawFixture:
+    """Two HD-EPIC-style recordings (``<raw>/<Pxx>/<id>.mp4``) with Aria MPS gaze and calibration."""
+    raw = Path(root)
+    fx = RawFixture("aria_mps", raw, list(ARIA_IDS))
+    for k, (vid, calib) in enumerate(zip(ARIA_IDS, aria_calibrations())):
+        write_scene_video(raw / vid.split("-")[0] / f"{vid}.mp4", duration, 30.0, seed=seed + 40 + k)
+        plan = plan_fixations(duration, seed + 40 + k)
+        ts = np.arange(int(duration * ARIA_RATE)) / ARIA_RATE
+        g = sample_gaze(plan, ts, seed + 40 + k)
+        lines = [ARIA_COLUMNS]
+        for t, x, y, ok in zip(ts, g.x, g.y, g.valid):
+            yaw, pitch, depth = aria_yaw_pitch(calib, x, y) if ok else (math.nan, math.nan, math.nan)
+            cells = ["" if not math.isfinite(v) else f"{v:.9f}" for v in (yaw, pitch, depth)]
+            lines.append(",".join([str(ARIA_T0_US + int(round(t * 1e6))), *cells, "", "", "", ""]))
+        folder = raw / "eye_gaze" / vid
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "general_eye_gaze.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        (folder / "calibration.json").write_text(json.dumps(calib), encoding="utf-8")
+        fx.fixations[vid] = plan
+    return fx
+
+
 WRITERS: dict[str, Callable[..., RawFixture]] = {
     "world": write_world_raw, "egtea": write_egtea_raw, "egoexolearn": write_egoexolearn_raw,
     "holoassist": write_holoassist_raw, "ego4d": write_ego4d_raw, "egoexo4d_2d": write_egoexo4d_raw,
+    "aria_mps": write_aria_raw,
 }
 
 
@@ -678,6 +748,24 @@ def _world(raw: Path, vid: str, kind: str) -> Corruption:
     raise KeyError(kind)
 
 
+def _aria(raw: Path, vid: str, kind: str) -> Corruption:
+    gaze = raw / "eye_gaze" / vid / "general_eye_gaze.csv"
+    if kind == "missing_gaze":
+        gaze.unlink()
+        return Corruption(gaze, "not found")
+    if kind == "bad_number":
+        n = _replace_line(gaze, 40, f"{ARIA_T0_US + 1_300_000},0.1,left,1.0,,,,")
+        return Corruption(gaze, f"line {n}")
+    if kind == "bad_calibration":
+        calib = gaze.parent / "calibration.json"
+        calib.write_text('{"camera": {"model": "kb3"}}', encoding="utf-8")
+        return Corruption(calib, "calibration")
+    if kind == "backwards_time":
+        n = _replace_line(gaze, 80, f"{ARIA_T0_US + 10},0.1,0.1,1.0,,,,")
+        return Corruption(gaze, f"line {n}")
+    raise KeyError(kind)
+
+
 MALFORMED: dict[str, tuple[str, ...]] = {
     "world": ("missing_gaze", "bad_number"),
     "egtea": ("missing_gaze", "wrong_fields", "bad_number", "no_samples", "bad_actions"),
@@ -686,10 +774,11 @@ MALFORMED: dict[str, tuple[str, ...]] = {
     "ego4d": ("missing_column", "bad_number", "backwards_time", "wrong_fields"),
     "egoexo4d_2d": ("missing_column", "bad_number", "backwards_frame", "bad_timestamp", "wrong_fields", "no_video",
                     "bad_keystep"),
+    "aria_mps": ("missing_gaze", "bad_number", "bad_calibration", "backwards_time"),
 }
 _CORRUPTERS: dict[str, Callable[[Path, str, str], Corruption]] = {
     "world": _world, "egtea": _egtea, "egoexolearn": _egoexolearn, "holoassist": _holoassist, "ego4d": _ego4d,
-    "egoexo4d_2d": _egoexo4d,
+    "egoexo4d_2d": _egoexo4d, "aria_mps": _aria,
 }
 
 

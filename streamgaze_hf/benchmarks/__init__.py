@@ -11,7 +11,7 @@ Declarations are light: heavy parts (evaluation documents, importers, prompts) a
 
     >>> from streamgaze_hf.benchmarks import benchmarks, get_benchmark
     >>> [b.name for b in benchmarks()]
-    ['streamgaze', 'egogazevqa', 'vl4gaze']
+    ['streamgaze', 'egogazevqa', 'streameqa', 'vl4gaze']
     >>> get_benchmark("egogazevqa").task("spatial").option_count
     5
 
@@ -254,7 +254,7 @@ def benchmark_of_doc(doc: Mapping) -> Benchmark:
 
 
 _BUILTIN = ("streamgaze_hf.benchmarks.streamgaze", "streamgaze_hf.benchmarks.egogazevqa",
-            "streamgaze_hf.benchmarks.vl4gaze")
+            "streamgaze_hf.benchmarks.streameqa", "streamgaze_hf.benchmarks.vl4gaze")
 
 
 def _load_builtin() -> None:

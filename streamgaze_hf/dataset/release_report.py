@@ -289,3 +289,17 @@ class ProblemReport:
             lines.append("Notes (imported anyway):")
             lines += _kind_section(self.note_kinds, self.notes, self.examples)
         return "\n".join(lines)
+
+
+class ProblemSink:
+    """Where an importer reports its problems: counted in ``report`` (a :class:`ProblemReport`), or, in
+    strict mode, a skip (a kind of ``report.skip_kinds``) raised at once as its error (the path under
+    ``base``)."""
+
+    def __init__(self, report: ProblemReport, strict: bool, base: Path):
+        self.report, self.strict, self.base = report, strict, base
+
+    def __call__(self, problem: Problem) -> None:
+        if self.strict and problem.kind in self.report.skip_kinds:
+            raise problem.error(self.base)
+        self.report.add(problem)

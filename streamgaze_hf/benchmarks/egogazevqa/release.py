@@ -46,7 +46,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from ...dataset.release_report import Problem, ProblemReport
+from ...dataset.release_report import Problem, ProblemReport, ProblemSink
 from ...dataset.schema import LETTERS, dump_metadata
 from ...errors import StreamGazeError, VideoError
 from . import CATEGORIES, GROUP_SIZE, NAME, OPTION_COUNT, SOURCES
@@ -208,16 +208,6 @@ def read_narrations(path: Path) -> dict[str, _VideoNarration]:
 # ---------------------------------------------------------------------------------------------- import
 
 
-class _Sink:
-    def __init__(self, report: ProblemReport, strict: bool, base: Path):
-        self.report, self.strict, self.base = report, strict, base
-
-    def __call__(self, problem: Problem) -> None:
-        if self.strict and problem.kind in SKIP_KINDS:
-            raise problem.error(self.base)
-        self.report.add(problem)
-
-
 @dataclass
 class _Clip:
     """One referenced clip: its source and what the release has of it."""
@@ -352,7 +342,7 @@ def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[s
     check_version(version)
     report = ProblemReport(imported={c: 0 for c in CATEGORIES}, skip_kinds=dict(SKIP_KINDS),
                           note_kinds=dict(NOTE_KINDS))
-    sink = _Sink(report, strict, release)
+    sink = ProblemSink(report, strict, release)
     csvs = _find_csvs(release, sink)
     if not csvs:
         raise StreamGazeError("not an EgoGazeVQA release: no {spatial,temporal,causal}_{ego4d,egoexo,egtea}.csv "

@@ -8,11 +8,10 @@ scores are given: ours (the shared parser) and the official exact-match rule.
 
 from __future__ import annotations
 
-import json
 import os
-from pathlib import Path
 
 from ...errors import StreamGazeError
+from ..runs import sample_records
 from .evaluation import BREAKDOWN_KEYS, breakdown, task_metrics
 
 HEADINGS = {"task": "category", "source": "source", "scenario": "scenario", "activity": "activity"}
@@ -21,27 +20,15 @@ HEADINGS = {"task": "category", "source": "source", "scenario": "scenario", "act
 def read_run(run_dir: str | os.PathLike[str]) -> dict[str, list[dict]]:
     """Per gaze mode, the records of one run (StreamGazeError when there are none, or when a question
     appears twice in a mode: several runs in one directory)."""
-    run = Path(run_dir)
-    files = sorted(run.rglob("*_samples_egogazevqa_*.jsonl"))
-    if not files:
-        raise StreamGazeError("no EgoGazeVQA samples (*_samples_egogazevqa_*.jsonl): run lmms-eval with "
-                              "--log_samples on the egogazevqa tasks", run)
     by_mode: dict[str, list[dict]] = {}
     seen: set[tuple[str, str]] = set()
-    for path in files:
-        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)["accuracy"]
-                key = (rec["gaze"], rec["question_id"])
-            except (json.JSONDecodeError, KeyError, TypeError) as exc:
-                raise StreamGazeError(f"line {n}: not an EgoGazeVQA sample record ({exc})", path) from None
-            if key in seen:
-                raise StreamGazeError(f"line {n}: question {key[1]} ({key[0]}) seen twice: several runs below "
-                                      "RUN_DIR; point at one run's directory", path)
-            seen.add(key)
-            by_mode.setdefault(rec["gaze"], []).append(rec)
+    for path, n, rec in sample_records(run_dir, "egogazevqa", "EgoGazeVQA"):
+        key = (rec["gaze"], rec["question_id"])
+        if key in seen:
+            raise StreamGazeError(f"line {n}: question {key[1]} ({key[0]}) seen twice: several runs below "
+                                  "RUN_DIR; point at one run's directory", path)
+        seen.add(key)
+        by_mode.setdefault(rec["gaze"], []).append(rec)
     return by_mode
 
 

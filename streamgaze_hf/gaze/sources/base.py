@@ -8,9 +8,10 @@ coordinates and are invalid.
 
 from __future__ import annotations
 
+import csv
 import json
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -87,3 +88,28 @@ def finite_float(text: str, path: Path, lineno: int, what: str = "") -> float:
     if not math.isfinite(value):
         raise GazeFormatError(f"line {lineno}: {label}not a finite number: {text!r}", path)
     return value
+
+
+def csv_rows(path: Path, required: Sequence[str] | Callable[[list[str]], Sequence[str]]
+             ) -> Iterator[tuple[int, list[str], dict[str, int]]]:
+    """(line number, fields, column index by name) of each non-blank data row of a gaze CSV with a
+    header. ``required`` names the columns that must be there (or computes them from the header);
+    GazeFormatError naming the file for a missing column, a row of the wrong length or a non-UTF-8 file."""
+    try:
+        with Path(path).open(newline="", encoding="utf-8-sig") as fh:
+            reader = csv.reader(fh)
+            header = [h.strip() for h in next(reader, [])]
+            need = required(header) if callable(required) else required
+            missing = [c for c in need if c not in header]
+            if missing:
+                raise GazeFormatError(f"missing column(s) {', '.join(missing)}; got {','.join(header) or 'nothing'}",
+                                      path)
+            col = {h: i for i, h in enumerate(header)}
+            for lineno, row in enumerate(reader, start=2):
+                if not row or all(not c.strip() for c in row):
+                    continue
+                if len(row) != len(header):
+                    raise GazeFormatError(f"line {lineno}: expected {len(header)} fields, got {len(row)}", path)
+                yield lineno, row, col
+    except UnicodeDecodeError:
+        raise GazeFormatError("not a UTF-8 CSV file", path) from None

@@ -29,7 +29,6 @@ wrong length raise :class:`GazeFormatError` naming the file and line.
 
 from __future__ import annotations
 
-import csv
 import json
 import math
 import re
@@ -41,7 +40,7 @@ import numpy as np
 from ...errors import GazeFormatError, StreamGazeError
 from ...video.reader import probe_video
 from ..track import GazeTrack
-from .base import Action, Recording, csv_header, find_video, sort_actions
+from .base import Action, Recording, csv_rows, find_video, sort_actions
 
 SOURCE = "ego4d"
 LAYOUT = "<raw>/videos/<uid>.mp4, <raw>/gaze/<uid>.csv (Pupil Labs CSV: canonical_timestamp_s, norm_pos_x/y, confidence)"
@@ -143,35 +142,25 @@ def read_gaze_csv(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nd
     x: list[float] = []
     y: list[float] = []
     conf: list[float] = []
-    try:
-        with path.open(newline="", encoding="utf-8-sig") as fh:
-            reader = csv.reader(fh)
-            header = csv_header(reader, COLUMNS, path)
-            col = [header.index(c) for c in COLUMNS]
-            for lineno, row in enumerate(reader, start=2):
-                if not row or all(not c.strip() for c in row):
-                    continue
-                if len(row) != len(header):
-                    raise GazeFormatError(f"line {lineno}: expected {len(header)} fields, got {len(row)}", path)
-                try:
-                    ti, xi, yi, ci = (float(row[i]) if name == COLUMNS[0] else _opt(row[i].strip())
-                                      for name, i in zip(COLUMNS, col))
-                except ValueError:
-                    bad = next(n for n, i in zip(COLUMNS, col) if not _parses(row[i].strip(), n == COLUMNS[0]))
-                    raise GazeFormatError(f"line {lineno}: {bad} is not a number: {row[col[COLUMNS.index(bad)]]!r}",
-                                          path) from None
-                if not math.isfinite(ti):
-                    raise GazeFormatError(f"line {lineno}: timestamp is not a finite number", path)
-                if t and ti <= t[-1]:
-                    if ti == t[-1]:
-                        continue  # a repeated timestamp: keep the first sample
-                    raise GazeFormatError(f"line {lineno}: timestamp {ti:.6f} goes back from {t[-1]:.6f}", path)
-                t.append(ti)
-                x.append(xi)
-                y.append(1.0 - yi)
-                conf.append(ci)
-    except UnicodeDecodeError:
-        raise GazeFormatError("not a UTF-8 CSV file", path) from None
+    for lineno, row, cols in csv_rows(path, COLUMNS):
+        col = [cols[c] for c in COLUMNS]
+        try:
+            ti, xi, yi, ci = (float(row[i]) if name == COLUMNS[0] else _opt(row[i].strip())
+                              for name, i in zip(COLUMNS, col))
+        except ValueError:
+            bad = next(n for n, i in zip(COLUMNS, col) if not _parses(row[i].strip(), n == COLUMNS[0]))
+            raise GazeFormatError(f"line {lineno}: {bad} is not a number: {row[col[COLUMNS.index(bad)]]!r}",
+                                  path) from None
+        if not math.isfinite(ti):
+            raise GazeFormatError(f"line {lineno}: timestamp is not a finite number", path)
+        if t and ti <= t[-1]:
+            if ti == t[-1]:
+                continue  # a repeated timestamp: keep the first sample
+            raise GazeFormatError(f"line {lineno}: timestamp {ti:.6f} goes back from {t[-1]:.6f}", path)
+        t.append(ti)
+        x.append(xi)
+        y.append(1.0 - yi)
+        conf.append(ci)
     c = np.asarray(conf, dtype=np.float64)
     with np.errstate(invalid="ignore"):
         valid = np.isfinite(c) & (c >= MIN_CONFIDENCE)

@@ -13,6 +13,8 @@ ego4d       ``<raw>/videos/<uid>.mp4``, ``<raw>/gaze/<uid>.csv``, optional ``<ra
 egoexo4d_2d ``<raw>/takes/<take>/eye_gaze/general_eye_gaze_2d.csv``,
             ``<raw>/takes/<take>/frame_aligned_videos/<aria>_214-1.mp4``, ``<raw>/annotations/keystep_*.json``
             (Ego-Exo4D's projected 2-D gaze, not the Aria MPS yaw/pitch file)
+aria_mps    ``<raw>/videos/<id>.mp4`` (or ``<raw>/<Pxx>/<id>.mp4``), ``<raw>/eye_gaze/<id>/general_eye_gaze.csv``
+            + ``calibration.json`` (HD-EPIC: Aria MPS yaw/pitch in CPF, projected into the frames)
 =========== ====================================================================================
 """
 
@@ -26,7 +28,7 @@ from ...errors import StreamGazeError
 from ..track import GazeTrack
 from .base import Recording
 
-SOURCES = ("world", "egtea", "egoexolearn", "holoassist", "ego4d", "egoexo4d_2d")
+SOURCES = ("world", "egtea", "egoexolearn", "holoassist", "ego4d", "egoexo4d_2d", "aria_mps")
 
 
 def source_module(source: str) -> ModuleType:
