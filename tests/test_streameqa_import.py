@@ -140,6 +140,6 @@ def test_paper_rows_tables_5_to_7():
     assert (ego["tasks"]["EMM"], ego["tasks"]["interaction"]) == (78.3, 60.5)
     online = next(r for r in rows if r["name"] == "VideoLLM-online")
     assert online["group"] == "online" and online["tasks"]["ERD"] == 0.2 and online["tasks"]["planning"] == 37.2
-    assert all(set(r["tasks"]) == {k for k, _l, _h in get_benchmark("streameqa").extra["leaderboard_columns"]}
+    assert all(set(r["tasks"]) == {c.key for c in get_benchmark("streameqa").score_columns()}
                for r in rows)
     assert json.dumps(rows)  # plain data

@@ -103,3 +103,28 @@ def test_random_baseline_near_chance_and_report_layout(eqa_root, tmp_path, capsy
     assert "Interaction (supplement Table 6)" in out and "windows of 1 s or less: 3" in out
     assert "window context 64 s" in out
     assert "  ASR   EMM   ART   AIR   BRC |    AR   OER   ARC   AIU   OMP |   NAP" in out
+    # the run -> a validated submission -> the leaderboard's StreamEQA section, with the paper's rows
+    import csv
+    import io
+    import json
+
+    from streamgaze_hf.benchmarks import get_benchmark
+    from streamgaze_hf.submission.leaderboard import write_leaderboard
+
+    sub_path = tmp_path / "random.json"
+    assert cli_main(["submit", str(tmp_path), "--dataset", str(eqa_root), "--model-name", "Random", "--out",
+                     str(sub_path)]) == 0
+    sub = json.loads(sub_path.read_text())
+    cols = sub["scores"]["columns"]
+    assert sub["benchmark"] == "streameqa" and cols["OPR"] == pytest.approx(100 * report["codes"]["OPR"])
+    for level in LEVELS:
+        assert cols[level] == pytest.approx(100 * report["levels"][level]["micro"])
+    assert sub["scores"]["overall"] == pytest.approx(sum(cols[lv] for lv in LEVELS) / 3)
+    assert cli_main(["validate", str(sub_path), "--dataset", str(eqa_root)]) == 0
+    site = write_leaderboard([sub_path], [eqa_root], tmp_path / "site")
+    (csv_path,) = site.glob("leaderboard*.csv")
+    table = list(csv.DictReader(io.StringIO(csv_path.read_text())))
+    assert [r["model"] for r in table if r["source"] == "submission (re-scored)"] == ["Random"]
+    paper = [r for r in table if r["source"] == "reported in the paper"]
+    assert len(paper) == len(get_benchmark("streameqa").reference_rows()) == 13
+    assert {"perception", "backward", "OPR", "overall"} <= set(table[0])

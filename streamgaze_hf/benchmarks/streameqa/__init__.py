@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .. import Benchmark, DatasetLayout, TaskDef, register
+from .. import Benchmark, DatasetLayout, LeaderboardColumn, TaskDef, register
 
 NAME = "streameqa"
 LEVELS: tuple[str, ...] = ("perception", "interaction", "planning")
@@ -104,7 +104,7 @@ GAZE_VARIANTS: dict[str, str] = {"": "none", "_ext_gazeoverlay": "visual", "_ext
 LMMS_SLICES: dict[str, tuple[str, str]] = {d: ("direction", d) for d in DIRECTIONS}
 
 #: Leaderboard columns (key, label, higher is better): per level, per direction, then per task code
-#: in table order. Values come from ``evaluation.leaderboard_columns(records)`` (accuracy in %).
+#: in table order. Values come from ``evaluation.leaderboard_scores(records)`` (accuracy in %).
 LEADERBOARD_COLUMNS: tuple[tuple[str, str, bool], ...] = (
     tuple((level, level.capitalize(), True) for level in LEVELS)
     + tuple((d, d.capitalize(), True) for d in DIRECTIONS)
@@ -134,7 +134,8 @@ BENCHMARK = register(Benchmark(
     default_root="streameqa",
     importers={"release": "streamgaze_hf.benchmarks.streameqa.release:import_release"},
     paper_rows="streamgaze_hf.benchmarks.streameqa.paper:paper_rows",
-    extra={"context_s": CONTEXT_S, "min_window_s": MIN_WINDOW_S, "lmms_slices": LMMS_SLICES,
-           "leaderboard_columns": LEADERBOARD_COLUMNS,
-           "leaderboard_hook": "streamgaze_hf.benchmarks.streameqa.evaluation:leaderboard_columns"},
+    leaderboard_columns=tuple(LeaderboardColumn(key, label, hib, digits=1) for key, label, hib in LEADERBOARD_COLUMNS)
+    + (LeaderboardColumn("overall", "Overall", True, "mean of the three levels' accuracies (%), as the paper's "
+                         "rows here (the paper prints no overall)", 1),),
+    extra={"context_s": CONTEXT_S, "min_window_s": MIN_WINDOW_S, "lmms_slices": LMMS_SLICES},
 ))

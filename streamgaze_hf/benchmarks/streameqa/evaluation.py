@@ -203,9 +203,18 @@ def breakdown(records: Iterable[Mapping]) -> dict:
             "official": (sum(bool(r["official"]) for r in recs) / len(recs)) if recs else None}
 
 
+def leaderboard_scores(records: Mapping[str, list[dict]]) -> dict:
+    """The leaderboard hook (registry contract): task id -> per-sample records in; out the declared
+    columns (:func:`leaderboard_columns`) and the overall, the mean of the three levels' accuracies (%)
+    as the paper's reference rows here have it (None when a level has no question)."""
+    cols = leaderboard_columns([r for recs in records.values() for r in recs])
+    levels = [cols[lv] for lv in LEVELS]
+    return {"columns": cols, "overall": None if None in levels else sum(levels) / len(levels)}
+
+
 def leaderboard_columns(records: Iterable[Mapping]) -> dict[str, float | None]:
-    """The leaderboard hook: per-sample records -> the declared columns (``LEADERBOARD_COLUMNS``:
-    level and direction accuracies over questions, then each task code), in % (None: no question)."""
+    """Per-sample records -> the declared columns (``LEADERBOARD_COLUMNS``: level and direction
+    accuracies over questions, then each task code), in % (None: no question)."""
     b = breakdown(records)
 
     def pct(v):
