@@ -707,3 +707,36 @@ def test_leaderboard_will_not_replace_another_directory(leaderboard_subs, demo_d
     with pytest.raises(StreamGazeError, match="not a leaderboard directory"):
         write_leaderboard(leaderboard_subs[:1], demo_dataset, out)
     assert (out / "thesis.tex").read_text() == "keep me"
+
+
+def _set_record_field(run: Path, field: str, value, only: str = "") -> None:
+    for path in run.rglob(f"*_samples_{only or ''}*.jsonl"):
+        lines = []
+        for line in path.read_text().splitlines():
+            s = json.loads(line)
+            for v in s.values():
+                if isinstance(v, dict) and "question_id" in v:
+                    v[field] = value
+            lines.append(json.dumps(s))
+        path.write_text("\n".join(lines) + "\n")
+
+
+def test_the_proxy_a_run_used_is_a_setting_of_its_submission(random_run, demo_dataset, tmp_path, capsys):
+    """Records name the proxy their clips came from (""= full-rate): the submission carries it, validate
+    shows it, and a run mixing proxies is refused like any other mixed setting."""
+    plain = tmp_path / "plain.json"
+    rc, _, err = cli(capsys, "submit", random_run[0], "--dataset", demo_dataset, "--model-name", "x", "--out", plain)
+    assert rc == 0, err
+    assert "proxy" not in json.loads(plain.read_text())["settings"]  # full-rate clips: no field, as before
+    run = _copy_run(random_run[0], tmp_path / "proxy")
+    _set_record_field(run, "proxy", "2fps-448px")
+    out = tmp_path / "proxy.json"
+    rc, _, err = cli(capsys, "submit", run, "--dataset", demo_dataset, "--model-name", "x", "--out", out)
+    assert rc == 0, err
+    assert json.loads(out.read_text())["settings"]["proxy"] == "2fps-448px"
+    rc, text, _ = cli(capsys, "validate", out, "--dataset", demo_dataset)
+    assert rc == 0 and "clips 2fps-448px" in text
+    _set_record_field(run, "proxy", "", only="streamgaze_nfi")
+    rc, _, err = cli(capsys, "submit", run, "--dataset", demo_dataset, "--model-name", "x", "--out",
+                     tmp_path / "mixed.json")
+    assert rc == 2 and "mixed proxies in one run" in error_line(err)

@@ -108,7 +108,7 @@ def _proactive_ids(benchmark: str) -> set[str]:
 
 
 def _assemble(key: AnswerKey, rescored: Rescored, *, prompt_mode: str, clip_fps: float, protocol: str,
-              model: Mapping[str, str], run: Mapping[str, Any]) -> dict:
+              model: Mapping[str, str], run: Mapping[str, Any], proxy: str = "") -> dict:
     answers: dict[str, dict] = {}
     proactive_ids = _proactive_ids(key.benchmark)
     for task_id in key.docs:
@@ -130,7 +130,8 @@ def _assemble(key: AnswerKey, rescored: Rescored, *, prompt_mode: str, clip_fps:
         "toolkit_commit": toolkit_commit(),
         "benchmark": key.benchmark,
         "dataset": {"version": key.version, "manifest_sha256": key.manifest_sha256},
-        "settings": {"gaze": key.gaze, "prompt_mode": prompt_mode, "clip_fps": float(clip_fps), "protocol": protocol},
+        "settings": {"gaze": key.gaze, "prompt_mode": prompt_mode, "clip_fps": float(clip_fps), "protocol": protocol,
+                     **({"proxy": proxy} if proxy else {})},
         "model": {f: str(model.get(f) or "") for f in ("name", "url", "params", "frames")},
         "run": dict(run),
         "answers": answers,
@@ -143,14 +144,16 @@ def _assemble(key: AnswerKey, rescored: Rescored, *, prompt_mode: str, clip_fps:
     return sub
 
 
-def _collect(run: LmmsRun) -> tuple[str, str, float, str]:
-    """The run's (gaze, prompt mode, clip fps, protocol): one of each, and every record agreeing with its
-    task (records made before protocols existed name none: ``default``)."""
+def _collect(run: LmmsRun) -> tuple[str, str, float, str, str]:
+    """The run's (gaze, prompt mode, clip fps, protocol, proxy): one of each, and every record agreeing
+    with its task (records made before protocols existed name none: ``default``; before proxies, or
+    on full-rate clips: ``""``)."""
     names = benchmark_task_names(run.benchmark)
     gaze_of = {name: names[name][1] for name in run.samples}
     modes: dict[str, str] = {}
     fps: dict[float, str] = {}
     protocols: dict[str, str] = {}
+    proxies: dict[str, str] = {}
     for name, recs in run.samples.items():
         task_id, gaze = names[name]
         for rec in recs:
@@ -160,13 +163,15 @@ def _collect(run: LmmsRun) -> tuple[str, str, float, str]:
             modes.setdefault(str(rec["prompt_mode"]), name)
             fps.setdefault(float(rec.get("clip_fps") or 0.0), name)
             protocols.setdefault(str(rec.get("protocol") or "default"), name)
+            proxies.setdefault(str(rec.get("proxy") or ""), name)
     for what, values in (("gaze modes", {g: n for n, g in gaze_of.items()}), ("prompt modes", modes),
-                         ("clip fps caps", fps), ("protocols", protocols)):
+                         ("clip fps caps", fps), ("protocols", protocols), ("proxies", proxies)):
         if len(values) > 1:
             shown = ", ".join(f"{v} ({n})" for v, n in sorted(values.items(), key=lambda kv: str(kv[0])))
             raise StreamGazeError(f"mixed {what} in one run: {shown}; a submission has one setting: run "
                                   "lmms-eval once per setting, into separate output directories", run.results_path)
-    return next(iter(gaze_of.values())), next(iter(modes)), next(iter(fps)), next(iter(protocols))
+    return (next(iter(gaze_of.values())), next(iter(modes)), next(iter(fps)), next(iter(protocols)),
+            next(iter(proxies)))
 
 
 def run_toolkit(run: LmmsRun) -> dict[str, str]:
@@ -250,7 +255,7 @@ def build_submission(output_dir: str | os.PathLike[str], root: str | os.PathLike
     if is_oracle(run_model, str(cfg.get("model_backend") or "")) and not allow_oracle:
         raise StreamGazeError(f"this run is the {run_model} baseline, which reads the answer key; it cannot be "
                               "submitted", run.results_path)
-    gaze, prompt_mode, clip_fps, protocol = _collect(run)
+    gaze, prompt_mode, clip_fps, protocol, proxy = _collect(run)
     key = load_answer_key(root, gaze, run.benchmark)
     responses = _responses(run, key)
     limit = cfg.get("limit")
@@ -262,7 +267,8 @@ def build_submission(output_dir: str | os.PathLike[str], root: str | os.PathLike
     rescored = score_responses(key, responses, prompt_mode, clip_fps)
     _cross_check(run, rescored, key)
     return _assemble(key, rescored, prompt_mode=prompt_mode, clip_fps=clip_fps, protocol=protocol,
-                     model={"name": model_name, "url": model_url, "params": params, "frames": frames}, run=run_info)
+                     model={"name": model_name, "url": model_url, "params": params, "frames": frames}, run=run_info,
+                     proxy=proxy)
 
 
 def dumps_submission(sub: Mapping[str, Any]) -> str:

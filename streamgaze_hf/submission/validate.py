@@ -94,7 +94,7 @@ class ValidationReport:
                  f"  dataset: version {sub['dataset']['version']}, manifest sha256 "
                  f"{sub['dataset']['manifest_sha256'][:16]}...",
                  f"  settings: gaze {st['gaze']}, prompt mode {st['prompt_mode']}, clip fps cap {fps}, "
-                 f"protocol {st.get('protocol', 'default')}"]
+                 f"protocol {st.get('protocol', 'default')}, clips {st.get('proxy') or 'full-rate'}"]
         warning = partial_coverage_warning(s, sub["run"].get("limit"))
         if warning:
             lines.append(f"  WARNING: {warning}")
