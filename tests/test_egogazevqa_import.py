@@ -113,6 +113,9 @@ def test_loads_with_datasets_and_card(imported):
     assert ds[0]["answer"] == "D" and len(ds[0]["frames"]) == 9
     card = (root / "README.md").read_text()
     assert "# EgoGazeVQA 1.0.0" in card and "pretty_name: EgoGazeVQA" in card
+    # not our annotations to license: the card says whose terms apply instead of StreamGaze's CC-BY-4.0
+    assert "\nlicense: other\n" in card and "cc-by-4.0" not in card.lower()
+    assert "Ego4D and Ego-Exo4D need a signed licence agreement" in card
     manifest = read_manifest(root)
     assert manifest["name"] == "egogazevqa" and manifest["version"] == "1.0.0"
     assert set(manifest["build"]["inputs"]) == {"qa/spatial_ego4d.csv", "qa/temporal_egoexo.csv",

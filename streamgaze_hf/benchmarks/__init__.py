@@ -103,6 +103,8 @@ class DatasetLayout:
     card_sections: str = ""  # "module:function" or ""
     loading_example: str = ""  # the config name used in the card's loading example
     task_categories: tuple[str, ...] = ("video-text-to-text",)  # the card's Hugging Face task categories
+    license: str = "cc-by-4.0"  # the card's licence id (Hugging Face: "other" when it is not one licence)
+    license_note: str = ""  # the card's "## License" text ("" = the StreamGaze text)
 
 
 @dataclass(frozen=True)

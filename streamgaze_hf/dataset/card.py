@@ -120,7 +120,7 @@ def card_data(root: str | os.PathLike[str], version: str, stats: Stats) -> Datas
     layout = get_benchmark(_benchmark(stats)).dataset
     data = DatasetCardData(
         pretty_name=layout.pretty_name,
-        license=LICENSE,
+        license=layout.license,
         language=["en"],
         task_categories=list(layout.task_categories),
         size_categories=[_size_category(stats["questions"])],
@@ -228,7 +228,10 @@ def about_section(version: str, qa_order: tuple[str, ...] = ("video_id", "query_
     )
 
 
-def license_section() -> str:
+def license_section(note: str = "") -> str:
+    """The card's licence section: ``note`` (a benchmark's own text), else the StreamGaze text."""
+    if note:
+        return "## License\n\n" + note
     return "\n".join(
         [
             "## License",
@@ -248,7 +251,7 @@ def render_card(root: str | os.PathLike[str], version: str, stats: Stats) -> str
         body = "\n\n".join([f"# {layout.pretty_name} {version}", resolve(layout.card_intro)(stats, version),
                              *resolve(layout.card_sections)(stats), "## Statistics",
                              markdown_tables(stats, level="###"), about_section(version, layout.qa_sort_keys),
-                             license_section()])
+                             license_section(layout.license_note)])
         return f"---\n{card_data(root, version, stats).to_yaml()}\n---\n\n{body}\n"
     d = stats["durations"]
     intro = (

@@ -64,6 +64,11 @@ BENCHMARK = register(Benchmark(
         card_intro="streamgaze_hf.benchmarks.egogazevqa.card:intro",
         card_sections="streamgaze_hf.benchmarks.egogazevqa.card:sections",
         loading_example="spatial",
+        license="other",
+        license_note=("The questions, answers and keyframe groups are EgoGazeVQA's (\"In the Eye of MLLM\"), and "
+            "the clips, keyframes and gaze come from Ego4D, Ego-Exo4D and EGTEA Gaze+: each keeps its own "
+            "licence and terms of use (Ego4D and Ego-Exo4D need a signed licence agreement). This conversion "
+            "relicenses none of them: check all of them before using or redistributing this dataset."),
     ),
     root_env="EGOGAZEVQA_ROOT",
     default_root="egogazevqa",

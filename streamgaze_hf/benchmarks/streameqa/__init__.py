@@ -129,6 +129,10 @@ BENCHMARK = register(Benchmark(
         card_intro="streamgaze_hf.benchmarks.streameqa.card:intro",
         card_sections="streamgaze_hf.benchmarks.streameqa.card:sections",
         loading_example="perception",
+        license="other",
+        license_note=("The questions and answers are StreamEQA's (see its repository's terms); the videos and gaze "
+            "are HD-EPIC's, under HD-EPIC's own licence and terms of use. This conversion relicenses neither: "
+            "check both before using or redistributing this dataset."),
     ),
     root_env="STREAMEQA_ROOT",
     default_root="streameqa",

@@ -89,6 +89,11 @@ BENCHMARK = register(Benchmark(
         card_intro="streamgaze_hf.benchmarks.vl4gaze.card:intro",
         card_sections="streamgaze_hf.benchmarks.vl4gaze.card:sections",
         loading_example="god",
+        license="other",
+        license_note=("Questions built by the §3 pipeline from gaze-following annotations inherit the terms of "
+            "those annotations and their images (GazeFollow, VideoAttentionTarget) and of the VLM that wrote "
+            "the descriptions; a build from the synthetic world has no third-party content. Check the "
+            "sources' terms before using or redistributing a dataset built from real annotations."),
         task_categories=("visual-question-answering", "image-text-to-text"),
     ),
     root_env="VL4GAZE_ROOT",
