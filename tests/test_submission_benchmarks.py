@@ -207,6 +207,7 @@ def test_lmms_eval_run_of_egogazevqa_is_submitted_and_validated(ego_root, tmp_pa
     sub = json.loads(out.read_text())
     assert sub["benchmark"] == "egogazevqa" and sub["dataset"]["version"] == "1.0.0"
     assert sub["settings"]["gaze"] == "text" and sub["run"]["model"] == "streamgaze_random"
+    assert sub["settings"]["visual_form"] == "images" and "proxy" not in sub["settings"]
     for task in EGO.task_ids:
         recs = [s["accuracy"] for s in samples[f"egogazevqa_{task}_gazet"]]
         assert {r["question_id"]: {"response": r["response"], "parsed": r["parsed"]} for r in recs} == \

@@ -108,7 +108,8 @@ def _proactive_ids(benchmark: str) -> set[str]:
 
 
 def _assemble(key: AnswerKey, rescored: Rescored, *, prompt_mode: str, clip_fps: float, protocol: str,
-              model: Mapping[str, str], run: Mapping[str, Any], proxy: str = "") -> dict:
+              model: Mapping[str, str], run: Mapping[str, Any],
+              extra_settings: Mapping[str, str] | None = None) -> dict:
     answers: dict[str, dict] = {}
     proactive_ids = _proactive_ids(key.benchmark)
     for task_id in key.docs:
@@ -131,7 +132,7 @@ def _assemble(key: AnswerKey, rescored: Rescored, *, prompt_mode: str, clip_fps:
         "benchmark": key.benchmark,
         "dataset": {"version": key.version, "manifest_sha256": key.manifest_sha256},
         "settings": {"gaze": key.gaze, "prompt_mode": prompt_mode, "clip_fps": float(clip_fps), "protocol": protocol,
-                     **({"proxy": proxy} if proxy else {})},
+                     **{k: v for k, v in (extra_settings or {}).items() if v}},
         "model": {f: str(model.get(f) or "") for f in ("name", "url", "params", "frames")},
         "run": dict(run),
         "answers": answers,
@@ -144,16 +145,21 @@ def _assemble(key: AnswerKey, rescored: Rescored, *, prompt_mode: str, clip_fps:
     return sub
 
 
-def _collect(run: LmmsRun) -> tuple[str, str, float, str, str]:
-    """The run's (gaze, prompt mode, clip fps, protocol, proxy): one of each, and every record agreeing
-    with its task (records made before protocols existed name none: ``default``; before proxies, or
-    on full-rate clips: ``""``)."""
+#: record fields that are run settings when present: the proxy the clips came from ("" = full-rate),
+#: EgoGazeVQA's visual form (keyframes as images or as a clip); recorded in the submission's settings
+OPTIONAL_SETTINGS = ("proxy", "visual_form")
+
+
+def _collect(run: LmmsRun) -> tuple[str, str, float, str, dict[str, str]]:
+    """The run's (gaze, prompt mode, clip fps, protocol, {optional setting: value}): one of each, and
+    every record agreeing with its task (records made before protocols existed name none: ``default``;
+    an optional setting a record does not carry is ``""``)."""
     names = benchmark_task_names(run.benchmark)
     gaze_of = {name: names[name][1] for name in run.samples}
     modes: dict[str, str] = {}
     fps: dict[float, str] = {}
     protocols: dict[str, str] = {}
-    proxies: dict[str, str] = {}
+    optional: dict[str, dict[str, str]] = {k: {} for k in OPTIONAL_SETTINGS}
     for name, recs in run.samples.items():
         task_id, gaze = names[name]
         for rec in recs:
@@ -163,15 +169,17 @@ def _collect(run: LmmsRun) -> tuple[str, str, float, str, str]:
             modes.setdefault(str(rec["prompt_mode"]), name)
             fps.setdefault(float(rec.get("clip_fps") or 0.0), name)
             protocols.setdefault(str(rec.get("protocol") or "default"), name)
-            proxies.setdefault(str(rec.get("proxy") or ""), name)
+            for k in OPTIONAL_SETTINGS:
+                optional[k].setdefault(str(rec.get(k) or ""), name)
     for what, values in (("gaze modes", {g: n for n, g in gaze_of.items()}), ("prompt modes", modes),
-                         ("clip fps caps", fps), ("protocols", protocols), ("proxies", proxies)):
+                         ("clip fps caps", fps), ("protocols", protocols), ("proxies", optional["proxy"]),
+                         ("visual forms", optional["visual_form"])):
         if len(values) > 1:
             shown = ", ".join(f"{v} ({n})" for v, n in sorted(values.items(), key=lambda kv: str(kv[0])))
             raise StreamGazeError(f"mixed {what} in one run: {shown}; a submission has one setting: run "
                                   "lmms-eval once per setting, into separate output directories", run.results_path)
     return (next(iter(gaze_of.values())), next(iter(modes)), next(iter(fps)), next(iter(protocols)),
-            next(iter(proxies)))
+            {k: next(iter(v), "") for k, v in optional.items()})
 
 
 def run_toolkit(run: LmmsRun) -> dict[str, str]:
@@ -255,7 +263,7 @@ def build_submission(output_dir: str | os.PathLike[str], root: str | os.PathLike
     if is_oracle(run_model, str(cfg.get("model_backend") or "")) and not allow_oracle:
         raise StreamGazeError(f"this run is the {run_model} baseline, which reads the answer key; it cannot be "
                               "submitted", run.results_path)
-    gaze, prompt_mode, clip_fps, protocol, proxy = _collect(run)
+    gaze, prompt_mode, clip_fps, protocol, extra_settings = _collect(run)
     key = load_answer_key(root, gaze, run.benchmark)
     responses = _responses(run, key)
     limit = cfg.get("limit")
@@ -268,7 +276,7 @@ def build_submission(output_dir: str | os.PathLike[str], root: str | os.PathLike
     _cross_check(run, rescored, key)
     return _assemble(key, rescored, prompt_mode=prompt_mode, clip_fps=clip_fps, protocol=protocol,
                      model={"name": model_name, "url": model_url, "params": params, "frames": frames}, run=run_info,
-                     proxy=proxy)
+                     extra_settings=extra_settings)
 
 
 def dumps_submission(sub: Mapping[str, Any]) -> str:

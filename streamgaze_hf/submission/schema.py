@@ -10,7 +10,8 @@ A submission is one JSON object::
       "dataset": {"version": "0.1.0", "manifest_sha256": "<64 hex>"},
       "settings": {"gaze": "visual", "prompt_mode": "default", "clip_fps": 0.0,    # 0 = no cap
                    "protocol": "default"},                  # frame sampling/generation (protocols.py);
-                                                            # "proxy": "2fps-448px" when the model got proxy clips
+                                                            # "proxy": "2fps-448px" when the model got proxy clips;
+                                                            # "visual_form": "images" | "clip" (EgoGazeVQA)
       "model": {"name": "...", "url": "https://...", "params": "7B", "frames": "32"},
       "run": {"harness": "lmms-eval", "harness_version": "...", "model": "<lmms-eval model id>",
               "model_args": "<secrets redacted>", "date": "20250101_120000", "limit": null,
@@ -147,9 +148,10 @@ TOP_FIELDS = {"schema_version": _schema_version, "toolkit_version": string(100),
 TOP_OPTIONAL = frozenset({"toolkit_commit", "streaming", "benchmark"})
 DATASET_FIELDS = {"version": string(100, nonempty=True), "manifest_sha256": _sha256}
 SETTINGS_FIELDS = {"gaze": one_of(*GAZE_MODES), "prompt_mode": one_of(*PROMPT_MODES), "clip_fps": number(0),
-                   "protocol": one_of(*PROTOCOLS), "proxy": string(100)}
-# absent in files made before protocols ("default") and proxies; "proxy" is absent for full-rate clips
-SETTINGS_OPTIONAL = frozenset({"protocol", "proxy"})
+                   "protocol": one_of(*PROTOCOLS), "proxy": string(100), "visual_form": one_of("images", "clip")}
+# absent in files made before protocols ("default") and proxies; "proxy" is absent for full-rate clips,
+# "visual_form" (EgoGazeVQA: keyframes as images or as one clip) for the other benchmarks
+SETTINGS_OPTIONAL = frozenset({"protocol", "proxy", "visual_form"})
 MODEL_FIELDS = {"name": string(MAX_NAME, nonempty=True), "url": _url, "params": string(50), "frames": string(50)}
 RUN_FIELDS = {"harness": one_of("lmms-eval", "official-evaluator", "streamgaze-stream"), "harness_version": string(200), "model": string(200),
               "model_args": string(5000), "date": string(100), "limit": nullable(number(0)),

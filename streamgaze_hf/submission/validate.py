@@ -139,7 +139,8 @@ class ValidationReport:
                  f"{sub['run']['harness']} {sub['run']['harness_version']})",
                  f"  dataset: version {sub['dataset']['version']}, manifest sha256 "
                  f"{sub['dataset']['manifest_sha256'][:16]}...",
-                 f"  settings: gaze {st['gaze']}, prompt mode {st['prompt_mode']}"]
+                 f"  settings: gaze {st['gaze']}, prompt mode {st['prompt_mode']}"
+                 + (f", visuals {st['visual_form']}" if st.get("visual_form") else "")]
         warning = partial_coverage_warning(s, sub["run"].get("limit"))
         if warning:
             lines.append(f"  WARNING: {warning}")
