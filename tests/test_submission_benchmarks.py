@@ -292,3 +292,34 @@ def test_lower_is_better_ranks_the_smallest_first():
            'title="degrees; lower is better"' in page
     assert 'data-key="overall" data-label="Mean error" data-kind="num" data-better="lower" aria-sort="ascending"' in page
     assert "Sorted by Mean error (ascending)." in page and ">12.50<" in page
+
+
+def test_compare_two_egogazevqa_submissions(ego_sub, ego_root, tmp_path, capsys):
+    """`streamgaze compare` on another accuracy benchmark: per category B − A with paired intervals,
+    the overall the mean of the categories (fractions, from the re-scored records)."""
+    from streamgaze_hf.submission.compare import compare_submissions
+
+    weak = ego_submission(ego_root, tmp_path / "weak.json", "Ego weak", {t: "E" for t in RESPONSES})
+    result = compare_submissions(ego_sub, weak, ego_root, resamples=200)
+    a, b = (json.loads(p.read_text())["scores"]["columns"] for p in (ego_sub, weak))
+    assert list(result["tasks"]) == list(EGO.task_ids)
+    for cat, r in result["tasks"].items():
+        assert (100 * r["a"], 100 * r["b"]) == (pytest.approx(a[cat]), pytest.approx(b[cat]))
+        assert r["difference"] == pytest.approx(r["b"] - r["a"]) and r["ci_low"] <= r["difference"] <= r["ci_high"]
+    o = result["overall"]
+    assert 100 * o["a"] == pytest.approx(200 / 3) and 100 * o["b"] == pytest.approx(50 / 3)
+    assert o["difference"] == pytest.approx(o["b"] - o["a"])
+    assert main(["compare", str(ego_sub), str(weak), "--dataset", str(ego_root), "--resamples", "200"]) == 0
+    assert "overall      66.67   16.67  -50.00" in capsys.readouterr().out
+
+
+def test_compare_refuses_mixed_benchmarks(ego_sub, ego_root, demo_dataset, tmp_path):
+    from streamgaze_hf.submission.compare import compare_submissions
+
+    from .test_submission import synthetic_submission
+
+    sg = synthetic_submission(load_answer_key(demo_dataset), tmp_path / "sg.json", "Alpha", 0.5)
+    # one dataset for both: the StreamGaze submission is refused against the EgoGazeVQA dataset
+    with pytest.raises(StreamGazeError, match="this dataset is egogazevqa's, but the submission or run is for "
+                                              "streamgaze"):
+        compare_submissions(sg, ego_sub, ego_root)

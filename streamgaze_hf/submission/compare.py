@@ -1,6 +1,10 @@
 """``streamgaze compare A.json B.json``: per-task differences between two submissions on one dataset,
 with paired bootstrap confidence intervals (both submissions re-scored from their raw responses and
-resampled over the same questions; see :mod:`streamgaze_hf.statistics`)."""
+resampled over the same questions; see :mod:`streamgaze_hf.statistics`).
+
+Any benchmark whose tasks are scored by accuracy (StreamGaze, whose proactive tasks use per-checkpoint
+accuracy; EgoGazeVQA; StreamEQA): the overall is the unweighted mean of the task accuracies, as those
+benchmarks' papers average them. A benchmark with other metrics (VL4Gaze) is refused."""
 
 from __future__ import annotations
 
@@ -28,25 +32,42 @@ def compare_submissions(path_a: str | os.PathLike[str], path_b: str | os.PathLik
     cache: dict = {}
     a = validate_submission(path_a, root, key_cache=cache)
     b = validate_submission(path_b, root, key_cache=cache)
-    if a.benchmark != "streamgaze" or b.benchmark != "streamgaze":
-        raise StreamGazeError("compare supports StreamGaze submissions only (per-task paired bootstrap of the ten "
-                              f"tasks); these are {a.benchmark} and {b.benchmark} submissions", b.path)
+    if a.benchmark != b.benchmark:
+        raise StreamGazeError(f"a {a.benchmark} and a {b.benchmark} submission cannot be compared", b.path)
+    task_ids = _accuracy_tasks(a.benchmark, b.path)
     for field in ("gaze", "prompt_mode", "protocol"):
         va, vb = a.submission["settings"].get(field), b.submission["settings"].get(field)
         if va != vb:
             raise StreamGazeError(f"the submissions differ in {field} ({va} vs {vb}): their scores are not comparable",
                                   b.path)
     tasks = {}
-    for i, task in enumerate(TASK_IDS):
+    for i, task in enumerate(task_ids):
         tasks[task] = paired_difference(a.rescored.records[task], b.rescored.records[task],
                                         resamples=resamples, seed=seed + i, level=level)
-    overall = paired_overall_difference({t: a.rescored.records[t] for t in TASK_IDS},
-                                        {t: b.rescored.records[t] for t in TASK_IDS},
+    overall = paired_overall_difference({t: a.rescored.records[t] for t in task_ids},
+                                        {t: b.rescored.records[t] for t in task_ids},
                                         resamples=resamples, seed=seed, level=level)
-    overall.update(a=a.scores["overall"], b=b.scores["overall"])
+    if a.benchmark == "streamgaze":
+        overall.update(a=a.scores["overall"], b=b.scores["overall"])
+    else:  # the other benchmarks' scores are in their papers' units (%): the fractions from the records
+        overall.update({k: sum(t[k] for t in tasks.values()) / len(tasks) for k in ("a", "b")})
     return {"a": {"path": str(a.path), "model": a.submission["model"]["name"]},
             "b": {"path": str(b.path), "model": b.submission["model"]["name"]},
             "tasks": tasks, "overall": overall, "level": level, "resamples": resamples, "seed": seed}
+
+
+def _accuracy_tasks(benchmark: str, path) -> tuple[str, ...]:
+    """The task ids to compare (StreamGaze's ten; another benchmark's when all are scored by accuracy)."""
+    if benchmark == "streamgaze":
+        return TASK_IDS
+    from ..benchmarks import get_benchmark
+
+    bench = get_benchmark(benchmark)
+    other = sorted({m for t in bench.task_ids for m in bench.metric_names(t)} - {"accuracy"})
+    if other:
+        raise StreamGazeError(f"compare needs tasks scored by accuracy; {bench.title}'s report {', '.join(other)}",
+                              path)
+    return bench.task_ids
 
 
 def format_comparison(result: dict) -> str:
