@@ -226,7 +226,8 @@ def reencode_with_overlay(video_path: str | os.PathLike[str], track: GazeTrack,
     frame is decoded once and encoded twice (plain, and with the marks). Both outputs are exactly
     what the two functions write separately; a build that stores both saves a whole decode (and
     the overlay then costs one encode on top of the plain transcode the build does anyway,
-    ``benchmarks/overlay.py``). Atomic: on any error neither output exists afterwards."""
+    ``benchmarks/overlay.py``). Atomic per file, and an error while decoding, drawing or encoding leaves
+    neither output (only a failure of the very last flush of one file could leave the other)."""
     src = Path(video_path)
     info = probe_video(src)
     plain = _plain_target(info, Path(original_out))
