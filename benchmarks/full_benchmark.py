@@ -42,7 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
-from streamgaze_hf.tasks import PRESENT_WINDOW_S, TASK_IDS, get_task, window
+from streamgaze_hf.benchmarks.streamgaze.tasks import PRESENT_WINDOW_S, TASK_IDS, get_task, window
 
 #: questions per task of the official release (reference Appendix A; proactive split evenly)
 RELEASE_COUNTS = {"nfi": 638, "otp": 494, "sr": 211, "gsm": 186, "oi_easy": 1469, "oi_hard": 1005,

@@ -1,7 +1,7 @@
 """lmms-eval glue for StreamGaze: task YAMLs, thin task functions, baseline model manifests.
 
 ``TASKS_DIR`` is the directory to pass as ``lmms-eval --include_path`` (``streamgaze tasks-dir``
-prints it; ``streamgaze eval`` fills it in). The logic lives in ``streamgaze_hf.evaluation``.
+prints it; ``streamgaze eval`` fills it in). The logic lives in ``streamgaze_hf.benchmarks.streamgaze.evaluation``.
 """
 
 import re

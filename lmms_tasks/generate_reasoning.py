@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import json
 
-from streamgaze_hf.evaluation import REASONING_VARIANTS
-from streamgaze_hf.tasks import TASKS
+from streamgaze_hf.benchmarks.streamgaze.evaluation import REASONING_VARIANTS
+from streamgaze_hf.benchmarks.streamgaze.tasks import TASKS
 
 MAX_NEW_TOKENS = 1024
 

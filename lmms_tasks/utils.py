@@ -1,12 +1,13 @@
 """Task functions named by the YAMLs (``!function lmms_tasks.utils.<fn>``): thin calls into
-``streamgaze_hf.evaluation`` (and ``streamgaze_hf.prefetch``, which holds the process-wide clip
+``streamgaze_hf.benchmarks.streamgaze.evaluation`` (and ``streamgaze_hf.prefetch``, which holds the process-wide clip
 prefetcher). Import-light; no module state here."""
 
 from __future__ import annotations
 
 import math
 
-from streamgaze_hf import evaluation, prefetch
+from streamgaze_hf import prefetch
+from streamgaze_hf.benchmarks.streamgaze import evaluation
 from streamgaze_hf.errors import StreamGazeError
 
 

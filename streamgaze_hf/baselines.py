@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import random
 
-from .tasks import TASK_IDS, get_task
+from .benchmarks.streamgaze.tasks import TASK_IDS, get_task
 
 __all__ = ["random_answer", "random_doc_answer", "oracle_answer"]
 

@@ -99,7 +99,7 @@ def _build(p: argparse.ArgumentParser) -> Handler:
                    help="egogazevqa: keyframe groups kept per video (default: 3, EGTEA 1, as in the paper)")
 
     def run(a: argparse.Namespace) -> int:
-        from .dataset.build import BuildOptions, build_dataset
+        from .benchmarks.streamgaze.build import BuildOptions, build_dataset
         from .video.proxy import proxy_spec
 
         if a.benchmark != "streamgaze":
@@ -167,7 +167,7 @@ def _import_release(p: argparse.ArgumentParser) -> Handler:
     _proxy_args(p)
 
     def run(a: argparse.Namespace) -> int:
-        from .dataset.release import import_release
+        from .benchmarks.streamgaze.release import import_release
         from .video.proxy import proxy_spec
 
         if a.benchmark != "streamgaze":
@@ -580,8 +580,8 @@ def _import_official_results(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--out", required=True, help="submission file to write (e.g. submission.json)")
 
     def run(a: argparse.Namespace) -> int:
+        from .benchmarks.streamgaze.official import import_official_results
         from .submission.build import write_submission
-        from .submission.official import import_official_results
 
         result = import_official_results(a.results_dir, a.dataset, model_name=a.model_name, model_url=a.model_url,
                                          params=a.params, frames=a.frames, gaze=a.gaze)

@@ -328,7 +328,7 @@ def _warm_one(doc: dict) -> bool:
 
 def resolve_tasks(names: list[str] | None) -> list[str]:
     """Task ids from ids, lmms-eval names (``streamgaze_oi_easy``) or categories (past, present, proactive)."""
-    from .tasks import TASKS
+    from .benchmarks.streamgaze.tasks import TASKS
 
     if not names:
         return [t.id for t in TASKS]
@@ -376,7 +376,7 @@ def warm_clips(root: str | os.PathLike[str] | None = None, tasks: list[str] | No
 
     from tqdm import tqdm
 
-    from .evaluation import load_docs
+    from .benchmarks.streamgaze.evaluation import load_docs
 
     task_ids, modes = resolve_tasks(tasks), resolve_variants(variants)
     if workers < 1:

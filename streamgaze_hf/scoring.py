@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
-from .tasks import CATEGORIES, TASK_IDS, tasks_in
+from .benchmarks.streamgaze.tasks import CATEGORIES, TASK_IDS, tasks_in
 
 __all__ = [
     "parse_choice", "parse_yes_no", "reasoning_answer",

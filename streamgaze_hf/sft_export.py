@@ -32,13 +32,14 @@ import os
 import shutil
 from pathlib import Path
 
-from . import __version__, evaluation, prompts
+from . import __version__
+from .benchmarks.streamgaze import evaluation, prompts
+from .benchmarks.streamgaze.tasks import TASKS
 from .dataset.load import read_manifest, resolve_root
 from .dataset.writer import manifest_digest
 from .errors import StreamGazeError
 from .fsutil import atomic_directory
 from .streaming.metrics import event_time
-from .tasks import TASKS
 
 __all__ = ["export_sft", "is_eval_card", "FORMATS", "alert_text"]
 

@@ -24,7 +24,7 @@ def demo_world(tmp_path_factory):
 @pytest.fixture(scope="session")
 def demo_dataset(demo_world, tmp_path_factory):
     """The demo dataset built from ``demo_world`` through the raw pipeline (version 0.1.0)."""
-    from streamgaze_hf.dataset.build import build_dataset
+    from streamgaze_hf.benchmarks.streamgaze.build import build_dataset
 
     raw = demo_world[0].parent
     return build_dataset(raw, tmp_path_factory.mktemp("dataset") / "streamgaze", "0.1.0")

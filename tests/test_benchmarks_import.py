@@ -22,7 +22,7 @@ def test_full_benchmark_has_the_release_shape():
     task counts, and questions that pass the dataset writer's validation."""
     import numpy as np
 
-    from streamgaze_hf.qa.validate import validate_qa_row
+    from streamgaze_hf.benchmarks.streamgaze.qa.validate import validate_qa_row
 
     spec = importlib.util.spec_from_file_location("bench_full", BENCH / "full_benchmark.py")
     fb = importlib.util.module_from_spec(spec)

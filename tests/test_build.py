@@ -5,10 +5,10 @@ import json
 import datasets
 import pytest
 
+from streamgaze_hf.benchmarks.streamgaze import build as build_mod
+from streamgaze_hf.benchmarks.streamgaze.build import build_dataset
+from streamgaze_hf.benchmarks.streamgaze.tasks import TASK_IDS
 from streamgaze_hf.cli import main
-from streamgaze_hf.dataset import build as build_mod
-from streamgaze_hf.dataset.build import build_dataset
-from streamgaze_hf.tasks import TASK_IDS
 
 
 @pytest.fixture(scope="module")

@@ -37,7 +37,7 @@ def one_error(err: str) -> str:
 @pytest.fixture()
 def no_work(monkeypatch):
     """Every step that does work in build / import-release fails the test if it is reached."""
-    from streamgaze_hf.dataset import build, release
+    from streamgaze_hf.benchmarks.streamgaze import build, release
 
     calls = []
 

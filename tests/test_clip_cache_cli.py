@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from streamgaze_hf import evaluation
+from streamgaze_hf.benchmarks.streamgaze import evaluation
 from streamgaze_hf.cli import main
 from streamgaze_hf.errors import StreamGazeError
 from streamgaze_hf.video import clips

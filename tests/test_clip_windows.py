@@ -4,9 +4,9 @@ gets holds exactly the window's frames (issue: lmms-eval plugin, window clipping
 import numpy as np
 import pytest
 
-from streamgaze_hf import evaluation
+from streamgaze_hf.benchmarks.streamgaze import evaluation
+from streamgaze_hf.benchmarks.streamgaze.tasks import TASKS
 from streamgaze_hf.demo.timecode import read_frame_code
-from streamgaze_hf.tasks import TASKS
 from streamgaze_hf.video.clips import clip_frame_times, read_sidecar
 from streamgaze_hf.video.reader import probe_video, read_frames_at
 

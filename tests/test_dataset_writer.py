@@ -19,6 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
+from streamgaze_hf.benchmarks.streamgaze.tasks import TASK_IDS, TASKS, get_task, window
 from streamgaze_hf.cli import main as cli_main
 from streamgaze_hf.dataset import writer as writer_module
 from streamgaze_hf.dataset.load import CONFIG_NAMES, load_task, read_manifest, resolve_root, sha256_file
@@ -32,7 +33,6 @@ from streamgaze_hf.dataset.writer import (
     write_dataset,
 )
 from streamgaze_hf.errors import StreamGazeError
-from streamgaze_hf.tasks import TASK_IDS, TASKS, get_task, window
 
 VIDEOS = [("egtea_01", "egtea", 120.0), ("egtea_02", "egtea", 90.5), ("holo_01", "holoassist", 200.0)]
 BUILD = {"source": "synthetic", "seed": 7, "options": {"min_options": 2}}

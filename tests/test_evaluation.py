@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from streamgaze_hf import evaluation
+from streamgaze_hf.benchmarks.streamgaze import evaluation
 from streamgaze_hf.errors import StreamGazeError
 
 from .helpers import piecewise_track

@@ -26,9 +26,9 @@ from pathlib import Path
 
 import pytest
 
+from streamgaze_hf.benchmarks.streamgaze.paper import paper_rows
 from streamgaze_hf.submission import load_answer_key, validate_submission
 from streamgaze_hf.submission.leaderboard import write_leaderboard
-from streamgaze_hf.submission.paper import paper_rows
 
 from .browser import require_browser
 from .test_submission import SCRIPT_NAME, synthetic_submission

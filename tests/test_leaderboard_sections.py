@@ -3,8 +3,9 @@ demo-scale submissions never appear ranked among the paper's full-benchmark rows
 
 from __future__ import annotations
 
+from streamgaze_hf.benchmarks.streamgaze.paper import paper_rows
+from streamgaze_hf.benchmarks.streamgaze.tasks import TASK_IDS
 from streamgaze_hf.submission.chart import MAX_BARS, chart_caption, chart_rows
-from streamgaze_hf.submission.paper import paper_rows
 from streamgaze_hf.submission.rows import Row, category_means
 from streamgaze_hf.submission.sections import (
     FULL_NOTE,
@@ -14,7 +15,6 @@ from streamgaze_hf.submission.sections import (
     dataset_section,
     group_sections,
 )
-from streamgaze_hf.tasks import TASK_IDS
 
 
 def manifest(version: str, road: str, questions: int, videos: int = 3) -> dict:

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from streamgaze_hf.tasks import TASKS
+from streamgaze_hf.benchmarks.streamgaze.tasks import TASKS
 
 from .conftest import run_lmms_eval
 

@@ -12,7 +12,7 @@ import datasets
 import numpy as np
 import pytest
 
-from streamgaze_hf.tasks import TASKS
+from streamgaze_hf.benchmarks.streamgaze.tasks import TASKS
 from streamgaze_hf.video.reader import probe_video
 
 from .conftest import run_lmms_eval

@@ -7,9 +7,9 @@ import yaml
 
 from lmms_tasks import TASKS_DIR
 from lmms_tasks.generate import render_task_files
+from streamgaze_hf.benchmarks.streamgaze.evaluation import GAZE_VARIANTS
+from streamgaze_hf.benchmarks.streamgaze.tasks import TASKS
 from streamgaze_hf.cli import main
-from streamgaze_hf.evaluation import GAZE_VARIANTS
-from streamgaze_hf.tasks import TASKS
 
 PACKAGE = Path(TASKS_DIR).parent
 

@@ -8,7 +8,9 @@ import time
 
 import pytest
 
-from streamgaze_hf import evaluation, prefetch
+from streamgaze_hf import evaluation as shared_evaluation
+from streamgaze_hf import prefetch
+from streamgaze_hf.benchmarks.streamgaze import evaluation
 from streamgaze_hf.prefetch import Prefetcher
 from streamgaze_hf.video import clips
 
@@ -151,7 +153,7 @@ def _no_building(monkeypatch):
         raise AssertionError("built on the critical path")
 
     monkeypatch.setattr(clips, "_build", refuse)
-    monkeypatch.setattr(evaluation, "track_salience_map", refuse)
+    monkeypatch.setattr(shared_evaluation, "track_salience_map", refuse)
 
 
 def test_doc_to_visual_is_a_cache_hit_after_prefetch(demo_dataset, fresh_prefetch, monkeypatch):

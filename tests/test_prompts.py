@@ -1,4 +1,4 @@
-"""Prompt texts (streamgaze_hf.prompts): reference strings byte for byte, our default prompts."""
+"""Prompt texts (streamgaze_hf.benchmarks.streamgaze.prompts): reference strings byte for byte, our default prompts."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from streamgaze_hf.prompts import (
+from streamgaze_hf.benchmarks.streamgaze.prompts import (
     GAZE_INSTRUCTION,
     GAZE_MODES,
     PROMPT_MODES,

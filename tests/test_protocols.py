@@ -2,8 +2,8 @@
 
 import pytest
 
+from streamgaze_hf.benchmarks.streamgaze.evaluation import doc_visuals, load_docs
 from streamgaze_hf.errors import StreamGazeError
-from streamgaze_hf.evaluation import doc_visuals, load_docs
 from streamgaze_hf.protocols import PROTOCOLS, current_protocol, get_protocol
 from streamgaze_hf.video.clips import clip_frame_times
 

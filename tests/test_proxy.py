@@ -9,10 +9,10 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from streamgaze_hf import evaluation
+from streamgaze_hf.benchmarks.streamgaze import evaluation
+from streamgaze_hf.benchmarks.streamgaze.tasks import TASKS
 from streamgaze_hf.demo.timecode import read_frame_code
 from streamgaze_hf.errors import StreamGazeError
-from streamgaze_hf.tasks import TASKS
 from streamgaze_hf.video import clips
 from streamgaze_hf.video.clips import clip_frame_times, prepare_clip, read_sidecar
 from streamgaze_hf.video.packets import packet_index
@@ -95,7 +95,7 @@ def test_proxy_clips_are_packet_copies_without_leakage(tmp_path):
 
 @pytest.fixture(scope="module")
 def proxy_dataset(demo_world, tmp_path_factory):
-    from streamgaze_hf.dataset.build import build_dataset
+    from streamgaze_hf.benchmarks.streamgaze.build import build_dataset
 
     raw = demo_world[0].parent
     return build_dataset(raw, tmp_path_factory.mktemp("proxyds") / "streamgaze", "0.1.0", proxy=SPEC)

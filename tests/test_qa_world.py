@@ -5,9 +5,9 @@ import json
 import numpy as np
 import pytest
 
-from streamgaze_hf.dataset.build import BuildOptions, analyse_recording, process_recording
+from streamgaze_hf.benchmarks.streamgaze.build import BuildOptions, analyse_recording, process_recording
+from streamgaze_hf.benchmarks.streamgaze.tasks import TASK_IDS, window
 from streamgaze_hf.gaze.io import read_gaze_csv
-from streamgaze_hf.tasks import TASK_IDS, window
 from streamgaze_hf.video.reader import probe_video
 
 
@@ -156,7 +156,7 @@ def test_oaa_labels_match_visibility_and_targets_are_never_fixated(generated):
 
 
 def test_generation_is_deterministic(demo_world):
-    from streamgaze_hf.qa.generate import generate_questions
+    from streamgaze_hf.benchmarks.streamgaze.qa.generate import generate_questions
 
     ctx = analyse_recording(demo_world[0], BuildOptions()).context
     a, b, c = generate_questions(ctx, 0), generate_questions(ctx, 0), generate_questions(ctx, 1)

@@ -16,9 +16,9 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from streamgaze_hf.benchmarks.streamgaze.evaluation import GAZE_VARIANTS, load_docs
+from streamgaze_hf.benchmarks.streamgaze.tasks import TASKS
 from streamgaze_hf.dataset.load import data_file
-from streamgaze_hf.evaluation import GAZE_VARIANTS, load_docs
-from streamgaze_hf.tasks import TASKS
 
 from .conftest import run_lmms_eval
 from .tiny_checkpoints import tiny_checkpoint

@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 
 from lmms_tasks import TASKS_DIR
-from streamgaze_hf import evaluation, prompts
+from streamgaze_hf.benchmarks.streamgaze import evaluation, prompts
+from streamgaze_hf.benchmarks.streamgaze.tasks import TASKS
 from streamgaze_hf.scoring import reasoning_answer
-from streamgaze_hf.tasks import TASKS
 
 FIG19 = ("You are an expert at gaze-conditioned streaming video reasoning.\n\nRules:\n"
          "1) Only use visual evidence up to the given timestamp.\n"

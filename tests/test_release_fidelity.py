@@ -17,14 +17,14 @@ os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 import av  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402
 
-from streamgaze_hf import evaluation  # noqa: E402
+from streamgaze_hf.benchmarks.streamgaze import evaluation  # noqa: E402
+from streamgaze_hf.benchmarks.streamgaze.official import import_official_results  # noqa: E402
+from streamgaze_hf.benchmarks.streamgaze.release import import_release  # noqa: E402
+from streamgaze_hf.benchmarks.streamgaze.release_parse import normalise_answer, task_for_name  # noqa: E402
+from streamgaze_hf.benchmarks.streamgaze.release_videos import assign_video_ids  # noqa: E402
 from streamgaze_hf.cli import main  # noqa: E402
 from streamgaze_hf.dataset.load import data_file  # noqa: E402
-from streamgaze_hf.dataset.release import import_release  # noqa: E402
-from streamgaze_hf.dataset.release_parse import normalise_answer, task_for_name  # noqa: E402
-from streamgaze_hf.dataset.release_videos import assign_video_ids  # noqa: E402
 from streamgaze_hf.errors import StreamGazeError  # noqa: E402
-from streamgaze_hf.submission.official import import_official_results  # noqa: E402
 from streamgaze_hf.submission.validate import validate_submission  # noqa: E402
 
 from .release_fidelity_fixture import DURATION, FPS, R014, R022, R022_ABS, make_fidelity_release  # noqa: E402

@@ -18,19 +18,24 @@ os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 
 import datasets  # noqa: E402
 
-from streamgaze_hf.cli import main  # noqa: E402
-from streamgaze_hf.dataset.release import import_release  # noqa: E402
-from streamgaze_hf.dataset.release_metadata import parse_repr, read_metadata_dir, video_id_from  # noqa: E402
-from streamgaze_hf.dataset.release_parse import (  # noqa: E402
+from streamgaze_hf.benchmarks.streamgaze.release import import_release  # noqa: E402
+from streamgaze_hf.benchmarks.streamgaze.release_metadata import parse_repr, read_metadata_dir, video_id_from  # noqa: E402
+from streamgaze_hf.benchmarks.streamgaze.release_parse import (  # noqa: E402
     normalise_source,
     parse_time,
     release_question_id,
     strip_labels,
     task_from_text,
 )
-from streamgaze_hf.dataset.release_videos import ORIGINAL, locate_videos  # noqa: E402
+from streamgaze_hf.benchmarks.streamgaze.release_videos import ORIGINAL, locate_videos  # noqa: E402
+from streamgaze_hf.benchmarks.streamgaze.tasks import (  # noqa: E402
+    PRESENT_WINDOW_S,
+    TASK_IDS,
+    get_task,
+    task_for_release_file,
+)
+from streamgaze_hf.cli import main  # noqa: E402
 from streamgaze_hf.errors import StreamGazeError  # noqa: E402
-from streamgaze_hf.tasks import PRESENT_WINDOW_S, TASK_IDS, get_task, task_for_release_file  # noqa: E402
 
 from .release_fixture import (  # noqa: E402
     BAD_COUNTS,
@@ -429,7 +434,7 @@ def test_evaluator_flat_layout_takes_source_from_categories(good, world, tmp_pat
 def test_reencode_stores_videos_whose_window_clips_are_packet_copies(good, tmp_path, monkeypatch):
     """--reencode: the stored videos have no B-frames and a keyframe at every window start, so every
     evaluation clip of the imported dataset is a frame-exact packet copy."""
-    from streamgaze_hf import evaluation
+    from streamgaze_hf.benchmarks.streamgaze import evaluation
     from streamgaze_hf.cli import main
     from streamgaze_hf.video.clips import read_sidecar
 

@@ -37,7 +37,7 @@ HEADER = ",".join(CSV_COLUMNS)
 @pytest.fixture(scope="module")
 def small_dataset(tmp_path_factory):
     """One 30 s demo video built through the raw pipeline."""
-    from streamgaze_hf.dataset.build import build_dataset
+    from streamgaze_hf.benchmarks.streamgaze.build import build_dataset
     from streamgaze_hf.demo.world import generate_world
 
     d = tmp_path_factory.mktemp("review_ds")

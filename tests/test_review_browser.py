@@ -19,10 +19,10 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from streamgaze_hf.benchmarks.streamgaze.tasks import TASK_IDS
 from streamgaze_hf.dataset.load import data_file
 from streamgaze_hf.review import export_review, load_corrections, verification_stats
 from streamgaze_hf.review.page import PageFixation, PageVideo, render_video_page
-from streamgaze_hf.tasks import TASK_IDS
 
 from .browser import require_browser
 
@@ -34,7 +34,7 @@ require_browser()
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
     """One 30 s demo video (raw recording) and the dataset built from it."""
-    from streamgaze_hf.dataset.build import build_dataset
+    from streamgaze_hf.benchmarks.streamgaze.build import build_dataset
     from streamgaze_hf.demo.world import generate_world
 
     d = tmp_path_factory.mktemp("review_browser")
@@ -102,9 +102,9 @@ def _export_csv(pg) -> str:
 
 def _regenerate(rec: Path, corrections) -> tuple[dict[str, list[dict]], list]:
     """The video's QA rebuilt with the corrections applied before the scanpath (as `build --review`)."""
-    from streamgaze_hf.dataset.build import BuildOptions, analyse_recording
+    from streamgaze_hf.benchmarks.streamgaze.build import BuildOptions, analyse_recording
+    from streamgaze_hf.benchmarks.streamgaze.qa.generate import generate_questions
     from streamgaze_hf.gaze.scanpath import build_scanpath
-    from streamgaze_hf.qa.generate import generate_questions
     from streamgaze_hf.review import apply_corrections
 
     opts = BuildOptions()
@@ -184,7 +184,7 @@ def test_exclude_export_import_removes_the_object(world, page, tmp_path):
     assert any(_mentions(q, o) for q in after for o in others) or not others
 
     # the same through the build option, when the build has one (`streamgaze build --review CSV`)
-    from streamgaze_hf.dataset.build import BuildOptions, build_dataset
+    from streamgaze_hf.benchmarks.streamgaze.build import BuildOptions, build_dataset
 
     if "review" in {f.name for f in dataclasses.fields(BuildOptions)}:
         reviewed = build_dataset(rec.parent, tmp_path / "reviewed", "0.1.1",

@@ -6,7 +6,8 @@ import hashlib
 
 import pyarrow.parquet as pq
 
-from streamgaze_hf import evaluation
+from streamgaze_hf import evaluation as shared_evaluation
+from streamgaze_hf.benchmarks.streamgaze import evaluation
 
 
 def test_salience_reads_each_videos_gaze_once(demo_dataset, tmp_path, monkeypatch):
@@ -15,7 +16,7 @@ def test_salience_reads_each_videos_gaze_once(demo_dataset, tmp_path, monkeypatc
     for d in docs:
         by_video.setdefault(d["video_id"], []).append(d)
     assert all(len(v) >= 2 for v in by_video.values())
-    evaluation._video_gaze_track.cache_clear()
+    shared_evaluation._video_gaze_track.cache_clear()
     reads = []
     real = pq.read_table
 
@@ -28,15 +29,15 @@ def test_salience_reads_each_videos_gaze_once(demo_dataset, tmp_path, monkeypatc
     images = {}
     for vid, vdocs in sorted(by_video.items()):
         for d in vdocs:
-            images[(vid, d["window_start"], d["window_end"])] = evaluation.salience_image(d, tmp_path / "memo")
+            images[(vid, d["window_start"], d["window_end"])] = shared_evaluation.salience_image(d, tmp_path / "memo")
     assert len(reads) == len(by_video)  # one gaze read per video, whatever the number of documents
     assert all(f == [("video_id", "in", [vid])] for f, vid in zip(reads, sorted(by_video)))
     # the same images as without the memo
-    evaluation._video_gaze_track.cache_clear()
-    monkeypatch.setattr(evaluation, "video_gaze_track", lambda root, vid, w, h: evaluation.gaze_tracks(
+    shared_evaluation._video_gaze_track.cache_clear()
+    monkeypatch.setattr(shared_evaluation, "video_gaze_track", lambda root, vid, w, h: shared_evaluation.gaze_tracks(
         root, {vid}, {vid: {"width": w, "height": h, "fps": 30.0}}).get(vid))
     for (vid, start, end), path in images.items():
         d = next(x for x in by_video[vid] if (x["window_start"], x["window_end"]) == (start, end))
-        again = evaluation.salience_image(d, tmp_path / "fresh")
+        again = shared_evaluation.salience_image(d, tmp_path / "fresh")
         assert hashlib.sha256(again.read_bytes()).digest() == hashlib.sha256(path.read_bytes()).digest()
     assert len({p.read_bytes() for p in images.values()}) > 1  # different windows, different maps

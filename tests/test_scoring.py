@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from streamgaze_hf.benchmarks.streamgaze.tasks import TASK_IDS
 from streamgaze_hf.scoring import (
     mc_metrics,
     parse_choice,
@@ -14,7 +15,6 @@ from streamgaze_hf.scoring import (
     reference_yes_no_correct,
     summarize,
 )
-from streamgaze_hf.tasks import TASK_IDS
 
 KITCHEN = ["cup", "pot", "knife", "jar"]  # A cup, B pot, C knife, D jar
 NO_CUP = ["plate", "bowl", "cup", "jar"]  # cup is C

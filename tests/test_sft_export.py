@@ -6,10 +6,10 @@ import datasets
 import numpy as np
 import pytest
 
+from streamgaze_hf.benchmarks.streamgaze.tasks import TASKS
 from streamgaze_hf.cli import main
 from streamgaze_hf.sft_export import is_eval_card
 from streamgaze_hf.streaming.metrics import event_time
-from streamgaze_hf.tasks import TASKS
 from streamgaze_hf.video.clips import read_sidecar
 from streamgaze_hf.video.reader import probe_video
 

@@ -7,8 +7,8 @@ import csv
 import datasets
 import pytest
 
+from streamgaze_hf.benchmarks.streamgaze.build import BuildOptions, build_dataset
 from streamgaze_hf.cli import main
-from streamgaze_hf.dataset.build import BuildOptions, build_dataset
 
 from .source_fixtures import write_raw
 

@@ -7,8 +7,9 @@ import json
 import numpy as np
 import pytest
 
-from streamgaze_hf import evaluation
 from streamgaze_hf.baselines import random_answer
+from streamgaze_hf.benchmarks.streamgaze import evaluation
+from streamgaze_hf.benchmarks.streamgaze.tasks import TASK_IDS, TASKS
 from streamgaze_hf.cli import main
 from streamgaze_hf.demo.timecode import read_frame_code
 from streamgaze_hf.errors import StreamGazeError
@@ -16,7 +17,6 @@ from streamgaze_hf.streaming import PollingAdapter, StreamingModel
 from streamgaze_hf.streaming.clip_models import RandomClipModel
 from streamgaze_hf.streaming.results import compute_metrics, read_stream_run
 from streamgaze_hf.streaming.runner import load_plan, run_plan
-from streamgaze_hf.tasks import TASK_IDS, TASKS
 from streamgaze_hf.video.reader import probe_video
 
 pytestmark = pytest.mark.slow

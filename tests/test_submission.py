@@ -18,10 +18,12 @@ from pathlib import Path
 import pytest
 
 from streamgaze_hf import __version__
+from streamgaze_hf.benchmarks.streamgaze.evaluation import doc_target
+from streamgaze_hf.benchmarks.streamgaze.paper import paper_rows
+from streamgaze_hf.benchmarks.streamgaze.tasks import TASK_IDS, TASKS
 from streamgaze_hf.cli import main
 from streamgaze_hf.dataset.writer import manifest_digest
 from streamgaze_hf.errors import StreamGazeError
-from streamgaze_hf.evaluation import doc_target
 from streamgaze_hf.provenance import toolkit_commit
 from streamgaze_hf.submission import (
     assemble_submission,
@@ -31,9 +33,7 @@ from streamgaze_hf.submission import (
     write_submission,
 )
 from streamgaze_hf.submission.leaderboard import write_leaderboard
-from streamgaze_hf.submission.paper import paper_rows
 from streamgaze_hf.submission.strictjson import StrictJSONError, loads_strict
-from streamgaze_hf.tasks import TASK_IDS, TASKS
 
 from .conftest import run_lmms_eval
 
@@ -579,7 +579,7 @@ def test_strict_json():
 
 def test_prompt_mode_selects_the_parser(answer_key, demo_dataset, tmp_path):
     """validate re-scores with the parser of the submission's prompt mode, exactly as the plugin does."""
-    from streamgaze_hf.evaluation import score_doc, task_metrics
+    from streamgaze_hf.benchmarks.streamgaze.evaluation import score_doc, task_metrics
 
     responses = {}
     for t in TASK_IDS:

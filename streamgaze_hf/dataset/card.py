@@ -1,7 +1,7 @@
 """The dataset card (``README.md``): YAML front matter that ``datasets`` reads, plus a generated prose body.
 
 Front matter (hf_datasets_notes.md §2): ``pretty_name``, ``license``, ``task_categories``, ``tags``,
-a custom top-level ``version:``, ``configs:`` (the ten tasks in :data:`~streamgaze_hf.tasks.TASKS`
+a custom top-level ``version:``, ``configs:`` (the ten tasks in :data:`~streamgaze_hf.benchmarks.streamgaze.tasks.TASKS`
 order, ``default: true`` on the first, then ``videos``, ``gaze``, ``fixations``), and a generated
 ``dataset_info:`` (features, split sizes) so ``load_dataset`` checks row counts. A config with no
 rows (e.g. ``gaze`` of the official release) is left out of both: ``datasets`` cannot load a 0-row
@@ -30,7 +30,7 @@ from huggingface_hub import DatasetCardData
 
 from .. import __version__
 from ..benchmarks import get_benchmark, resolve
-from ..tasks import PRESENT_WINDOW_S, TASKS
+from ..benchmarks.streamgaze.tasks import PRESENT_WINDOW_S, TASKS
 from .load import DEFAULT_BENCHMARK, config_names, config_rows, data_file, sha256_file
 from .schema import CONFIG_FEATURES
 from .stats import Stats, manifest_counts, markdown_tables

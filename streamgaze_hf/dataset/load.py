@@ -16,8 +16,8 @@ from typing import Any
 
 import datasets
 
+from ..benchmarks.streamgaze.tasks import TASK_IDS
 from ..errors import StreamGazeError
-from ..tasks import TASK_IDS
 from .schema import CONFIG_FEATURES
 
 ROOT_ENV = "STREAMGAZE_ROOT"

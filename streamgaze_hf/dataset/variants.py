@@ -5,7 +5,7 @@
   (the ``gaze`` config) or fixation centres (finite x/y in the ``fixations`` config);
 * ``none`` (``_nogaze``): always.
 
-One rule for the dataset card, the import report and :func:`streamgaze_hf.evaluation.load_docs`
+One rule for the dataset card, the import report and :func:`streamgaze_hf.benchmarks.streamgaze.evaluation.load_docs`
 (which refuses an unsupported variant with one clear error instead of prompts without gaze).
 """
 

@@ -11,7 +11,7 @@ Layout written under ``root``::
 
 Guarantees:
 
-* **Validated**: every QA row passes :func:`~streamgaze_hf.qa.validate.validate_qa_row` against its
+* **Validated**: every QA row passes :func:`~streamgaze_hf.benchmarks.streamgaze.qa.validate.validate_qa_row` against its
   video's duration, rows have exactly their config's columns, ids are unique, every referenced video
   exists and every ``video_path`` / ``overlay_path`` is one of the copied files. Problems raise
   :class:`StreamGazeError` before anything is written.

@@ -4,7 +4,7 @@ Each CSV row is one scanpath episode of one video: ``episode_start_time``, ``epi
 ``representative_object`` ({object_identity, detailed_caption}), ``other_objects_in_cropped_area``
 and ``other_objects_outside_fov`` (lists of such dicts), plus a video column (the first present of
 ``video_name``, ``video_source``, ``video_id``, ``source_file``). Cells are parsed with the release
-importer's functions (:mod:`streamgaze_hf.dataset.release_metadata`).
+importer's functions (:mod:`streamgaze_hf.benchmarks.streamgaze.release_metadata`).
 
 Each fixation gets the object sets of the episode it overlaps most (ties: the earlier episode):
 gazed = the representative object, fov = the cropped-area objects, out = the outside objects, with
@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..dataset.release_metadata import (
+from ..benchmarks.streamgaze.release_metadata import (
     episode_span,
     object_identity,
     parse_repr,

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..benchmarks.streamgaze.tasks import get_task
 from ..errors import StreamGazeError
-from ..tasks import get_task
 from .interface import Frame, Question, Response, StreamContext, StreamingModel
 
 __all__ = ["BufferedFrame", "ClipRequest", "ClipModel", "PollingAdapter", "parse_poll"]

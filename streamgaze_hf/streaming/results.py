@@ -16,8 +16,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..benchmarks.streamgaze.tasks import TASK_IDS, get_task
 from ..errors import StreamGazeError
-from ..tasks import TASK_IDS, get_task
 from .metrics import TOLERANCES_S, alert_metrics, event_time
 
 __all__ = ["StreamRunOutput", "read_stream_run", "checkpoint_responses", "alerts_by_question",

@@ -28,13 +28,14 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import evaluation, prompts
+from .. import prompts
+from ..benchmarks.streamgaze import evaluation
+from ..benchmarks.streamgaze.tasks import TASK_IDS, get_task
 from ..dataset.load import load_task, read_manifest, resolve_root
 from ..dataset.writer import manifest_digest
 from ..errors import StreamGazeError
 from ..fsutil import write_text_atomic
 from ..gaze.track import GazeTrack
-from ..tasks import TASK_IDS, get_task
 from .interface import (
     GAZE_SAMPLE_MODES,
     Frame,

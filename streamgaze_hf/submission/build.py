@@ -20,10 +20,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import __version__
+from ..benchmarks.streamgaze.tasks import TASK_IDS, get_task
 from ..errors import StreamGazeError
 from ..fsutil import write_text_atomic
 from ..provenance import toolkit_commit
-from ..tasks import TASK_IDS, get_task
 from .lmms_output import LmmsRun, benchmark_task_names, read_run
 from .rescore import AnswerKey, ItemKey, Rescored, load_answer_key, score_responses
 from .schema import SCHEMA_VERSION, check_structure

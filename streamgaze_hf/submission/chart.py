@@ -12,7 +12,7 @@ from __future__ import annotations
 import io
 from collections.abc import Sequence
 
-from ..tasks import TASKS
+from ..benchmarks.streamgaze.tasks import TASKS
 from .rows import TASK_LABELS, Row
 
 __all__ = ["chart_rows", "chart_caption", "render_chart", "MAX_BARS"]

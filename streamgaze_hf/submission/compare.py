@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import os
 
+from ..benchmarks.streamgaze.tasks import TASK_IDS
 from ..errors import StreamGazeError
 from ..statistics import DEFAULT_RESAMPLES, paired_difference, paired_overall_difference
-from ..tasks import TASK_IDS
 from .validate import validate_submission
 
 __all__ = ["compare_submissions", "format_comparison"]

@@ -26,15 +26,15 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .. import __version__
+from ..benchmarks.streamgaze.paper import paper_rows
+from ..benchmarks.streamgaze.tasks import TASK_IDS
 from ..dataset.load import read_manifest, resolve_root
 from ..dataset.writer import manifest_digest
 from ..errors import StreamGazeError
 from ..fsutil import atomic_directory
-from ..tasks import TASK_IDS
 from .chart import chart_caption, chart_rows, render_chart
 from .coverage import task_coverage
 from .page import render_html
-from .paper import paper_rows
 from .rows import COLUMNS, Row, benchmark_columns, fmt_score
 from .schema import submission_benchmark
 from .sections import (

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..benchmarks.streamgaze.evaluation import GAZE_VARIANTS
+from ..benchmarks.streamgaze.tasks import TASKS
 from ..errors import StreamGazeError
-from ..evaluation import GAZE_VARIANTS
-from ..tasks import TASKS
 
 __all__ = ["LmmsRun", "read_run", "lmms_task_names", "benchmark_task_names"]
 

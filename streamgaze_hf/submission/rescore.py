@@ -1,9 +1,9 @@
 """Score raw responses against a dataset's answer key with the shared scoring code.
 
 Both ``submit`` and ``validate`` go through :func:`score_responses`, which calls
-:func:`streamgaze_hf.evaluation.score_doc` on the evaluation documents (so reference prompt mode
+:func:`streamgaze_hf.benchmarks.streamgaze.evaluation.score_doc` on the evaluation documents (so reference prompt mode
 uses the reference parsers exactly as the lmms-eval plugin does) and
-:func:`streamgaze_hf.evaluation.task_metrics` / :func:`streamgaze_hf.scoring.summarize` for the
+:func:`streamgaze_hf.benchmarks.streamgaze.evaluation.task_metrics` / :func:`streamgaze_hf.scoring.summarize` for the
 numbers. A question without an answer is wrong and counted (``n_missing``), never excluded.
 
 Another registered benchmark's key is scored by its own evaluation module (``score_doc``,
@@ -19,12 +19,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import evaluation, scoring
+from .. import scoring
+from ..benchmarks.streamgaze import evaluation
+from ..benchmarks.streamgaze.tasks import TASK_IDS
 from ..dataset.load import read_manifest, resolve_root
 from ..dataset.writer import manifest_digest
 from ..errors import StreamGazeError
 from ..statistics import bootstrap_standard_errors
-from ..tasks import TASK_IDS
 
 __all__ = ["ItemKey", "AnswerKey", "Rescored", "load_answer_key", "score_responses"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..tasks import CATEGORIES, TASK_IDS, TASKS
+from ..benchmarks.streamgaze.tasks import CATEGORIES, TASK_IDS, TASKS
 
 __all__ = ["Row", "Column", "COLUMNS", "HTML_COLUMNS", "SETTINGS_COLUMNS", "SOURCE_LABELS", "BADGES", "sort_rows",
            "category_means", "fmt_score", "benchmark_columns", "html_columns", "settings_columns"]

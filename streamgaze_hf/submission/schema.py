@@ -67,10 +67,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..evaluation import GAZE_VARIANTS
+from ..benchmarks.streamgaze.evaluation import GAZE_VARIANTS
+from ..benchmarks.streamgaze.tasks import TASK_IDS, get_task
 from ..prompts import PROMPT_MODES
 from ..protocols import PROTOCOLS
-from ..tasks import TASK_IDS, get_task
 from .strictjson import (
     StrictJSONError,
     check_object,

@@ -35,7 +35,7 @@ PAPER_QUESTIONS = 8521
 FULL_TITLE = f"Full benchmark: the official release ({PAPER_QUESTIONS:,} questions)"
 FULL_NOTE = ("The paper's Table 2 (reported, not re-scored; official prompts and parser = prompt mode "
              "'reference') and submissions re-scored on the complete official release.")
-_RELEASE_ROAD = "official-release"  # dataset/release.py ROAD, not imported to keep this module light
+_RELEASE_ROAD = "official-release"  # benchmarks/streamgaze/release.py ROAD, not imported to keep this module light
 
 
 @dataclass

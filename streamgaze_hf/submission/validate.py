@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..benchmarks.streamgaze.tasks import CATEGORIES, TASKS
 from ..dataset.load import read_manifest
 from ..dataset.writer import manifest_digest
 from ..errors import StreamGazeError
-from ..tasks import CATEGORIES, TASKS
 from .build import is_oracle
 from .coverage import fmt_coverage, fmt_ratio, partial_coverage_warning, task_coverage
 from .rescore import AnswerKey, ItemKey, Rescored, dataset_of, load_answer_key, score_responses

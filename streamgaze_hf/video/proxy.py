@@ -15,7 +15,7 @@ timestamp (the source's time base, ``pts - start_pts``). Hence:
 Proxies are built once per video when a dataset is built or imported (``--proxy-fps``,
 ``--proxy-size``) and stored at ``videos/proxy/<spec>/<original|overlay>/<file>`` where ``<spec>`` is
 :attr:`ProxySpec.name`, e.g. ``2fps-448px``. An evaluation uses them with ``STREAMGAZE_PROXY``
-(see evaluation.py); full-rate clips stay the default.
+(see ``evaluation.py``); full-rate clips stay the default.
 """
 
 from __future__ import annotations

@@ -198,8 +198,8 @@ def build_egogazevqa(raw: str | os.PathLike[str], out: str | os.PathLike[str], v
                      keep_work: bool = False, progress: bool = True, backend=None) -> Path:
     """Build the EgoGazeVQA dataset at ``out`` from the raw recordings in ``raw`` (module docstring).
     ``backend``: a ready VLM back-end (default: ``VLMBackend(options.vlm_url, options.vlm_model)``)."""
-    from ...dataset.build import find_recordings, load
     from ...dataset.writer import DatasetContent, write_dataset
+    from ...gaze.sources.registry import find_recordings, load
     from ...objects.vlm import VLMBackend
     from ...video.reader import probe_video, read_frames_at
 

@@ -46,7 +46,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from ...dataset.release_report import Problem, ProblemReport, ProblemSink
+from ...dataset.import_report import Problem, ProblemReport, ProblemSink
 from ...dataset.schema import LETTERS, dump_metadata
 from ...errors import StreamGazeError, VideoError
 from . import CATEGORIES, GROUP_SIZE, NAME, OPTION_COUNT, SOURCES
@@ -395,7 +395,7 @@ def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[s
 
 
 def _snip(raw: dict) -> str:
-    from ...dataset.release_report import snippet
+    from ...dataset.import_report import snippet
 
     return snippet(raw.get("Question"))
 

@@ -44,7 +44,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from ...dataset.release_report import Problem, ProblemReport, ProblemSink, snippet
+from ...dataset.import_report import Problem, ProblemReport, ProblemSink, snippet
 from ...dataset.schema import LETTERS, dump_metadata
 from ...errors import StreamGazeError, VideoError
 from . import CONTEXT_S, LEVELS, NAME, OPTION_COUNT, RELEASE_FILES, SOURCE, SUBTASK_BY_CODE, SUBTASKS, SubTask

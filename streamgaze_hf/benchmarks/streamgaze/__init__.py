@@ -1,16 +1,15 @@
-"""StreamGaze declared to the benchmark registry, by reference to its existing modules.
+"""StreamGaze declared to the benchmark registry.
 
-The task table stays ``streamgaze_hf/tasks.py`` (the window rule lives there), prompts
-``streamgaze_hf/prompts.py``, evaluation documents ``streamgaze_hf/evaluation.py``, the release
-importer ``streamgaze_hf/dataset/release.py``, the raw pipeline ``streamgaze_hf/dataset/build.py``
-and the paper's Table 2 ``streamgaze_hf/submission/paper.py``. Moving them under this package is a
-later, mechanical step; every existing import path keeps working.
+Its parts live in this package: the task table and window rule (``tasks.py``), prompts
+(``prompts.py``), evaluation documents and per-sample scoring (``evaluation.py``), QA generators and
+validation (``qa/``), the raw pipeline (``build.py``), the release importer (``release*.py``), the
+official-results import (``official.py``) and the paper's Table 2 (``paper.py``).
 """
 
 from __future__ import annotations
 
-from ...tasks import CATEGORIES, PRESENT_WINDOW_S, TASKS
 from .. import Benchmark, DatasetLayout, TaskDef, register
+from .tasks import CATEGORIES, PRESENT_WINDOW_S, TASKS
 
 _RULES = {"past": "[0, t]", "present": f"[max(0, t - {PRESENT_WINDOW_S:g}), t]",
           "proactive": "[0, r] per checkpoint r"}
@@ -18,7 +17,7 @@ _RULES = {"past": "[0, t]", "present": f"[max(0, t - {PRESENT_WINDOW_S:g}), t]",
 
 def validate_row(row: dict, duration: float | None) -> list[str]:
     """The StreamGaze QA rule set (``qa/validate.py``), as the writer applies it to every row."""
-    from ...qa.validate import validate_qa_row
+    from .qa.validate import validate_qa_row
 
     return validate_qa_row(row, duration=duration, min_options=2)
 
@@ -36,7 +35,7 @@ BENCHMARK = register(Benchmark(
     categories=tuple(CATEGORIES),
     gaze_variants={"": "visual", "_nogaze": "none", "_textgaze": "text", "_salience": "salience"},
     metrics={"mc": ("accuracy",), "proactive": ("accuracy", "precision", "recall", "f1", "fpr", "fnr")},
-    evaluation="streamgaze_hf.evaluation",
+    evaluation="streamgaze_hf.benchmarks.streamgaze.evaluation",
     dataset=DatasetLayout(
         dataset_name="streamgaze", pretty_name="StreamGaze",
         qa_features="streamgaze_hf.dataset.schema:QA_FEATURES",
@@ -47,7 +46,7 @@ BENCHMARK = register(Benchmark(
     ),
     root_env="STREAMGAZE_ROOT",
     default_root="streamgaze",
-    importers={"release": "streamgaze_hf.dataset.release:import_release",
-               "build": "streamgaze_hf.dataset.build:build_dataset"},
-    paper_rows="streamgaze_hf.submission.paper:paper_rows",
+    importers={"release": "streamgaze_hf.benchmarks.streamgaze.release:import_release",
+               "build": "streamgaze_hf.benchmarks.streamgaze.build:build_dataset"},
+    paper_rows="streamgaze_hf.benchmarks.streamgaze.paper:paper_rows",
 ))

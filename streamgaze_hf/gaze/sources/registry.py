@@ -21,6 +21,7 @@ aria_mps    ``<raw>/videos/<id>.mp4`` (or ``<raw>/<Pxx>/<id>.mp4``), ``<raw>/eye
 from __future__ import annotations
 
 import importlib
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
@@ -69,3 +70,24 @@ def read_track(path: Path, source: str, video: Path | None = None) -> GazeTrack:
     if not path.exists():
         raise StreamGazeError("gaze file not found", path)
     return mod.read_track(path, None if video is None else Path(video))
+
+
+@dataclass(frozen=True)
+class RecordingRef:
+    """One recording of a raw directory (cheap to pass to worker processes)."""
+
+    raw: Path
+    source: str
+    video_id: str
+
+
+def find_recordings(raw: Path, source: str = "world") -> list[RecordingRef]:
+    """The recordings of a raw directory in ``source``'s native layout (sorted by video id)."""
+    if not raw.is_dir():
+        raise StreamGazeError("raw directory not found", raw)
+    return [RecordingRef(raw, source, vid) for vid in discover(raw, source)]
+
+
+def load(ref: RecordingRef) -> Recording:
+    """The recording a reference names (read in its source's layout)."""
+    return load_recording(ref.raw, ref.source, ref.video_id)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import random
 
-from ..dataset.schema import dump_metadata, empty_qa_row, letter
+from ....dataset.schema import dump_metadata, empty_qa_row, letter
 from ..tasks import get_task, window
 from .context import VideoContext
 

@@ -30,12 +30,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..dataset.release_parse import checkpoint_problem, task_for_name, video_ref_of
-from ..dataset.release_report import snippet
-from ..errors import StreamGazeError
-from ..tasks import TASK_IDS, get_task
-from .build import assemble_submission
-from .rescore import AnswerKey, ItemKey, load_answer_key, score_responses
+from ...dataset.import_report import snippet
+from ...errors import StreamGazeError
+from ...submission.build import assemble_submission
+from ...submission.rescore import AnswerKey, ItemKey, load_answer_key, score_responses
+from .release_parse import checkpoint_problem, task_for_name, video_ref_of
+from .tasks import TASK_IDS, get_task
 
 __all__ = ["OfficialImport", "import_official_results", "HARNESS"]
 

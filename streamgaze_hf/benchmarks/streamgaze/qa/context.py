@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..gaze.fixations import Fixation
-from ..gaze.scanpath import Episode
-from ..gaze.sources.base import Action
-from ..gaze.track import GazeTrack
-from ..objects.base import Interval, VideoObjects
+from ....gaze.fixations import Fixation
+from ....gaze.scanpath import Episode
+from ....gaze.sources.base import Action
+from ....gaze.track import GazeTrack
+from ....objects.base import Interval, VideoObjects
 
 
 def _in_intervals(intervals: list[Interval], t: float) -> bool:

@@ -37,8 +37,8 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from ..errors import StreamGazeError
-from .release_report import Problem
+from ...dataset.import_report import Problem
+from ...errors import StreamGazeError
 
 ORIGINAL, OVERLAY = "original", "overlay"
 _NAMED = re.compile(r"^videos_(?P<source>[a-z0-9]+)_(?P<kind>original|viz)(?P<ext>\.tar\.gz|\.tgz|\.tar)?$",

@@ -1,7 +1,7 @@
-"""What an import of the official release did, counted the way the official evaluator counts.
+"""What an import of the official StreamGaze release did, counted the way the official evaluator counts.
 
-Every finding is one :class:`Problem` (kind, file, entry index, question snippet, detail) of one of
-three classes:
+Every finding is one :class:`~streamgaze_hf.dataset.import_report.Problem` (kind, file, entry index,
+question snippet, detail) of one of three classes:
 
 * ``SKIP_KINDS`` drop a row (or a whole file / metadata row): only what the official evaluator could
   not score either (no video, no usable options or answer, no checkpoint);
@@ -21,8 +21,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import StreamGazeError
-from ..tasks import TASK_IDS, get_task, task_for_release_file
+from ...dataset.import_report import Problem, keep_example, kind_section
+from .tasks import TASK_IDS, get_task, task_for_release_file
 
 # Problems that drop data (a row, a file or a metadata row). Order = order in the printed report.
 SKIP_KINDS: dict[str, str] = {
@@ -59,16 +59,8 @@ NOTE_KINDS: dict[str, str] = {
     "overlay_rendered": "no gaze-overlay video in the release: rendered from the fixation centres",
     "no_overlay": "no gaze-overlay video and no gaze to render one: the visual variant is unavailable",
 }
-MAX_EXAMPLES = 3
-_SNIPPET = 60
 _ROW_COLUMNS = ("in_files", "imported", "flagged", "skipped")
 _CHECKPOINT_COLUMNS = ("in_files", "imported", "dropped")
-
-
-def snippet(text: object, limit: int = _SNIPPET) -> str:
-    """A one-line prefix of a question text for reports."""
-    s = " ".join(str(text or "").split())
-    return s if len(s) <= limit else s[: limit - 1] + "…"
 
 
 def task_of_file(label: str) -> str | None:
@@ -77,48 +69,13 @@ def task_of_file(label: str) -> str | None:
     return spec.id if spec else None
 
 
-@dataclass(frozen=True)
-class Problem:
-    """One problem found in the release. ``entry``/``question_index`` are 0-based; None = whole file."""
-
-    kind: str
-    file: str
-    entry: int | None = None
-    question_index: int | None = None
-    question: str = ""
-    detail: str = ""
-
-    @property
-    def is_row(self) -> bool:
-        """Whether this problem is about one row (question) of a task file."""
-        return self.entry is not None and task_of_file(self.file) is not None
-
-    def location(self) -> str:
-        loc = self.file
-        if self.entry is not None:
-            loc += f" entry {self.entry}"
-            if self.question_index:
-                loc += f" question {self.question_index}"
-        return loc
-
-    def describe(self) -> str:
-        text = f"{self.location()}: {self.detail or _label(self.kind)}"
-        if self.question:
-            text += f' ("{self.question}")'
-        return text
-
-    def error(self, base: Path | None = None) -> StreamGazeError:
-        """The error ``--strict`` raises for this problem (path = the release file, under ``base``)."""
-        where = "" if self.entry is None else f"entry {self.entry}" + (
-            f" question {self.question_index}" if self.question_index else "") + ": "
-        reason = f"{where}{self.kind}: {self.detail or _label(self.kind)}"
-        if self.question:
-            reason += f' ("{self.question}")'
-        return StreamGazeError(reason, self.file if base is None else base / self.file)
+def is_row(problem: Problem) -> bool:
+    """Whether a problem is about one row (question) of a task file."""
+    return problem.entry is not None and task_of_file(problem.file) is not None
 
 
-def _label(kind: str) -> str:
-    return SKIP_KINDS.get(kind) or FLAG_KINDS.get(kind) or NOTE_KINDS.get(kind) or kind
+# kind -> wording, for problems without a detail of their own
+LABELS: dict[str, str] = {**SKIP_KINDS, **FLAG_KINDS, **NOTE_KINDS}
 
 
 def _zero(columns: tuple[str, ...], tasks) -> dict[str, Counter]:
@@ -152,9 +109,9 @@ class ImportReport:
             self.flags[problem.kind] += 1
         else:
             self.skipped[problem.kind] += 1
-            if problem.is_row:
+            if is_row(problem):
                 self.rows[task_of_file(problem.file)]["skipped"] += 1
-        _keep_example(self.examples, problem)
+        keep_example(self.examples, problem)
 
     def row_imported(self, task: str, flags: list[Problem]) -> None:
         """Count one imported row of ``task`` and its flags."""
@@ -221,85 +178,6 @@ class ImportReport:
         return "\n".join(lines)
 
     def _section(self, kinds: dict[str, str], counts: Counter) -> list[str]:
-        return _kind_section(kinds, counts, self.examples)
+        return kind_section(kinds, counts, self.examples)
 
 
-def _keep_example(examples: dict[str, list[Problem]], problem: Problem) -> None:
-    """Keep the first MAX_EXAMPLES problems of each kind (the report shows them)."""
-    ex = examples.setdefault(problem.kind, [])
-    if len(ex) < MAX_EXAMPLES:
-        ex.append(problem)
-
-
-def _kind_section(kinds: dict[str, str], counts: Counter, examples: dict[str, list[Problem]]) -> list[str]:
-    """One line per problem kind that occurred, with its examples."""
-    out = []
-    for kind, label in kinds.items():
-        if not counts[kind]:
-            continue
-        out.append(f"  {kind:<28} {counts[kind]:>6}  {label}")
-        out += [f"      e.g. {p.describe()}" for p in examples.get(kind, [])]
-    return out
-
-
-@dataclass
-class ProblemReport:
-    """The import report of a benchmark without StreamGaze's per-task row accounting (EgoGazeVQA):
-    rows imported per config, skips and notes of the importer's own kinds, with examples."""
-
-    imported: dict[str, int]
-    skip_kinds: dict[str, str]
-    note_kinds: dict[str, str]
-    skipped: Counter = field(default_factory=Counter)
-    notes: Counter = field(default_factory=Counter)
-    examples: dict[str, list[Problem]] = field(default_factory=dict)
-    videos: int = 0
-    fixations: int = 0
-    root: str = ""
-    version: str = ""
-
-    def add(self, problem: Problem) -> None:
-        """Count a problem (skip or note) and keep the first few as examples."""
-        (self.notes if problem.kind in self.note_kinds else self.skipped)[problem.kind] += 1
-        _keep_example(self.examples, problem)
-
-    @property
-    def total_imported(self) -> int:
-        return sum(self.imported.values())
-
-    @property
-    def total_skipped(self) -> int:
-        return sum(self.skipped.values())
-
-    def counts(self) -> dict:
-        """Deterministic counts only (for the manifest's build_info)."""
-        return {"imported": dict(self.imported),
-                "skipped": {k: self.skipped[k] for k in self.skip_kinds if self.skipped[k]},
-                "notes": {k: self.notes[k] for k in self.note_kinds if self.notes[k]},
-                "videos": self.videos, "fixations": self.fixations}
-
-    def format(self) -> str:
-        lines = [f"Imported {self.total_imported} questions, {self.videos} videos"
-                 + (f" into {self.root} (version {self.version})" if self.root else "")]
-        lines.append("Imported per config:")
-        lines += [f"  {name:<8} {n:>6}" for name, n in self.imported.items()]
-        lines.append(f"Skipped: {self.total_skipped}")
-        lines += _kind_section(self.skip_kinds, self.skipped, self.examples)
-        if any(self.notes.values()):
-            lines.append("Notes (imported anyway):")
-            lines += _kind_section(self.note_kinds, self.notes, self.examples)
-        return "\n".join(lines)
-
-
-class ProblemSink:
-    """Where an importer reports its problems: counted in ``report`` (a :class:`ProblemReport`), or, in
-    strict mode, a skip (a kind of ``report.skip_kinds``) raised at once as its error (the path under
-    ``base``)."""
-
-    def __init__(self, report: ProblemReport, strict: bool, base: Path):
-        self.report, self.strict, self.base = report, strict, base
-
-    def __call__(self, problem: Problem) -> None:
-        if self.strict and problem.kind in self.report.skip_kinds:
-            raise problem.error(self.base)
-        self.report.add(problem)

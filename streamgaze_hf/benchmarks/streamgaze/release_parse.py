@@ -20,9 +20,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..dataset.schema import LETTERS
-from ..tasks import TaskSpec, task_for_release_file
-from .release_report import Problem, snippet
+from ...dataset.import_report import Problem, snippet
+from ...dataset.schema import LETTERS
+from .tasks import TaskSpec, task_for_release_file
 
 OTP_PREFIX = "What object does the user gaze at next after looking at the"
 GSM_QUESTION = "Which transition best matches the user's gaze pattern?"

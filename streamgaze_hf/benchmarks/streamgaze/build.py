@@ -23,21 +23,22 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from .. import __version__
-from ..errors import StreamGazeError
-from ..fsutil import write_text_atomic
-from ..gaze.fixations import Fixation, FixationParams, extract_fixations
-from ..gaze.scanpath import DEFAULT_MERGE_GAP, build_scanpath
-from ..gaze.scene import DEFAULT_TAU_SCENE, scene_scores
-from ..gaze.sources.base import Recording
-from ..gaze.track import GazeTrack
-from ..objects.oracle import OracleBackend
-from ..qa.context import VideoContext
-from ..qa.generate import DEFAULT_CAP, generate_questions
-from ..tasks import TASK_IDS
-from ..video.overlay import reencode_with_overlay
-from ..video.proxy import ProxySpec
-from ..video.reader import VideoInfo, probe_video
+from ... import __version__
+from ...errors import StreamGazeError
+from ...fsutil import write_text_atomic
+from ...gaze.fixations import Fixation, FixationParams, extract_fixations
+from ...gaze.scanpath import DEFAULT_MERGE_GAP, build_scanpath
+from ...gaze.scene import DEFAULT_TAU_SCENE, scene_scores
+from ...gaze.sources.base import Recording
+from ...gaze.sources.registry import RecordingRef, find_recordings, load
+from ...gaze.track import GazeTrack
+from ...objects.oracle import OracleBackend
+from ...video.overlay import reencode_with_overlay
+from ...video.proxy import ProxySpec
+from ...video.reader import VideoInfo, probe_video
+from .qa.context import VideoContext
+from .qa.generate import DEFAULT_CAP, generate_questions
+from .tasks import TASK_IDS
 
 RESULT_FILE = "result.json"
 
@@ -65,33 +66,9 @@ class BuildOptions:
         return d
 
 
-@dataclass(frozen=True)
-class RecordingRef:
-    """One recording of a raw directory (cheap to pass to worker processes)."""
-
-    raw: Path
-    source: str
-    video_id: str
-
-
-def find_recordings(raw: Path, source: str = "world") -> list[RecordingRef]:
-    """The recordings of a raw directory in ``source``'s native layout (sorted by video id)."""
-    from ..gaze.sources.registry import discover
-
-    if not raw.is_dir():
-        raise StreamGazeError("raw directory not found", raw)
-    return [RecordingRef(raw, source, vid) for vid in discover(raw, source)]
-
-
 def _as_ref(rec: RecordingRef | Path) -> RecordingRef:
     """A demo-world recording directory is accepted where a reference is expected."""
     return rec if isinstance(rec, RecordingRef) else RecordingRef(Path(rec).parent, "world", Path(rec).name)
-
-
-def load(ref: RecordingRef) -> Recording:
-    from ..gaze.sources.registry import load_recording
-
-    return load_recording(ref.raw, ref.source, ref.video_id)
 
 
 def _file_digest(path: Path) -> str:
@@ -148,7 +125,7 @@ def analyse_recording(rec: Recording | RecordingRef | Path, opts: BuildOptions) 
     backend = make_backend(opts)
     objects = backend.describe(rec.directory or video.parent, video, track, kept)
     if opts.review:
-        from ..review import apply_corrections, load_corrections
+        from ...review import apply_corrections, load_corrections
 
         objects.per_fixation = apply_corrections(rec.video_id, kept, objects.per_fixation,
                                                  load_corrections(opts.review), fixation_indices=kept_idx)
@@ -165,13 +142,13 @@ def make_backend(opts: BuildOptions):
     if opts.objects == "oracle":
         return OracleBackend()
     if opts.objects == "metadata":
-        from ..objects.metadata import MetadataBackend
+        from ...objects.metadata import MetadataBackend
 
         if not opts.metadata:
             raise StreamGazeError("the metadata object back-end needs --metadata CSV")
         return MetadataBackend(opts.metadata)
     if opts.objects == "vlm":
-        from ..objects.vlm import VLMBackend
+        from ...objects.vlm import VLMBackend
 
         if not (opts.vlm_url and opts.vlm_model):
             raise StreamGazeError("the vlm object back-end needs --vlm-url and --vlm-model")
@@ -228,8 +205,8 @@ def check_build_arguments(raw: Path, out: Path, version: str, opts: BuildOptions
     """Every argument of a build, checked before any work starts (a wrong version string or back-end
     option must not surface after hours of processing): the destination and version, the raw
     directory and source, the worker count, the field of view and the object back-end's options."""
-    from ..gaze.sources.registry import source_module
-    from ..preflight import dataset_destination, existing_dir, in_range, positive
+    from ...gaze.sources.registry import source_module
+    from ...preflight import dataset_destination, existing_dir, in_range, positive
 
     dataset_destination(out, version, force)
     source_module(opts.source)
@@ -258,14 +235,14 @@ def build_dataset(raw: str | os.PathLike[str], out: str | os.PathLike[str], vers
     """Build the dataset at ``out`` from the raw recordings in ``raw``: ``options`` choose the source
     layout, the object back-end and any human-verification corrections (see the module docstring).
     ``proxy``: also store a proxy of every video (video/proxy.py), built in the work directory."""
-    from .writer import DatasetContent, write_dataset
+    from ...dataset.writer import DatasetContent, write_dataset
 
     raw, out = Path(raw), Path(out)
     opts = options or BuildOptions(seed=seed)
     check_build_arguments(raw, out, version, opts, workers, force)
     review_stats = None
     if opts.review:  # validate the corrections before any work starts
-        from ..review import load_corrections, verification_stats
+        from ...review import load_corrections, verification_stats
 
         review_stats = verification_stats(load_corrections(opts.review))["overall"]
     recs = find_recordings(raw, opts.source)
@@ -298,7 +275,7 @@ def build_dataset(raw: str | os.PathLike[str], out: str | os.PathLike[str], vers
         content.files[res["video"]["video_path"]] = d / "original.mp4"
         content.files[res["video"]["overlay_path"]] = d / "overlay.mp4"
     if proxy is not None:
-        from .proxies import build_proxies
+        from ...dataset.proxies import build_proxies
 
         where = {}
         for d in done:

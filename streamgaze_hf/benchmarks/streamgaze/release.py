@@ -32,11 +32,12 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from ..errors import StreamGazeError, VideoError
-from ..qa.validate import validate_qa_row
-from ..tasks import TASKS, get_task, task_for_release_file, window
-from ..video.proxy import ProxySpec
-from ..video.reader import VideoInfo, probe_video
+from ...dataset.import_report import Problem
+from ...dataset.schema import LETTERS, dump_metadata, empty_qa_row
+from ...errors import StreamGazeError, VideoError
+from ...video.proxy import ProxySpec
+from ...video.reader import VideoInfo, probe_video
+from .qa.validate import validate_qa_row
 from .release_gaze import (
     fixation_track,
     group_by_video,
@@ -47,7 +48,7 @@ from .release_gaze import (
 )
 from .release_metadata import read_metadata_dir
 from .release_parse import ReleaseQuestion, load_qa_file, normalise_source, parse_qa_entries, rows_in_entry
-from .release_report import FLAG_KINDS, SKIP_KINDS, ImportReport, Problem
+from .release_report import FLAG_KINDS, LABELS, SKIP_KINDS, ImportReport
 from .release_videos import (
     ORIGINAL,
     OVERLAY,
@@ -57,7 +58,7 @@ from .release_videos import (
     locate_videos,
     pick_files,
 )
-from .schema import LETTERS, dump_metadata, empty_qa_row
+from .tasks import TASKS, get_task, task_for_release_file, window
 
 __all__ = ["ImportReport", "Problem", "import_release", "read_release_questions"]
 
@@ -96,13 +97,13 @@ class _Sink:
 
     def __call__(self, problem: Problem) -> None:
         if self.strict and (problem.kind in SKIP_KINDS or problem.kind in FLAG_KINDS):
-            raise problem.error(self.base)
+            raise problem.error(self.base, LABELS)
         self.report.add(problem)
 
     def flags(self, flags: list[Problem]) -> None:
         """In strict mode, raise the first of a row's flags (nothing is counted yet)."""
         if self.strict and flags:
-            raise flags[0].error(self.base)
+            raise flags[0].error(self.base, LABELS)
 
 
 def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[str], version: str, *,
@@ -120,9 +121,9 @@ def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[s
     StreamGazeError if ``release_dir`` has no ``qa/`` directory, when a video path is ambiguous, or in
     strict mode on the first skipped or flagged row (nothing is written then).
     """
-    from ..preflight import dataset_destination, existing_dir
-    from .variants import variant_support
-    from .writer import DatasetContent, write_dataset
+    from ...dataset.variants import variant_support
+    from ...dataset.writer import DatasetContent, write_dataset
+    from ...preflight import dataset_destination, existing_dir
 
     release = existing_dir(release_dir, "release directory")
     dataset_destination(out, version, force)  # before reading anything: a bad --version fails now
@@ -149,7 +150,7 @@ def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[s
         if reencode:
             files = _reencoded(files, qa, used, Path(tmp) / "reencoded", progress)
         if proxy is not None:
-            from .proxies import build_proxies
+            from ...dataset.proxies import build_proxies
 
             where = {rel: Path(tmp) / "proxies" / rel for rel in files}
             files = {**files, **build_proxies(files, proxy, where, progress=progress)}
@@ -387,7 +388,7 @@ def _render_overlays(videos: list[_Video], qa: dict[str, list[dict]], gaze: dict
                      sink: Sink, progress: bool) -> None:
     """Videos without an overlay in the release: render one from the fixation centres, or leave the visual
     variant unavailable (overlay_path "" in its rows); noted either way."""
-    from ..video.overlay import render_overlay
+    from ...video.overlay import render_overlay
 
     missing = [v for v in videos if v.overlay is None]
     starts = _window_starts(qa)
@@ -442,7 +443,7 @@ def _reencoded(files: dict[str, Path], qa: dict[str, list[dict]], videos: list[_
                progress: bool) -> dict[str, Path]:
     """The videos re-encoded with keyframes at their questions' window starts (video/overlay.py);
     overlays rendered here already have them."""
-    from ..video.overlay import reencode_video
+    from ...video.overlay import reencode_video
 
     starts = _window_starts(qa)
     of_path = {}

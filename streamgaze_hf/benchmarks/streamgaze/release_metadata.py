@@ -23,8 +23,8 @@ import posixpath
 from collections import defaultdict
 from pathlib import Path
 
+from ...dataset.import_report import Problem
 from .release_parse import parse_time
-from .release_report import Problem
 
 VIDEO_COLUMNS = ("video_name", "video_source", "video_id", "source_file")
 REQUIRED_COLUMNS = ("episode_start_time", "episode_end_time", "representative_object")

@@ -1,22 +1,19 @@
-"""The validation every question passes before it is written (generated or imported).
+"""The validation every StreamGaze question passes before it is written (generated or imported).
 
 Returns a list of problems (empty = valid), so importers can report and skip while generators
-can assert. One rule set for both roads into the dataset.
+can assert. One rule set for both roads into the dataset; the multiple-choice rules are the shared
+``dataset/mc_rules.py``.
 """
 
 from __future__ import annotations
 
 import math
 
-from ..dataset.schema import LETTERS
+from ....dataset.mc_rules import validate_mc_options
 from ..tasks import PROACTIVE_MAX_SPAN_S, get_task, window
 
 YES, NO = "Yes", "No"
 _TOL = 1e-6
-
-
-def normalise_option(text: str) -> str:
-    return " ".join(str(text).split()).casefold()
 
 
 def validate_qa_row(row: dict, duration: float | None = None, min_options: int = 4,
@@ -40,7 +37,7 @@ def validate_qa_row(row: dict, duration: float | None = None, min_options: int =
     if spec.is_proactive:
         problems += _validate_proactive(row, q, duration, time_tolerance)
     else:
-        problems += _validate_mc(row, min_options)
+        problems += validate_mc_options(row, min_options)
         if not problems and (abs(ws - window(spec.id, q)[0]) > _TOL or abs(we - window(spec.id, q)[1]) > _TOL):
             problems.append(f"window [{ws}, {we}] does not follow the {spec.category} rule for t={q}")
     if duration is not None and isinstance(we, float | int) and we > duration + time_tolerance:
@@ -49,35 +46,6 @@ def validate_qa_row(row: dict, duration: float | None = None, min_options: int =
         if isinstance(we, float | int) and f["end"] > we + _TOL:
             problems.append(f"fixation list leaks past the window end ({f['end']:.3f}s > {we:.3f}s)")
             break
-    return problems
-
-
-def validate_mc_options(row: dict, min_options: int) -> list[str]:
-    """The multiple-choice rules alone (option count, distinct non-empty options, answer letter
-    among them, answer_text agreeing, no checkpoints): shared with other benchmarks' rows."""
-    return _validate_mc(row, min_options)
-
-
-def _validate_mc(row: dict, min_options: int) -> list[str]:
-    problems = []
-    options = list(row.get("options") or [])
-    if len(options) < min_options:
-        problems.append(f"{len(options)} options, need at least {min_options}")
-    if len(options) > len(LETTERS):
-        problems.append(f"{len(options)} options, more than {len(LETTERS)} letters")
-    norm = [normalise_option(o) for o in options]
-    if any(not n for n in norm):
-        problems.append("empty option text")
-    if len(set(norm)) != len(norm):
-        dup = sorted({o for o in norm if norm.count(o) > 1})
-        problems.append(f"duplicate options: {', '.join(dup)}")
-    ans = row.get("answer", "")
-    if not (len(ans) == 1 and ans in LETTERS[:len(options)]):
-        problems.append(f"answer {ans!r} is not among the option letters A-{LETTERS[max(len(options), 1) - 1]}")
-    elif row.get("answer_text") and normalise_option(row["answer_text"]) != norm[LETTERS.index(ans)]:
-        problems.append(f"answer_text {row['answer_text']!r} differs from option {ans}")
-    if row.get("checkpoints"):
-        problems.append("multiple-choice question with checkpoints")
     return problems
 
 

@@ -12,9 +12,9 @@ import csv
 import io
 from importlib import resources
 
-from ..tasks import TASK_IDS
-from .rows import Row, category_means
-from .sections import FULL_RELEASE
+from ...submission.rows import Row, category_means
+from ...submission.sections import FULL_RELEASE
+from .tasks import TASK_IDS
 
 __all__ = ["PAPER_CSV", "paper_rows", "PAPER_DATASET"]
 
