@@ -4,7 +4,9 @@ the world's ground truth; then the evaluation documents and scores of the built 
 from __future__ import annotations
 
 import json
+import re
 
+import pyarrow.parquet as pq
 import pytest
 
 from streamgaze_hf import scoring
@@ -201,6 +203,17 @@ def test_cli_builds_the_synthetic_world_with_the_builtin_oracle(tmp_path, capsys
     assert all((tmp_path / "ds" / r["image_path"]).is_file() for r in gpl)
     card = (tmp_path / "ds" / "README.md").read_text()
     assert "- visual-question-answering" in card and "video-text-to-text" not in card
+    # an image dataset: its statistics count images and have no durations (every "video" lasts 0 s)
+    n_images = len(pq.read_table(tmp_path / "ds" / "data" / "videos").column("video_id"))
+    assert n_images == 2 and "| Source | Images | Questions |" in card
+    assert f"| total | {n_images} | {usable * 3 + inside} |" in card
+    assert "Video durations" not in card and "Hours" not in card
+    assert "| images (the `videos` config) | 2 |" in card
+    capsys.readouterr()
+    assert cli_main(["stats", str(tmp_path / "ds")]) == 0
+    printed = capsys.readouterr().out
+    assert "Images" in printed and "Video durations" not in printed and "Hours" not in printed
+    assert re.search(r"^total +15 +- *$", printed, re.M)  # no task has checkpoints
     assert cli_main(["build-vl4gaze", "--gazefollow", str(tmp_path), "--out", str(tmp_path / "x"),
                      "--version", "1.0.0"]) == 2
     assert "real annotations need a VLM" in capsys.readouterr().err

@@ -105,6 +105,7 @@ class DatasetLayout:
     task_categories: tuple[str, ...] = ("video-text-to-text",)  # the card's Hugging Face task categories
     license: str = "cc-by-4.0"  # the card's licence id (Hugging Face: "other" when it is not one licence)
     license_note: str = ""  # the card's "## License" text ("" = the StreamGaze text)
+    media: str = "video"  # "image": the rows of the videos config are still images (no durations in the stats)
 
 
 @dataclass(frozen=True)

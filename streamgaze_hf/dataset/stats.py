@@ -115,6 +115,7 @@ def stats_from_files(root: str | os.PathLike[str], version: str, benchmark: str 
     ]
     return {
         "benchmark": benchmark,
+        "media": get_benchmark(benchmark).dataset.media,
         "version": version,
         "tasks": tasks,
         "questions": sum(t["questions"] for t in tasks),
@@ -179,7 +180,8 @@ def stats_tables(stats: Stats) -> list[Table]:
             [t["task"], t["name"], t["category"], _n(t["questions"]), _n(t["checkpoints"])]
             for t in stats["tasks"]
         ]
-        + [["total", "", "", _n(stats["questions"]), _n(stats["checkpoints"])]],
+        + [["total", "", "", _n(stats["questions"]),
+            _n(stats["checkpoints"] if any(t["checkpoints"] is not None for t in stats["tasks"]) else None)]],
         [False, False, False, True, True],
     )
     categories = Table(
@@ -191,6 +193,15 @@ def stats_tables(stats: Stats) -> list[Table]:
         ],
         [False, False, True],
     )
+    if stats.get("media") == "image":  # still images: counted, no durations
+        sources = Table(
+            "Sources",
+            ["Source", "Images", "Questions"],
+            [[s["source"], _n(s["videos"]), _n(s["questions"])] for s in stats["sources"]]
+            + [["total", _n(stats["videos"]), _n(stats["questions"])]],
+            [False, True, True],
+        )
+        return [tasks, categories, sources, _configs_table(stats, "images (the `videos` config)")]
     sources = Table(
         "Sources",
         ["Source", "Videos", "Hours", "Questions"],
@@ -213,17 +224,20 @@ def stats_tables(stats: Stats) -> list[Table]:
         ],
         [True] * 5,
     )
-    configs = Table(
+    return [tasks, categories, sources, durations, _configs_table(stats, "videos")]
+
+
+def _configs_table(stats: Stats, videos_label: str) -> Table:
+    return Table(
         "Other configs",
         ["Config", "Rows"],
         [
-            ["videos", _n(stats["videos"])],
+            [videos_label, _n(stats["videos"])],
             ["gaze", _n(stats["gaze_samples"])],
             ["fixations", _n(stats["fixations"])],
         ],
         [False, True],
     )
-    return [tasks, categories, sources, durations, configs]
 
 
 def _aligned(table: Table) -> str:

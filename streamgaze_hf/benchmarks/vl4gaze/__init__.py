@@ -90,6 +90,7 @@ BENCHMARK = register(Benchmark(
         card_sections="streamgaze_hf.benchmarks.vl4gaze.card:sections",
         loading_example="god",
         license="other",
+        media="image",
         license_note=("Questions built by the §3 pipeline from gaze-following annotations inherit the terms of "
             "those annotations and their images (GazeFollow, VideoAttentionTarget) and of the VLM that wrote "
             "the descriptions; a build from the synthetic world has no third-party content. Check the "
