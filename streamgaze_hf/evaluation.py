@@ -95,7 +95,6 @@ def proxy_setting(root: Path) -> str:
     return name
 
 
-
 # ---- videos and gaze ------------------------------------------------------------------------------
 
 def video_geometry(root: Path) -> dict[str, dict]:

@@ -82,8 +82,8 @@ def kind_section(kinds: dict[str, str], counts: Counter, examples: dict[str, lis
 
 @dataclass
 class ProblemReport:
-    """The import report of a benchmark without StreamGaze's per-task row accounting (EgoGazeVQA, StreamEQA):
-    rows imported per config, skips and notes of the importer's own kinds, with examples."""
+    """The import report of a benchmark without StreamGaze's per-task row accounting (EgoGazeVQA,
+    StreamEQA): rows imported per config, skips and notes of the importer's own kinds, with examples."""
 
     imported: dict[str, int]
     skip_kinds: dict[str, str]

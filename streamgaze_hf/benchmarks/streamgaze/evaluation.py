@@ -48,6 +48,8 @@ from .tasks import get_task
 GAZE_VARIANTS: dict[str, str] = {"": "visual", "_nogaze": "none", "_textgaze": "text", "_salience": "salience"}
 #: task-name suffix -> reasoning variant (paper Table 4, prompts of Figs. 19-21), on the visual gaze setting
 REASONING_VARIANTS: dict[str, str] = {"_cot_text": "text", "_cot_gaze": "gaze", "_cot_visual": "visual"}
+
+
 def task_name(task_id: str, gaze: str = "visual") -> str:
     suffix = {v: k for k, v in GAZE_VARIANTS.items()}[gaze]
     return f"{get_task(task_id).lmms_name}{suffix}"
