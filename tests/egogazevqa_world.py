@@ -4,7 +4,8 @@
 world's own actions plus one point narration per true fixation on an object ("C looks at the <object>"
 at the fixation's middle), so each video has enough narrations for a group of nine keyframes.
 ``write_world_as_egoexo4d(world_dir, raw)`` re-packs one of them as an Ego-Exo4D take (Aria RGB video,
-10 Hz ``general_eye_gaze_2d.csv`` in 1408 px, keystep JSON).
+10 Hz ``general_eye_gaze_2d.csv`` in 1408 px, keystep JSON), ``write_world_as_ego4d`` as an Ego4D video
+and ``write_world_as_egtea`` as an EGTEA Gaze+ session (BeGaze export, ``action_labels.csv``).
 
 ``expected_keyframes`` re-implements the documented keyframe rule from the raw files, independently of
 the build. ``ground_truth_responder`` is a VLMStub responder: it reads the burnt-in frame index of every
@@ -153,3 +154,43 @@ def write_world_as_ego4d(world_dir: Path, raw: Path, uid: str = "5c9a8b1e-0000-4
                    "annotation_uid": f"n{j}"} for j, a in enumerate(acts)]
     (raw / "narration.json").write_text(json.dumps({uid: {"narration_pass_1": {"narrations": narrations}}}),
                                         encoding="utf-8")
+
+
+def write_world_as_egtea(world_dir: Path, raw: Path, session: str, version: int,
+                         extra: tuple[tuple[float, float, str], ...] = ()) -> list[tuple[float, float, float, int, str]]:
+    """One demo-world video as an EGTEA Gaze+ session: ``videos/<session>.mp4``, a BeGaze export of
+    layout ``version`` (1 or 2) of every world gaze sample (30 Hz) in 1280x960 pixels, its video frame
+    ``floor(t * 24)``, event ``Fixation`` (``Blink`` at 0, 0 for an invalid sample), and the session's
+    rows appended to ``raw_annotations/action_labels.csv`` (created with its header): the world's
+    actions plus ``extra`` (start, end, label), EGTEA style ("C looks at the teapot" -> "Looks at the
+    teapot"), times in ms. Returns the gaze rows (t, px, py, frame, event) exactly as written."""
+    from .source_fixtures import begaze_text
+
+    video = raw / "videos" / f"{session}.mp4"
+    video.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(world_dir / "video.mp4", video)
+    info = probe_video(video)
+    track = read_gaze_csv(world_dir / "gaze.csv", info.width, info.height, info.fps)
+    rows = []
+    for t, x, y, ok in zip(track.t, track.x, track.y, track.valid):
+        px, py = (round(float(x) * 1280, 2), round(float(y) * 960, 2)) if ok else (0.0, 0.0)
+        rows.append((float(t), px, py, int(math.floor(t * 24 + 1e-9)), "Fixation" if ok else "Blink"))
+    gaze = raw / "gaze_data" / f"{session}.txt"
+    gaze.parent.mkdir(parents=True, exist_ok=True)
+    gaze.write_text(begaze_text(version, rows, session), encoding="utf-8")
+    acts = json.loads((world_dir / "actions.json").read_text(encoding="utf-8"))
+    labels = [*((a["start"], a["end"], a["label"]) for a in acts), *extra]
+    ann = raw / "raw_annotations" / "action_labels.csv"
+    ann.parent.mkdir(parents=True, exist_ok=True)
+    lines = ann.read_text(encoding="utf-8").splitlines() if ann.is_file() else [
+        "# Clip ID (Unique, used only internally); Clip Prefix (Unique); Video Session; Starting Time (ms); "
+        "Ending Time (ms); Action Label; Verb Label; Noun Label(s)"]
+    for start, end, label in labels:
+        text = label.removeprefix("C ")
+        text = text[:1].upper() + text[1:]
+        verb, _, noun = text.partition(" ")
+        ms0, ms1 = int(round(start * 1000)), int(round(end * 1000))
+        lines.append(f"{len(lines)}; {session}-{ms0}-{ms1}-F{int(start * 24):06d}-F{int(end * 24):06d}; {session}; "
+                     f"{ms0}; {ms1}; {text}; {verb}; {noun}")
+    ann.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return rows

@@ -28,6 +28,7 @@ from .egogazevqa_world import (
     write_narrated_world,
     write_world_as_ego4d,
     write_world_as_egoexo4d,
+    write_world_as_egtea,
 )
 from .vlm_stub import VLMStub
 
@@ -199,6 +200,82 @@ def test_ego4d_video_builds_from_its_narrations(world, tmp_path, monkeypatch):
     assert r["source"] == "ego4d" and [f["frame"] for f in r["frames"]] == [k[0] for k in want]
     assert [f["caption"] for f in r["frames"]] == [k[3] for k in want]  # "#C" tags removed
     assert [f["gaze_y"] for f in r["frames"]] == pytest.approx([k[2] for k in want], abs=2e-6)
+
+
+def test_egtea_sessions_build_from_begaze_gaze_and_action_labels(world, tmp_path, monkeypatch):
+    # the two world videos as EGTEA Gaze+ sessions, a BeGaze v1 and a v2 export (30 Hz samples tagged with
+    # their 24 fps video frame); the second session gets three more labelled actions after its first nine
+    # keyframes, material for a second group that EGTEA's default of one group per video leaves out
+    raw = tmp_path / "egtea"
+    s1, s2 = "OP01-R01-PastaSalad", "P16-R03-BaconAndEggs"
+    written = {s1: write_world_as_egtea(world["dirs"][0], raw, s1, version=1),
+               s2: write_world_as_egtea(world["dirs"][1], raw, s2, version=2,
+                                        extra=((23.5, 24.0, "wash hands"), (24.5, 25.0, "dry hands"),
+                                               (25.5, 26.0, "open drawer")))}
+    with (raw / "raw_annotations" / "action_labels.csv").open("a", encoding="utf-8") as fh:  # another session
+        fh.write("99; OP02-R05-Cheeseburger-1000-2500-F000024-F000060; OP02-R05-Cheeseburger; 1000; 2500; "
+                 "Take bread; Take; bread\n")
+    monkeypatch.setenv("STREAMGAZE_VLM_CACHE", str(tmp_path / "cache"))
+    with VLMStub(ground_truth_responder(world["index"], garbage_first=False)) as stub:
+        opts = EgoBuildOptions(source="egtea", vlm_url=stub.url, vlm_model="stub-vlm")
+        root = build_egogazevqa(raw, tmp_path / "out", "1.0.0", options=opts, progress=False)
+        requests = list(stub.requests)
+        assert stub.calls == 6  # 2 sessions x 1 group x 3 categories, each answered at once
+    assert all(r.n_images == 9 and not r.retry for r in requests)
+    # the captions the VLM got are the action labels, the gaze the BeGaze pixels over 1280x960 (frame 199:
+    # the mean of its two samples, (192.48 + 196.25) / 2 / 1280 and (68.91 + 79.5) / 2 / 960)
+    assert "Frame 5: Looks at the kitchen timer; Gaze:(0.152, 0.077)" in requests[0].prompt
+
+    build = json.loads((root / "manifest.json").read_text())["build"]
+    # narrations: the session's label rows (the Cheeseburger row is another session's); one label each
+    # ends on a frame whose samples are all blinks (no gaze)
+    assert build["inputs"] == {s1: {"narrations": 14, "keyframes": 13, "groups": 1},
+                               s2: {"narrations": 19, "keyframes": 18, "groups": 1}}
+    report = build["report"]
+    assert (report["groups"], report["groups_dropped"], report["no_gaze"]) == (2, 1, 2)
+    assert report["questions"] == {"spatial": 2, "temporal": 2, "causal": 2}
+
+    frames = {s1: [44, 107, 141, 170, 199, 279, 372, 393, 467],  # ceil(end ms * 24 / 1000) of each label
+              s2: [27, 70, 120, 205, 236, 256, 275, 293, 358]}
+    captions = {s1: ["Looks at the kitchen timer", "Set kitchen timer", "Looks at the recipe book",
+                     "Move recipe book", "Looks at the kitchen timer", "Looks at the teapot",
+                     "Looks at the recipe book", "Close recipe book", "Looks at the white plate"],
+                s2: ["Looks at the sandwich", "Cut sandwich", "Looks at the cutting board",
+                     "Looks at the green bottle", "Open green bottle", "Looks at the pizza slice",
+                     "Cut pizza slice", "Looks at the green bowl", "Looks at the wooden spoon"]}
+    for vid, g in world["groups"].items():  # the frames of the world build: the world's truth answers
+        assert [k[0] for k in g[0]] == frames[{"world_0_00": s1, "world_0_01": s2}[vid]]
+    for cat in CATEGORIES:
+        rows = _rows(root, cat)
+        assert [r["video_id"] for r in rows] == [s1, s2]
+        for r in rows:
+            vid = r["video_id"]
+            assert (r["source"], r["scenario"], r["activity"], r["task"]) == ("egtea", "Kitchen", "Cooking", cat)
+            assert [f["frame"] for f in r["frames"]] == frames[vid]
+            assert [f["caption"] for f in r["frames"]] == captions[vid]
+            for f in r["frames"]:
+                # the frame's BeGaze samples (one or two at 30 Hz), averaged, in pixels of 1280x960
+                px = [(x, y) for _, x, y, frame, event in written[vid] if frame == f["frame"] and event == "Fixation"]
+                assert 1 <= len(px) <= 2
+                assert f["gaze_valid"] and f["gaze_x"] == pytest.approx(sum(p[0] for p in px) / len(px) / 1280, abs=1e-12)
+                assert f["gaze_y"] == pytest.approx(sum(p[1] for p in px) / len(px) / 960, abs=1e-12)
+                assert f["time"] == pytest.approx(f["frame"] / 24, abs=1e-9)
+                assert f["path"] == f"frames/egtea/{vid}/{f['frame']:06d}.jpg" and (root / f["path"]).is_file()
+            truth = world["truth"]["world_0_00" if vid == s1 else "world_0_01"]
+            assert r["answer_text"] == f"The {gazed_name(truth, frames[vid][ASKED_FRAME[cat]])}."
+    (r,) = [r for r in _rows(root, "spatial") if r["video_id"] == s1]
+    f0, f4 = r["frames"][0], r["frames"][4]
+    assert (f0["gaze_x"], f0["gaze_y"]) == pytest.approx((1000.79 / 1280, 412.32 / 960), abs=1e-12)
+    assert (f4["gaze_x"], f4["gaze_y"]) == pytest.approx(((192.48 + 196.25) / 2 / 1280, (68.91 + 79.5) / 2 / 960),
+                                                         abs=1e-12)  # frame 199: two samples
+
+    videos = _rows(root, "videos")
+    assert [(v["video_id"], v["source"], v["fps"], v["width"], v["height"], v["n_frames"]) for v in videos] == \
+        [(s1, "egtea", 24.0, 320, 240, 720), (s2, "egtea", 24.0, 320, 240, 720)]
+    gaze = _rows(root, "gaze")
+    for vid in (s1, s2):  # one sample per video frame (every frame has a BeGaze row), at frame / 24
+        ts = [g["t"] for g in gaze if g["video_id"] == vid]
+        assert ts == pytest.approx([k / 24 for k in range(720)], abs=1e-9)
 
 
 def test_arguments_are_checked_first(world, tmp_path, capsys):
