@@ -12,7 +12,7 @@ demo: setup
 
 test: setup
 	@bash scripts/install_browser.sh || echo "[test] no Chromium: the leaderboard browser test will be skipped" >&2
-	@HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 $(PY) -m pytest -q -n auto $(PYTEST_ARGS)
+	@HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 $(PY) -m pytest -q -n auto --dist worksteal $(PYTEST_ARGS)
 
 lint: setup
 	@$(VENV)/bin/ruff check streamgaze_hf lmms_tasks build_scripts benchmarks tests

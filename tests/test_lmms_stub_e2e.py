@@ -1,6 +1,10 @@
 """A built-in lmms-eval video model (``gpt4v``) against a loopback OpenAI-compatible stub, on all
 ten tasks: the stub decodes the frame index burnt into every image it receives and answers with
-the indices, and no frame after (or before) any document's window reaches the model."""
+the indices, and no frame after (or before) a document's window reaches the model.
+
+The first ``LIMIT`` documents of each task go through the wrapper (checkpoints and windows of several
+questions); every clip of every document and variant is checked against its window, without a model,
+by ``test_clip_windows.py``."""
 
 import json
 import re
@@ -18,6 +22,7 @@ from streamgaze_hf.video.reader import probe_video
 from .conftest import run_lmms_eval
 
 pytestmark = pytest.mark.slow
+LIMIT = 8  # documents per task
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +45,7 @@ def stub_run(demo_dataset, stub_server, tmp_path_factory):
     out = tmp_path_factory.mktemp("gpt4v")
     env = {"OPENAI_BASE_URL": stub_server, "OPENAI_API_KEY": "stub", "API_TYPE": "openai"}
     return run_lmms_eval(["--model", "gpt4v", "--model_args", "model_version=stub,max_frames_num=6",
-                          "--tasks", "streamgaze"], demo_dataset, out, env_extra=env)
+                          "--tasks", "streamgaze", "--limit", str(LIMIT)], demo_dataset, out, env_extra=env)
 
 
 def test_no_frame_outside_any_window_reaches_the_model(stub_run, demo_dataset):
@@ -70,7 +75,7 @@ def test_no_frame_outside_any_window_reaches_the_model(stub_run, demo_dataset):
             # the model sees the window up to its end: the last frame is the one on screen at `end`
             assert idx[-1] == int(np.searchsorted(ft, end + 1e-6, side="right") - 1)
             checked += 1
-    assert checked == sum(len(v) for v in samples.values())
+    assert checked == sum(len(v) for v in samples.values()) == LIMIT * len(TASKS)
     assert results["results"]["streamgaze"]["accuracy,none"] == 0.0  # "frames: ..." never parses
 
 
