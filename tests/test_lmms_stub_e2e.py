@@ -22,7 +22,7 @@ from streamgaze_hf.video.reader import probe_video
 from .conftest import run_lmms_eval
 
 pytestmark = pytest.mark.slow
-LIMIT = 8  # documents per task
+LIMIT = 5  # documents per task
 
 
 @pytest.fixture(scope="module")
