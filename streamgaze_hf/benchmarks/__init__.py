@@ -171,6 +171,15 @@ class Benchmark:
                 return t
         raise KeyError(f"unknown {self.name} task {task_id!r}; tasks are {', '.join(self.task_ids)}")
 
+    def require_task(self, task_id: str) -> TaskDef:
+        """:meth:`task`, with an unknown id reported as a :class:`StreamGazeError` (user input)."""
+        from ..errors import StreamGazeError
+
+        try:
+            return self.task(task_id)
+        except KeyError as exc:
+            raise StreamGazeError(str(exc.args[0])) from None
+
     def tasks_in(self, category: str) -> tuple[TaskDef, ...]:
         return tuple(t for t in self.tasks if t.category == category)
 

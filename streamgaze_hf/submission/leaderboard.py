@@ -93,6 +93,12 @@ def submission_row(report: ValidationReport, section: str = "") -> Row:
                section=section, task_coverage={t: task_coverage(s["tasks"][t]) for t in TASK_IDS})
 
 
+def _refuse_oracle(rep: ValidationReport) -> None:
+    if rep.is_oracle:
+        raise StreamGazeError("this is the oracle baseline (it reads the answer key): never ranked on the "
+                              "leaderboard", rep.path)
+
+
 def collect_sections(reports: Sequence[ValidationReport], manifest: dict, include_paper: bool = True
                      ) -> list[Section]:
     """Submission rows (oracle refused; all on the dataset with ``manifest``) plus the paper rows,
@@ -103,9 +109,7 @@ def collect_sections(reports: Sequence[ValidationReport], manifest: dict, includ
         titles.setdefault(FULL_RELEASE, (FULL_TITLE, FULL_NOTE))
     rows = []
     for rep in reports:
-        if rep.is_oracle:
-            raise StreamGazeError("this is the oracle baseline (it reads the answer key): never ranked on the "
-                                  "leaderboard", rep.path)
+        _refuse_oracle(rep)
         rows.append(submission_row(rep, key))
     if include_paper:
         rows += paper_rows()
@@ -144,9 +148,7 @@ def collect_benchmark_sections(benchmark, reports: Sequence[ValidationReport], m
     titles = {key: (title, note)}
     rows = []
     for rep in reports:
-        if rep.is_oracle:
-            raise StreamGazeError("this is the oracle baseline (it reads the answer key): never ranked on the "
-                                  "leaderboard", rep.path)
+        _refuse_oracle(rep)
         rows.append(benchmark_submission_row(rep, key))
     refs = benchmark.reference_rows() if include_paper else []
     if refs:

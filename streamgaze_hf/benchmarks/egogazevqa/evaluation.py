@@ -50,10 +50,7 @@ def load_docs(task_id: str, gaze: str = "none", root: str | os.PathLike[str] | N
     """Evaluation documents of one category: the dataset rows plus the run settings."""
     from ...evaluation import prompt_mode
 
-    try:
-        BENCHMARK.task(task_id)
-    except KeyError as exc:
-        raise StreamGazeError(str(exc.args[0])) from None
+    BENCHMARK.require_task(task_id)
     if gaze not in GAZE_MODES:
         raise StreamGazeError(f"unknown EgoGazeVQA gaze mode {gaze!r}; expected one of {', '.join(GAZE_MODES)}")
     path = dataset_root(root)

@@ -47,10 +47,7 @@ def load_docs(task_id: str, gaze: str = "none", root: str | os.PathLike[str] | N
     gaze extension, the window's gaze points)."""
     from ...evaluation import clip_fps, current_protocol, prompt_mode
 
-    try:
-        BENCHMARK.task(task_id)
-    except KeyError as exc:
-        raise StreamGazeError(str(exc.args[0])) from None
+    BENCHMARK.require_task(task_id)
     if gaze not in GAZE_MODES:
         raise StreamGazeError(f"unknown StreamEQA gaze mode {gaze!r}; expected one of {', '.join(GAZE_MODES)}")
     path = dataset_root(root)

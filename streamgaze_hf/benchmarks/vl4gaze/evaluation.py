@@ -48,10 +48,7 @@ def load_docs(task_id: str, gaze: str = "none", root: str | os.PathLike[str] | N
     """Evaluation documents of one task: the dataset rows plus the run settings."""
     from ...evaluation import prompt_mode
 
-    try:
-        BENCHMARK.task(task_id)
-    except KeyError as exc:
-        raise StreamGazeError(str(exc.args[0])) from None
+    BENCHMARK.require_task(task_id)
     if gaze != "none":
         raise StreamGazeError(f"VL4Gaze has no gaze mode {gaze!r} (the question names the person)")
     path = dataset_root(root)
