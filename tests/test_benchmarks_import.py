@@ -39,3 +39,15 @@ def test_full_benchmark_has_the_release_shape():
     for rows in qa.values():
         for r in rows:
             assert validate_qa_row(r, duration=videos[r["video_id"]]["dur"]) == []
+
+
+def test_an_unknown_task_of_a_benchmark_is_a_clear_error_before_any_reading(tmp_path):
+    from streamgaze_hf.benchmarks.egogazevqa import evaluation as ego
+    from streamgaze_hf.benchmarks.streameqa import evaluation as eqa
+    from streamgaze_hf.benchmarks.vl4gaze import evaluation as vl
+    from streamgaze_hf.errors import StreamGazeError
+
+    for module, name in ((ego, "EgoGazeVQA"), (eqa, "StreamEQA"), (vl, "VL4Gaze")):
+        with pytest.raises(StreamGazeError, match=r"unknown \w+ task 'nope'; tasks are ") as exc:
+            module.load_docs("nope", root=tmp_path / "no_dataset_here")
+        assert "no_dataset_here" not in str(exc.value), name  # the task is checked before the dataset
