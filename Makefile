@@ -3,16 +3,23 @@ VENV := .venv
 PY := $(VENV)/bin/python
 DEMO_OUT ?= demo_out
 
-.PHONY: setup demo test lint perf bench docs
+.PHONY: setup demo test e2e lint perf bench docs
 setup:
 	@bash scripts/setup.sh
 
 demo: setup
 	@bash scripts/demo.sh "$(DEMO_OUT)"
 
+# `make test`: the unit and integration tests (tests/unit, tests/integration; about 3 minutes on 2 cores).
+# `make e2e`: the end-to-end tests (tests/e2e: real lmms-eval runs, the Hub stand-in, the long CLI runs).
+# CI (.ci/run) runs both.
 test: setup
 	@bash scripts/install_browser.sh || echo "[test] no Chromium: the leaderboard browser test will be skipped" >&2
-	@HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 $(PY) -m pytest -q -n auto --dist worksteal $(PYTEST_ARGS)
+	@HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 $(PY) -m pytest -q -n auto --dist worksteal $(PYTEST_ARGS) \
+	  tests/unit tests/integration
+
+e2e: setup
+	@HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 $(PY) -m pytest -q -n auto --dist worksteal $(PYTEST_ARGS) tests/e2e
 
 # ruff, then the import contracts of .importlinter (no import circles; the dependency direction of
 # docs/architecture.md)
@@ -30,6 +37,6 @@ perf: setup
 
 bench: perf
 
-# Regenerate docs/cli.md from the argument parser (tests/test_docs.py checks that it is up to date).
+# Regenerate docs/cli.md from the argument parser (tests/integration/test_docs.py checks that it is up to date).
 docs: setup
 	@$(PY) -m streamgaze_hf.clidoc --out docs/cli.md

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Headless Chromium for the leaderboard browser test (tests/test_leaderboard_browser.py), from Debian.
+# Headless Chromium for the leaderboard browser test (tests/integration/test_leaderboard_browser.py), from Debian.
 # Idempotent: does nothing when /usr/bin/chromium exists. Playwright drives this browser; never run
 # `playwright install` (it would download its own browsers).
 set -euo pipefail

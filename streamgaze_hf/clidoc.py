@@ -4,7 +4,7 @@
     python -m streamgaze_hf.clidoc --check docs/cli.md   # exit 1 when the file is out of date
 
 The text depends only on the parser (no terminal width, no Python-version-specific help layout), so
-tests/test_docs.py can require the committed file to equal it: a command or option added without
+tests/integration/test_docs.py can require the committed file to equal it: a command or option added without
 regenerating the reference fails the suite. Sub-commands and options whose help is hidden
 (``argparse.SUPPRESS``, e.g. deprecated aliases) are left out.
 """
@@ -21,7 +21,7 @@ HEADER = """\
 
 <!-- Generated from the parser in streamgaze_hf/cli/ by `make docs`
 (`python -m streamgaze_hf.clidoc --out docs/cli.md`); do not edit by hand.
-tests/test_docs.py fails when this file is out of date. -->
+tests/integration/test_docs.py fails when this file is out of date. -->
 
 Every command of `streamgaze`, its arguments and their defaults, as `streamgaze COMMAND --help` prints
 them. Where a command fits in a workflow: [getting started](getting-started.md) and the pages linked from

@@ -7,8 +7,8 @@ import os
 
 import pytest
 
-from .browser import browser  # noqa: F401  (the headless Chromium fixture of the browser tests)
-from .home_guard import home_changes, isolate_caches, snapshot_home
+from .fixtures.browser import browser  # noqa: F401  (the headless Chromium fixture of the browser tests)
+from .fixtures.home_guard import home_changes, isolate_caches, snapshot_home
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")

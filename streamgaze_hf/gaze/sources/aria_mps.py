@@ -66,7 +66,7 @@ video; all matrices 4x4 row-major, metres)::
   ``yd = yr + 2 (p0 xr + p1 yr) yr + p1 q + s2 q + s3 q^2``; ``u = fx xd + cx``, ``v = fy yd + cy``. With all
   distortion coefficients 0 this is the equidistant fisheye ``u = f th a / r + cx``. Checked against
   projectaria-tools 2.3.0 on real calibrations and real MPS files of the three layouts (tests/
-  test_real_raw_readers.py; docs/conformance.md: largest difference 0.003 px).
+  integration/test_real_raw_readers.py; docs/conformance.md: largest difference 0.003 px).
 * pixels are normalised by the calibration's ``width`` / ``height`` (so a downscaled video keeps its
   coordinates), origin top-left, then turned with the video: ``rotation_cw_deg`` = 90 when the MP4 is the
   camera image rotated 90 degrees clockwise (upright Aria video): ``(x, y) -> (1 - y, x)``; 180:

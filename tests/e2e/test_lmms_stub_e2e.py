@@ -1,0 +1,87 @@
+"""A built-in lmms-eval video model (``gpt4v``) against a loopback OpenAI-compatible stub, on all
+ten tasks: the stub decodes the frame index burnt into every image it receives and answers with
+the indices, and no frame after (or before) a document's window reaches the model.
+
+The first ``LIMIT`` documents of each task go through the wrapper (checkpoints and windows of several
+questions); every clip of every document and variant is checked against its window, without a model,
+by ``test_clip_windows.py``."""
+
+import json
+import re
+import subprocess
+import sys
+import time
+
+import datasets
+import numpy as np
+import pytest
+
+from streamgaze_hf.benchmarks.streamgaze.tasks import TASKS
+from streamgaze_hf.video.reader import probe_video
+
+from ..conftest import run_lmms_eval
+
+pytestmark = pytest.mark.slow
+LIMIT = 5  # documents per task
+
+
+@pytest.fixture(scope="module")
+def stub_server(tmp_path_factory):
+    port_file = tmp_path_factory.mktemp("stub") / "port"
+    proc = subprocess.Popen([sys.executable, "tests/fixtures/openai_stub.py", str(port_file)])
+    try:
+        for _ in range(200):
+            if port_file.is_file() and port_file.read_text().strip():
+                break
+            time.sleep(0.05)
+        yield f"http://127.0.0.1:{int(port_file.read_text())}/v1"
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+@pytest.fixture(scope="module")
+def stub_run(demo_dataset, stub_server, tmp_path_factory):
+    out = tmp_path_factory.mktemp("gpt4v")
+    env = {"OPENAI_BASE_URL": stub_server, "OPENAI_API_KEY": "stub", "API_TYPE": "openai"}
+    return run_lmms_eval(["--model", "gpt4v", "--model_args", "model_version=stub,max_frames_num=6",
+                          "--tasks", "streamgaze", "--limit", str(LIMIT)], demo_dataset, out, env_extra=env)
+
+
+def test_no_frame_outside_any_window_reaches_the_model(stub_run, demo_dataset):
+    proc, results, samples = stub_run
+    assert results is not None, proc.stdout[-3000:] + proc.stderr[-3000:]
+    times = {}  # video id -> source frame times
+    checked = 0
+    for spec in TASKS:
+        rows = {r["question_id"]: r for r in datasets.load_dataset(str(demo_dataset), spec.id, split="test")}
+        recs = [s["accuracy"] for s in samples[spec.lmms_name]]
+        assert recs, spec.id
+        for rec in recs:
+            row = rows[rec["question_id"]]
+            if row["video_id"] not in times:
+                times[row["video_id"]] = probe_video(demo_dataset / row["overlay_path"]).frame_times
+            ft = times[row["video_id"]]
+            if spec.is_proactive:
+                start, end = 0.0, row["checkpoints"][rec["checkpoint_index"]]["time"]
+            else:
+                start, end = row["window_start"], row["window_end"]
+            m = re.fullmatch(r"frames: ([\d,]+)", rec["response"])
+            assert m, (rec["question_id"], rec["response"])
+            idx = [int(i) for i in m.group(1).split(",")]
+            shown = ft[idx]
+            assert shown.max() <= end + 1e-6, (spec.id, rec["question_id"], shown.max(), end)
+            assert shown.min() >= start - 1e-6, (spec.id, rec["question_id"], shown.min(), start)
+            # the model sees the window up to its end: the last frame is the one on screen at `end`
+            assert idx[-1] == int(np.searchsorted(ft, end + 1e-6, side="right") - 1)
+            checked += 1
+    assert checked == sum(len(v) for v in samples.values()) == LIMIT * len(TASKS)
+    assert results["results"]["streamgaze"]["accuracy,none"] == 0.0  # "frames: ..." never parses
+
+
+def test_samples_record_settings(stub_run):
+    _, _, samples = stub_run
+    rec = samples["streamgaze_nfi"][0]["accuracy"]
+    assert rec["gaze"] == "visual" and rec["prompt_mode"] == "default" and rec["clip_fps"] == 0.0
+    assert rec["parsed"] is None and rec["correct"] is False
+    json.dumps(rec)
