@@ -48,13 +48,3 @@ def test_two_processes_give_the_one_process_records_and_scores(demo_dataset, tmp
     assert gta["precision_stderr_clt,none"] != gta["accuracy_stderr_clt,none"]
     assert gta["fpr_stderr_clt,none"] != gta["accuracy_stderr_clt,none"]
     assert all(isinstance(gta[f"{m}_stderr_clustered,none"], float) for m in ("accuracy", "precision", "recall"))
-
-
-def test_baselines_take_rank_world_size_and_device_from_the_launcher(monkeypatch):
-    from lmms_tasks.models import OracleBaseline, RandomBaseline
-
-    monkeypatch.setenv("RANK", "1")
-    monkeypatch.setenv("WORLD_SIZE", "2")
-    for cls in (RandomBaseline, OracleBaseline):
-        model = cls(batch_size="1", device="cuda:1")  # lmms-eval passes --device through; baselines stay on CPU
-        assert (model.rank, model.world_size, str(model.device)) == (1, 2, "cpu")

@@ -90,7 +90,6 @@ def test_reasoning_task_files_name_their_variant():
         assert (base / f"_group_streamgaze{suffix}.yaml").is_file()
 
 
-@pytest.mark.slow
 def test_reasoning_docs_of_the_demo_dataset(demo_dataset):
     docs = evaluation.load_docs("oar", "visual", demo_dataset, reasoning="visual")
     d = docs[0]
