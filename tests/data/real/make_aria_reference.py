@@ -1,5 +1,5 @@
 """Writes the official projections into the real-file corpus (``official/aria_mps/``, see
-tests/real_corpus.py): every row of the real Aria MPS eye-gaze excerpts in the corpus's ``raw/aria_mps/``, read by projectaria-tools' own reader (``mps.read_eyegaze``) and projected
+tests/fixtures/real_corpus.py): every row of the real Aria MPS eye-gaze excerpts in the corpus's ``raw/aria_mps/``, read by projectaria-tools' own reader (``mps.read_eyegaze``) and projected
 onto the real RGB calibration by its own ``get_gaze_vector_reprojection`` (depth: ``eye_gaze.depth or 1.0``,
 as in its tutorials). Not part of the test run (projectaria-tools is no dependency of this project); run
 it in an environment of its own::
