@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-PERF = Path(__file__).resolve().parent.parent / "perf"
+PERF = Path(__file__).resolve().parents[2] / "perf"
 
 
 @pytest.mark.parametrize("name", ["overlay", "clips", "frames_to_model", "full_benchmark"])
