@@ -41,7 +41,7 @@ def test_every_task_and_variant_names_its_dataset_config_and_variant():
             assert cfg["process_docs"] == f"lmms_tasks.utils.process_docs{suffix}"
             assert variants(get_benchmark("streamgaze"))[suffix] == {"gaze": gaze}
             metrics = {m["metric"] for m in cfg["metric_list"]}
-            assert metrics == ({"accuracy", "precision", "recall", "f1", "fpr", "fnr"} if spec.is_proactive
+            assert metrics == ({"accuracy", "precision", "recall", "f1", "fpr", "fnr"} if spec.proactive
                                else {"accuracy"})
     group = yaml.load((base / "_group_streamgaze.yaml").read_text(), Loader=_Loader)
     assert group["task"] == [t.lmms_name for t in TASKS]

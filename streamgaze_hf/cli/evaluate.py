@@ -177,8 +177,8 @@ def _stream_eval(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--tasks", nargs="+", default=None, metavar="TASK", help="task ids (default: all ten)")
 
     def run(a: argparse.Namespace) -> int:
-        from ..streaming.report import format_streaming
-        from ..streaming.runner import stream_eval
+        from ..benchmarks.streamgaze.streaming.report import format_streaming
+        from ..benchmarks.streamgaze.streaming.runner import stream_eval
         from ..submission.coverage import fmt_pct
 
         metrics = stream_eval(dataset_root(a), a.out, a.model, a.model_args, gaze=a.gaze, prompt_mode=a.prompt_mode,
@@ -205,7 +205,7 @@ def _export_sft(p: argparse.ArgumentParser) -> Handler:
                    help="export a dataset whose card marks it as an evaluation set (contaminates that benchmark)")
 
     def run(a: argparse.Namespace) -> int:
-        from ..sft_export import export_sft
+        from ..benchmarks.streamgaze.sft_export import export_sft
 
         m = export_sft(dataset_root(a), a.out, a.format, gaze=a.gaze, allow_eval_data=a.allow_eval_data)
         print(f"{a.out}: {m['samples']['n']} samples ({m['proactive']['alert_turns']} proactive with "

@@ -20,11 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..benchmarks.streamgaze.evaluation import GAZE_VARIANTS
-from ..benchmarks.streamgaze.tasks import TASKS
+from ..benchmarks import get_benchmark
 from ..errors import StreamGazeError
 
-__all__ = ["LmmsRun", "read_run", "lmms_task_names", "benchmark_task_names"]
+__all__ = ["LmmsRun", "read_run", "benchmark_task_names"]
 
 _RESULTS = re.compile(r"^(?P<prefix>.+)_results\.json$")
 _RECORD_FIELDS = ("question_id", "task", "checkpoint_index", "response", "gaze", "prompt_mode", "clip_fps")
@@ -32,17 +31,8 @@ _RECORD_FIELDS = ("question_id", "task", "checkpoint_index", "response", "gaze",
 _GENERIC_RECORD_FIELDS = ("question_id", "task", "response", "gaze", "prompt_mode")
 
 
-def lmms_task_names() -> dict[str, tuple[str, str]]:
-    """Every StreamGaze lmms-eval task name -> (task id, gaze mode)."""
-    return {f"{t.lmms_name}{suffix}": (t.id, gaze) for t in TASKS for suffix, gaze in GAZE_VARIANTS.items()}
-
-
 def benchmark_task_names(benchmark: str) -> dict[str, tuple[str, str]]:
     """Every lmms-eval task name of a registered benchmark -> (task id, gaze mode)."""
-    if benchmark == "streamgaze":
-        return lmms_task_names()
-    from ..benchmarks import get_benchmark
-
     bench = get_benchmark(benchmark)
     return {bench.lmms_task_name(t) + suffix: (t, gaze) for t in bench.task_ids
             for suffix, gaze in bench.gaze_variants.items()}

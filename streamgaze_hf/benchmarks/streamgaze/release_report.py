@@ -88,7 +88,7 @@ class ImportReport:
 
     rows: dict[str, Counter] = field(default_factory=lambda: _zero(_ROW_COLUMNS, TASK_IDS))
     checkpoints: dict[str, Counter] = field(default_factory=lambda: _zero(
-        _CHECKPOINT_COLUMNS, [t for t in TASK_IDS if get_task(t).is_proactive]))
+        _CHECKPOINT_COLUMNS, [t for t in TASK_IDS if get_task(t).proactive]))
     skipped: Counter = field(default_factory=Counter)
     flags: Counter = field(default_factory=Counter)
     notes: Counter = field(default_factory=Counter)
