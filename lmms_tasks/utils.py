@@ -76,7 +76,7 @@ def _documents(dataset, suffix: str):
         if variant.get("slice"):
             field_name, value = variant["slice"]
             docs = [d for d in docs if d.get(field_name) == value]
-        if bench.name == "streamgaze":
+        if bench.window_clips:
             from streamgaze_hf import prefetch
 
             prefetch.start_prefetch(docs)  # clips prepared in the background ($STREAMGAZE_PREFETCH workers)
@@ -173,10 +173,11 @@ def _ev(doc):
 
 
 def doc_to_visual(doc):
-    """What the model is shown. StreamGaze: the window clip path, preceded in the salience variant by
-    the salience map as a ``PIL.Image`` (lmms-eval's simple wrappers accept an image only as a PIL image
-    and drop image paths), from the clip prefetcher when it got there first."""
-    if benchmark_of_doc(doc).name != "streamgaze":
+    """What the model is shown. A benchmark of window clips (``Benchmark.window_clips``, StreamGaze): the
+    window clip path, preceded in the salience variant by the salience map as a ``PIL.Image`` (lmms-eval's
+    simple wrappers accept an image only as a PIL image and drop image paths), from the clip prefetcher
+    when it got there first."""
+    if not benchmark_of_doc(doc).window_clips:
         return _ev(doc).doc_visuals(doc)
     from PIL import Image
 

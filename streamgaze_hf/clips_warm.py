@@ -88,6 +88,8 @@ def warm_clips(root: str | os.PathLike[str] | None = None, tasks: list[str] | No
         raise StreamGazeError(f"--workers must be >= 1, got {workers}")
     root = resolve_root(root)
     bench = get_benchmark(benchmark_of(read_manifest(root)))
+    if not bench.window_clips:
+        raise StreamGazeError(f"{bench.title} documents are not window clips: there is nothing to warm", root)
     task_ids = resolve_tasks(tasks, bench)
     named = {t for t in (tasks or []) if t in task_ids}  # asked for by id: an empty one is an error
     task_ids = [t for t in task_ids if t in named or t in nonempty_tasks(root, tuple(task_ids))]

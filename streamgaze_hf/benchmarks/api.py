@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -41,6 +42,7 @@ PACKAGE_FILES: Mapping[str, str] = {
     "file_paths": "schema:file_paths",
     "card_intro": "card:intro",
     "card_sections": "card:sections",
+    "cli": "cli",
 }
 _EVALUATIONS: dict[str, Evaluation] = {}
 
@@ -175,7 +177,11 @@ class Benchmark:
     column per task); ``streaming``: the module of its streaming evaluation (``streamgaze stream-eval``:
     runner, results, submissions and leaderboard table; "" = none); ``parsed_answers``: what a
     submission's ``parsed`` answer of a multiple-choice task is, ``"string"`` (a letter, or null) or
-    ``"any"`` (any JSON value the evaluation module's ``score_doc`` parses to).
+    ``"any"`` (any JSON value the evaluation module's ``score_doc`` parses to); ``window_clips``: its
+    documents are shown as window clips of the shared clip cache (``streamgaze_hf.evaluation.doc_visuals``),
+    which ``streamgaze clips warm`` and the lmms-eval prefetcher prepare ahead of the model; ``review``:
+    what its human-verification pages review (``streamgaze review``): ``"fixations"`` (corrections) or
+    ``"questions"`` (verdicts), "" for none.
     """
 
     name: str
@@ -196,6 +202,8 @@ class Benchmark:
     leaderboard_columns: tuple = ()
     streaming: str = ""
     parsed_answers: str = "any"
+    window_clips: bool = False
+    review: str = ""
 
     @property
     def task_ids(self) -> tuple[str, ...]:
@@ -258,6 +266,16 @@ class Benchmark:
         if not self.streaming:
             raise StreamGazeError(f"{self.title} has no streaming evaluation (stream-eval)")
         return resolve(self.streaming)
+
+    def cli_options(self, kind: str) -> tuple[str, Callable | None] | None:
+        """The benchmark's own ``build``/``import`` sub-command for an importer kind, from its package's
+        ``cli.py`` (:data:`PACKAGE_FILES`): ``(help, configure)`` where ``configure(parser)`` adds the
+        options and returns the handler (None: the common options), or None when it declares none."""
+        package = self.evaluation.partition(":")[0].rsplit(".", 1)[0]
+        if importlib.util.find_spec(f"{package}.{PACKAGE_FILES['cli']}") is None:
+            return None
+        module = resolve(f"{package}.{PACKAGE_FILES['cli']}")
+        return getattr(module, {"raw": "RAW", "release": "RELEASE"}[kind], None)
 
     def reference_rows(self) -> list:
         return list(resolve(self.paper_rows)()) if self.paper_rows else []

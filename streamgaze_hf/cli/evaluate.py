@@ -112,15 +112,6 @@ def report_module(name: str):
     return importlib.import_module(f"{package}.report")
 
 
-#: the one-line help of a benchmark's report (a benchmark package with a ``report`` module has one)
-REPORT_HELP = {
-    "egogazevqa": "accuracy of an lmms-eval EgoGazeVQA run per gaze mode, category, source, scenario and activity "
-                  "(ours and the official exact match)",
-    "streameqa": "accuracy of an lmms-eval StreamEQA run per task code, level and direction (the supplement's "
-                 "Tables 5-7 layout)",
-}
-
-
 @command("report", "a benchmark's breakdown of an lmms-eval run (EgoGazeVQA: per gaze mode, category, source, "
          "scenario and activity; StreamEQA: per task code, level and direction)")
 def _report(p: argparse.ArgumentParser) -> Handler:
@@ -134,7 +125,7 @@ def _report(p: argparse.ArgumentParser) -> Handler:
             hidden_parser(sub, b.name, f"{b.name} has no report of its own; `streamgaze submit RUN ...` scores "
                                        "its runs")
             continue
-        help_text = REPORT_HELP.get(b.name, f"{b.title}: breakdown of an lmms-eval run")
+        help_text = getattr(module, "HELP", f"{b.title}: breakdown of an lmms-eval run")
         child = sub.add_parser(b.name, help=help_text, description=help_text)
         child.add_argument("run_dir", metavar="RUN", help="the --output_path of one `lmms-eval ... --log_samples` run")
         child.add_argument("--json", default=None, help="also write the numbers as JSON here")

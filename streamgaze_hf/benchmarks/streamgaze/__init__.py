@@ -33,6 +33,8 @@ BENCHMARK = register(declare(
     importers=("release", "raw"),
     streaming=f"{__name__}.streaming",
     parsed_answers="string",
+    window_clips=True,
+    review="fixations",
     # lmms-eval task files (lmms_tasks/generate.py): the header names the task table, the standard errors
     # are clustered by video, and each category (past, present, proactive) has a group
     extra={"lmms_task_source": "streamgaze_hf/benchmarks/streamgaze/tasks.py", "lmms_cluster_key": "video_id",
