@@ -35,9 +35,8 @@ from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .settings import DEFAULT_PREFETCH as DEFAULT_WORKERS  # noqa: F401  (re-exported)
-from .settings import PREFETCH_AHEAD_ENV as AHEAD_ENV  # noqa: F401
-from .settings import PREFETCH_ENV, RunSettings, given  # noqa: F401
+from .settings import DEFAULT_PREFETCH as DEFAULT_WORKERS
+from .settings import RunSettings, given
 
 _EXIT_JOIN_S = 60.0
 
