@@ -6,9 +6,8 @@ the proxy videos, the clip prefetcher, and the benchmark-specific options (EgoGa
 VL4Gaze's judge). The edges build it: the CLI from its flags over :meth:`RunSettings.from_env`, the
 lmms-eval glue (``lmms_tasks/utils.py``) with :meth:`RunSettings.from_env` in every process of a run (the
 CLI hands its settings to lmms-eval and its child processes with :meth:`RunSettings.to_env`; its flags are
-the variables they set: :func:`with_flags`). Library
-functions take it as an argument (``settings=``); a direct caller that passes none gets
-``RunSettings.from_env()``.
+the variables they set: :func:`with_flags`). Library functions take it as an argument (``settings=``); a
+direct caller that passes none gets ``RunSettings.from_env()`` (:func:`given`).
 
 :meth:`RunSettings.from_env` is the one reader of these variables (their names and meanings are a
 contract: users, scripts and tests set them):
@@ -19,7 +18,7 @@ contract: users, scripts and tests set them):
 ``STREAMGAZE_PROTOCOL``        a model family's official frame sampling (``protocols.PROTOCOLS``)
 ``STREAMGAZE_PROXY``           clip the dataset's proxy videos: a proxy name or ``auto`` (unset: off)
 ``STREAMGAZE_PREFETCH``        clip-prefetch worker threads (default 2; 0 = off)
-``STREAMGAZE_PREFETCH_AHEAD``  how many documents the prefetcher runs ahead (0: its default)
+``STREAMGAZE_PREFETCH_AHEAD``  how many documents the prefetcher runs ahead (default 0: no bound)
 ``EGOGAZEVQA_VISUALS``         EgoGazeVQA's visual form: ``images`` (default) or ``clip``
 ``VL4GAZE_JUDGE_URL``,         VL4Gaze's optional VLM judge of GOD answers (an OpenAI-compatible endpoint,
 ``VL4GAZE_JUDGE_MODEL``,       its model name and key); without URL and model the judge metric is NaN
