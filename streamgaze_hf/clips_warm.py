@@ -15,6 +15,7 @@ from .benchmarks import Benchmark, get_benchmark
 from .dataset.load import benchmark_of, dataset_files, nonempty_tasks, read_manifest, resolve_root
 from .errors import StreamGazeError
 from .evaluation import doc_clip_spec, doc_media, doc_visuals
+from .settings import RunSettings
 from .video.clips import cached_clip
 
 __all__ = ["VARIANT_NAMES", "resolve_tasks", "resolve_variants", "warm_clips"]
@@ -75,9 +76,11 @@ def resolve_variants(names: list[str] | None) -> list[str]:
 
 
 def warm_clips(root: str | os.PathLike[str] | None = None, tasks: list[str] | None = None,
-               variants: list[str] | None = None, workers: int = 1, progress: bool = True) -> dict:
+               variants: list[str] | None = None, workers: int = 1, progress: bool = True,
+               settings: RunSettings | None = None) -> dict:
     """Prepare every clip (and salience image) the given tasks and variants will ask for, in the clip
-    cache the evaluation uses, with the evaluation's current settings (``STREAMGAZE_CLIP_FPS``, ...).
+    cache the evaluation uses, with the evaluation's ``settings`` (clip fps, protocol, proxy:
+    ``streamgaze_hf.settings.given``).
 
     Resumable: clips already in the cache are found in milliseconds and counted as ``cached``. Runs
     ``workers`` processes (1: in this process). Bad task or variant names and a missing dataset fail
@@ -96,7 +99,7 @@ def warm_clips(root: str | os.PathLike[str] | None = None, tasks: list[str] | No
     docs: list[dict] = []
     for tid in task_ids:
         for mode in modes:
-            docs += bench.evaluation_api().load_docs(tid, mode, root)
+            docs += bench.evaluation_api().load_docs(tid, mode, root, settings=settings)
     if docs:  # fetched (a Hub dataset) and verified in one batch, with one byte progress bar
         dataset_files(docs[0]["dataset_root"], sorted({m for d in docs for m in doc_media(d)}), progress=progress)
     unique: dict[tuple, dict] = {}

@@ -313,9 +313,10 @@ HOOKS: tuple[str, ...] = ("leaderboard_scores", "metric_value", "breakdown", "ba
 class EvaluationModule(Protocol):
     """What a benchmark's evaluation module defines (module-level functions).
 
-    * ``load_docs(task_id, gaze, root=None, *, rows=None)``: the task's evaluation documents (each carries
-      ``benchmark`` (StreamGaze's may leave it out), ``task`` and ``question_id``), derived from
-      ``rows`` (the task config's rows) when given, else from the config read at ``root``;
+    * ``load_docs(task_id, gaze, root=None, *, rows=None, settings=None)``: the task's evaluation documents
+      (each carries ``benchmark`` (StreamGaze's may leave it out), ``task`` and ``question_id``), derived
+      from ``rows`` (the task config's rows) when given, else from the config read at ``root``, for the run
+      ``settings`` (``streamgaze_hf.settings.RunSettings``; None: ``given``), which each document records;
     * ``doc_visuals(doc)``: what the model is shown (clip paths from the shared clip cache, images);
     * ``doc_prompt(doc)``, ``doc_target(doc)``: the prompt text and the reference answer;
     * ``score_doc(doc, response)``: the per-sample record (parsed answer, ``correct``, settings);
@@ -326,7 +327,8 @@ class EvaluationModule(Protocol):
     ``baseline_random_answer(rng, doc)``.
     """
 
-    def load_docs(self, task_id: str, gaze: str = ..., root: Any = None, *, rows: Any = None) -> list[dict]: ...
+    def load_docs(self, task_id: str, gaze: str = ..., root: Any = None, *, rows: Any = None,
+                  settings: Any = None) -> list[dict]: ...
 
     def doc_visuals(self, doc: Mapping) -> list: ...
 

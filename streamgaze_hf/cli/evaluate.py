@@ -47,7 +47,8 @@ def _eval(p: argparse.ArgumentParser) -> Handler:
         from ..dataset.load import resolve_root
         from ..evaluation import run_settings
         from ..preflight import positive, require_module
-        from ..protocols import PROTOCOL_ENV, get_protocol
+        from ..protocols import get_protocol
+        from ..settings import with_flags
 
         args = list(a.lmms_eval_args)
         if args[:1] and args[0] in benchmark_names():
@@ -72,19 +73,14 @@ def _eval(p: argparse.ArgumentParser) -> Handler:
         bench = get_benchmark(name or "streamgaze")
         root = resolve_root(a.root, env=bench.root_env, default=bench.default_root)  # a Hub tag: its commit
         os.environ[bench.root_env] = str(root)
-        if a.prompt_mode:
-            os.environ["STREAMGAZE_PROMPT_MODE"] = a.prompt_mode
-        if a.clip_fps is not None:
-            os.environ["STREAMGAZE_CLIP_FPS"] = str(a.clip_fps)
         args = args[1:] if args[:1] == ["--"] else args
-        if a.protocol:
-            protocol = get_protocol(a.protocol)
-            os.environ[PROTOCOL_ENV] = protocol.name
-            if protocol.generation and "--gen_kwargs" not in args:
-                args += ["--gen_kwargs", protocol.gen_kwargs()]
-        if a.proxy is not None:
-            os.environ["STREAMGAZE_PROXY"] = a.proxy
-        settings = run_settings(os.environ[bench.root_env])  # validates the settings before lmms-eval starts
+        protocol = get_protocol(a.protocol) if a.protocol else None
+        if protocol is not None and protocol.generation and "--gen_kwargs" not in args:
+            args += ["--gen_kwargs", protocol.gen_kwargs()]
+        chosen = with_flags(prompt_mode=a.prompt_mode, clip_fps=a.clip_fps, proxy=a.proxy,
+                         protocol=protocol.name if protocol else None)
+        settings = run_settings(root, chosen)  # validates the settings (the proxy too) before lmms-eval starts
+        os.environ.update(chosen.to_env())  # lmms-eval's task glue, here and in its child processes, reads them
         from lmms_tasks import group_members, task_names
 
         from ..dataset.load import task_is_empty

@@ -8,8 +8,8 @@ Harness-agnostic (the lmms-eval plugin in ``lmms_tasks/`` is thin glue over this
   model wrappers (reference bug 3);
 - :func:`doc_prompt` / :func:`score_doc` build the prompt and score a response with the shared parser.
 
-The run settings (prompt mode, clip fps, protocol, proxy) come from the environment, read by the shared
-``streamgaze_hf/evaluation.py``.
+The run settings (prompt mode, clip fps, protocol, proxy) are a ``streamgaze_hf.settings.RunSettings``
+the caller passes (:data:`RECORDED_SETTINGS` are recorded in every document and sample record).
 """
 
 from __future__ import annotations
@@ -23,26 +23,20 @@ from ... import scoring
 from ...dataset.load import load_task, resolve_root
 from ...errors import StreamGazeError
 from ...evaluation import (  # noqa: F401  (re-exported: the plugin reads them from here)
-    CLIP_FPS_ENV,
-    PROMPT_MODE_ENV,
-    PROXY_ENV,
     clip_fixations,
-    clip_fps,
     doc_clip_spec,
     doc_fps_cap,
     doc_visuals,
     doc_window,
     gaze_tracks,
-    prompt_mode,
-    proxy_setting,
     run_settings,
     salience_image,
     video_gaze_track,
     video_geometry,
 )
-from ...protocols import current_protocol
 from ...provenance import toolkit_commit, toolkit_version
 from ...rescore import AnswerKey, ItemKey, Rescored
+from ...settings import RunSettings, given
 from ...statistics import bootstrap_standard_errors
 from . import BENCHMARK, prompts
 from .tasks import TASK_IDS, get_task
@@ -60,15 +54,18 @@ def task_name(task_id: str, gaze: str = "visual") -> str:
 
 # ---- documents -------------------------------------------------------------------------------------
 
+#: the run settings every document and sample record carries (``RunSettings.record``), in this order
+RECORDED_SETTINGS = ("prompt_mode", "clip_fps", "protocol", "proxy")
 #: the gaze modes whose prompt or visuals use the window's fixations (the others' documents carry none)
 FIXATION_VARIANTS = ("text", "salience")
 
 
 def load_docs(task_id: str, gaze: str = "visual", root: str | os.PathLike[str] | None = None,
-              reasoning: str = "", *, rows=None) -> list[dict]:
+              reasoning: str = "", *, rows=None, settings: RunSettings | None = None) -> list[dict]:
     """Evaluation documents of one task (see the module docstring); ``reasoning`` ("" or one of
     ``prompts.REASONING_MODES``) selects a reasoning variant's prompts and answer extraction; ``rows``:
-    the task config's rows when the caller has read them (lmms-eval's ``process_docs``), else read here."""
+    the task config's rows when the caller has read them (lmms-eval's ``process_docs``), else read here;
+    ``settings``: the run's (``streamgaze_hf.settings.given``)."""
     spec = get_task(task_id)
     if reasoning and reasoning not in prompts.REASONING_MODES:
         raise StreamGazeError(f"unknown reasoning mode {reasoning!r}; expected one of "
@@ -79,11 +76,9 @@ def load_docs(task_id: str, gaze: str = "visual", root: str | os.PathLike[str] |
     rows = [dict(r) for r in (load_task(task_id, root_path) if rows is None else rows)]
     check_variant(task_id, gaze, rows, root_path)
     geometry = video_geometry(root_path)
-    settings = {"dataset_root": str(root_path), "gaze": gaze, "prompt_mode": prompt_mode(),
-                "clip_fps": clip_fps() or 0.0, "protocol": current_protocol().name,
-                "proxy": proxy_setting(root_path)}
+    fields = {"dataset_root": str(root_path), "gaze": gaze, **given(settings).record(RECORDED_SETTINGS, root_path)}
     if reasoning:
-        settings["reasoning"] = reasoning
+        fields["reasoning"] = reasoning
     tracks = {}
     if spec.proactive and gaze in FIXATION_VARIANTS:  # clip_fixations at every checkpoint
         tracks = gaze_tracks(root_path, {r["video_id"] for r in rows}, geometry)
@@ -94,7 +89,7 @@ def load_docs(task_id: str, gaze: str = "visual", root: str | os.PathLike[str] |
     docs = []
     for row in rows:
         g = geometry.get(row["video_id"], {})
-        base = {**row, **settings, "frame_width": int(g.get("width", 0)), "frame_height": int(g.get("height", 0)),
+        base = {**row, **fields, "frame_width": int(g.get("width", 0)), "frame_height": int(g.get("height", 0)),
                 "checkpoint_index": -1, "checkpoint_time": math.nan, "checkpoint_label": ""}
         if not uses_fixations:
             base["fixations"] = []
