@@ -181,7 +181,9 @@ class Benchmark:
     documents are shown as window clips of the shared clip cache (``streamgaze_hf.evaluation.doc_visuals``),
     which ``streamgaze clips warm`` and the lmms-eval prefetcher prepare ahead of the model; ``review``:
     what its human-verification pages review (``streamgaze review``): ``"fixations"`` (corrections) or
-    ``"questions"`` (verdicts), "" for none.
+    ``"questions"`` (verdicts), "" for none; ``record_fields``: what each per-sample record of its
+    lmms-eval samples files must carry for ``streamgaze submit`` (with ``checkpoint_index`` when the
+    benchmark has checkpointed tasks).
     """
 
     name: str
@@ -204,6 +206,7 @@ class Benchmark:
     parsed_answers: str = "any"
     window_clips: bool = False
     review: str = ""
+    record_fields: tuple[str, ...] = ("question_id", "task", "response", "gaze", "prompt_mode")
 
     @property
     def task_ids(self) -> tuple[str, ...]:

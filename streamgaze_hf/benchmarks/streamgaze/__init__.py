@@ -35,6 +35,7 @@ BENCHMARK = register(declare(
     parsed_answers="string",
     window_clips=True,
     review="fixations",
+    record_fields=("question_id", "task", "checkpoint_index", "response", "gaze", "prompt_mode", "clip_fps"),
     # lmms-eval task files (lmms_tasks/generate.py): the header names the task table, the standard errors
     # are clustered by video, and each category (past, present, proactive) has a group
     extra={"lmms_task_source": "streamgaze_hf/benchmarks/streamgaze/tasks.py", "lmms_cluster_key": "video_id",
