@@ -42,7 +42,7 @@ from . import BENCHMARK, prompts
 from .tasks import TASK_IDS, get_task
 
 #: task-name suffix -> gaze-input mode (paper Table 3); "" is the paper's main setting
-GAZE_VARIANTS: dict[str, str] = {"": "visual", "_nogaze": "none", "_textgaze": "text", "_salience": "salience"}
+GAZE_VARIANTS: dict[str, str] = dict(BENCHMARK.gaze_variants)
 #: task-name suffix -> reasoning variant (paper Table 4, prompts of Figs. 19-21), on the visual gaze setting
 REASONING_VARIANTS: dict[str, str] = {"_cot_text": "text", "_cot_gaze": "gaze", "_cot_visual": "visual"}
 
