@@ -27,6 +27,10 @@ turns the config's rows into the evaluation documents of that variant (gaze mode
 slice), through the benchmark's ``load_docs`` (which reads nothing else of the config). The dataset it is given names its benchmark, config and
 root (``Dataset.info``: ``dataset_name``, ``config_name``, ``description``).
 
+**Run settings.** The edge where lmms-eval meets the toolkit: ``process_docs`` builds the run's
+``RunSettings`` from the environment (``streamgaze_hf/settings.py``; ``streamgaze eval`` puts its flags
+there, so every process of a distributed run agrees) and passes it on; the documents record it.
+
 Import-light; no module state here (the one patch is marked on lmms-eval's class).
 """
 
@@ -64,6 +68,8 @@ def reasoning_variants(bench: Benchmark) -> dict[str, str]:
 def _documents(dataset, suffix: str):
     import datasets
 
+    from streamgaze_hf.settings import RunSettings
+
     info = dataset.info
     bench = get_benchmark(info.dataset_name)
     variant = variants(bench).get(suffix)
@@ -71,15 +77,16 @@ def _documents(dataset, suffix: str):
         raise StreamGazeError(f"{PROCESS_DOCS}{suffix}: no such variant of {bench.name}")
     kwargs = {"reasoning": variant["reasoning"]} if variant.get("reasoning") else {}
     try:
+        settings = RunSettings.from_env()  # the run's settings: `streamgaze eval` put them in the environment
         docs = bench.evaluation_api().load_docs(info.config_name, variant["gaze"], root=info.description,
-                                                rows=dataset, **kwargs)
+                                                rows=dataset, settings=settings, **kwargs)
         if variant.get("slice"):
             field_name, value = variant["slice"]
             docs = [d for d in docs if d.get(field_name) == value]
-        if bench.name == "streamgaze":
+        if bench.window_clips:
             from streamgaze_hf import prefetch
 
-            prefetch.start_prefetch(docs)  # clips prepared in the background ($STREAMGAZE_PREFETCH workers)
+            prefetch.start_prefetch(docs, settings)  # clips prepared in the background (settings.prefetch workers)
     except StreamGazeError as exc:
         # lmms-eval retries dataset loading five times on any Exception; a missing dataset is not
         # transient, so stop with one clear line instead.
@@ -173,10 +180,11 @@ def _ev(doc):
 
 
 def doc_to_visual(doc):
-    """What the model is shown. StreamGaze: the window clip path, preceded in the salience variant by
-    the salience map as a ``PIL.Image`` (lmms-eval's simple wrappers accept an image only as a PIL image
-    and drop image paths), from the clip prefetcher when it got there first."""
-    if benchmark_of_doc(doc).name != "streamgaze":
+    """What the model is shown. A benchmark of window clips (``Benchmark.window_clips``, StreamGaze): the
+    window clip path, preceded in the salience variant by the salience map as a ``PIL.Image`` (lmms-eval's
+    simple wrappers accept an image only as a PIL image and drop image paths), from the clip prefetcher
+    when it got there first."""
+    if not benchmark_of_doc(doc).window_clips:
         return _ev(doc).doc_visuals(doc)
     from PIL import Image
 

@@ -11,7 +11,6 @@ import hashlib
 import random
 
 from .benchmarks import benchmark_of_doc
-from .benchmarks.streamgaze.tasks import TASK_IDS, get_task
 
 __all__ = ["random_answer", "random_doc_answer", "oracle_answer"]
 
@@ -27,18 +26,20 @@ def random_doc_answer(seed: int, doc: dict) -> str:
     """The random baseline's answer to an evaluation document of any registered benchmark: the
     benchmark's own rule when its evaluation module offers ``baseline_random_answer(rng, doc)`` (VL4Gaze:
     a random direction, point, description or yes/no), else :func:`random_answer` over its options."""
-    own = benchmark_of_doc(doc).evaluation_api().baseline_random_answer(
-        _item_rng(seed, doc["question_id"], doc["checkpoint_index"]), doc)
+    bench = benchmark_of_doc(doc)
+    own = bench.evaluation_api().baseline_random_answer(_item_rng(seed, doc["question_id"], doc["checkpoint_index"]),
+                                                        doc)
     if own is not None:
         return own
-    return random_answer(seed, doc["question_id"], doc["checkpoint_index"], doc["task"], len(doc["options"]))
+    return random_answer(seed, doc["question_id"], doc["checkpoint_index"], bench.task(doc["task"]).proactive,
+                         len(doc["options"]))
 
 
-def random_answer(seed: int, question_id: str, checkpoint: int | str, task_id: str, n_options: int) -> str:
-    """A uniform random option letter (multiple choice) or Yes/No (proactive), seeded per
-    (seed, question, checkpoint): the same item always gets the same answer, whatever the order."""
+def random_answer(seed: int, question_id: str, checkpoint: int | str, proactive: bool, n_options: int) -> str:
+    """A uniform random option letter (multiple choice) or Yes/No (a ``proactive`` task's checkpoints),
+    seeded per (seed, question, checkpoint): the same item always gets the same answer, whatever the order."""
     rng = _item_rng(seed, question_id, checkpoint)
-    if task_id in TASK_IDS and get_task(task_id).is_proactive:  # StreamGaze's Yes/No checkpoints
+    if proactive:
         return rng.choice(["Yes", "No"])
     return _LETTERS[rng.randrange(n_options)]
 

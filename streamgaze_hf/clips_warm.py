@@ -11,11 +11,11 @@ from concurrent.futures import ProcessPoolExecutor
 
 from tqdm import tqdm
 
-from .benchmarks.streamgaze.evaluation import load_docs
-from .benchmarks.streamgaze.tasks import TASKS
-from .dataset.load import dataset_files, nonempty_tasks, resolve_root
+from .benchmarks import Benchmark, get_benchmark
+from .dataset.load import benchmark_of, dataset_files, nonempty_tasks, read_manifest, resolve_root
 from .errors import StreamGazeError
 from .evaluation import doc_clip_spec, doc_media, doc_visuals
+from .settings import RunSettings
 from .video.clips import cached_clip
 
 __all__ = ["VARIANT_NAMES", "resolve_tasks", "resolve_variants", "warm_clips"]
@@ -39,20 +39,21 @@ def _warm_one(doc: dict) -> bool:
     return not was_cached
 
 
-def resolve_tasks(names: list[str] | None) -> list[str]:
-    """Task ids from ids, lmms-eval names (``streamgaze_oi_easy``) or categories (past, present, proactive)."""
+def resolve_tasks(names: list[str] | None, bench: Benchmark) -> list[str]:
+    """Task ids of ``bench`` from ids, lmms-eval names (``streamgaze_oi_easy``) or categories (StreamGaze:
+    past, present, proactive)."""
     if not names:
-        return [t.id for t in TASKS]
+        return list(bench.task_ids)
     out: list[str] = []
     for raw in names:
         for name in (n.strip() for n in raw.split(",")):
             if not name:
                 continue
-            bare = name.removeprefix("streamgaze_")
-            match = [t.id for t in TASKS if bare in (t.id, t.category)]
+            bare = name.removeprefix(f"{bench.name}_")
+            match = [t.id for t in bench.tasks if bare in (t.id, t.category)]
             if not match:
                 raise StreamGazeError(f"unknown task {name!r}; expected task ids "
-                                      f"({', '.join(t.id for t in TASKS)}) or past, present, proactive")
+                                      f"({', '.join(bench.task_ids)}) or {', '.join(bench.categories)}")
             out += [m for m in match if m not in out]
     return out
 
@@ -75,24 +76,30 @@ def resolve_variants(names: list[str] | None) -> list[str]:
 
 
 def warm_clips(root: str | os.PathLike[str] | None = None, tasks: list[str] | None = None,
-               variants: list[str] | None = None, workers: int = 1, progress: bool = True) -> dict:
+               variants: list[str] | None = None, workers: int = 1, progress: bool = True,
+               settings: RunSettings | None = None) -> dict:
     """Prepare every clip (and salience image) the given tasks and variants will ask for, in the clip
-    cache the evaluation uses, with the evaluation's current settings (``STREAMGAZE_CLIP_FPS``, ...).
+    cache the evaluation uses, with the evaluation's ``settings`` (clip fps, protocol, proxy:
+    ``streamgaze_hf.settings.given``).
 
     Resumable: clips already in the cache are found in milliseconds and counted as ``cached``. Runs
     ``workers`` processes (1: in this process). Bad task or variant names and a missing dataset fail
     before any work. Returns counts: documents, distinct clips, built, cached, seconds.
     """
-    task_ids, modes = resolve_tasks(tasks), resolve_variants(variants)
+    modes = resolve_variants(variants)
     if workers < 1:
         raise StreamGazeError(f"--workers must be >= 1, got {workers}")
     root = resolve_root(root)
+    bench = get_benchmark(benchmark_of(read_manifest(root)))
+    if not bench.window_clips:
+        raise StreamGazeError(f"{bench.title} documents are not window clips: there is nothing to warm", root)
+    task_ids = resolve_tasks(tasks, bench)
     named = {t for t in (tasks or []) if t in task_ids}  # asked for by id: an empty one is an error
     task_ids = [t for t in task_ids if t in named or t in nonempty_tasks(root, tuple(task_ids))]
     docs: list[dict] = []
     for tid in task_ids:
         for mode in modes:
-            docs += load_docs(tid, mode, root)
+            docs += bench.evaluation_api().load_docs(tid, mode, root, settings=settings)
     if docs:  # fetched (a Hub dataset) and verified in one batch, with one byte progress bar
         dataset_files(docs[0]["dataset_root"], sorted({m for d in docs for m in doc_media(d)}), progress=progress)
     unique: dict[tuple, dict] = {}

@@ -9,12 +9,9 @@ all of them:
 - :func:`video_geometry`, :func:`gaze_tracks`, :func:`clip_fixations`: the dataset's videos and gaze as
   known at a window's end.
 
-Run settings come from the environment so that every rank of a distributed run agrees:
-``STREAMGAZE_ROOT`` (dataset root), ``STREAMGAZE_PROMPT_MODE`` (``default`` or ``reference``),
-``STREAMGAZE_CLIP_FPS`` (frame-rate cap of the clips), ``STREAMGAZE_PROTOCOL`` (frame sampling of a
-model family's official wrapper, see ``protocols``), ``STREAMGAZE_PROXY`` (clip the dataset's proxy
-videos instead of the full-rate ones; recorded in every document and sample record, like ``clip_fps``),
-``STREAMGAZE_CLIP_CACHE`` (clip cache dir).
+The run settings (prompt mode, clip fps, protocol, proxy) are one ``streamgaze_hf.settings.RunSettings``
+object that the callers pass (the CLI and the lmms-eval glue build it from the environment, so every rank
+of a distributed run agrees); every document records them, and its clip is prepared from what it records.
 """
 
 from __future__ import annotations
@@ -28,71 +25,24 @@ from pathlib import Path
 import numpy as np
 
 from .dataset.load import config_file, dataset_file, read_config
-from .errors import StreamGazeError
 from .fsutil import atomic_output
 from .gaze.salience import salience_heatmap, track_salience_map
 from .gaze.track import GazeTrack
-from .prompts import PROMPT_MODES
-from .protocols import current_protocol, get_protocol
+from .protocols import get_protocol
 from .provenance import toolkit_commit, toolkit_version
-
-PROMPT_MODE_ENV = "STREAMGAZE_PROMPT_MODE"
-CLIP_FPS_ENV = "STREAMGAZE_CLIP_FPS"
-PROXY_ENV = "STREAMGAZE_PROXY"
+from .settings import RunSettings, given
 
 
-def prompt_mode() -> str:
-    mode = os.environ.get(PROMPT_MODE_ENV, "default")
-    if mode not in PROMPT_MODES:
-        raise StreamGazeError(f"${PROMPT_MODE_ENV}={mode!r}; expected one of {', '.join(PROMPT_MODES)}")
-    return mode
-
-
-def clip_fps() -> float | None:
-    raw = os.environ.get(CLIP_FPS_ENV, "").strip()
-    if not raw:
-        return None
-    try:
-        fps = float(raw)
-    except ValueError:
-        raise StreamGazeError(f"${CLIP_FPS_ENV}={raw!r} is not a number") from None
-    if not fps > 0:
-        raise StreamGazeError(f"${CLIP_FPS_ENV} must be > 0, got {raw}")
-    return fps
-
-
-def run_settings(root: str | os.PathLike[str] | None = None) -> dict:
-    """The settings of this process's evaluation that change a number (validated), and the toolkit
-    that ran it; with ``root`` also the proxy videos it clips (``proxy_setting``)."""
-    settings = {"prompt_mode": prompt_mode(), "protocol": current_protocol().name, "clip_fps": clip_fps() or 0.0,
-                "toolkit_version": toolkit_version(), "toolkit_commit": toolkit_commit()}
+def run_settings(root: str | os.PathLike[str] | None = None, settings: RunSettings | None = None) -> dict:
+    """The settings of an evaluation that change a number (``settings``, validated: see
+    ``streamgaze_hf.settings``), and the toolkit that ran it; with ``root`` also the proxy videos it
+    clips (:meth:`RunSettings.proxy_for`)."""
+    s = given(settings)
+    out = {**s.record(("prompt_mode", "protocol", "clip_fps")), "toolkit_version": toolkit_version(),
+           "toolkit_commit": toolkit_commit()}
     if root is not None:
-        settings["proxy"] = proxy_setting(Path(root))
-    return settings
-
-
-def proxy_setting(root: Path) -> str:
-    """The proxy videos the evaluation clips (``$STREAMGAZE_PROXY``): "" (off, the default: full-rate
-    clips), a proxy name such as ``2fps-448px``, or ``auto`` (the dataset's only proxy kind). The named
-    proxies must exist in the dataset (built with ``--proxy-fps`` / ``--proxy-size``)."""
-    from .video.proxy import PROXY_DIR, ProxySpec
-
-    raw = os.environ.get(PROXY_ENV, "").strip()
-    if raw.lower() in ("", "0", "off", "none", "no"):
-        return ""
-    base = root / PROXY_DIR
-    available = sorted(d.name for d in base.iterdir() if d.is_dir()) if base.is_dir() else []
-    if raw.lower() in ("auto", "1", "on", "yes"):
-        if len(available) != 1:
-            raise StreamGazeError(f"${PROXY_ENV}={raw}: the dataset has {len(available)} proxy kinds "
-                                  f"({', '.join(available) or 'none: build it with --proxy-fps/--proxy-size'}); "
-                                  "name one", root)
-        return available[0]
-    name = ProxySpec.parse(raw).name
-    if name not in available:
-        raise StreamGazeError(f"${PROXY_ENV}={raw}: the dataset has no {name} proxies (it has: "
-                              f"{', '.join(available) or 'none; build it with --proxy-fps/--proxy-size'})", root)
-    return name
+        out.update(s.record(("proxy",), root))
+    return out
 
 
 # ---- videos and gaze ------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ Harness-agnostic (the lmms-eval glue calls :func:`start_prefetch` when it loads 
   prefetched files are exactly what :func:`~streamgaze_hf.evaluation.doc_visuals` would build, and
   several processes (ranks) may prefetch the same clips at once.
 
-Settings (environment, read when prefetching starts): ``STREAMGAZE_PREFETCH`` = worker threads
+Settings (``RunSettings.prefetch``, ``prefetch_ahead``: streamgaze_hf/settings.py): ``STREAMGAZE_PREFETCH`` = threads
 (default 2; 0 turns prefetching off), ``STREAMGAZE_PREFETCH_AHEAD`` = at most this many documents
 prepared beyond those already asked for (default 0 = no bound: the whole evaluation is warmed in
 order, which also serves harnesses that visit documents in another order than the dataset's).
@@ -35,11 +35,9 @@ from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import StreamGazeError
+from .settings import DEFAULT_PREFETCH as DEFAULT_WORKERS
+from .settings import RunSettings, given
 
-PREFETCH_ENV = "STREAMGAZE_PREFETCH"
-AHEAD_ENV = "STREAMGAZE_PREFETCH_AHEAD"
-DEFAULT_WORKERS = 2
 _EXIT_JOIN_S = 60.0
 
 _PENDING, _RUNNING, _DONE, _FAILED = range(4)
@@ -232,45 +230,35 @@ def doc_key(doc: dict) -> tuple:
             str(doc.get("proxy") or ""), str(doc.get("video_id", "")))
 
 
-def _env_int(name: str, default: int) -> int:
-    raw = os.environ.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise StreamGazeError(f"${name}={raw!r} is not a whole number") from None
-    if value < 0:
-        raise StreamGazeError(f"${name} must be >= 0, got {raw}")
-    return value
-
-
-def prefetch_workers() -> int:
-    """``$STREAMGAZE_PREFETCH`` (default 2; 0 = off)."""
-    return _env_int(PREFETCH_ENV, DEFAULT_WORKERS)
+def prefetch_workers(settings: RunSettings | None = None) -> int:
+    """The run's clip-prefetch workers (``RunSettings.prefetch``: ``$STREAMGAZE_PREFETCH``, default 2;
+    0 = off)."""
+    return given(settings).prefetch
 
 
 def rank_shard(docs: list[dict]) -> list[dict]:
     """This process's documents in a distributed run (``RANK``/``WORLD_SIZE``): ``docs[rank::world]``."""
-    try:
+    try:  # the torch launcher's process variables (not a run setting: each rank has its own)
         rank, world = int(os.environ.get("RANK", "0")), int(os.environ.get("WORLD_SIZE", "1"))
     except ValueError:
         return docs
     return docs[rank::world] if world > 1 and 0 <= rank < world else docs
 
 
-def start_prefetch(docs: list[dict]) -> Prefetcher | None:
+def start_prefetch(docs: list[dict], settings: RunSettings | None = None) -> Prefetcher | None:
     """Queue the visuals of ``docs`` (this rank's share, in order) on the process-wide prefetcher,
-    creating it on first use; None when prefetching is off."""
+    creating it on first use (with the run's ``settings``: ``streamgaze_hf.settings.given``); None when
+    prefetching is off."""
     global _DOCS
-    workers = prefetch_workers()
+    settings = given(settings)
+    workers = settings.prefetch
     if workers == 0:
         return None
     from .evaluation import doc_visuals
 
     with _DOCS_LOCK:
         if _DOCS is None:
-            _DOCS = Prefetcher(doc_visuals, workers=workers, ahead=_env_int(AHEAD_ENV, 0) or None,
+            _DOCS = Prefetcher(doc_visuals, workers=workers, ahead=settings.prefetch_ahead or None,
                                name="streamgaze-prefetch")
         p = _DOCS
     p.submit((doc_key(d), d) for d in rank_shard(docs))

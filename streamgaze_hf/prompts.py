@@ -9,10 +9,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["PROMPT_MODES", "letters_phrase", "mc_question_block"]
+__all__ = ["PROMPT_MODES", "check_modes", "letters_phrase", "mc_question_block"]
 
 # default: our prompts; reference: the benchmark's official strings, to compare with its paper.
 PROMPT_MODES = ("default", "reference")
+
+
+def check_modes(gaze: str, mode: str, gaze_modes: Sequence[str], benchmark: str = "") -> None:
+    """The one check of a prompt builder's arguments: ``gaze`` one of the benchmark's ``gaze_modes`` (its
+    declared gaze variants), ``mode`` one of :data:`PROMPT_MODES`; ValueError naming the choices."""
+    if gaze not in gaze_modes:
+        what = f"{benchmark} gaze mode" if benchmark else "gaze mode"
+        raise ValueError(f"unknown {what} {gaze!r}; expected one of {', '.join(gaze_modes)}")
+    if mode not in PROMPT_MODES:
+        raise ValueError(f"unknown prompt mode {mode!r}; expected one of {', '.join(PROMPT_MODES)}")
 
 
 def letters_phrase(n: int) -> str:

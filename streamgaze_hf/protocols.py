@@ -21,19 +21,16 @@ one at the window end, n frames spaced d/n apart; the official wrappers' linspac
 first frame instead, a difference of at most one spacing) and names the family's generation settings, which ``streamgaze eval --protocol`` passes to lmms-eval as ``--gen_kwargs``.
 Sampled generation makes those runs non-deterministic, as the paper's were.
 
-The protocol is chosen by ``$STREAMGAZE_PROTOCOL`` (so every rank of a distributed run agrees) and is
-recorded in every per-sample record and submission.
+The protocol is a run setting (``RunSettings.protocol``, from ``$STREAMGAZE_PROTOCOL`` or ``--protocol``:
+``streamgaze_hf/settings.py``) and is recorded in every per-sample record and submission.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .errors import StreamGazeError
-
-PROTOCOL_ENV = "STREAMGAZE_PROTOCOL"
 
 
 def _by_duration(steps: tuple[tuple[float, float], ...], last: float) -> Callable[[float], float]:
@@ -94,11 +91,3 @@ def get_protocol(name: str) -> Protocol:
     except KeyError:
         raise StreamGazeError(f"unknown protocol {name!r}; expected one of {', '.join(PROTOCOLS)}") from None
 
-
-def current_protocol() -> Protocol:
-    """The protocol named by ``$STREAMGAZE_PROTOCOL`` (``default`` when unset)."""
-    name = os.environ.get(PROTOCOL_ENV, "").strip() or "default"
-    try:
-        return get_protocol(name)
-    except StreamGazeError as exc:
-        raise StreamGazeError(f"${PROTOCOL_ENV}: {exc}") from None

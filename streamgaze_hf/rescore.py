@@ -1,14 +1,12 @@
 """Score raw responses against a dataset's answer key with the shared scoring code.
 
-Both ``submit`` and ``validate`` go through :func:`score_responses`, which calls
-:func:`streamgaze_hf.benchmarks.streamgaze.evaluation.score_doc` on the evaluation documents (so reference prompt mode
-uses the reference parsers exactly as the lmms-eval plugin does) and
-:func:`streamgaze_hf.benchmarks.streamgaze.evaluation.task_metrics` / :func:`streamgaze_hf.scoring.summarize` for the
-numbers. A question without an answer is wrong and counted (``n_missing``), never excluded.
-
-Another registered benchmark's key is scored by its own evaluation module (``score_doc``,
-``task_metrics``, the ``leaderboard_scores`` hook and ``breakdown``; see ``streamgaze_hf.benchmarks``)
-into the scores layout of :mod:`.schema` ("Benchmarks").
+Both ``submit`` and ``validate`` go through :func:`score_responses`, which scores the evaluation
+documents of the dataset's benchmark with its evaluation module (``score_doc``, ``task_metrics``, the
+``leaderboard_scores`` hook and ``breakdown``; see ``streamgaze_hf.benchmarks``), so reference prompt mode
+uses the reference parsers exactly as the lmms-eval plugin does, into the scores layout of
+:mod:`streamgaze_hf.submission.schema` ("Benchmarks"). A benchmark with a layout of its own (StreamGaze:
+overall and category means, per-source scores, bootstrap errors) scores the key in its ``score_answers``
+hook. A question without an answer is wrong and counted (``n_missing``), never excluded.
 """
 
 from __future__ import annotations
@@ -19,13 +17,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import scoring
-from .benchmarks.streamgaze import evaluation
-from .benchmarks.streamgaze.tasks import TASK_IDS
+from .benchmarks import get_benchmark
 from .dataset.load import nonempty_tasks, read_manifest, resolve_root
 from .dataset.writer import manifest_digest
 from .errors import StreamGazeError
-from .statistics import bootstrap_standard_errors
 
 __all__ = ["ItemKey", "AnswerKey", "Rescored", "load_answer_key", "score_responses"]
 
@@ -68,7 +63,7 @@ def dataset_of(root: str | os.PathLike[str] | None, benchmark: str | None = None
     """The dataset root (``root``, else the benchmark's ``$..._ROOT``, else its default directory) and
     its benchmark (its manifest's); StreamGazeError when ``benchmark`` is given and the dataset is
     another benchmark's."""
-    from .benchmarks import get_benchmark
+
     from .dataset.load import benchmark_of
 
     bench = get_benchmark(benchmark or "streamgaze")
@@ -84,11 +79,11 @@ def load_answer_key(root: str | os.PathLike[str] | None, gaze: str = "visual",
                     benchmark: str | None = None) -> AnswerKey:
     """Load every task's evaluation documents (proactive: one per checkpoint) of the dataset at ``root``
     (of ``benchmark``, checked; by default the benchmark its manifest names)."""
-    from .benchmarks import get_benchmark
+
 
     path, name = dataset_of(root, benchmark)
     bench = get_benchmark(name)
-    module = evaluation if name == "streamgaze" else bench.evaluation_module()
+    module = bench.evaluation_api()
     manifest = read_manifest(path)
     docs: dict[str, dict[ItemKey, dict]] = {}
     task_of: dict[str, str] = {}
@@ -126,61 +121,17 @@ def score_responses(key: AnswerKey, responses: Mapping[ItemKey, str], prompt_mod
     unknown = [item for item in responses if item not in known]
     if unknown:
         raise KeyError(f"items not in the answer key: {unknown[:3]}")
-    if key.benchmark != "streamgaze":
-        return _score_benchmark(key, responses, prompt_mode, clip_fps)
-    tasks: dict[str, dict] = {}
-    records: dict[str, list[dict]] = {}
-    missing: list[tuple[str, str, int]] = []
-    for task_id in TASK_IDS:
-        recs, n_missing = [], 0
-        for item, doc in key.docs[task_id].items():
-            doc = {**doc, "prompt_mode": prompt_mode, "clip_fps": float(clip_fps)}
-            if item in responses:
-                recs.append(evaluation.score_doc(doc, responses[item]))
-                continue
-            n_missing += 1
-            missing.append((task_id, item[0], item[1]))
-            rec = evaluation.score_doc(doc, "")
-            rec.update(parsed=None, correct=False, score=0.0, missing=True)
-            recs.append(rec)
-        metrics = dict(evaluation.task_metrics(recs))
-        metrics["stderr"] = bootstrap_standard_errors(recs)
-        # task_metrics counts a missing answer as unparsed; report the two separately
-        metrics["n_unparsed"] = int(metrics.get("n_unparsed", 0)) - n_missing
-        metrics["n_missing"] = n_missing
-        tasks[task_id] = metrics
-        records[task_id] = recs
-    summary = scoring.summarize({t: tasks[t]["accuracy"] for t in TASK_IDS},
-                                skip=[t for t in TASK_IDS if not key.docs[t]])  # no questions: skipped
-    expected = key.expected
-    answered = expected - len(missing)
-    scores = {**summary,
-              "coverage": {"answered": answered, "expected": expected,
-                           "fraction": answered / expected if expected else 0.0},
-              "tasks": tasks, "sources": source_scores(records)}
-    return Rescored(scores, records, missing)
 
 
-def source_scores(records: Mapping[str, list[dict]]) -> dict:
-    """Per video source (EGTEA, EgoExoLearn, HoloAssist, world...): each task's accuracy on that source's
-    items (None where the source has none) and their unweighted mean over the tasks it has."""
-    out: dict[str, dict] = {}
-    for source in sorted({r.get("source", "") for recs in records.values() for r in recs}):
-        tasks = {}
-        for task_id in TASK_IDS:
-            mine = [r for r in records[task_id] if r.get("source", "") == source]
-            tasks[task_id] = evaluation.task_metrics(mine)["accuracy"] if mine else None
-        defined = [v for v in tasks.values() if v is not None]
-        out[source or "unknown"] = {"tasks": tasks, "overall": sum(defined) / len(defined) if defined else None,
-                                    "n_tasks": len(defined)}
-    return out
+    own = get_benchmark(key.benchmark).evaluation_api().score_answers(key, responses, prompt_mode, clip_fps)
+    return own if own is not None else _score_benchmark(key, responses, prompt_mode, clip_fps)
 
 
 def leaderboard_values(benchmark: str, records: Mapping[str, list[dict]]) -> dict:
     """``{"columns": {key: value}, "overall": value}`` of a registered benchmark's records (task id ->
     records): its evaluation module's ``leaderboard_scores`` hook, else each task's ``task_metrics``
     accuracy and their unweighted mean (the registry's default columns)."""
-    from .benchmarks import get_benchmark
+
 
     bench = get_benchmark(benchmark)
     out = bench.evaluation_api().leaderboard_scores(records)
@@ -190,8 +141,9 @@ def leaderboard_values(benchmark: str, records: Mapping[str, list[dict]]) -> dic
 
 def _score_benchmark(key: AnswerKey, responses: Mapping[ItemKey, str], prompt_mode: str,
                      clip_fps: float) -> Rescored:
-    """:func:`score_responses` for a benchmark other than StreamGaze (its own evaluation module)."""
-    from .benchmarks import get_benchmark
+    """:func:`score_responses` in the shared scores layout (module docstring), through the benchmark's
+    evaluation module."""
+
 
     module = get_benchmark(key.benchmark).evaluation_api()
     tasks: dict[str, dict] = {}

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .benchmarks.streamgaze.evaluation import effective_yes
+from .scoring import effective_yes
 
 DEFAULT_RESAMPLES = 1000
 #: per-record counts, summed per question: correct, n, tp, fp, tn, fn

@@ -15,11 +15,14 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Protocol, runtime_checkable
+
+from ..errors import StreamGazeError
 
 __all__ = ["TaskDef", "DatasetLayout", "LeaderboardColumn", "Benchmark", "EvaluationModule", "Evaluation",
            "IMPORTER_KINDS", "PACKAGE_FILES", "REQUIRED", "HOOKS", "declare", "leaderboard_column", "resolve",
@@ -39,6 +42,7 @@ PACKAGE_FILES: Mapping[str, str] = {
     "file_paths": "schema:file_paths",
     "card_intro": "card:intro",
     "card_sections": "card:sections",
+    "cli": "cli",
 }
 _EVALUATIONS: dict[str, Evaluation] = {}
 
@@ -56,7 +60,8 @@ class TaskDef:
 
     ``visual_rule``: what the model is shown (StreamGaze: the time window rule; EgoGazeVQA: the
     frame group). ``option_count``: the number of options of every question, or None when it varies
-    (StreamGaze: at least 4) or when the task is answered Yes/No (``proactive``).
+    (StreamGaze: at least 4) or when the task is answered Yes/No (``proactive``). ``release_file``: the
+    file of the benchmark's official release that holds the task's questions ("" when not one file).
     """
 
     id: str
@@ -66,6 +71,7 @@ class TaskDef:
     option_count: int | None = None
     proactive: bool = False
     lmms_name: str = ""
+    release_file: str = ""
 
 
 @dataclass(frozen=True)
@@ -76,9 +82,9 @@ class DatasetLayout:
     files) and shares the ``videos``, ``gaze`` and ``fixations`` configs; the QA configs (one per
     task) follow ``qa_features``. ``validate_row(row, duration)`` returns a list of problems (empty =
     valid); ``file_paths(row)`` the dataset-relative files a QA row refers to (each must be written
-    with the dataset). ``qa_sort_keys`` orders the QA rows deterministically. Card hooks (None = the
-    StreamGaze texts of ``dataset/card.py``): ``card_intro(stats, version)`` and
-    ``card_sections(stats)`` (Markdown sections after the loading example).
+    with the dataset). ``qa_sort_keys`` orders the QA rows deterministically. Card texts, filled into
+    the one card skeleton of ``dataset/card.py``: ``card_intro(stats, version)`` (what the benchmark is,
+    how to load it) and ``card_sections(stats, root)`` (Markdown sections after the video-files note).
     """
 
     dataset_name: str
@@ -88,12 +94,12 @@ class DatasetLayout:
     file_paths: str  # "module:function" (row) -> list[str]
     qa_sort_keys: tuple[str, ...]
     tags: tuple[str, ...] = ()
-    card_intro: str = ""  # "module:function" or "" (the StreamGaze text)
-    card_sections: str = ""  # "module:function" or ""
+    card_intro: str = ""  # "module:function" (declare() names card.py:intro)
+    card_sections: str = ""  # "module:function" (declare() names card.py:sections)
     loading_example: str = ""  # the config name used in the card's loading example
     task_categories: tuple[str, ...] = ("video-text-to-text",)  # the card's Hugging Face task categories
     license: str = "cc-by-4.0"  # the card's licence id (Hugging Face: "other" when it is not one licence)
-    license_note: str = ""  # the card's "## License" text ("" = the StreamGaze text)
+    license_note: str = ""  # the card's "## License" text ("" = the default text of dataset/card.py)
     media: str = "video"  # "image": the rows of the videos config are still images (no durations in the stats)
 
 
@@ -168,7 +174,16 @@ class Benchmark:
     ``importers``: importer kind (:data:`IMPORTER_KINDS`) -> "module:function";
     ``paper_rows``: "module:function" returning the paper's reference rows;
     ``leaderboard_columns``: the leaderboard's score columns (module docstring; empty = one accuracy
-    column per task).
+    column per task); ``streaming``: the module of its streaming evaluation (``streamgaze stream-eval``:
+    runner, results, submissions and leaderboard table; "" = none); ``parsed_answers``: what a
+    submission's ``parsed`` answer of a multiple-choice task is, ``"string"`` (a letter, or null) or
+    ``"any"`` (any JSON value the evaluation module's ``score_doc`` parses to); ``window_clips``: its
+    documents are shown as window clips of the shared clip cache (``streamgaze_hf.evaluation.doc_visuals``),
+    which ``streamgaze clips warm`` and the lmms-eval prefetcher prepare ahead of the model; ``review``:
+    what its human-verification pages review (``streamgaze review``): ``"fixations"`` (corrections) or
+    ``"questions"`` (verdicts), "" for none; ``record_fields``: what each per-sample record of its
+    lmms-eval samples files must carry for ``streamgaze submit`` (with ``checkpoint_index`` when the
+    benchmark has checkpointed tasks).
     """
 
     name: str
@@ -187,6 +202,11 @@ class Benchmark:
     paper_rows: str = ""
     extra: Mapping[str, Any] = field(default_factory=dict)
     leaderboard_columns: tuple = ()
+    streaming: str = ""
+    parsed_answers: str = "any"
+    window_clips: bool = False
+    review: str = ""
+    record_fields: tuple[str, ...] = ("question_id", "task", "response", "gaze", "prompt_mode")
 
     @property
     def task_ids(self) -> tuple[str, ...]:
@@ -200,8 +220,6 @@ class Benchmark:
 
     def require_task(self, task_id: str) -> TaskDef:
         """:meth:`task`, with an unknown id reported as a :class:`StreamGazeError` (user input)."""
-        from ..errors import StreamGazeError
-
         try:
             return self.task(task_id)
         except KeyError as exc:
@@ -246,6 +264,22 @@ class Benchmark:
         except KeyError:
             raise KeyError(f"{self.name} has no importer {name!r}; importers: {', '.join(self.importers)}") from None
 
+    def streaming_module(self) -> ModuleType:
+        """The benchmark's streaming evaluation (:attr:`streaming`); StreamGazeError when it has none."""
+        if not self.streaming:
+            raise StreamGazeError(f"{self.title} has no streaming evaluation (stream-eval)")
+        return resolve(self.streaming)
+
+    def cli_options(self, kind: str) -> tuple[str, Callable | None] | None:
+        """The benchmark's own ``build``/``import`` sub-command for an importer kind, from its package's
+        ``cli.py`` (:data:`PACKAGE_FILES`): ``(help, configure)`` where ``configure(parser)`` adds the
+        options and returns the handler (None: the common options), or None when it declares none."""
+        package = self.evaluation.partition(":")[0].rsplit(".", 1)[0]
+        if importlib.util.find_spec(f"{package}.{PACKAGE_FILES['cli']}") is None:
+            return None
+        module = resolve(f"{package}.{PACKAGE_FILES['cli']}")
+        return getattr(module, {"raw": "RAW", "release": "RELEASE"}[kind], None)
+
     def reference_rows(self) -> list:
         return list(resolve(self.paper_rows)()) if self.paper_rows else []
 
@@ -274,16 +308,18 @@ class Benchmark:
 REQUIRED: tuple[str, ...] = ("load_docs", "doc_visuals", "doc_prompt", "doc_target", "score_doc", "task_metrics")
 #: the optional hooks (defaults in :class:`Evaluation`); ``BREAKDOWN_KEYS`` is the optional attribute
 #: that goes with ``breakdown``
-HOOKS: tuple[str, ...] = ("leaderboard_scores", "metric_value", "breakdown", "baseline_random_answer")
+HOOKS: tuple[str, ...] = ("leaderboard_scores", "metric_value", "breakdown", "baseline_random_answer",
+                          "score_answers")
 
 
 @runtime_checkable
 class EvaluationModule(Protocol):
     """What a benchmark's evaluation module defines (module-level functions).
 
-    * ``load_docs(task_id, gaze, root=None, *, rows=None)``: the task's evaluation documents (each carries
-      ``benchmark`` (StreamGaze's may leave it out), ``task`` and ``question_id``), derived from
-      ``rows`` (the task config's rows) when given, else from the config read at ``root``;
+    * ``load_docs(task_id, gaze, root=None, *, rows=None, settings=None)``: the task's evaluation documents
+      (each carries ``benchmark`` (StreamGaze's may leave it out), ``task`` and ``question_id``), derived
+      from ``rows`` (the task config's rows) when given, else from the config read at ``root``, for the run
+      ``settings`` (``streamgaze_hf.settings.RunSettings``; None: ``given``), which each document records;
     * ``doc_visuals(doc)``: what the model is shown (clip paths from the shared clip cache, images);
     * ``doc_prompt(doc)``, ``doc_target(doc)``: the prompt text and the reference answer;
     * ``score_doc(doc, response)``: the per-sample record (parsed answer, ``correct``, settings);
@@ -294,7 +330,8 @@ class EvaluationModule(Protocol):
     ``baseline_random_answer(rng, doc)``.
     """
 
-    def load_docs(self, task_id: str, gaze: str = ..., root: Any = None, *, rows: Any = None) -> list[dict]: ...
+    def load_docs(self, task_id: str, gaze: str = ..., root: Any = None, *, rows: Any = None,
+                  settings: Any = None) -> list[dict]: ...
 
     def doc_visuals(self, doc: Mapping) -> list: ...
 
@@ -388,6 +425,14 @@ class Evaluation:
             return self._hooks["baseline_random_answer"](rng, doc)
         return None
 
+    def score_answers(self, key: Any, responses: Mapping, prompt_mode: str, clip_fps: float) -> Any:
+        """A whole answer key scored into the benchmark's own submission scores layout (a
+        ``streamgaze_hf.rescore.Rescored``), or None (default): the shared layout of
+        ``streamgaze_hf.rescore.score_responses`` (columns, coverage, tasks, breakdowns)."""
+        if "score_answers" in self._hooks:
+            return self._hooks["score_answers"](key, responses, prompt_mode, clip_fps)
+        return None
+
 
 # ---- declaring a benchmark ---------------------------------------------------------------------------
 
@@ -397,19 +442,18 @@ def package_ref(package: str, job: str) -> str:
 
 
 def declare(package: str, *, dataset: Mapping[str, Any], importers: Sequence[str] = ("release",),
-            card: bool = True, **fields: Any) -> Benchmark:
+            **fields: Any) -> Benchmark:
     """A :class:`Benchmark` whose module references follow from ``package`` (a benchmark package's
     ``__name__``) by :data:`PACKAGE_FILES`: ``evaluation.py``, ``paper.py:paper_rows``, one importer per
     kind in ``importers`` (``release.py:import_release``, ``build.py:build_dataset``), the dataset
-    layout's ``schema.py`` (``QA_FEATURES``, ``validate_row``, ``file_paths``) and, with ``card``,
-    ``card.py`` (``intro``, ``sections``). ``dataset``: the other :class:`DatasetLayout` fields;
+    layout's ``schema.py`` (``QA_FEATURES``, ``validate_row``, ``file_paths``) and ``card.py`` (``intro``,
+    ``sections``). ``dataset``: the other :class:`DatasetLayout` fields;
     ``fields``: the other :class:`Benchmark` fields (an explicit reference there wins)."""
     unknown = [k for k in importers if k not in IMPORTER_KINDS]
     if unknown:
         raise ValueError(f"unknown importer kinds {unknown}; kinds are {', '.join(IMPORTER_KINDS)}")
-    refs = {job: package_ref(package, job) for job in ("qa_features", "validate_row", "file_paths")}
-    if card:
-        refs.update(card_intro=package_ref(package, "card_intro"), card_sections=package_ref(package, "card_sections"))
+    refs = {job: package_ref(package, job)
+            for job in ("qa_features", "validate_row", "file_paths", "card_intro", "card_sections")}
     fields.setdefault("evaluation", package_ref(package, "evaluation"))
     fields.setdefault("paper_rows", package_ref(package, "paper_rows"))
     fields.setdefault("importers", {kind: package_ref(package, kind) for kind in importers})

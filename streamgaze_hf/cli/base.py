@@ -95,3 +95,21 @@ def proxy_args(p: argparse.ArgumentParser) -> None:
                    help="also store a proxy of every video at this frame rate (default 2 when --proxy-size is given)")
     p.add_argument("--proxy-size", type=int, default=None,
                    help="the proxies' longer side in pixels (default 448 when --proxy-fps is given)")
+
+
+def raw_common(p: argparse.ArgumentParser, out_example: str) -> None:
+    """The options of every ``build BENCH``: ``--raw``, ``--out``, ``--version``, ``--force``, ``--changelog``."""
+    p.add_argument("--raw", required=True, help="raw directory in the source's native layout (docs/datasets.md)")
+    p.add_argument("--out", required=True, help=f"dataset root to write (e.g. {out_example})")
+    p.add_argument("--version", required=True, help="semantic version X.Y.Z of this build")
+    p.add_argument("--force", action="store_true", help="overwrite an existing dataset of the same version")
+    p.add_argument("--changelog", default="", help="text of this version's CHANGELOG entry")
+
+
+def release_common(p: argparse.ArgumentParser, src_help: str, out_example: str) -> None:
+    """The options of every ``import BENCH``: ``SRC``, ``--out``, ``--version``, ``--strict``, ``--force``."""
+    p.add_argument("release_dir", metavar="SRC", help=src_help)
+    p.add_argument("--out", required=True, help=f"dataset root to write (e.g. {out_example})")
+    p.add_argument("--version", required=True, help="semantic version X.Y.Z of this dataset")
+    p.add_argument("--strict", action="store_true", help="fail on the first unusable row instead of skipping it")
+    p.add_argument("--force", action="store_true", help="overwrite an existing dataset of the same version")

@@ -40,19 +40,17 @@ def _clips(p: argparse.ArgumentParser) -> Handler:
         import json
         import os
 
-        if a.cache:
+        if a.cache:  # the cache location is not a run setting: video/clips.py reads it where clips are cached
             os.environ["STREAMGAZE_CLIP_CACHE"] = str(a.cache)
         from ..video.cache_admin import cache_stats, format_stats, parse_age, parse_size, prune_cache
         from ..video.clips import clip_cache_dir
 
         if a.clips_command == "warm":
             from ..clips_warm import warm_clips
+            from ..settings import with_flags
 
-            if a.clip_fps is not None:
-                os.environ["STREAMGAZE_CLIP_FPS"] = str(a.clip_fps)
-            if a.proxy is not None:
-                os.environ["STREAMGAZE_PROXY"] = a.proxy
-            r = warm_clips(dataset_root(a), a.tasks, a.variants, workers=a.workers)
+            settings = with_flags(clip_fps=a.clip_fps, proxy=a.proxy)
+            r = warm_clips(dataset_root(a), a.tasks, a.variants, workers=a.workers, settings=settings)
             print(f"{r['clips']} clips for {r['documents']} documents ({', '.join(r['tasks'])}; "
                   f"{', '.join(r['variants'])}): {r['built']} built, {r['cached']} already cached, "
                   f"{r['seconds']:.1f} s; cache {clip_cache_dir()}")

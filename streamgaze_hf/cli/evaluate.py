@@ -47,7 +47,8 @@ def _eval(p: argparse.ArgumentParser) -> Handler:
         from ..dataset.load import resolve_root
         from ..evaluation import run_settings
         from ..preflight import positive, require_module
-        from ..protocols import PROTOCOL_ENV, get_protocol
+        from ..protocols import get_protocol
+        from ..settings import with_flags
 
         args = list(a.lmms_eval_args)
         if args[:1] and args[0] in benchmark_names():
@@ -72,19 +73,14 @@ def _eval(p: argparse.ArgumentParser) -> Handler:
         bench = get_benchmark(name or "streamgaze")
         root = resolve_root(a.root, env=bench.root_env, default=bench.default_root)  # a Hub tag: its commit
         os.environ[bench.root_env] = str(root)
-        if a.prompt_mode:
-            os.environ["STREAMGAZE_PROMPT_MODE"] = a.prompt_mode
-        if a.clip_fps is not None:
-            os.environ["STREAMGAZE_CLIP_FPS"] = str(a.clip_fps)
         args = args[1:] if args[:1] == ["--"] else args
-        if a.protocol:
-            protocol = get_protocol(a.protocol)
-            os.environ[PROTOCOL_ENV] = protocol.name
-            if protocol.generation and "--gen_kwargs" not in args:
-                args += ["--gen_kwargs", protocol.gen_kwargs()]
-        if a.proxy is not None:
-            os.environ["STREAMGAZE_PROXY"] = a.proxy
-        settings = run_settings(os.environ[bench.root_env])  # validates the settings before lmms-eval starts
+        protocol = get_protocol(a.protocol) if a.protocol else None
+        if protocol is not None and protocol.generation and "--gen_kwargs" not in args:
+            args += ["--gen_kwargs", protocol.gen_kwargs()]
+        chosen = with_flags(prompt_mode=a.prompt_mode, clip_fps=a.clip_fps, proxy=a.proxy,
+                         protocol=protocol.name if protocol else None)
+        settings = run_settings(root, chosen)  # validates the settings (the proxy too) before lmms-eval starts
+        os.environ.update(chosen.to_env())  # lmms-eval's task glue, here and in its child processes, reads them
         from lmms_tasks import group_members, task_names
 
         from ..dataset.load import task_is_empty
@@ -112,15 +108,6 @@ def report_module(name: str):
     return importlib.import_module(f"{package}.report")
 
 
-#: the one-line help of a benchmark's report (a benchmark package with a ``report`` module has one)
-REPORT_HELP = {
-    "egogazevqa": "accuracy of an lmms-eval EgoGazeVQA run per gaze mode, category, source, scenario and activity "
-                  "(ours and the official exact match)",
-    "streameqa": "accuracy of an lmms-eval StreamEQA run per task code, level and direction (the supplement's "
-                 "Tables 5-7 layout)",
-}
-
-
 @command("report", "a benchmark's breakdown of an lmms-eval run (EgoGazeVQA: per gaze mode, category, source, "
          "scenario and activity; StreamEQA: per task code, level and direction)")
 def _report(p: argparse.ArgumentParser) -> Handler:
@@ -134,7 +121,7 @@ def _report(p: argparse.ArgumentParser) -> Handler:
             hidden_parser(sub, b.name, f"{b.name} has no report of its own; `streamgaze submit RUN ...` scores "
                                        "its runs")
             continue
-        help_text = REPORT_HELP.get(b.name, f"{b.title}: breakdown of an lmms-eval run")
+        help_text = getattr(module, "HELP", f"{b.title}: breakdown of an lmms-eval run")
         child = sub.add_parser(b.name, help=help_text, description=help_text)
         child.add_argument("run_dir", metavar="RUN", help="the --output_path of one `lmms-eval ... --log_samples` run")
         child.add_argument("--json", default=None, help="also write the numbers as JSON here")
@@ -177,8 +164,8 @@ def _stream_eval(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--tasks", nargs="+", default=None, metavar="TASK", help="task ids (default: all ten)")
 
     def run(a: argparse.Namespace) -> int:
-        from ..streaming.report import format_streaming
-        from ..streaming.runner import stream_eval
+        from ..benchmarks.streamgaze.streaming.report import format_streaming
+        from ..benchmarks.streamgaze.streaming.runner import stream_eval
         from ..submission.coverage import fmt_pct
 
         metrics = stream_eval(dataset_root(a), a.out, a.model, a.model_args, gaze=a.gaze, prompt_mode=a.prompt_mode,
@@ -205,7 +192,7 @@ def _export_sft(p: argparse.ArgumentParser) -> Handler:
                    help="export a dataset whose card marks it as an evaluation set (contaminates that benchmark)")
 
     def run(a: argparse.Namespace) -> int:
-        from ..sft_export import export_sft
+        from ..benchmarks.streamgaze.sft_export import export_sft
 
         m = export_sft(dataset_root(a), a.out, a.format, gaze=a.gaze, allow_eval_data=a.allow_eval_data)
         print(f"{a.out}: {m['samples']['n']} samples ({m['proactive']['alert_turns']} proactive with "

@@ -7,8 +7,13 @@ import argparse
 from ..errors import StreamGazeError
 from .base import Handler, add_dataset, benchmark_of_root, command, dataset_root, note
 
-#: the kind of review CSVs a benchmark's pages write: fixation corrections or question verdicts
-REVIEW_KINDS = {"streamgaze": "fixations", "egogazevqa": "questions"}
+
+def review_kinds() -> dict[str, str]:
+    """The kind of review CSVs each benchmark's pages write (``Benchmark.review``): fixation corrections or
+    question verdicts."""
+    from ..benchmarks import benchmarks
+
+    return {b.name: b.review for b in benchmarks() if b.review}
 
 
 def _review_benchmark(a: argparse.Namespace, question_csvs: list) -> str:
@@ -20,10 +25,11 @@ def _review_benchmark(a: argparse.Namespace, question_csvs: list) -> str:
     if bench is None:
         bench = "egogazevqa" if question_csvs else "streamgaze"
         note(f"'review import' guessing the benchmark is deprecated; use 'review import --benchmark {bench}'")
-    kind = REVIEW_KINDS.get(bench)
+    kinds = review_kinds()
+    kind = kinds.get(bench)
     if kind is None:
         raise StreamGazeError(f"{get_benchmark(bench).title} has no review CSVs (review import takes "
-                              f"{', '.join(REVIEW_KINDS)})", a.dataset)
+                              f"{', '.join(kinds)})", a.dataset)
     wrong = question_csvs if kind == "fixations" else [c for c in a.csv if c not in question_csvs]
     if wrong:
         what = "question-verification" if kind == "fixations" else "fixation-review"
@@ -58,7 +64,7 @@ def _review(p: argparse.ArgumentParser) -> Handler:
     im.add_argument("--dataset", default=None,
                     help="dataset root: its manifest says which benchmark the CSVs are of; take each video's "
                          "source from it and check that the videos exist")
-    im.add_argument("--benchmark", default=None, choices=list(REVIEW_KINDS),
+    im.add_argument("--benchmark", default=None, choices=list(review_kinds()),
                     help="whose review CSVs they are (default: the --dataset's benchmark)")
 
     def run(a: argparse.Namespace) -> int:
@@ -75,7 +81,7 @@ def _review(p: argparse.ArgumentParser) -> Handler:
         from ..review.qa_review import is_qa_csv
 
         bench = _review_benchmark(a, [c for c in a.csv if is_qa_csv(c)])
-        if REVIEW_KINDS[bench] == "questions":
+        if review_kinds()[bench] == "questions":
             return _review_import_questions(a)
         corrections = load_corrections(a.csv)
         sources = None

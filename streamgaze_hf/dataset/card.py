@@ -1,7 +1,7 @@
 """The dataset card (``README.md``): YAML front matter that ``datasets`` reads, plus a generated prose body.
 
 Front matter (hf_datasets_notes.md §2): ``pretty_name``, ``license``, ``task_categories``, ``tags``,
-a custom top-level ``version:``, ``configs:`` (the ten tasks in :data:`~streamgaze_hf.benchmarks.streamgaze.tasks.TASKS`
+a custom top-level ``version:``, ``configs:`` (the benchmark's tasks in its task-table
 order, ``default: true`` on the first, then ``videos``, ``gaze``, ``fixations`` and, when the dataset has
 video files, the Hub-facing ``video_files`` of ``Video`` columns, viewer.py), and a generated
 ``dataset_info:`` (features, split sizes) so ``load_dataset`` checks row counts. A config with no
@@ -29,17 +29,10 @@ from datasets.splits import SplitDict, SplitInfo
 from datasets.utils.metadata import MetadataConfigs
 from huggingface_hub import DatasetCardData
 
-from .. import __version__
 from ..benchmarks import get_benchmark, resolve
-from ..benchmarks.streamgaze.tasks import PRESENT_WINDOW_S, TASKS
 from .load import DEFAULT_BENCHMARK, config_features, config_names, config_rows, data_file, sha256_file
 from .stats import Stats, manifest_counts, markdown_tables
-from .variants import variants_markdown
 from .viewer import VIDEO_FILES_CONFIG, has_video_files
-
-LICENSE = "cc-by-4.0"
-PRETTY_NAME = "StreamGaze"
-TAGS = ["egocentric", "gaze", "eye-tracking", "streaming-video", "video-question-answering", "benchmark"]
 
 
 def _benchmark(stats: Stats) -> str:
@@ -83,7 +76,7 @@ def dataset_infos(root: str | os.PathLike[str], configs: list[str],
 
 
 def metadata_configs(root: str | os.PathLike[str], version: str, names: list[str],
-                     pretty_name: str = PRETTY_NAME) -> MetadataConfigs:
+                     pretty_name: str) -> MetadataConfigs:
     """The ``configs:`` entries of ``names`` (validated by ``datasets``); the first is the default."""
     configs = MetadataConfigs()
     for i, config in enumerate(names):
@@ -118,7 +111,7 @@ def card_data(root: str | os.PathLike[str], version: str, stats: Stats) -> Datas
         language=["en"],
         task_categories=list(layout.task_categories),
         size_categories=[_size_category(stats["questions"])],
-        tags=list(layout.tags or TAGS),
+        tags=list(layout.tags),
         version=version,
     )
     names = declared_configs(stats) + ([VIDEO_FILES_CONFIG] if has_video_files(root) else [])
@@ -128,31 +121,6 @@ def card_data(root: str | os.PathLike[str], version: str, stats: Stats) -> Datas
     data["configs"] = sorted(data["configs"], key=lambda c: order[c["config_name"]])  # back to card order
     dataset_infos(root, names, _benchmark(stats)).to_dataset_card_data(data)
     return data
-
-
-def _windows_section() -> str:
-    rows = [
-        ("past", "[0, t]", "everything up to the query time t"),
-        ("present", f"[max(0, t - {PRESENT_WINDOW_S:g}), t]", f"the last {PRESENT_WINDOW_S:g} s before t"),
-        (
-            "proactive",
-            "[0, r] for each checkpoint r",
-            "the stream up to each checkpoint, asked once per checkpoint",
-        ),
-    ]
-    lines = [
-        "## Time windows",
-        "",
-        "A model never receives a frame after the window end (the benchmark's no-future-leakage rule). "
-        "`window_start` / `window_end` in each row are the window of its query time.",
-        "",
-        "| Category | Tasks | Window | Meaning |",
-        "| --- | --- | --- | --- |",
-    ]
-    for category, window, meaning in rows:
-        tasks = ", ".join(f"`{t.id}`" for t in TASKS if t.category == category)
-        lines.append(f"| {category} | {tasks} | `{window}` | {meaning} |")
-    return "\n".join(lines)
 
 
 def empty_note(stats: Stats) -> list[str]:
@@ -183,38 +151,7 @@ def video_files_note(root: str | os.PathLike[str]) -> list[str]:
             '`.cast_column("video", Video(decode=False))` to get `{"path", "bytes"}`.')]
 
 
-def _loading_section(stats: Stats) -> str:
-    configs = ", ".join(f"`{t.id}`" for t in TASKS)
-    return "\n".join(
-        [
-            "## Loading",
-            "",
-            "```python",
-            "from datasets import load_dataset",
-            "",
-            "# from the directory that contains this `streamgaze/` directory",
-            'ds = load_dataset("streamgaze", "oi_easy", split="test")',
-            "# or from anywhere, with the path to this directory (recommended: a bare name that is not a",
-            "# directory in the working directory becomes a Hub lookup, and offline a stale cache hit)",
-            'ds = load_dataset("/path/to/streamgaze", "oi_easy", split="test")',
-            "```",
-            "",
-            f"Configs: {configs} (one per task, all with the same columns), `videos` (one row per video), "
-            "`gaze` (gaze samples: `t`, normalised top-left `x`, `y`, tracker `valid`, and `in_frame`: valid "
-            "and inside the frame; off-frame samples keep their position outside [0, 1]) and `fixations` "
-            "(fixations and scanpath episodes with in-view and out-of-view objects). "
-            "Every config has a single `test` split.",
-            "",
-            *empty_note(stats),
-            "`video_path` and `overlay_path` are paths relative to this directory (`videos/original/...` "
-            "and `videos/overlay/...`, the gaze-overlay rendering shown to models); decode them with the "
-            "video reader of your choice. With the toolkit installed, "
-            '`streamgaze_hf.dataset.load.load_task("oi_easy", root)` does the above.',
-        ]
-    )
-
-
-def about_section(version: str, qa_order: tuple[str, ...] = ("video_id", "query_time", "question_id")) -> str:
+def about_section(version: str, qa_order: tuple[str, ...]) -> str:
     return "\n".join(
         [
             "## Files, versions and integrity",
@@ -232,8 +169,9 @@ def about_section(version: str, qa_order: tuple[str, ...] = ("video_id", "query_
     )
 
 
-def license_section(note: str = "") -> str:
-    """The card's licence section: ``note`` (a benchmark's own text), else the StreamGaze text."""
+def license_section(license_id: str, note: str = "") -> str:
+    """The card's licence section: ``note`` (a benchmark's own text), else the default text: the
+    annotations under ``license_id``, the videos and recordings under their sources' terms."""
     if note:
         return "## License\n\n" + note
     return "\n".join(
@@ -241,7 +179,7 @@ def license_section(note: str = "") -> str:
             "## License",
             "",
             "The annotations (questions, answers, gaze-derived tables) are released under "
-            f"{LICENSE.upper()}. The videos and gaze recordings come from third-party egocentric "
+            f"{license_id.upper()}. The videos and gaze recordings come from third-party egocentric "
             "datasets, which keep their own licences and terms of use: check them before using or "
             "redistributing the videos.",
         ]
@@ -249,35 +187,12 @@ def license_section(note: str = "") -> str:
 
 
 def render_card(root: str | os.PathLike[str], version: str, stats: Stats) -> str:
-    """The full ``README.md`` text for the dataset files under ``root``."""
+    """The full ``README.md`` text for the dataset files under ``root``: one skeleton for every benchmark,
+    filled with its card texts (``DatasetLayout.card_intro`` and ``card_sections``)."""
     layout = get_benchmark(_benchmark(stats)).dataset
-    if layout.card_intro:  # another benchmark: its own intro and sections, the shared file/licence notes
-        body = "\n\n".join([f"# {layout.pretty_name} {version}", resolve(layout.card_intro)(stats, version),
-                             *video_files_note(root),
-                             *resolve(layout.card_sections)(stats), "## Statistics",
-                             markdown_tables(stats, level="###"), about_section(version, layout.qa_sort_keys),
-                             license_section(layout.license_note)])
-        return f"---\n{card_data(root, version, stats).to_yaml()}\n---\n\n{body}\n"
-    d = stats["durations"]
-    intro = (
-        "StreamGaze is a benchmark of gaze-guided streaming video understanding on egocentric "
-        f"video: {stats['questions']:,} questions in ten tasks over three temporal categories "
-        f"(past, present, proactive), on {stats['videos']:,} videos ({d['total_hours']:.2f} hours). "
-        f"This is dataset version {version}, written by streamgaze-toolkit {__version__}."
-    )
-    body = "\n\n".join(
-        [
-            f"# {PRETTY_NAME} {version}",
-            intro,
-            _loading_section(stats),
-            *video_files_note(root),
-            _windows_section(),
-            variants_markdown(root),
-            "## Statistics",
-            markdown_tables(stats, level="###"),
-            about_section(version),
-            license_section(),
-        ]
-    )
-    yaml = card_data(root, version, stats).to_yaml()
-    return f"---\n{yaml}\n---\n\n{body}\n"
+    body = "\n\n".join([f"# {layout.pretty_name} {version}", resolve(layout.card_intro)(stats, version),
+                         *video_files_note(root),
+                         *resolve(layout.card_sections)(stats, root), "## Statistics",
+                         markdown_tables(stats, level="###"), about_section(version, layout.qa_sort_keys),
+                         license_section(layout.license, layout.license_note)])
+    return f"---\n{card_data(root, version, stats).to_yaml()}\n---\n\n{body}\n"

@@ -1,10 +1,11 @@
 """What an importer found in a release: problems and their report, shared by every benchmark's importer.
 
 Every finding is one :class:`Problem` (kind, file, entry index, question snippet, detail). An importer
-declares its kinds (kind -> label) in the classes it reports: rows skipped, and notes (nothing dropped);
-:class:`ProblemReport` counts them per kind with a few examples, :class:`ProblemSink` raises a skip at
-once under ``--strict``. StreamGaze's importer keeps its own per-task accounting on top of these
-(``benchmarks/streamgaze/release/report.py``).
+declares its kinds (kind -> label) in the classes it reports: rows skipped, rows imported with a flag
+(changed or doubtful), and notes (nothing dropped); :class:`ImportReport` counts them per kind with a few
+examples, :class:`ProblemSink` raises a skip or a flag at once under ``--strict``. StreamGaze's importer
+extends the one report with its per-task row and checkpoint accounting
+(``benchmarks/streamgaze/release_report.py``).
 """
 
 from __future__ import annotations
@@ -81,24 +82,33 @@ def kind_section(kinds: dict[str, str], counts: Counter, examples: dict[str, lis
 
 
 @dataclass
-class ProblemReport:
-    """The import report of a benchmark without StreamGaze's per-task row accounting (EgoGazeVQA,
-    StreamEQA): rows imported per config, skips and notes of the importer's own kinds, with examples."""
+class ImportReport:
+    """What an importer did: rows imported per config, skips, flags and notes of the importer's own kinds
+    (kind -> label), with examples; ``format()`` is what the CLI prints, ``counts()`` what the manifest's
+    build_info records."""
 
     imported: dict[str, int]
     skip_kinds: dict[str, str]
     note_kinds: dict[str, str]
+    flag_kinds: dict[str, str] = field(default_factory=dict)
     skipped: Counter = field(default_factory=Counter)
     notes: Counter = field(default_factory=Counter)
+    flags: Counter = field(default_factory=Counter)
     examples: dict[str, list[Problem]] = field(default_factory=dict)
     videos: int = 0
     fixations: int = 0
     root: str = ""
     version: str = ""
 
+    @property
+    def labels(self) -> dict[str, str]:
+        """Every kind's wording (for problems without a detail of their own)."""
+        return {**self.skip_kinds, **self.flag_kinds, **self.note_kinds}
+
     def add(self, problem: Problem) -> None:
-        """Count a problem (skip or note) and keep the first few as examples."""
-        (self.notes if problem.kind in self.note_kinds else self.skipped)[problem.kind] += 1
+        """Count a problem (note, flag or skip) and keep the first few as examples."""
+        kind = problem.kind
+        (self.notes if kind in self.note_kinds else self.flags if kind in self.flag_kinds else self.skipped)[kind] += 1
         keep_example(self.examples, problem)
 
     @property
@@ -130,14 +140,19 @@ class ProblemReport:
 
 
 class ProblemSink:
-    """Where an importer reports its problems: counted in ``report`` (a :class:`ProblemReport`), or, in
-    strict mode, a skip (a kind of ``report.skip_kinds``) raised at once as its error (the path under
-    ``base``)."""
+    """Where an importer reports its problems: counted in ``report`` (an :class:`ImportReport`), or, in
+    strict mode, a skip or a flag (a kind of ``report.skip_kinds`` / ``flag_kinds``) raised at once as its
+    error (the path under ``base``)."""
 
-    def __init__(self, report: ProblemReport, strict: bool, base: Path):
+    def __init__(self, report: ImportReport, strict: bool, base: Path):
         self.report, self.strict, self.base = report, strict, base
 
     def __call__(self, problem: Problem) -> None:
-        if self.strict and problem.kind in self.report.skip_kinds:
-            raise problem.error(self.base, self.report.skip_kinds)
+        if self.strict and (problem.kind in self.report.skip_kinds or problem.kind in self.report.flag_kinds):
+            raise problem.error(self.base, self.report.labels)
         self.report.add(problem)
+
+    def flags(self, flags: list[Problem]) -> None:
+        """In strict mode, raise the first of a row's flags (nothing is counted yet)."""
+        if self.strict and flags:
+            raise flags[0].error(self.base, self.report.labels)

@@ -23,7 +23,6 @@ from typing import Any
 import datasets
 import pyarrow as pa
 
-from ..benchmarks.streamgaze.tasks import TASK_IDS
 from ..errors import StreamGazeError
 from ..fsutil import sha256_file  # noqa: F401  (re-exported: the dataset modules hash through it)
 from ..hub.verify import MANIFEST  # the manifest file's name, defined with the rule that checks it
@@ -32,8 +31,6 @@ from .schema import CONFIG_FEATURES, VIDEO_FILE_FEATURES, VIDEO_FILES_CONFIG
 
 ROOT_ENV = "STREAMGAZE_ROOT"
 DEFAULT_ROOT = "streamgaze"
-#: every config of the dataset, in card order: the ten tasks, then videos, gaze, fixations
-CONFIG_NAMES: tuple[str, ...] = TASK_IDS + tuple(CONFIG_FEATURES)
 #: the benchmark of a dataset whose manifest names none of the registered ones (older builds)
 DEFAULT_BENCHMARK = "streamgaze"
 DATA_FILE_NAME = "test-00000-of-00001.parquet"

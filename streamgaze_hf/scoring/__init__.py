@@ -21,7 +21,7 @@ from .gaze_following import (
     parse_point,
     point_metrics,
 )
-from .metrics import defined_ratio, mc_metrics, proactive_metrics
+from .metrics import defined_ratio, effective_yes, mc_metrics, proactive_metrics
 from .parsers import (
     exact_match_correct,
     parse_choice,
@@ -37,7 +37,7 @@ from .text_similarity import corpus_bleu, rouge_l, sentence_bleu
 __all__ = [
     "parse_choice", "parse_yes_no", "reasoning_answer",
     "reference_parse_choice", "reference_mc_correct", "reference_yes_no_correct", "exact_match_correct",
-    "mc_metrics", "proactive_metrics", "summarize", "defined_ratio",
+    "mc_metrics", "proactive_metrics", "effective_yes", "summarize", "defined_ratio",
     "parse_direction", "parse_point", "parse_ambiguity", "OUTSIDE", "direction_metrics", "point_metrics",
     "corpus_bleu", "sentence_bleu", "rouge_l",
 ]

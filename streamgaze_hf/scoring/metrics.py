@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-__all__ = ["defined_ratio", "mc_metrics", "proactive_metrics"]
+__all__ = ["defined_ratio", "mc_metrics", "proactive_metrics", "effective_yes"]
 
 def _ratio(num: float, den: float) -> float:
     return num / den if den else 0.0
@@ -57,3 +57,9 @@ def proactive_metrics(pairs: Iterable[tuple[bool | None, bool]]) -> dict:
         "fpr": defined_ratio(fp, fp + tn), "fnr": defined_ratio(fn, fn + tp),
         "n": n, "n_unparsed": unparsed, "tp": tp, "fp": fp, "tn": tn, "fn": fn,
     }
+
+
+def effective_yes(record: dict) -> bool:
+    """A proactive (Yes/No checkpoint) record's prediction as :func:`proactive_metrics` counts it: an
+    unparsed answer is a miss of its label (a false negative for Yes, a false positive for No)."""
+    return (record["label"] != "Yes") if record["parsed"] is None else record["parsed"] == "Yes"

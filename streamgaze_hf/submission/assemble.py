@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import __version__
-from ..benchmarks.streamgaze.tasks import TASK_IDS, get_task
+from ..benchmarks import get_benchmark
 from ..errors import StreamGazeError
 from ..hub.reference import dataset_origin
 from ..provenance import toolkit_commit
@@ -43,10 +43,6 @@ def assemble_submission(key: AnswerKey, responses: Mapping[ItemKey, str], *, pro
 
 
 def _proactive_ids(benchmark: str) -> set[str]:
-    if benchmark == "streamgaze":
-        return {t for t in TASK_IDS if get_task(t).is_proactive}
-    from ..benchmarks import get_benchmark
-
     return {t.id for t in get_benchmark(benchmark).tasks if t.proactive}
 
 

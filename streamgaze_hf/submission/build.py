@@ -18,14 +18,13 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from ..benchmarks import benchmarks
 from ..errors import StreamGazeError
 from ..fsutil import write_text_atomic
 from ..redact import redact_model_args
 from ..rescore import AnswerKey, ItemKey, Rescored, load_answer_key, score_responses
-from ..streaming.results import is_stream_run
 from .assemble import ORACLE_MODELS, _assemble, assemble_submission, is_oracle
 from .lmms_output import LmmsRun, benchmark_task_names, read_run
-from .stream_run import build_stream_submission
 
 __all__ = ["ORACLE_MODELS", "build_submission", "assemble_submission", "dumps_submission", "write_submission",
            "redact_model_args", "is_oracle"]
@@ -155,15 +154,17 @@ def build_submission(output_dir: str | os.PathLike[str], root: str | os.PathLike
 
     Refuses the answer-key oracle baseline unless ``allow_oracle`` (tests only): a submission of it
     validates but is never ranked. A ``streamgaze stream-eval`` output directory is turned into a
-    submission by :func:`streamgaze_hf.submission.stream_run.build_stream_submission`.
+    submission by the streaming evaluation of its benchmark (``Benchmark.streaming_module()``).
     """
     from ..dataset.load import resolve_root
 
     if root is not None:
         resolve_root(root)  # a damaged dataset is reported before the run is read
-    if is_stream_run(output_dir) and benchmark in (None, "streamgaze"):
-        return build_stream_submission(output_dir, root, model_name=model_name, model_url=model_url, params=params,
-                                       frames=frames, allow_oracle=allow_oracle)
+    for bench in benchmarks():
+        streaming = bench.streaming_module() if bench.streaming and benchmark in (None, bench.name) else None
+        if streaming is not None and streaming.is_stream_run(output_dir):
+            return streaming.build_stream_submission(output_dir, root, model_name=model_name, model_url=model_url,
+                                                     params=params, frames=frames, allow_oracle=allow_oracle)
     run = read_run(output_dir, benchmark)
     cfg = run.config
     run_model = str(cfg.get("model") or run.results.get("model_name") or "unknown")

@@ -12,8 +12,7 @@ from __future__ import annotations
 import io
 from collections.abc import Sequence
 
-from ..benchmarks.streamgaze.tasks import TASKS
-from .rows import TASK_LABELS, Row
+from .rows import TASK_LABELS, TASKS, Row
 
 __all__ = ["chart_rows", "chart_caption", "render_chart", "MAX_BARS"]
 

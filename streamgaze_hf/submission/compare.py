@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-from ..benchmarks.streamgaze.tasks import TASK_IDS
+from ..benchmarks import get_benchmark
 from ..errors import StreamGazeError
 from ..statistics import DEFAULT_RESAMPLES, paired_difference, paired_overall_difference
 from .validate import validate_submission
@@ -34,7 +34,7 @@ def compare_submissions(path_a: str | os.PathLike[str], path_b: str | os.PathLik
     b = validate_submission(path_b, root, key_cache=cache)
     if a.benchmark != b.benchmark:
         raise StreamGazeError(f"a {a.benchmark} and a {b.benchmark} submission cannot be compared", b.path)
-    task_ids = tuple(t for t in _accuracy_tasks(a.benchmark, b.path) if a.rescored.records[t])  # 0 questions: skipped
+    task_ids = tuple(t for t in _accuracy_tasks(a.benchmark, a.scores, b.path) if a.rescored.records[t])  # 0 questions: skipped
     for field in ("gaze", "prompt_mode", "protocol"):
         va, vb = a.submission["settings"].get(field), b.submission["settings"].get(field)
         if va != vb:
@@ -47,7 +47,7 @@ def compare_submissions(path_a: str | os.PathLike[str], path_b: str | os.PathLik
     overall = paired_overall_difference({t: a.rescored.records[t] for t in task_ids},
                                         {t: b.rescored.records[t] for t in task_ids},
                                         resamples=resamples, seed=seed, level=level)
-    if a.benchmark == "streamgaze":
+    if "columns" not in a.scores:  # the category layout (StreamGaze's): overall is a fraction
         overall.update(a=a.scores["overall"], b=b.scores["overall"])
     else:  # the other benchmarks' scores are in their papers' units (%): the fractions from the records
         overall.update({k: sum(t[k] for t in tasks.values()) / len(tasks) for k in ("a", "b")})
@@ -56,13 +56,12 @@ def compare_submissions(path_a: str | os.PathLike[str], path_b: str | os.PathLik
             "tasks": tasks, "overall": overall, "level": level, "resamples": resamples, "seed": seed}
 
 
-def _accuracy_tasks(benchmark: str, path) -> tuple[str, ...]:
-    """The task ids to compare (StreamGaze's ten; another benchmark's when all are scored by accuracy)."""
-    if benchmark == "streamgaze":
-        return TASK_IDS
-    from ..benchmarks import get_benchmark
-
+def _accuracy_tasks(benchmark: str, scores: dict, path) -> tuple[str, ...]:
+    """The task ids to compare: every task of a benchmark whose scores have the category layout (StreamGaze:
+    accuracy, checkpoint accuracy for proactive tasks); another benchmark's when all are scored by accuracy."""
     bench = get_benchmark(benchmark)
+    if "columns" not in scores:
+        return bench.task_ids
     other = sorted({m for t in bench.task_ids for m in bench.metric_names(t)} - {"accuracy"})
     if other:
         raise StreamGazeError(f"compare needs tasks scored by accuracy; {bench.title}'s report {', '.join(other)}",

@@ -26,10 +26,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .. import __version__
+from ..benchmarks import benchmarks, get_benchmark
 from ..benchmarks.api import score_text
-from ..benchmarks.streamgaze.paper import paper_rows
-from ..benchmarks.streamgaze.tasks import TASK_IDS
-from ..dataset.load import read_manifest, resolve_root
+from ..dataset.load import DEFAULT_BENCHMARK, read_manifest, resolve_root
 from ..dataset.writer import manifest_digest
 from ..errors import StreamGazeError
 from ..fsutil import atomic_directory
@@ -37,7 +36,7 @@ from .cells import csv_safe, md_escape
 from .chart import chart_caption, chart_rows, render_chart
 from .coverage import task_coverage
 from .page import render_html
-from .rows import COLUMNS, Row, benchmark_columns
+from .rows import COLUMNS, TASK_IDS, Row, benchmark_columns
 from .schema import submission_benchmark
 from .sections import (
     FULL_NOTE,
@@ -48,12 +47,6 @@ from .sections import (
     dataset_section,
     group_sections,
     reference_section,
-)
-from .streaming_table import (
-    render_streaming_csv,
-    render_streaming_html,
-    render_streaming_markdown,
-    streaming_rows,
 )
 from .validate import ValidationReport, load_submission, validate_submission
 
@@ -122,7 +115,7 @@ def collect_sections(reports: Sequence[ValidationReport], manifest: dict, includ
         _refuse_oracle(rep)
         rows.append(submission_row(rep, key))
     if include_paper:
-        rows += paper_rows()
+        rows += get_benchmark(DEFAULT_BENCHMARK).reference_rows()
     return group_sections(rows, titles)
 
 
@@ -197,8 +190,6 @@ def render_markdown(sections: Sequence[Section], meta: str, title: str = TITLE,
         if several:
             level = "###"
             if sec.benchmark != current:
-                from ..benchmarks import get_benchmark
-
                 current = sec.benchmark
                 lines += ["", f"## {md_escape(get_benchmark(current).title)}"]
         lines += ["", f"{level} {md_escape(sec.title)}", "", md_escape(sec.note), "",
@@ -260,8 +251,6 @@ def write_leaderboard(submissions: Sequence[str | os.PathLike[str]], root, out: 
 
     ``root``: a dataset root, a sequence of them (one per benchmark), or None (each benchmark's
     ``$..._ROOT``, else its default directory)."""
-    from ..benchmarks import benchmarks, get_benchmark
-
     out = Path(out)
     _check_out(out)
     roots = _roots(root)
@@ -305,15 +294,18 @@ def write_leaderboard(submissions: Sequence[str | os.PathLike[str]], root, out: 
         png = render_chart(rows, title="StreamGaze: per-task scores", caption=caption)
     else:
         png, caption = None, ""
-    stream_rows = streaming_rows(by_bench.get("streamgaze", []))
+    # the streaming table of the (one) benchmark with a streaming evaluation, from its stream-eval submissions
+    streamer = next((b for b in benchmarks() if b.streaming and b.name in by_bench), None)
+    table = streamer.streaming_module() if streamer else None
+    stream_rows = table.streaming_rows(by_bench[streamer.name]) if table else []
     with atomic_directory(out) as tmp:
         (tmp / "index.html").write_text(render_html(sections, title=title, meta=meta, notes=notes, chart_png=png,
                                                     chart_caption=caption,
-                                                    extra_html=render_streaming_html(stream_rows)),
+                                                    extra_html=table.render_streaming_html(stream_rows) if table else ""),
                                         encoding="utf-8")
         if stream_rows:  # the separate streaming table (stream-eval submissions only)
-            (tmp / "streaming.md").write_text(render_streaming_markdown(stream_rows), encoding="utf-8")
-            (tmp / "streaming.csv").write_text(render_streaming_csv(stream_rows), encoding="utf-8")
+            (tmp / "streaming.md").write_text(table.render_streaming_markdown(stream_rows), encoding="utf-8")
+            (tmp / "streaming.csv").write_text(table.render_streaming_csv(stream_rows), encoding="utf-8")
         (tmp / "leaderboard.md").write_text(render_markdown(sections, meta, title, notes), encoding="utf-8")
         for name, text in csvs.items():
             (tmp / name).write_text(text, encoding="utf-8")

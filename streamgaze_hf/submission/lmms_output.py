@@ -20,29 +20,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..benchmarks.streamgaze.evaluation import GAZE_VARIANTS
-from ..benchmarks.streamgaze.tasks import TASKS
+from ..benchmarks import benchmarks, get_benchmark
+from ..dataset.load import DEFAULT_BENCHMARK
 from ..errors import StreamGazeError
 
-__all__ = ["LmmsRun", "read_run", "lmms_task_names", "benchmark_task_names"]
+__all__ = ["LmmsRun", "read_run", "benchmark_task_names"]
 
 _RESULTS = re.compile(r"^(?P<prefix>.+)_results\.json$")
-_RECORD_FIELDS = ("question_id", "task", "checkpoint_index", "response", "gaze", "prompt_mode", "clip_fps")
-#: what every other benchmark's per-sample record must carry (its score_doc's output)
-_GENERIC_RECORD_FIELDS = ("question_id", "task", "response", "gaze", "prompt_mode")
-
-
-def lmms_task_names() -> dict[str, tuple[str, str]]:
-    """Every StreamGaze lmms-eval task name -> (task id, gaze mode)."""
-    return {f"{t.lmms_name}{suffix}": (t.id, gaze) for t in TASKS for suffix, gaze in GAZE_VARIANTS.items()}
 
 
 def benchmark_task_names(benchmark: str) -> dict[str, tuple[str, str]]:
     """Every lmms-eval task name of a registered benchmark -> (task id, gaze mode)."""
-    if benchmark == "streamgaze":
-        return lmms_task_names()
-    from ..benchmarks import get_benchmark
-
     bench = get_benchmark(benchmark)
     return {bench.lmms_task_name(t) + suffix: (t, gaze) for t in bench.task_ids
             for suffix, gaze in bench.gaze_variants.items()}
@@ -56,7 +44,7 @@ class LmmsRun:
     results: dict[str, Any]
     samples: dict[str, list[dict]]  # lmms-eval task name -> records (file order)
     sample_paths: dict[str, Path]
-    benchmark: str = "streamgaze"
+    benchmark: str = DEFAULT_BENCHMARK
 
     @property
     def config(self) -> dict[str, Any]:
@@ -98,7 +86,7 @@ def _record_of(sample: Any, fields: tuple[str, ...]) -> dict | None:
     return None
 
 
-def _read_samples(path: Path, benchmark: str = "streamgaze") -> list[dict]:
+def _read_samples(path: Path, benchmark: str = DEFAULT_BENCHMARK) -> list[dict]:
     records = []
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
@@ -111,13 +99,13 @@ def _read_samples(path: Path, benchmark: str = "streamgaze") -> list[dict]:
             sample = json.loads(line)
         except json.JSONDecodeError as exc:
             raise StreamGazeError(f"line {lineno}: malformed JSON ({exc.msg})", path) from None
-        fields = _RECORD_FIELDS if benchmark == "streamgaze" else _GENERIC_RECORD_FIELDS
+        fields = get_benchmark(benchmark).record_fields
         rec = _record_of(sample, fields)
         if rec is None:
             raise StreamGazeError(f"line {lineno}: no {benchmark} record under 'accuracy' or the task's "
                                   f"first metric (needs {', '.join(fields)}); was this written by the "
                                   f"{benchmark} tasks?", path)
-        if benchmark != "streamgaze":
+        if "checkpoint_index" not in fields:  # a benchmark without checkpoints: every item is one question
             rec = {"checkpoint_index": -1, **rec}
         records.append(rec)
     return records
@@ -125,15 +113,13 @@ def _read_samples(path: Path, benchmark: str = "streamgaze") -> list[dict]:
 
 def _run_benchmark(tasks: list[str], benchmark: str | None, results_path: Path) -> str:
     """The one benchmark whose tasks the samples files are of (``benchmark`` when given)."""
-    from ..benchmarks import benchmarks
-
     found = [b.name for b in benchmarks() if any(t in benchmark_task_names(b.name) for t in tasks)]
     if benchmark is not None:
         return benchmark
     if len(found) > 1:
         raise StreamGazeError(f"the run has samples of several benchmarks ({', '.join(found)}): a submission is for "
                               "one benchmark; pass --benchmark", results_path)
-    return found[0] if found else "streamgaze"
+    return found[0] if found else DEFAULT_BENCHMARK
 
 
 def read_run(output_dir: str | os.PathLike[str], benchmark: str | None = None) -> LmmsRun:
@@ -158,7 +144,7 @@ def read_run(output_dir: str | os.PathLike[str], benchmark: str | None = None) -
             samples[task] = _read_samples(path, bench)
             paths[task] = path
     if not samples:
-        title = "StreamGaze" if bench == "streamgaze" else bench
+        title = get_benchmark(bench).title
         ours = [n for n in results["results"] if n in names]
         why = (f"the run has {title} results but no samples files: re-run lmms-eval with --log_samples"
                if ours else f"the run has no {title} tasks (lmms-eval --tasks {bench} ...)")

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..benchmarks import get_benchmark
 from ..benchmarks.api import score_text, to_fraction
-from ..benchmarks.streamgaze.tasks import CATEGORIES, TASK_IDS, TASKS
+from ..dataset.load import DEFAULT_BENCHMARK
 
 __all__ = ["Row", "Column", "COLUMNS", "HTML_COLUMNS", "SETTINGS_COLUMNS", "SOURCE_LABELS", "BADGES", "sort_rows",
            "category_means", "coverage_text", "benchmark_columns", "html_columns", "settings_columns"]
@@ -14,6 +15,11 @@ __all__ = ["Row", "Column", "COLUMNS", "HTML_COLUMNS", "SETTINGS_COLUMNS", "SOUR
 #: how each row source is shown: re-scored submissions vs numbers copied from the paper
 SOURCE_LABELS = {"submission": "submission (re-scored)", "paper": "reported in the paper",
                  "human": "reported in the paper (human)"}
+#: the benchmark whose table this module lays out: the category layout (overall, one mean per category,
+#: one column per task) of the default benchmark; every other benchmark's columns come from its declaration
+#: (``Benchmark.score_columns``, sections.py)
+_TABLE = get_benchmark(DEFAULT_BENCHMARK)
+CATEGORIES, TASKS, TASK_IDS = _TABLE.categories, _TABLE.tasks, _TABLE.task_ids
 TASK_LABELS = {"nfi": "NFI", "otp": "OTP", "gsm": "GSM", "sr": "SR", "oi_easy": "OI-E", "oi_hard": "OI-H",
                "oar": "OAR", "fap": "FAP", "gta": "GTA", "oaa": "OAA"}
 #: the short mark beside a model name on the page (the page has no separate Source column)
@@ -99,7 +105,7 @@ class Column:
 def _task_column(task_id: str) -> Column:
     spec = next(t for t in TASKS if t.id == task_id)
     return Column(task_id, TASK_LABELS[task_id], True, lambda r: r.tasks.get(task_id),
-                  f"{spec.name} ({spec.category})" + ("; checkpoint accuracy" if spec.is_proactive else ""))
+                  f"{spec.name} ({spec.category})" + ("; checkpoint accuracy" if spec.proactive else ""))
 
 
 COLUMNS: tuple[Column, ...] = (
@@ -125,7 +131,7 @@ COLUMNS: tuple[Column, ...] = (
     Column("by_source", "By source", False, lambda r: r.by_source,
            "overall score (mean of the task scores) on each video source's questions", True),
 )
-SCORE_KEYS = frozenset({"overall", "past", "present", "proactive", "coverage", *TASK_IDS})
+SCORE_KEYS = frozenset({"overall", *CATEGORIES, "coverage", *TASK_IDS})
 #: the settings that decide whether two rows are comparable (on the page: under the model name)
 SETTINGS_COLUMNS: tuple[Column, ...] = tuple(c for c in COLUMNS if c.settings and c.key != "dataset")
 #: the page's table columns: scores only (the dataset is the section, the settings sit in the model cell)

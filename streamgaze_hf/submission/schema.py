@@ -67,9 +67,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..benchmarks.streamgaze.evaluation import GAZE_VARIANTS
-from ..benchmarks.streamgaze.tasks import TASK_IDS, get_task
-from ..prompts import PROMPT_MODES
+from ..benchmarks import Benchmark, benchmarks, get_benchmark
 from ..protocols import PROTOCOLS
 from .strictjson import (
     StrictJSONError,
@@ -84,11 +82,10 @@ from .strictjson import (
     string,
 )
 
-__all__ = ["SCHEMA_VERSION", "GAZE_MODES", "DEFAULT_BENCHMARK", "parse_submission", "check_structure", "valid_url",
+__all__ = ["SCHEMA_VERSION", "DEFAULT_BENCHMARK", "parse_submission", "check_structure", "valid_url",
            "submission_benchmark"]
 
 SCHEMA_VERSION = 1
-GAZE_MODES: tuple[str, ...] = tuple(GAZE_VARIANTS.values())
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _CHECKPOINT_KEY = re.compile(r"^(0|[1-9][0-9]{0,5})$")
 _URL = re.compile(r"^https?://[^\s<>\"']+$", re.I)
@@ -150,8 +147,9 @@ DATASET_FIELDS = {"version": string(100, nonempty=True), "manifest_sha256": _sha
                   "commit": string(40)}
 # where a dataset read from the Hub came from (hf://datasets/<repo>@<commit>); absent for local directories
 DATASET_OPTIONAL = frozenset({"repo", "commit"})
-SETTINGS_FIELDS = {"gaze": one_of(*GAZE_MODES), "prompt_mode": one_of(*PROMPT_MODES), "clip_fps": number(0),
-                   "protocol": one_of(*PROTOCOLS), "proxy": string(100), "visual_form": one_of("images", "clip")}
+# "gaze" and "prompt_mode": one of the benchmark's gaze modes and prompt modes (settings_fields)
+SETTINGS_FIELDS = {"clip_fps": number(0), "protocol": one_of(*PROTOCOLS), "proxy": string(100),
+                   "visual_form": one_of("images", "clip")}
 # absent in files made before protocols ("default") and proxies; "proxy" is absent for full-rate clips,
 # "visual_form" (EgoGazeVQA: keyframes as images or as one clip) for the other benchmarks
 SETTINGS_OPTIONAL = frozenset({"protocol", "proxy", "visual_form"})
@@ -163,7 +161,17 @@ RUN_OPTIONAL = frozenset({"toolkit_version", "toolkit_commit"})
 MC_ANSWER_FIELDS = {"response": string(100_000), "parsed": nullable(string(100_000))}
 YES_NO_ANSWER_FIELDS = {"response": string(100_000), "parsed": nullable(one_of("Yes", "No"))}
 STREAMING_FIELDS = {"fps": number(0), "poll": string(50, nonempty=True), "alerts": obj, "scores": obj}
-PROACTIVE_IDS = tuple(t for t in TASK_IDS if get_task(t).is_proactive)
+
+
+def settings_fields(bench: Benchmark) -> dict:
+    """The ``settings`` fields of a submission of ``bench``."""
+    return {"gaze": one_of(*bench.gaze_variants.values()), "prompt_mode": one_of(*bench.prompt_modes),
+            **SETTINGS_FIELDS}
+
+
+def proactive_ids(bench: Benchmark) -> tuple[str, ...]:
+    """The benchmark's tasks answered per checkpoint (keyed by checkpoint index in ``answers``)."""
+    return tuple(t.id for t in bench.tasks if t.proactive)
 
 
 def parse_submission(text: str) -> dict:
@@ -183,31 +191,26 @@ def check_structure(data: Any) -> None:
     check_object(data, "", TOP_FIELDS, optional=TOP_OPTIONAL)
     check_object(data["dataset"], "dataset", DATASET_FIELDS, optional=DATASET_OPTIONAL)
     name = submission_benchmark(data)
-    if name == DEFAULT_BENCHMARK:
-        check_object(data["settings"], "settings", SETTINGS_FIELDS, optional=SETTINGS_OPTIONAL)
-    else:
-        from ..benchmarks import get_benchmark
-
-        bench = get_benchmark(name)
-        fields = {**SETTINGS_FIELDS, "gaze": one_of(*bench.gaze_variants.values()),
-                  "prompt_mode": one_of(*bench.prompt_modes)}
-        check_object(data["settings"], "settings", fields, optional=SETTINGS_OPTIONAL)
-        if "streaming" in data:
-            raise StrictJSONError(f"streaming: stream-eval submissions are StreamGaze's only, not {name}'s")
+    bench = get_benchmark(name)
+    check_object(data["settings"], "settings", settings_fields(bench), optional=SETTINGS_OPTIONAL)
+    if "streaming" in data and not bench.streaming:
+        offered = " and ".join(f"{b.title}'s" for b in benchmarks() if b.streaming)
+        raise StrictJSONError(f"streaming: stream-eval submissions are {offered} only, not {name}'s")
     check_object(data["model"], "model", MODEL_FIELDS)
     check_object(data["run"], "run", RUN_FIELDS, optional=RUN_OPTIONAL)
     check_answers(data["answers"], name)
     if "streaming" in data:
-        check_streaming(data["streaming"])
+        check_streaming(data["streaming"], bench)
 
 
-def check_streaming(streaming: dict) -> None:
+def check_streaming(streaming: dict, bench: Benchmark) -> None:
     """``streaming``: settings, alert times per proactive question (finite, >= 0), scores (an object
     whose values ``validate`` recomputes)."""
     check_object(streaming, "streaming", STREAMING_FIELDS)
     alerts = streaming["alerts"]
-    check_object(alerts, "streaming.alerts", {t: obj for t in PROACTIVE_IDS}, duplicate_name="task",
-                 optional=frozenset(PROACTIVE_IDS))
+    proactive = proactive_ids(bench)
+    check_object(alerts, "streaming.alerts", {t: obj for t in proactive}, duplicate_name="task",
+                 optional=frozenset(proactive))
     for task_id, by_question in alerts.items():
         dups = getattr(by_question, "duplicates", [])
         if dups:
@@ -223,19 +226,14 @@ def check_streaming(streaming: dict) -> None:
 
 def check_answers(answers: dict, benchmark: str = DEFAULT_BENCHMARK) -> None:
     """``answers``: task id -> question id -> answer (proactive: checkpoint index -> answer)."""
-    if benchmark == DEFAULT_BENCHMARK:
-        task_ids, proactive_ids, mc_fields = TASK_IDS, set(PROACTIVE_IDS), MC_ANSWER_FIELDS
-    else:
-        from ..benchmarks import get_benchmark
-
-        bench = get_benchmark(benchmark)
-        task_ids, proactive_ids = bench.task_ids, {t.id for t in bench.tasks if t.proactive}
-        mc_fields = {**MC_ANSWER_FIELDS, "parsed": _json_value}
+    bench = get_benchmark(benchmark)
+    task_ids, checkpointed = bench.task_ids, set(proactive_ids(bench))
+    mc_fields = MC_ANSWER_FIELDS if bench.parsed_answers == "string" else {**MC_ANSWER_FIELDS, "parsed": _json_value}
     check_object(answers, "answers", {t: obj for t in task_ids}, duplicate_name="task",
                  optional=frozenset(task_ids))
     for task_id, by_question in answers.items():
         where = f"answers.{task_id}"
-        proactive = task_id in proactive_ids
+        proactive = task_id in checkpointed
         dups = getattr(by_question, "duplicates", [])
         if dups:
             raise StrictJSONError(f"duplicate question id {dups[0]!r} in {where}")

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..benchmarks.streamgaze.tasks import CATEGORIES, TASKS
+from ..benchmarks import get_benchmark
 from ..dataset.load import read_manifest
 from ..dataset.writer import manifest_digest
 from ..errors import StreamGazeError
@@ -81,8 +81,10 @@ class ValidationReport:
     def format(self, all_missing: bool = False) -> str:
         """The human-readable report: settings, per-task table with each task's coverage, category
         means with theirs, overall coverage, missing items; a partial run is said first and loudly."""
-        if self.benchmark != "streamgaze":
+        if "columns" in self.scores:  # the shared scores layout (submission/schema.py "Benchmarks")
             return self._format_benchmark(all_missing)
+        # the category layout of a benchmark's own score_answers hook (StreamGaze's)
+        bench = get_benchmark(self.benchmark)
         sub, s = self.submission, self.scores
         st = sub["settings"]
         fps = "none" if not st["clip_fps"] else f"{st['clip_fps']:g} fps"
@@ -98,7 +100,7 @@ class ValidationReport:
         if warning:
             lines.append(f"  WARNING: {warning}")
         lines += ["", f"{'task':<9} {'category':<10} {'acc. %':>8} {'± se':>6}  {'coverage':<22} details"]
-        for spec in TASKS:
+        for spec in bench.tasks:
             t = s["tasks"][spec.id]
             answered, n = task_coverage(t)
             extra = f"unparsed {t['n_unparsed']}"
@@ -106,15 +108,15 @@ class ValidationReport:
                 extra = "no questions in the dataset: skipped (not in the means)"
             elif answered == 0:
                 extra = "no answers: every item counts as wrong"
-            elif spec.is_proactive:
+            elif spec.proactive:
                 extra = (", ".join(f"{m} {fmt_pct(t[m])}%" for m in ("precision", "recall", "f1", "fpr", "fnr"))
                          + f"; {extra}")
             se = t["stderr"]["accuracy"]
             lines.append(f"{spec.id:<9} {spec.category:<10} {fmt_pct(t['accuracy'] if n else None):>8} {fmt_pct(se):>6}  "
                          f"{fmt_coverage(answered, n):<22} {extra}")
         lines.append("")
-        for cat in (*CATEGORIES, "overall"):
-            tasks = [t for t in TASKS if cat in ("overall", t.category)]
+        for cat in (*bench.categories, "overall"):
+            tasks = [t for t in bench.tasks if cat in ("overall", t.category)]
             answered = sum(task_coverage(s["tasks"][t.id])[0] for t in tasks)
             n = sum(task_coverage(s["tasks"][t.id])[1] for t in tasks)
             lines.append(f"{cat:<20} {fmt_pct(s[cat]):>8}  {fmt_coverage(answered, n)}")
@@ -129,8 +131,6 @@ class ValidationReport:
     def _format_benchmark(self, all_missing: bool) -> str:
         """:meth:`format` for a benchmark other than StreamGaze: its leaderboard values, each task's
         metrics and coverage, and the breakdowns (e.g. per source, scenario, activity)."""
-        from ..benchmarks import get_benchmark
-
         bench = get_benchmark(self.benchmark)
         sub, s = self.submission, self.scores
         st = sub["settings"]
@@ -176,9 +176,7 @@ class ValidationReport:
             if len(shown) < len(self.missing):
                 lines.append(f"  ... and {len(self.missing) - len(shown)} more (--all-missing lists them all)")
         if self.streaming is not None:
-            from ..streaming.report import format_streaming
-
-            lines += ["", format_streaming(self.streaming)]
+            lines += ["", get_benchmark(self.key.benchmark).streaming_module().format_streaming(self.streaming)]
         if self.is_oracle:
             lines.append("note: the oracle baseline reads the answer key: valid for testing, never ranked")
         return lines
@@ -287,15 +285,13 @@ def _check_streaming(sub: dict, key: AnswerKey) -> dict | None:
     """Recompute the time-aware scores of a stream-eval submission from its alert times."""
     if "streaming" not in sub:
         return None
-    from .stream_run import recompute_streaming
-
     alerts = sub["streaming"]["alerts"]
     for task_id, by_q in alerts.items():
         for qid in by_q:
             problem = key.problem(task_id, qid, 0)
             if problem:
                 raise StreamGazeError(f"streaming.alerts.{task_id}[{qid!r}]: {problem}")
-    expected = recompute_streaming(key, alerts)
+    expected = get_benchmark(key.benchmark).streaming_module().recompute_streaming(key, alerts)
     _compare(sub["streaming"]["scores"], expected, "streaming.scores")
     return expected
 

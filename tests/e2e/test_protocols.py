@@ -4,7 +4,8 @@ import pytest
 
 from streamgaze_hf.benchmarks.streamgaze.evaluation import doc_visuals, load_docs
 from streamgaze_hf.errors import StreamGazeError
-from streamgaze_hf.protocols import PROTOCOLS, current_protocol, get_protocol
+from streamgaze_hf.protocols import PROTOCOLS, get_protocol
+from streamgaze_hf.settings import RunSettings
 from streamgaze_hf.video.clips import clip_frame_times
 
 from ..conftest import run_lmms_eval
@@ -22,7 +23,7 @@ def test_frame_rules_follow_the_official_wrappers():
 def test_unknown_protocol_is_one_clear_error(monkeypatch):
     monkeypatch.setenv("STREAMGAZE_PROTOCOL", "paper_llama")
     with pytest.raises(StreamGazeError, match=r"\$STREAMGAZE_PROTOCOL: unknown protocol 'paper_llama'"):
-        current_protocol()
+        RunSettings.from_env()
 
 
 @pytest.mark.parametrize("name, expected", [("paper_api", lambda d: 16), ("paper_qwen2_5_vl", None)])

@@ -6,10 +6,10 @@ import datasets
 import numpy as np
 import pytest
 
+from streamgaze_hf.benchmarks.streamgaze.sft_export import is_eval_card
+from streamgaze_hf.benchmarks.streamgaze.streaming.metrics import event_time
 from streamgaze_hf.benchmarks.streamgaze.tasks import TASKS
 from streamgaze_hf.cli import main
-from streamgaze_hf.sft_export import is_eval_card
-from streamgaze_hf.streaming.metrics import event_time
 from streamgaze_hf.video.clips import read_sidecar
 from streamgaze_hf.video.reader import probe_video
 
@@ -40,7 +40,7 @@ def test_export_refuses_eval_data_then_writes_samples_with_negative_sampling(dem
             assert side["window"] == pytest.approx(s["window"])
             assert max(side["frame_times"]) <= s["window"][1] + 1e-6  # no frame after the window end
             assert probe_video(clip).n_frames == len(side["frame_times"])
-            if not spec.is_proactive:
+            if not spec.proactive:
                 letter = row["answer"]
                 assert [c["from"] for c in conv] == ["human", "gpt"]
                 assert conv[1]["value"] == f"{letter}. {row['options'][ord(letter) - 65]}"

@@ -9,14 +9,14 @@ import pytest
 
 from streamgaze_hf.baselines import random_answer
 from streamgaze_hf.benchmarks.streamgaze import evaluation
+from streamgaze_hf.benchmarks.streamgaze.streaming import PollingAdapter, StreamingModel
+from streamgaze_hf.benchmarks.streamgaze.streaming.clip_models import RandomClipModel
+from streamgaze_hf.benchmarks.streamgaze.streaming.results import compute_metrics, read_stream_run
+from streamgaze_hf.benchmarks.streamgaze.streaming.runner import load_plan, run_plan
 from streamgaze_hf.benchmarks.streamgaze.tasks import TASK_IDS, TASKS
 from streamgaze_hf.cli import main
 from streamgaze_hf.demo.timecode import read_frame_code
 from streamgaze_hf.errors import StreamGazeError
-from streamgaze_hf.streaming import PollingAdapter, StreamingModel
-from streamgaze_hf.streaming.clip_models import RandomClipModel
-from streamgaze_hf.streaming.results import compute_metrics, read_stream_run
-from streamgaze_hf.streaming.runner import load_plan, run_plan
 from streamgaze_hf.video.reader import probe_video
 
 pytestmark = pytest.mark.slow
@@ -57,8 +57,8 @@ def test_no_frame_after_the_stream_time(demo_dataset, tmp_path):
     model = LeakChecker(fps=4.0)
     for vid, video in plan.videos.items():
         model.frame_times = probe_video(video.source).frame_times
-        from streamgaze_hf.streaming.interface import StreamContext, run_stream
-        from streamgaze_hf.streaming.runner import frames_of
+        from streamgaze_hf.benchmarks.streamgaze.streaming.interface import StreamContext, run_stream
+        from streamgaze_hf.benchmarks.streamgaze.streaming.runner import frames_of
 
         ctx = StreamContext(vid, video.width, video.height, video.fps, video.duration, 4.0, "salience", "default",
                             _prompter=video.prompt_at)
@@ -97,7 +97,7 @@ def test_polling_adapter_reproduces_the_checkpoint_protocol(demo_dataset, tmp_pa
             ft = probe_video(demo_dataset / doc["video_path"]).frame_times
             start, end = evaluation.doc_window(doc)
             assert frames == np.flatnonzero((ft >= start - 1e-6) & (ft <= end + 1e-6)).tolist(), item
-            records.append(evaluation.score_doc(doc, random_answer(3, item[0], item[1], spec.id, len(doc["options"]))))
+            records.append(evaluation.score_doc(doc, random_answer(3, item[0], item[1], spec.proactive, len(doc["options"]))))
         n_items += len(docs)
         expected = evaluation.task_metrics(records)
         got = metrics["checkpoint"]["tasks"][spec.id]

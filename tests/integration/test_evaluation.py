@@ -22,17 +22,20 @@ def test_clip_fixations_never_uses_gaze_after_the_window_end():
 
 
 def test_settings_from_the_environment(monkeypatch):
+    from streamgaze_hf.settings import RunSettings
+
     monkeypatch.setenv("STREAMGAZE_PROMPT_MODE", "reference")
-    assert evaluation.prompt_mode() == "reference"
+    assert RunSettings.from_env().prompt_mode == "reference"
     monkeypatch.setenv("STREAMGAZE_PROMPT_MODE", "fancy")
     with pytest.raises(StreamGazeError, match="STREAMGAZE_PROMPT_MODE"):
-        evaluation.prompt_mode()
+        RunSettings.from_env()
+    monkeypatch.delenv("STREAMGAZE_PROMPT_MODE")
     monkeypatch.setenv("STREAMGAZE_CLIP_FPS", "2")
-    assert evaluation.clip_fps() == 2.0
+    assert RunSettings.from_env().clip_fps == 2.0
     for bad in ("0", "-1", "fast"):
         monkeypatch.setenv("STREAMGAZE_CLIP_FPS", bad)
         with pytest.raises(StreamGazeError):
-            evaluation.clip_fps()
+            RunSettings.from_env()
 
 
 def test_proactive_docs_expand_to_one_per_checkpoint_with_their_own_window(demo_dataset):

@@ -41,7 +41,7 @@ def test_every_task_and_variant_names_its_dataset_config_and_variant():
             assert cfg["process_docs"] == f"lmms_tasks.utils.process_docs{suffix}"
             assert variants(get_benchmark("streamgaze"))[suffix] == {"gaze": gaze}
             metrics = {m["metric"] for m in cfg["metric_list"]}
-            assert metrics == ({"accuracy", "precision", "recall", "f1", "fpr", "fnr"} if spec.is_proactive
+            assert metrics == ({"accuracy", "precision", "recall", "f1", "fpr", "fnr"} if spec.proactive
                                else {"accuracy"})
     group = yaml.load((base / "_group_streamgaze.yaml").read_text(), Loader=_Loader)
     assert group["task"] == [t.lmms_name for t in TASKS]
@@ -104,6 +104,8 @@ def test_glue_reads_the_named_config_and_derives_each_variants_documents(demo_da
     from streamgaze_hf.benchmarks.streamgaze.evaluation import load_docs
 
     monkeypatch.setenv("STREAMGAZE_ROOT", str(demo_dataset))
+    # no clip prefetcher: one left running would fill the clip cache of whichever test comes next
+    monkeypatch.setenv("STREAMGAZE_PREFETCH", "0")
     root, rows = utils.read_task_config("streamgaze", "oi_easy")
     assert root == demo_dataset.resolve() and utils.read_task_config(str(demo_dataset), "oi_easy")[0] == root
     assert (rows.info.dataset_name, rows.info.config_name, rows.info.description) == ("streamgaze", "oi_easy", str(root))
@@ -126,6 +128,7 @@ def test_doc_to_messages_gives_the_salience_map_the_clip_and_the_prompt_in_order
 
     from lmms_tasks import utils
 
+    monkeypatch.setenv("STREAMGAZE_PREFETCH", "0")  # no prefetcher left running (see the test above)
     _root, rows = utils.read_task_config(str(demo_dataset), "oi_easy")
     doc = utils.process_docs_salience(rows)[0]
     kw = {"pre_prompt": "P: ", "post_prompt": " :Q"}

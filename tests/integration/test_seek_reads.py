@@ -18,9 +18,9 @@ import cv2
 import numpy as np
 import pytest
 
+from streamgaze_hf.benchmarks.streamgaze.streaming.runner import VideoPlan, frames_of
 from streamgaze_hf.demo.readcheck import read_videos, wrapper_reads
 from streamgaze_hf.demo.timecode import burn_frame_code, read_frame_code
-from streamgaze_hf.streaming.runner import VideoPlan, frames_of
 from streamgaze_hf.video import clips
 from streamgaze_hf.video.clips import prepare_clip, read_sidecar
 from streamgaze_hf.video.h264 import (

@@ -47,9 +47,8 @@ def test_every_package_keeps_each_job_in_the_same_file(bench):
     package = f"streamgaze_hf.benchmarks.{bench.name}"
     declared = {"evaluation": bench.evaluation, "paper_rows": bench.paper_rows, **bench.importers,
                 "qa_features": bench.dataset.qa_features, "validate_row": bench.dataset.validate_row,
-                "file_paths": bench.dataset.file_paths}
-    if bench.dataset.card_intro:
-        declared.update(card_intro=bench.dataset.card_intro, card_sections=bench.dataset.card_sections)
+                "file_paths": bench.dataset.file_paths, "card_intro": bench.dataset.card_intro,
+                "card_sections": bench.dataset.card_sections}
     for job, ref in declared.items():
         assert ref == package_ref(package, job)
         assert (PACKAGE_DIR / bench.name / f"{PACKAGE_FILES[job].split(':')[0]}.py").is_file()
@@ -86,8 +85,8 @@ def test_declare_derives_the_references_from_the_package_name():
     assert (d.qa_features, d.validate_row, d.file_paths, d.card_intro, d.card_sections) == (
         "pkg.mybench.schema:QA_FEATURES", "pkg.mybench.schema:validate_row", "pkg.mybench.schema:file_paths",
         "pkg.mybench.card:intro", "pkg.mybench.card:sections")
-    plain = _declared(card=False, paper_rows="")
-    assert (plain.dataset.card_intro, plain.dataset.card_sections, plain.paper_rows) == ("", "", "")
+    plain = _declared(paper_rows="")
+    assert plain.paper_rows == ""
     assert dict(plain.importers) == {"release": "pkg.mybench.release:import_release"}
     with pytest.raises(ValueError, match="unknown importer kinds \\['annotations'\\]; kinds are release, raw"):
         _declared(importers=("annotations",))
@@ -117,7 +116,9 @@ def _yes_no(parsed: str | None, label: str) -> dict:
 def test_default_hooks():
     bench = get_benchmark("streamgaze")
     ev = bench.evaluation_api()
-    assert not any(ev.has_hook(h) for h in HOOKS)
+    # StreamGaze scores a submission in its own layout (score_answers); every other hook is the default
+    assert [h for h in HOOKS if ev.has_hook(h)] == ["score_answers"]
+    assert get_benchmark("egogazevqa").evaluation_api().score_answers(None, {}, "default", 0.0) is None
     scores = ev.leaderboard_scores({"oi_easy": [_mc("oi_easy", True), _mc("oi_easy", False)],
                                     "nfi": [_mc("nfi", True)], "sr": []})
     assert scores["columns"]["oi_easy"] == 0.5 and scores["columns"]["nfi"] == 1.0
@@ -175,7 +176,7 @@ def test_the_glue_module_gives_the_benchmarks_metric_value_and_nan_when_undefine
 
 def test_random_baseline_keeps_the_shared_rule_without_a_hook():
     doc = {"task": "oi_easy", "question_id": "q1", "checkpoint_index": -1, "options": ["a", "b", "c", "d"]}
-    assert baselines.random_doc_answer(7, doc) == baselines.random_answer(7, "q1", -1, "oi_easy", 4)
+    assert baselines.random_doc_answer(7, doc) == baselines.random_answer(7, "q1", -1, False, 4)
     proactive = {"task": "gta", "question_id": "q2", "checkpoint_index": 3, "options": []}
     assert baselines.random_doc_answer(7, proactive) in ("Yes", "No")
-    assert baselines.random_doc_answer(7, proactive) == baselines.random_answer(7, "q2", 3, "gta", 0)
+    assert baselines.random_doc_answer(7, proactive) == baselines.random_answer(7, "q2", 3, True, 0)

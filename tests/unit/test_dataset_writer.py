@@ -22,7 +22,7 @@ import yaml
 from streamgaze_hf.benchmarks.streamgaze.tasks import TASK_IDS, TASKS, get_task, window
 from streamgaze_hf.cli import main as cli_main
 from streamgaze_hf.dataset import writer as writer_module
-from streamgaze_hf.dataset.load import CONFIG_NAMES, load_task, read_manifest, resolve_root, sha256_file
+from streamgaze_hf.dataset.load import config_names, load_task, read_manifest, resolve_root, sha256_file
 from streamgaze_hf.dataset.schema import dump_metadata, empty_qa_row
 from streamgaze_hf.dataset.stats import compute_stats, format_stats
 from streamgaze_hf.dataset.writer import (
@@ -81,7 +81,7 @@ def _qa_row(task_id: str, i: int, vid: str, source: str, t: float) -> dict:
         query_time=t,
         metadata=dump_metadata({"i": i, "task": task_id}),
     )
-    if spec.is_proactive:
+    if spec.proactive:
         cps = [
             {"time": t, "label": "No"},
             {"time": t + 10.0, "label": "Yes"},
@@ -364,12 +364,12 @@ def test_card_front_matter(shared):
     assert meta["version"] == "1.0.0" and meta["license"] == "cc-by-4.0"
     assert meta["task_categories"] == ["video-text-to-text"] and "gaze" in meta["tags"]
     configs = meta["configs"]
-    assert [c["config_name"] for c in configs] == [*CONFIG_NAMES, "video_files"]  # + the Hub's Video columns
+    assert [c["config_name"] for c in configs] == [*config_names("streamgaze"), "video_files"]  # + the Hub's Video columns
     assert configs[0].get("default") is True and not any(c.get("default") for c in configs[1:])
     assert all(c["version"] == "1.0.0" for c in configs)
     assert configs[4]["data_files"] == [{"split": "test", "path": "data/oi_easy/test-*.parquet"}]
     infos = {i["config_name"]: i for i in meta["dataset_info"]}
-    assert set(infos) == {*CONFIG_NAMES, "video_files"} and infos["gaze"]["splits"][0]["num_examples"] == 9
+    assert set(infos) == {*config_names("streamgaze"), "video_files"} and infos["gaze"]["splits"][0]["num_examples"] == 9
     body = (root / "README.md").read_text()
     assert "# StreamGaze 1.0.0" in body and "CHANGELOG.md" in body and "manifest.json" in body
     assert 'load_dataset("streamgaze", "oi_easy", split="test")' in body and "[max(0, t - 60), t]" in body
@@ -475,7 +475,7 @@ def test_empty_configs_are_written_but_not_declared(content, tmp_path):
     del sparse.qa["otp"]  # a missing task id counts as empty
     root = build(tmp_path / "sparse" / "streamgaze", sparse)
     names = datasets.get_dataset_config_names(str(root))
-    assert names == [*(c for c in CONFIG_NAMES if c not in ("nfi", "otp", "gaze")), "video_files"]
+    assert names == [*(c for c in config_names("streamgaze") if c not in ("nfi", "otp", "gaze")), "video_files"]
     configs = _front_matter(root)["configs"]
     assert configs[0]["config_name"] == "gsm" and configs[0]["default"] is True
     assert "Empty in this version" in (root / "README.md").read_text()

@@ -8,12 +8,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from streamgaze_hf.benchmarks.streamgaze.episode_objects import MetadataBackend
 from streamgaze_hf.errors import StreamGazeError
 from streamgaze_hf.gaze.fixations import Fixation
 from streamgaze_hf.gaze.fov import fov_radius_px
 from streamgaze_hf.gaze.scanpath import FixationObjects
 from streamgaze_hf.gaze.track import GazeTrack
-from streamgaze_hf.objects.metadata import MetadataBackend
 from streamgaze_hf.objects.naming import BUILTIN_ATTRIBUTE_VALUES
 from streamgaze_hf.objects.vlm import VLMBackend, cache_key
 from streamgaze_hf.objects.vlm_prompts import (

@@ -40,3 +40,20 @@ def test_review_assets_are_package_data():
     assert page.asset("review.js") == (ROOT / "streamgaze_hf/review/assets/review.js").read_text(encoding="utf-8")
     assert page._JS.lstrip().startswith("(function () {") and "review-data" in page._JS
     assert qa_review._QA_CSS.startswith("\n.qa{") and qa_review._CSS is page._CSS
+
+
+def test_the_benchmark_contract_covers_every_shared_module():
+    """The forbidden contract of .importlinter (only the CLI and the registry name a benchmark package)
+    lists every shared module: a new module is checked from its first line."""
+    import configparser
+
+    root = Path(__file__).resolve().parents[1]
+    cfg = configparser.ConfigParser()
+    cfg.read(root / ".importlinter")
+    listed = set(cfg["importlinter:contract:benchmarks-by-registry"]["source_modules"].split())
+    pkg = root / "streamgaze_hf"
+    shared = {f"streamgaze_hf.{p.stem}" for p in pkg.iterdir()
+              if (p.suffix == ".py" or (p / "__init__.py").is_file()) and p.stem not in
+              ("__init__", "__main__", "cli", "clidoc", "benchmarks")}
+    shared |= {f"streamgaze_hf.benchmarks.{p.stem}" for p in (pkg / "benchmarks").glob("*.py") if p.stem != "__init__"}
+    assert shared | {"lmms_tasks"} == listed

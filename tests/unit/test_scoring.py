@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from streamgaze_hf.benchmarks import get_benchmark
 from streamgaze_hf.benchmarks.streamgaze.tasks import TASK_IDS
 from streamgaze_hf.scoring import (
     mc_metrics,
@@ -246,7 +247,7 @@ def test_proactive_metrics_empty_denominators_are_undefined():
 
 def test_summarize():
     scores = dict(zip(TASK_IDS, [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]))
-    s = summarize(scores)
+    s = summarize(scores, get_benchmark("streamgaze"))
     assert s["overall"] == pytest.approx(0.55)
     assert s["past"] == pytest.approx(0.25)  # nfi otp gsm sr
     assert s["present"] == pytest.approx(0.65)  # oi_easy oi_hard oar fap
@@ -258,6 +259,6 @@ def test_summarize_requires_all_ten_tasks():
     scores = dict.fromkeys(TASK_IDS, 0.5)
     del scores["gta"], scores["sr"]
     with pytest.raises(ValueError, match="sr, gta"):
-        summarize(scores)
+        summarize(scores, get_benchmark("streamgaze"))
     with pytest.raises(ValueError, match="unknown tasks: oi-easy"):
-        summarize({**dict.fromkeys(TASK_IDS, 0.5), "oi-easy": 0.1})
+        summarize({**dict.fromkeys(TASK_IDS, 0.5), "oi-easy": 0.1}, get_benchmark("streamgaze"))

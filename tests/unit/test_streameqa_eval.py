@@ -70,7 +70,7 @@ def test_reference_prompt_and_official_scorer(roots, monkeypatch):
     rec = ev.score_doc(doc, f"Answer: {wrong}")
     assert not rec["correct"] and rec["parsed"] == wrong
     assert oracle_answer(doc) == answer
-    letters = {random_answer(0, f"q{i}", -1, "planning", 4) for i in range(40)}
+    letters = {random_answer(0, f"q{i}", -1, False, 4) for i in range(40)}
     assert letters == set("ABCD")
 
 

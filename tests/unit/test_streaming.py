@@ -6,8 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from streamgaze_hf.errors import StreamGazeError
-from streamgaze_hf.streaming import (
+from streamgaze_hf.benchmarks.streamgaze.streaming import (
     ClipModel,
     Frame,
     LeakageError,
@@ -18,8 +17,13 @@ from streamgaze_hf.streaming import (
     StreamingModel,
     run_stream,
 )
-from streamgaze_hf.streaming.clip_models import RandomClipModel, make_model, parse_model_args
-from streamgaze_hf.streaming.metrics import alert_metrics, event_time, question_outcome
+from streamgaze_hf.benchmarks.streamgaze.streaming.clip_models import (
+    RandomClipModel,
+    make_model,
+    parse_model_args,
+)
+from streamgaze_hf.benchmarks.streamgaze.streaming.metrics import alert_metrics, event_time, question_outcome
+from streamgaze_hf.errors import StreamGazeError
 
 TIMES = [0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5.0]
 
@@ -205,8 +209,8 @@ def test_event_time_from_our_metadata_and_the_official_release_fields():
 
 
 def test_a_checkpoint_answer_given_after_its_checkpoint_does_not_count():
-    from streamgaze_hf.streaming.results import checkpoint_responses
-    from streamgaze_hf.streaming.runner import record
+    from streamgaze_hf.benchmarks.streamgaze.streaming.results import checkpoint_responses
+    from streamgaze_hf.benchmarks.streamgaze.streaming.runner import record
 
     class Slow(StreamingModel):
         def start(self, ctx):

@@ -48,6 +48,7 @@ BENCHMARK = register(declare(
     __name__,
     name=NAME,
     title="EgoGazeVQA",
+    review="questions",
     paper="In the Eye of MLLM: Benchmarking Egocentric Video Intent Understanding with Gaze-Guided Prompting "
           "(NeurIPS 2025 Datasets and Benchmarks, arXiv 2509.07447)",
     tasks=TASKS,

@@ -3,6 +3,8 @@ front matter, the statistics tables, the file/version notes and the licence)."""
 
 from __future__ import annotations
 
+import os
+
 from . import GROUP_SIZE, OPTION_COUNT, TASKS
 
 
@@ -18,7 +20,7 @@ def intro(stats: dict, version: str) -> str:
     )
 
 
-def sections(stats: dict) -> list[str]:
+def sections(stats: dict, root: str | os.PathLike[str]) -> list[str]:
     from ...dataset.card import empty_note, loading_example
 
     configs = ", ".join(f"`{t.id}`" for t in TASKS)

@@ -6,7 +6,7 @@ Settings from the environment (every rank of a distributed run agrees): ``$EGOGA
 dataset root, default ``./egogazevqa``), ``$STREAMGAZE_PROMPT_MODE`` (``default``: our prompts and
 parser; ``reference``: the paper's prompts and the official exact-match scorer),
 ``$EGOGAZEVQA_VISUALS`` (``images``, the default: the keyframes as images; ``clip``: one short clip
-for video-only model wrappers) and ``$STREAMGAZE_CLIP_CACHE`` (where GazeS maps and clips are cached).
+for video-only model wrappers), both through ``streamgaze_hf.settings.RunSettings``, and ``$STREAMGAZE_CLIP_CACHE`` (where GazeS maps and clips are cached).
 
 Scoring: five options, read by the shared parser (``scoring.parse_choice``: "C.", "(C)", "the answer
 is C", the option text ...); every record also says whether the official exact-match rule would
@@ -23,17 +23,21 @@ from pathlib import Path
 from ... import scoring
 from ...dataset.load import benchmark_root, load_task
 from ...errors import StreamGazeError
+from ...settings import EGOGAZEVQA_VISUALS_ENV, RunSettings, given
 from . import BENCHMARK, NAME
 from .prompts import GAZE_MODES, question_prompt
 from .visuals import VISUAL_FORMS
 from .visuals import doc_visuals as _doc_visuals
 
-VISUAL_FORM_ENV = "EGOGAZEVQA_VISUALS"
+VISUAL_FORM_ENV = EGOGAZEVQA_VISUALS_ENV  # read by RunSettings.from_env
 BREAKDOWN_KEYS = ("task", "source", "scenario", "activity")
+#: the run settings every document and sample record carries (``RunSettings.record``), in this order
+RECORDED_SETTINGS = ("prompt_mode", "visual_form")
 
 
-def visual_form() -> str:
-    form = os.environ.get(VISUAL_FORM_ENV, "").strip() or "images"
+def visual_form(settings: RunSettings | None = None) -> str:
+    """The run's visual form (``RunSettings.egogazevqa_visuals``), checked."""
+    form = given(settings).egogazevqa_visuals
     if form not in VISUAL_FORMS:
         raise StreamGazeError(f"${VISUAL_FORM_ENV}={form!r}; expected one of {', '.join(VISUAL_FORMS)}")
     return form
@@ -47,17 +51,18 @@ def dataset_root(root: str | os.PathLike[str] | None = None) -> Path:
 
 
 def load_docs(task_id: str, gaze: str = "none", root: str | os.PathLike[str] | None = None, *,
-              rows=None) -> list[dict]:
-    """Evaluation documents of one category: the dataset rows plus the run settings."""
-    from ...evaluation import prompt_mode
-
+              rows=None, settings: RunSettings | None = None) -> list[dict]:
+    """Evaluation documents of one category: the dataset rows plus the run settings (``settings``, see
+    ``streamgaze_hf.settings.given``)."""
+    settings = given(settings)
     BENCHMARK.require_task(task_id)
     if gaze not in GAZE_MODES:
         raise StreamGazeError(f"unknown EgoGazeVQA gaze mode {gaze!r}; expected one of {', '.join(GAZE_MODES)}")
     path = dataset_root(root)
-    settings = {"benchmark": NAME, "dataset_root": str(path), "gaze": gaze, "prompt_mode": prompt_mode(),
-                "visual_form": visual_form(), "checkpoint_index": -1}
-    return [{**dict(row), **settings} for row in (load_task(task_id, path) if rows is None else rows)]
+    visual_form(settings)
+    fields = {"benchmark": NAME, "dataset_root": str(path), "gaze": gaze, **settings.record(RECORDED_SETTINGS),
+              "checkpoint_index": -1}
+    return [{**dict(row), **fields} for row in (load_task(task_id, path) if rows is None else rows)]
 
 
 def doc_visuals(doc: Mapping, cache_dir: str | os.PathLike[str] | None = None) -> list:

@@ -22,7 +22,7 @@ import math
 from collections.abc import Mapping, Sequence
 
 from ...dataset.schema import LETTERS
-from ...prompts import PROMPT_MODES, mc_question_block
+from ...prompts import check_modes, mc_question_block
 from . import GAZE_VARIANTS
 
 GAZE_MODES = tuple(GAZE_VARIANTS.values())
@@ -78,10 +78,7 @@ _REF_CLOSE = "Choose the most appropriate option. Only return the letter of the 
 
 
 def _check(gaze: str, mode: str) -> None:
-    if gaze not in GAZE_MODES:
-        raise ValueError(f"unknown EgoGazeVQA gaze mode {gaze!r}; expected one of {', '.join(GAZE_MODES)}")
-    if mode not in PROMPT_MODES:
-        raise ValueError(f"unknown prompt mode {mode!r}; expected one of {', '.join(PROMPT_MODES)}")
+    check_modes(gaze, mode, GAZE_MODES, "EgoGazeVQA")
 
 
 def gaze_lines(frames: Sequence[Mapping], release_gaze: Sequence | None = None) -> str:

@@ -42,7 +42,7 @@ Output: the configs ``spatial``, ``temporal``, ``causal`` (rows of ``schema.QA_F
 scenario and activity where known — EGTEA Gaze+ is all cooking in a kitchen: "Kitchen"/"Cooking" —
 and the nine keyframes with their gaze), ``videos`` (one row per clip) and ``gaze`` (every narration
 sample of the imported clips), with the keyframes under ``frames/<source>/<video_id>/``. Same rules
-as the StreamGaze importer: a :class:`ProblemReport`, unusable rows reported (never silently lost),
+as the StreamGaze importer: a :class:`ImportReport`, unusable rows reported (never silently lost),
 ``strict`` failing on the first one before anything is written, and a manifest that records the
 sha256 of every CSV and JSON input.
 """
@@ -61,7 +61,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from ...dataset.import_report import Problem, ProblemReport, ProblemSink
+from ...dataset.import_report import ImportReport, Problem, ProblemSink
 from ...dataset.schema import LETTERS, dump_metadata
 from ...errors import StreamGazeError, VideoError
 from ...gaze.sources.egtea import DEFAULT_FPS as EGTEA_FPS
@@ -436,7 +436,7 @@ class _Frames:
 
 def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[str], version: str, *,
                    strict: bool = False, force: bool = False, progress: bool = True,
-                   changelog: str = "") -> ProblemReport:
+                   changelog: str = "") -> ImportReport:
     """Convert the EgoGazeVQA release at ``release_dir`` into a dataset at ``out`` (see the module
     docstring). Returns the report (its counts are also in the manifest). Raises StreamGazeError
     when the release has no question CSV at all, when nothing can be imported, or in strict mode on
@@ -447,7 +447,7 @@ def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[s
     if not release.is_dir():
         raise StreamGazeError("no such EgoGazeVQA release directory", release)
     check_version(version)
-    report = ProblemReport(imported={c: 0 for c in CATEGORIES}, skip_kinds=dict(SKIP_KINDS),
+    report = ImportReport(imported={c: 0 for c in CATEGORIES}, skip_kinds=dict(SKIP_KINDS),
                           note_kinds=dict(NOTE_KINDS))
     sink = ProblemSink(report, strict, release)
     csvs = _find_csvs(release, sink)

@@ -16,6 +16,10 @@ from .evaluation import BREAKDOWN_KEYS, breakdown, task_metrics
 
 HEADINGS = {"task": "category", "source": "source", "scenario": "scenario", "activity": "activity"}
 
+#: the one-line help of ``streamgaze report egogazevqa``
+HELP = ("accuracy of an lmms-eval EgoGazeVQA run per gaze mode, category, source, scenario and activity (ours and "
+        "the official exact match)")
+
 
 def read_run(run_dir: str | os.PathLike[str]) -> dict[str, list[dict]]:
     """Per gaze mode, the records of one run (StreamGazeError when there are none, or when a question

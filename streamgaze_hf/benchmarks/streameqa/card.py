@@ -3,6 +3,8 @@ front matter, the statistics tables, the file/version notes and the licence)."""
 
 from __future__ import annotations
 
+import os
+
 from . import CONTEXT_S, DIRECTIONS, LEVELS, MIN_WINDOW_S, OPTION_COUNT, SUBTASKS
 
 
@@ -18,7 +20,7 @@ def intro(stats: dict, version: str) -> str:
     )
 
 
-def sections(stats: dict) -> list[str]:
+def sections(stats: dict, root: str | os.PathLike[str]) -> list[str]:
     from ...dataset.card import empty_note
 
     return [

@@ -5,7 +5,8 @@ the lmms-eval glue: ``load_docs``, ``doc_visuals``, ``doc_prompt``, ``doc_target
 Settings from the environment (every rank of a distributed run agrees): ``$STREAMEQA_ROOT`` (the dataset
 root, default ``./streameqa``), ``$STREAMGAZE_PROMPT_MODE`` (``default``: our prompt and parser;
 ``reference``: the supplement's prompt and the official scorer), ``$STREAMGAZE_CLIP_FPS`` and
-``--protocol`` (frame-rate caps of the clips) and ``$STREAMGAZE_CLIP_CACHE``.
+``--protocol`` (frame-rate caps of the clips): a ``streamgaze_hf.settings.RunSettings``; and
+``$STREAMGAZE_CLIP_CACHE``.
 
 What the model sees: the window ``[window_start, window_end]`` of the HD-EPIC video (the gaze-overlay
 video for the ``visual`` extension variant) cut by the shared clip cache (``video/clips.py``, through
@@ -30,9 +31,12 @@ from ... import scoring
 from ...dataset.load import benchmark_root, load_task
 from ...dataset.schema import LETTERS
 from ...errors import StreamGazeError
+from ...settings import RunSettings, given
 from . import BENCHMARK, DIRECTIONS, LEVELS, NAME, SUBTASKS, subtasks
 from .prompts import GAZE_MODES, question_prompt
 
+#: the run settings every document records (``RunSettings.record``), then ``proxy`` "" (no proxy videos)
+RECORDED_SETTINGS = ("prompt_mode", "clip_fps", "protocol")
 TEXT_GAZE_STEP_S = 1.0  # one gaze point per second of the window in the text variant
 
 
@@ -43,10 +47,10 @@ def dataset_root(root: str | os.PathLike[str] | None = None) -> Path:
 
 
 def load_docs(task_id: str, gaze: str = "none", root: str | os.PathLike[str] | None = None, *,
-              rows=None) -> list[dict]:
-    """Evaluation documents of one level: the dataset rows plus the run settings (and, for the text
-    gaze extension, the window's gaze points)."""
-    from ...evaluation import clip_fps, current_protocol, prompt_mode
+              rows=None, settings: RunSettings | None = None) -> list[dict]:
+    """Evaluation documents of one level: the dataset rows plus the run settings (``settings``, see
+    ``streamgaze_hf.settings.given``; no proxy videos: ``proxy`` is always "") and, for the text gaze
+    extension, the window's gaze points."""
 
     BENCHMARK.require_task(task_id)
     if gaze not in GAZE_MODES:
@@ -59,10 +63,9 @@ def load_docs(task_id: str, gaze: str = "none", root: str | os.PathLike[str] | N
             raise StreamGazeError(f"the gaze extension variant ({gaze}) needs Aria gaze for every video; "
                                   f"{len(without)} video(s) have none (e.g. {without[0]}): import with "
                                   "--gaze-dir, or run the plain tasks", path)
-    settings = {"benchmark": NAME, "dataset_root": str(path), "gaze": gaze, "prompt_mode": prompt_mode(),
-                "clip_fps": clip_fps() or 0.0, "protocol": current_protocol().name, "proxy": "",
-                "checkpoint_index": -1}
-    docs = [{**row, **settings} for row in rows]
+    fields = {"benchmark": NAME, "dataset_root": str(path), "gaze": gaze,
+              **given(settings).record(RECORDED_SETTINGS), "proxy": "", "checkpoint_index": -1}
+    docs = [{**row, **fields} for row in rows]
     if gaze == "text":
         for doc in docs:
             doc["gaze_points"] = window_gaze_points(path, doc)

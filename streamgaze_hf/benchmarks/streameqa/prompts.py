@@ -22,7 +22,7 @@ import math
 from collections.abc import Sequence
 
 from ...dataset.schema import LETTERS
-from ...prompts import PROMPT_MODES, mc_question_block
+from ...prompts import check_modes, mc_question_block
 from . import GAZE_VARIANTS
 
 GAZE_MODES = tuple(GAZE_VARIANTS.values())
@@ -44,10 +44,7 @@ TEXT_NOTE = ("The camera wearer's eye gaze during the video, one point per secon
 
 
 def _check(gaze: str, mode: str) -> None:
-    if gaze not in GAZE_MODES:
-        raise ValueError(f"unknown StreamEQA gaze mode {gaze!r}; expected one of {', '.join(GAZE_MODES)}")
-    if mode not in PROMPT_MODES:
-        raise ValueError(f"unknown prompt mode {mode!r}; expected one of {', '.join(PROMPT_MODES)}")
+    check_modes(gaze, mode, GAZE_MODES, "StreamEQA")
 
 
 def gaze_lines(points: Sequence[tuple[float, float, float]], window_start: float) -> str:

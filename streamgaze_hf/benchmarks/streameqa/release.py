@@ -26,7 +26,7 @@ and noted (``short_window``): the model gets the frames of that window (at least
 the video; see docs/streameqa.md).
 
 Output: configs ``perception``, ``interaction``, ``planning`` (``schema.QA_FEATURES``), ``videos`` (one
-row per HD-EPIC video, the file linked, not re-encoded) and ``gaze``. A :class:`ProblemReport` counts
+row per HD-EPIC video, the file linked, not re-encoded) and ``gaze``. A :class:`ImportReport` counts
 what was skipped (never silently) and noted; ``strict`` fails on the first skipped item, naming the
 file and the item, before anything is written. The manifest records the sha256 of every annotation
 file and the context.
@@ -44,7 +44,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from ...dataset.import_report import Problem, ProblemReport, ProblemSink, snippet
+from ...dataset.import_report import ImportReport, Problem, ProblemSink, snippet
 from ...dataset.schema import LETTERS, dump_metadata
 from ...errors import StreamGazeError, VideoError
 from . import CONTEXT_S, LEVELS, NAME, OPTION_COUNT, RELEASE_FILES, SOURCE, SUBTASK_BY_CODE, SUBTASKS, SubTask
@@ -219,7 +219,7 @@ class _Videos:
 def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[str], version: str, *,
                    videos_dir: str | os.PathLike[str] | None = None, gaze_dir: str | os.PathLike[str] | None = None,
                    context_s: float = CONTEXT_S, strict: bool = False, force: bool = False, progress: bool = True,
-                   changelog: str = "") -> ProblemReport:
+                   changelog: str = "") -> ImportReport:
     """Convert the StreamEQA release at ``release_dir`` into a dataset at ``out`` (see the module
     docstring). Returns the report (its counts are also in the manifest). Raises StreamGazeError
     when there is no annotation file, when nothing can be imported, or in strict mode on the first
@@ -239,7 +239,7 @@ def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[s
     gaze = Path(gaze_dir) if gaze_dir is not None else None
     if gaze is not None and not gaze.is_dir():
         raise StreamGazeError("no such gaze directory", gaze)
-    report = ProblemReport(imported={lv: 0 for lv in LEVELS}, skip_kinds=dict(SKIP_KINDS),
+    report = ImportReport(imported={lv: 0 for lv in LEVELS}, skip_kinds=dict(SKIP_KINDS),
                            note_kinds=dict(NOTE_KINDS))
     sink = ProblemSink(report, strict, release)
     files = _find_files(release, sink)

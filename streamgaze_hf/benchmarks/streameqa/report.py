@@ -18,6 +18,10 @@ from ..runs import sample_records
 from . import DIRECTIONS, LEVELS, subtasks
 from .evaluation import table_breakdown
 
+#: the one-line help of ``streamgaze report streameqa``
+HELP = ("accuracy of an lmms-eval StreamEQA run per task code, level and direction (the supplement's Tables 5-7 "
+        "layout)")
+
 
 def read_run(run_dir: str | os.PathLike[str]) -> dict[str, list[dict]]:
     """Per gaze mode, the records of one run (each question once)."""

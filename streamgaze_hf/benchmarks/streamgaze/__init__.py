@@ -4,25 +4,21 @@ Its parts live in this package: the task table and window rule (``tasks.py``), p
 (``prompts.py``), evaluation documents and per-sample scoring (``evaluation.py``), the QA row schema and
 validation (``schema.py``), QA generators and validation rules (``qa/``), the raw pipeline (``build.py``),
 the release importer (``release*.py``), the official-results import (``official.py``) and the paper's
-Table 2 (``paper.py``). Its card texts are still the shared ``dataset/card.py`` defaults (no ``card.py``).
+Table 2 (``paper.py``), its dataset-card texts (``card.py``), its streaming evaluation (``streaming/``), the SFT
+export (``sft_export.py``) and the object back-end over the official episode metadata (``episode_objects.py``).
 """
 
 from __future__ import annotations
 
-from .. import TaskDef, declare, register
-from .tasks import CATEGORIES, PRESENT_WINDOW_S, TASKS
-
-_RULES = {"past": "[0, t]", "present": f"[max(0, t - {PRESENT_WINDOW_S:g}), t]",
-          "proactive": "[0, r] per checkpoint r"}
-
+from .. import declare, register
+from .tasks import CATEGORIES, TASKS
 
 BENCHMARK = register(declare(
     __name__,
     name="streamgaze",
     title="StreamGaze",
     paper="StreamGaze: gaze-guided temporal reasoning and proactive understanding in streaming videos",
-    tasks=tuple(TaskDef(t.id, t.name, t.category, _RULES[t.category],
-                        option_count=None, proactive=t.is_proactive, lmms_name=t.lmms_name) for t in TASKS),
+    tasks=TASKS,
     categories=tuple(CATEGORIES),
     gaze_variants={"": "visual", "_nogaze": "none", "_textgaze": "text", "_salience": "salience"},
     metrics={"mc": ("accuracy",), "proactive": ("accuracy", "precision", "recall", "f1", "fpr", "fnr")},
@@ -30,11 +26,16 @@ BENCHMARK = register(declare(
         dataset_name="streamgaze", pretty_name="StreamGaze",
         qa_sort_keys=("video_id", "query_time", "question_id"),
         loading_example="oi_easy",
+        tags=("egocentric", "gaze", "eye-tracking", "streaming-video", "video-question-answering", "benchmark"),
     ),
-    card=False,  # the card texts are the shared dataset/card.py defaults
     root_env="STREAMGAZE_ROOT",
     default_root="streamgaze",
     importers=("release", "raw"),
+    streaming=f"{__name__}.streaming",
+    parsed_answers="string",
+    window_clips=True,
+    review="fixations",
+    record_fields=("question_id", "task", "checkpoint_index", "response", "gaze", "prompt_mode", "clip_fps"),
     # lmms-eval task files (lmms_tasks/generate.py): the header names the task table, the standard errors
     # are clustered by video, and each category (past, present, proactive) has a group
     extra={"lmms_task_source": "streamgaze_hf/benchmarks/streamgaze/tasks.py", "lmms_cluster_key": "video_id",

@@ -142,7 +142,7 @@ def make_backend(opts: BuildOptions):
     if opts.objects == "oracle":
         return OracleBackend()
     if opts.objects == "metadata":
-        from ...objects.metadata import MetadataBackend
+        from .episode_objects import MetadataBackend
 
         if not opts.metadata:
             raise StreamGazeError("the metadata object back-end needs --metadata CSV")

@@ -8,44 +8,41 @@ Harness-agnostic (the lmms-eval plugin in ``lmms_tasks/`` is thin glue over this
   model wrappers (reference bug 3);
 - :func:`doc_prompt` / :func:`score_doc` build the prompt and score a response with the shared parser.
 
-The run settings (prompt mode, clip fps, protocol, proxy) come from the environment, read by the shared
-``streamgaze_hf/evaluation.py``.
+The run settings (prompt mode, clip fps, protocol, proxy) are a ``streamgaze_hf.settings.RunSettings``
+the caller passes (:data:`RECORDED_SETTINGS` are recorded in every document and sample record).
 """
 
 from __future__ import annotations
 
 import math
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 from ... import scoring
 from ...dataset.load import load_task, resolve_root
 from ...errors import StreamGazeError
 from ...evaluation import (  # noqa: F401  (re-exported: the plugin reads them from here)
-    CLIP_FPS_ENV,
-    PROMPT_MODE_ENV,
-    PROXY_ENV,
     clip_fixations,
-    clip_fps,
     doc_clip_spec,
     doc_fps_cap,
     doc_visuals,
     doc_window,
     gaze_tracks,
-    prompt_mode,
-    proxy_setting,
     run_settings,
     salience_image,
     video_gaze_track,
     video_geometry,
 )
-from ...protocols import current_protocol
 from ...provenance import toolkit_commit, toolkit_version
-from . import prompts
-from .tasks import get_task
+from ...rescore import AnswerKey, ItemKey, Rescored
+from ...settings import RunSettings, given
+from ...statistics import bootstrap_standard_errors
+from . import BENCHMARK, prompts
+from .tasks import TASK_IDS, get_task
 
 #: task-name suffix -> gaze-input mode (paper Table 3); "" is the paper's main setting
-GAZE_VARIANTS: dict[str, str] = {"": "visual", "_nogaze": "none", "_textgaze": "text", "_salience": "salience"}
+GAZE_VARIANTS: dict[str, str] = dict(BENCHMARK.gaze_variants)
 #: task-name suffix -> reasoning variant (paper Table 4, prompts of Figs. 19-21), on the visual gaze setting
 REASONING_VARIANTS: dict[str, str] = {"_cot_text": "text", "_cot_gaze": "gaze", "_cot_visual": "visual"}
 
@@ -57,15 +54,18 @@ def task_name(task_id: str, gaze: str = "visual") -> str:
 
 # ---- documents -------------------------------------------------------------------------------------
 
+#: the run settings every document and sample record carries (``RunSettings.record``), in this order
+RECORDED_SETTINGS = ("prompt_mode", "clip_fps", "protocol", "proxy")
 #: the gaze modes whose prompt or visuals use the window's fixations (the others' documents carry none)
 FIXATION_VARIANTS = ("text", "salience")
 
 
 def load_docs(task_id: str, gaze: str = "visual", root: str | os.PathLike[str] | None = None,
-              reasoning: str = "", *, rows=None) -> list[dict]:
+              reasoning: str = "", *, rows=None, settings: RunSettings | None = None) -> list[dict]:
     """Evaluation documents of one task (see the module docstring); ``reasoning`` ("" or one of
     ``prompts.REASONING_MODES``) selects a reasoning variant's prompts and answer extraction; ``rows``:
-    the task config's rows when the caller has read them (lmms-eval's ``process_docs``), else read here."""
+    the task config's rows when the caller has read them (lmms-eval's ``process_docs``), else read here;
+    ``settings``: the run's (``streamgaze_hf.settings.given``)."""
     spec = get_task(task_id)
     if reasoning and reasoning not in prompts.REASONING_MODES:
         raise StreamGazeError(f"unknown reasoning mode {reasoning!r}; expected one of "
@@ -76,13 +76,11 @@ def load_docs(task_id: str, gaze: str = "visual", root: str | os.PathLike[str] |
     rows = [dict(r) for r in (load_task(task_id, root_path) if rows is None else rows)]
     check_variant(task_id, gaze, rows, root_path)
     geometry = video_geometry(root_path)
-    settings = {"dataset_root": str(root_path), "gaze": gaze, "prompt_mode": prompt_mode(),
-                "clip_fps": clip_fps() or 0.0, "protocol": current_protocol().name,
-                "proxy": proxy_setting(root_path)}
+    fields = {"dataset_root": str(root_path), "gaze": gaze, **given(settings).record(RECORDED_SETTINGS, root_path)}
     if reasoning:
-        settings["reasoning"] = reasoning
+        fields["reasoning"] = reasoning
     tracks = {}
-    if spec.is_proactive and gaze in FIXATION_VARIANTS:  # clip_fixations at every checkpoint
+    if spec.proactive and gaze in FIXATION_VARIANTS:  # clip_fixations at every checkpoint
         tracks = gaze_tracks(root_path, {r["video_id"] for r in rows}, geometry)
     # Only the text and salience variants read a document's fixations; the others carry none, which
     # keeps the documents lmms-eval holds (and logs with --log_samples) small: a past question over a
@@ -91,11 +89,11 @@ def load_docs(task_id: str, gaze: str = "visual", root: str | os.PathLike[str] |
     docs = []
     for row in rows:
         g = geometry.get(row["video_id"], {})
-        base = {**row, **settings, "frame_width": int(g.get("width", 0)), "frame_height": int(g.get("height", 0)),
+        base = {**row, **fields, "frame_width": int(g.get("width", 0)), "frame_height": int(g.get("height", 0)),
                 "checkpoint_index": -1, "checkpoint_time": math.nan, "checkpoint_label": ""}
         if not uses_fixations:
             base["fixations"] = []
-        if not spec.is_proactive:
+        if not spec.proactive:
             docs.append(base)
             continue
         for i, cp in enumerate(row["checkpoints"]):
@@ -127,13 +125,13 @@ def check_variant(task_id: str, gaze: str, rows: list[dict], root: Path) -> None
 def doc_prompt(doc: dict) -> str:
     size = (doc["frame_width"], doc["frame_height"])
     if doc.get("reasoning"):
-        if get_task(doc["task"]).is_proactive:
+        if get_task(doc["task"]).proactive:
             return prompts.checkpoint_reasoning_prompt(doc["reasoning"], doc["task"], doc, gaze=doc["gaze"],
                                                        mode=doc["prompt_mode"], fixations=doc["fixations"],
                                                        frame_size=size)
         return prompts.mc_reasoning_prompt(doc["reasoning"], doc["question"], doc["options"], gaze=doc["gaze"],
                                            mode=doc["prompt_mode"], fixations=doc["fixations"], frame_size=size)
-    if get_task(doc["task"]).is_proactive:
+    if get_task(doc["task"]).proactive:
         return prompts.checkpoint_prompt(doc["task"], doc, gaze=doc["gaze"], mode=doc["prompt_mode"],
                                          fixations=doc["fixations"], frame_size=size)
     return prompts.mc_prompt(doc["question"], doc["options"], gaze=doc["gaze"], mode=doc["prompt_mode"],
@@ -141,7 +139,7 @@ def doc_prompt(doc: dict) -> str:
 
 
 def doc_target(doc: dict) -> str:
-    return doc["checkpoint_label"] if get_task(doc["task"]).is_proactive else doc["answer"]
+    return doc["checkpoint_label"] if get_task(doc["task"]).proactive else doc["answer"]
 
 
 # ---- scoring ---------------------------------------------------------------------------------------
@@ -161,7 +159,7 @@ def score_doc(doc: dict, response: str) -> dict:
     if doc.get("reasoning"):  # reasoning variants: only the <answer> is parsed, never the reasoning
         rec["reasoning"] = doc["reasoning"]
         response = scoring.reasoning_answer(response)
-    if get_task(doc["task"]).is_proactive:
+    if get_task(doc["task"]).proactive:
         label = doc["checkpoint_label"] == "Yes"
         if reference:
             correct = scoring.reference_yes_no_correct(response, label)
@@ -183,12 +181,6 @@ def score_doc(doc: dict, response: str) -> dict:
     return rec
 
 
-def effective_yes(record: dict) -> bool:
-    """A proactive record's prediction as the metrics count it: an unparsed answer is a miss of its
-    label (a false negative for Yes, a false positive for No; see ``scoring.proactive_metrics``)."""
-    return (record["label"] != "Yes") if record["parsed"] is None else record["parsed"] == "Yes"
-
-
 def metric_records(record: dict) -> dict[str, dict]:
     """One item per metric for a harness that computes standard errors from per-item scores
     (lmms-eval's CLT and clustered stderr read each item's ``score``).
@@ -200,7 +192,7 @@ def metric_records(record: dict) -> dict[str, dict]:
     is in ``statistics``)."""
     if record["checkpoint_index"] < 0:
         return {"accuracy": record}
-    pred, label = effective_yes(record), record["label"] == "Yes"
+    pred, label = scoring.effective_yes(record), record["label"] == "Yes"
     base = {k: v for k, v in record.items() if k != "score"}
     conditional = {"precision": (pred, label), "recall": (label, pred), "fpr": (not label, pred),
                    "fnr": (label, not pred)}
@@ -216,7 +208,63 @@ def task_metrics(records: list[dict]) -> dict:
     denominator is empty (undefined, see :func:`streamgaze_hf.scoring.proactive_metrics`)."""
     if not records:
         return {"accuracy": 0.0, "n": 0}
-    if get_task(records[0]["task"]).is_proactive:
+    if get_task(records[0]["task"]).proactive:
         pairs = [(None if r["parsed"] is None else r["parsed"] == "Yes", r["label"] == "Yes") for r in records]
         return scoring.proactive_metrics(pairs)
     return scoring.mc_metrics((r["correct"] for r in records), sum(r["parsed"] is None for r in records))
+
+
+# ---- submissions: StreamGaze's scores layout (streamgaze_hf/submission/schema.py) -------------------------
+
+def score_answers(key: AnswerKey, responses: Mapping[ItemKey, str], prompt_mode: str, clip_fps: float) -> Rescored:
+    """The evaluation hook that scores a whole answer key (``streamgaze_hf.rescore.score_responses``) into
+    StreamGaze's layout: per task its metrics with bootstrap standard errors, the overall and category
+    means (:func:`streamgaze_hf.scoring.summarize`), coverage and per-source scores. An unanswered item
+    is scored as an empty response with ``parsed`` None and ``correct`` False (in reference prompt mode
+    too), and counted in ``n_missing``, not ``n_unparsed``."""
+    tasks: dict[str, dict] = {}
+    records: dict[str, list[dict]] = {}
+    missing: list[tuple[str, str, int]] = []
+    for task_id in TASK_IDS:
+        recs, n_missing = [], 0
+        for item, doc in key.docs[task_id].items():
+            doc = {**doc, "prompt_mode": prompt_mode, "clip_fps": float(clip_fps)}
+            if item in responses:
+                recs.append(score_doc(doc, responses[item]))
+                continue
+            n_missing += 1
+            missing.append((task_id, item[0], item[1]))
+            rec = score_doc(doc, "")
+            rec.update(parsed=None, correct=False, score=0.0, missing=True)
+            recs.append(rec)
+        metrics = dict(task_metrics(recs))
+        metrics["stderr"] = bootstrap_standard_errors(recs)
+        # task_metrics counts a missing answer as unparsed; report the two separately
+        metrics["n_unparsed"] = int(metrics.get("n_unparsed", 0)) - n_missing
+        metrics["n_missing"] = n_missing
+        tasks[task_id] = metrics
+        records[task_id] = recs
+    summary = scoring.summarize({t: tasks[t]["accuracy"] for t in TASK_IDS}, BENCHMARK,
+                                skip=[t for t in TASK_IDS if not key.docs[t]])  # no questions: skipped
+    expected = key.expected
+    answered = expected - len(missing)
+    scores = {**summary,
+              "coverage": {"answered": answered, "expected": expected,
+                           "fraction": answered / expected if expected else 0.0},
+              "tasks": tasks, "sources": source_scores(records)}
+    return Rescored(scores, records, missing)
+
+
+def source_scores(records: Mapping[str, list[dict]]) -> dict:
+    """Per video source (EGTEA, EgoExoLearn, HoloAssist, world...): each task's accuracy on that source's
+    items (None where the source has none) and their unweighted mean over the tasks it has."""
+    out: dict[str, dict] = {}
+    for source in sorted({r.get("source", "") for recs in records.values() for r in recs}):
+        tasks = {}
+        for task_id in TASK_IDS:
+            mine = [r for r in records[task_id] if r.get("source", "") == source]
+            tasks[task_id] = task_metrics(mine)["accuracy"] if mine else None
+        defined = [v for v in tasks.values() if v is not None]
+        out[source or "unknown"] = {"tasks": tasks, "overall": sum(defined) / len(defined) if defined else None,
+                                    "n_tasks": len(defined)}
+    return out

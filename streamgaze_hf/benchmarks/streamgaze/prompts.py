@@ -20,7 +20,8 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 
-from ...prompts import PROMPT_MODES, mc_question_block
+from ...prompts import PROMPT_MODES, check_modes, mc_question_block
+from . import BENCHMARK
 
 __all__ = [
     "GAZE_INSTRUCTION", "TEXT_GAZE_INSTRUCTION", "SALIENCE_INSTRUCTION", "REFERENCE_GAZE_PREFIX",
@@ -29,7 +30,7 @@ __all__ = [
     "checkpoint_reasoning_prompt",
 ]
 
-GAZE_MODES = ("visual", "none", "text", "salience")
+GAZE_MODES = tuple(BENCHMARK.gaze_variants.values())  # the declared variants: visual, none, text, salience
 
 # Paper Fig. 9b (visual-based gaze prompting); our overlay draws the green dot and red FOV circle.
 GAZE_INSTRUCTION = (
@@ -92,10 +93,7 @@ YES_NO_INSTRUCTION = "Answer Yes or No."
 
 
 def _check(gaze: str, mode: str) -> None:
-    if gaze not in GAZE_MODES:
-        raise ValueError(f"unknown gaze mode {gaze!r}; expected one of {', '.join(GAZE_MODES)}")
-    if mode not in PROMPT_MODES:
-        raise ValueError(f"unknown prompt mode {mode!r}; expected one of {', '.join(PROMPT_MODES)}")
+    check_modes(gaze, mode, GAZE_MODES)
 
 
 def _half_up(v: float) -> int:

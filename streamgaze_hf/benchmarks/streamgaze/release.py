@@ -32,7 +32,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from ...dataset.import_report import Problem
+from ...dataset.import_report import Problem, ProblemSink
 from ...dataset.schema import LETTERS, dump_metadata, empty_qa_row
 from ...errors import StreamGazeError, VideoError
 from ...video.proxy import ProxySpec
@@ -48,7 +48,7 @@ from .release_gaze import (
 )
 from .release_metadata import read_metadata_dir
 from .release_parse import ReleaseQuestion, load_qa_file, normalise_source, parse_qa_entries, rows_in_entry
-from .release_report import FLAG_KINDS, LABELS, SKIP_KINDS, ImportReport
+from .release_report import ReleaseImportReport
 from .release_videos import (
     ORIGINAL,
     OVERLAY,
@@ -60,7 +60,7 @@ from .release_videos import (
 )
 from .tasks import TASKS, get_task, task_for_release_file, window
 
-__all__ = ["ImportReport", "Problem", "import_release", "read_release_questions"]
+__all__ = ["ReleaseImportReport", "Problem", "import_release", "read_release_questions"]
 
 ROAD = "official-release"
 _TOL = 1e-6
@@ -89,26 +89,9 @@ class _Video:
         return f"videos/overlay/{self.video_id}.mp4" if self.rendered is not None else ""
 
 
-class _Sink:
-    """Routes problems into the report, or raises the first skip / flag in strict mode."""
-
-    def __init__(self, report: ImportReport, strict: bool, base: Path):
-        self.report, self.strict, self.base = report, strict, base
-
-    def __call__(self, problem: Problem) -> None:
-        if self.strict and (problem.kind in SKIP_KINDS or problem.kind in FLAG_KINDS):
-            raise problem.error(self.base, LABELS)
-        self.report.add(problem)
-
-    def flags(self, flags: list[Problem]) -> None:
-        """In strict mode, raise the first of a row's flags (nothing is counted yet)."""
-        if self.strict and flags:
-            raise flags[0].error(self.base, LABELS)
-
-
 def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[str], version: str, *,
                    strict: bool = False, force: bool = False, progress: bool = True,
-                   changelog: str = "", reencode: bool = False, proxy: ProxySpec | None = None) -> ImportReport:
+                   changelog: str = "", reencode: bool = False, proxy: ProxySpec | None = None) -> ReleaseImportReport:
     """Convert the release at ``release_dir`` into a dataset at ``out`` (version ``version``).
 
     ``reencode``: store the videos re-encoded like ``streamgaze build`` does (no B-frames, a keyframe
@@ -129,8 +112,8 @@ def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[s
     dataset_destination(out, version, force)  # before reading anything: a bad --version fails now
     if not (release / "qa").is_dir():
         raise StreamGazeError("not a StreamGaze release: no qa/ directory", release)
-    report = ImportReport()
-    sink = _Sink(report, strict, release)
+    report = ReleaseImportReport()
+    sink = ProblemSink(report, strict, release)
     questions = read_release_questions(release / "qa", sink, progress, report)
     ids = assign_video_ids({q.video_ref for q in questions}, release / "qa")
     episodes, meta_problems = read_metadata_dir(release / "metadata")
@@ -169,13 +152,13 @@ def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[s
     return report
 
 
-def _check_not_empty(report: ImportReport, release: Path) -> None:
+def _check_not_empty(report: ReleaseImportReport, release: Path) -> None:
     if not report.total_imported:
         raise StreamGazeError(f"no question could be imported\n{report.format()}", release)
 
 
 def read_release_questions(qa_dir: Path, sink: Sink, progress: bool = False,
-                           report: ImportReport | None = None) -> list[ReleaseQuestion]:
+                           report: ReleaseImportReport | None = None) -> list[ReleaseQuestion]:
     """Parse the ten task files (in task order), reporting unknown/missing/malformed files and entries,
     OTP/GSM text that names the other task (a note) and exact duplicates (a flag)."""
     questions: list[ReleaseQuestion] = []
@@ -192,7 +175,7 @@ def read_release_questions(qa_dir: Path, sink: Sink, progress: bool = False,
             continue
         if report is not None:
             report.rows[spec.id]["in_files"] += sum(rows_in_entry(e) for e in data)
-            if spec.is_proactive:
+            if spec.proactive:
                 report.checkpoints[spec.id]["in_files"] += _checkpoints_in(data)
         parsed, problems = parse_qa_entries(data, label, spec)
         seen: dict[str, int] = {}
@@ -206,7 +189,7 @@ def read_release_questions(qa_dir: Path, sink: Sink, progress: bool = False,
             if item.fingerprint in seen:
                 item.flag("duplicate", f"same video and question, field for field, as entry {seen[item.fingerprint]}")
             seen.setdefault(item.fingerprint, item.entry)
-            if isinstance(sink, _Sink):
+            if isinstance(sink, ProblemSink):
                 sink.flags(item.flags)
             questions.append(item)
     for path in sorted(qa_dir.iterdir()):
@@ -306,8 +289,8 @@ def _gaze_by_video(episodes: list[dict], videos: dict[str, _Video | Problem], id
 
 
 def _build_rows(questions: list[ReleaseQuestion], ids: VideoIds, videos: dict[str, _Video | Problem],
-                gaze: dict[str, list[dict]], sink: _Sink,
-                report: ImportReport) -> tuple[dict[str, list[dict]], list[_Video]]:
+                gaze: dict[str, list[dict]], sink: ProblemSink,
+                report: ReleaseImportReport) -> tuple[dict[str, list[dict]], list[_Video]]:
     """Checked QA rows per task (file order) and the videos they use (sorted by id)."""
     qa: dict[str, list[dict]] = {spec.id: [] for spec in TASKS}
     used: dict[str, _Video] = {}
@@ -344,7 +327,7 @@ def _clamped_times(q: ReleaseQuestion, info: VideoInfo, flags: list[Problem]) ->
     if late:
         shown = ", ".join(f"{t:g}s" for t in late)
         flags.append(q.problem("time_beyond_video", f"{shown} past the video end {duration:.3f}s: clamped there"))
-    if not get_task(q.task).is_proactive and query_time <= 0:
+    if not get_task(q.task).proactive and query_time <= 0:
         query_time = round(1.0 / info.fps, 6)
         flags.append(q.problem("empty_window", f"query time 0: window is the first frame [0, {query_time:g}]"))
     return query_time, checkpoints
@@ -354,7 +337,7 @@ def question_row(q: ReleaseQuestion, video: _Video, query_time: float, checkpoin
                  gaze: list[dict]) -> dict:
     """The QA_FEATURES row of one official question on ``video``."""
     spec = get_task(q.task)
-    if spec.is_proactive:
+    if spec.proactive:
         start, end = 0.0, max(c["time"] for c in checkpoints)
     else:
         start, end = window(spec.id, query_time)

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from ...dataset.import_report import Problem, snippet
 from ...dataset.schema import LETTERS
-from .tasks import TaskSpec, task_for_release_file
+from .tasks import TaskDef, task_for_release_file
 
 OTP_PREFIX = "What object does the user gaze at next after looking at the"
 GSM_QUESTION = "Which transition best matches the user's gaze pattern?"
@@ -239,7 +239,7 @@ def rows_in_entry(entry: object) -> int:
 
 
 def parse_qa_entries(data: list, file_name: str,
-                     spec: TaskSpec) -> tuple[list[ReleaseQuestion], list[Problem]]:
+                     spec: TaskDef) -> tuple[list[ReleaseQuestion], list[Problem]]:
     """Every question of every entry of one task file, plus the problems of the ones that fail."""
     questions: list[ReleaseQuestion] = []
     problems: list[Problem] = []
@@ -258,7 +258,7 @@ def parse_qa_entries(data: list, file_name: str,
     return questions, problems
 
 
-def parse_question(entry: dict, q: object, file_name: str, i: int, j: int, spec: TaskSpec) -> ReleaseQuestion:
+def parse_question(entry: dict, q: object, file_name: str, i: int, j: int, spec: TaskDef) -> ReleaseQuestion:
     """One official question → :class:`ReleaseQuestion` (raises EntryError with its skip kind)."""
     if not isinstance(q, dict):
         raise EntryError("question is not an object")
@@ -276,7 +276,7 @@ def parse_question(entry: dict, q: object, file_name: str, i: int, j: int, spec:
                          fingerprint=_fingerprint(video_ref, q))
     if raw_time is None:
         rq.flag("time_stamp_missing", f"no time_stamp: the official default {DEFAULT_TIME_STAMP} is used")
-    if spec.is_proactive:
+    if spec.proactive:
         rq.checkpoints, rq.checkpoint_sources, dropped = parse_checkpoints(q.get("test_info"))
         for k, why in dropped:
             rq.flag("checkpoint_dropped", f"test_info[{k}] dropped: {why}")

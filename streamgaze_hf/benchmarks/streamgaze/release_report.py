@@ -21,7 +21,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ...dataset.import_report import Problem, keep_example, kind_section
+from ...dataset.import_report import ImportReport, Problem, kind_section
 from .tasks import TASK_IDS, get_task, task_for_release_file
 
 # Problems that drop data (a row, a file or a metadata row). Order = order in the printed report.
@@ -74,8 +74,6 @@ def is_row(problem: Problem) -> bool:
     return problem.entry is not None and task_of_file(problem.file) is not None
 
 
-# kind -> wording, for problems without a detail of their own
-LABELS: dict[str, str] = {**SKIP_KINDS, **FLAG_KINDS, **NOTE_KINDS}
 
 
 def _zero(columns: tuple[str, ...], tasks) -> dict[str, Counter]:
@@ -83,55 +81,37 @@ def _zero(columns: tuple[str, ...], tasks) -> dict[str, Counter]:
 
 
 @dataclass
-class ImportReport:
-    """Outcome of :func:`import_release`; ``format()`` is what the CLI prints."""
+class ReleaseImportReport(ImportReport):
+    """The one import report (:class:`~streamgaze_hf.dataset.import_report.ImportReport`) with StreamGaze's
+    per-task accounting: rows in the files / imported / flagged / skipped, proactive checkpoints, notes per
+    file and the gaze variants the dataset supports; ``format()`` is what the CLI prints."""
 
+    imported: dict[str, int] = field(default_factory=lambda: dict.fromkeys(TASK_IDS, 0))
+    skip_kinds: dict[str, str] = field(default_factory=lambda: dict(SKIP_KINDS))
+    note_kinds: dict[str, str] = field(default_factory=lambda: dict(NOTE_KINDS))
+    flag_kinds: dict[str, str] = field(default_factory=lambda: dict(FLAG_KINDS))
     rows: dict[str, Counter] = field(default_factory=lambda: _zero(_ROW_COLUMNS, TASK_IDS))
     checkpoints: dict[str, Counter] = field(default_factory=lambda: _zero(
-        _CHECKPOINT_COLUMNS, [t for t in TASK_IDS if get_task(t).is_proactive]))
-    skipped: Counter = field(default_factory=Counter)
-    flags: Counter = field(default_factory=Counter)
-    notes: Counter = field(default_factory=Counter)
+        _CHECKPOINT_COLUMNS, [t for t in TASK_IDS if get_task(t).proactive]))
     per_file: dict[str, Counter] = field(default_factory=dict)  # note kind -> file -> count
-    examples: dict[str, list[Problem]] = field(default_factory=dict)
     variants: dict[str, str] = field(default_factory=dict)  # gaze mode -> "" (supported) or why not
-    videos: int = 0
-    fixations: int = 0
-    root: str = ""
-    version: str = ""
 
     def add(self, problem: Problem) -> None:
         """Count a skip, flag or note (a skip of a row also counts against its task)."""
-        if problem.kind in NOTE_KINDS:
-            self.notes[problem.kind] += 1
+        super().add(problem)
+        if problem.kind in self.note_kinds:
             self.per_file.setdefault(problem.kind, Counter())[problem.file] += 1
-        elif problem.kind in FLAG_KINDS:
-            self.flags[problem.kind] += 1
-        else:
-            self.skipped[problem.kind] += 1
-            if is_row(problem):
-                self.rows[task_of_file(problem.file)]["skipped"] += 1
-        keep_example(self.examples, problem)
+        elif problem.kind not in self.flag_kinds and is_row(problem):
+            self.rows[task_of_file(problem.file)]["skipped"] += 1
 
     def row_imported(self, task: str, flags: list[Problem]) -> None:
         """Count one imported row of ``task`` and its flags."""
         self.rows[task]["imported"] += 1
+        self.imported[task] += 1
         if flags:
             self.rows[task]["flagged"] += 1
         for f in flags:
             self.add(f)
-
-    @property
-    def imported(self) -> dict[str, int]:
-        return {t: c["imported"] for t, c in self.rows.items()}
-
-    @property
-    def total_imported(self) -> int:
-        return sum(self.imported.values())
-
-    @property
-    def total_skipped(self) -> int:
-        return sum(self.skipped.values())
 
     def counts(self) -> dict:
         """Deterministic counts only (for the manifest's build_info)."""

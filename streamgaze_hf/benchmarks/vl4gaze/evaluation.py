@@ -7,7 +7,7 @@ Settings from the environment: ``$VL4GAZE_ROOT`` (the dataset root, default ``./
 ``$STREAMGAZE_PROMPT_MODE`` (``default``: the question plus a one-line answer-format instruction;
 ``reference``: the question alone, as the paper's fine-tuned models saw it) and, for the optional VLM
 judge of GOD, ``$VL4GAZE_JUDGE_URL`` + ``$VL4GAZE_JUDGE_MODEL`` (``$VL4GAZE_JUDGE_KEY``; answers
-cached under ``$STREAMGAZE_VLM_CACHE``). Without a judge the ``judge`` metric is undefined (NaN).
+cached under ``$STREAMGAZE_VLM_CACHE``); all but the cache through ``streamgaze_hf.settings.RunSettings``. Without a judge the ``judge`` metric is undefined (NaN).
 
 Metrics (paper §4.1; parsers in ``scoring/gaze_following.py``, the angle convention in ``gaze/direction.py``):
 
@@ -29,10 +29,13 @@ from pathlib import Path
 from ... import scoring
 from ...dataset.load import benchmark_root, dataset_file, load_task
 from ...errors import StreamGazeError
+from ...settings import VL4GAZE_JUDGE_ENV, RunSettings, given
 from . import BENCHMARK, COLUMN_METRICS, NAME
 from .prompts import eval_prompt
 
-JUDGE_ENV = ("VL4GAZE_JUDGE_URL", "VL4GAZE_JUDGE_MODEL", "VL4GAZE_JUDGE_KEY")
+JUDGE_ENV = VL4GAZE_JUDGE_ENV  # (URL, model, key), read by RunSettings.from_env
+#: the run settings every document records (``RunSettings.record``)
+RECORDED_SETTINGS = ("prompt_mode",)
 JUDGE_PROMPT = """A person in this image is being asked about: "{question}".
 Reference answer (what the person is looking at): "{reference}".
 Candidate answer: "{candidate}".
@@ -45,17 +48,16 @@ def dataset_root(root: str | os.PathLike[str] | None = None) -> Path:
 
 
 def load_docs(task_id: str, gaze: str = "none", root: str | os.PathLike[str] | None = None, *,
-              rows=None) -> list[dict]:
-    """Evaluation documents of one task: the dataset rows plus the run settings."""
-    from ...evaluation import prompt_mode
-
+              rows=None, settings: RunSettings | None = None) -> list[dict]:
+    """Evaluation documents of one task: the dataset rows plus the run settings (``settings``, see
+    ``streamgaze_hf.settings.given``)."""
     BENCHMARK.require_task(task_id)
     if gaze != "none":
         raise StreamGazeError(f"VL4Gaze has no gaze mode {gaze!r} (the question names the person)")
     path = dataset_root(root)
-    settings = {"benchmark": NAME, "dataset_root": str(path), "gaze": gaze, "prompt_mode": prompt_mode(),
-                "checkpoint_index": -1}
-    return [{**dict(row), **settings} for row in (load_task(task_id, path) if rows is None else rows)]
+    fields = {"benchmark": NAME, "dataset_root": str(path), "gaze": gaze,
+              **given(settings).record(RECORDED_SETTINGS), "checkpoint_index": -1}
+    return [{**dict(row), **fields} for row in (load_task(task_id, path) if rows is None else rows)]
 
 
 def doc_visuals(doc: Mapping, cache_dir: str | os.PathLike[str] | None = None) -> list:
@@ -186,11 +188,13 @@ def _judge_validate(answer: dict) -> float:
     return float(s)
 
 
-def judge_score(doc: Mapping, response: str) -> float | None:
-    """The VLM judge's score (0-1) of a GOD answer, or None when no judge is configured."""
-    url, model, key = (os.environ.get(k, "").strip() for k in JUDGE_ENV)
-    if not (url and model):
+def judge_score(doc: Mapping, response: str, settings: RunSettings | None = None) -> float | None:
+    """The VLM judge's score (0-1) of a GOD answer, or None when no judge is configured
+    (``RunSettings.vl4gaze_judge``; ``settings``: see ``streamgaze_hf.settings.given``)."""
+    judge = given(settings).vl4gaze_judge
+    if judge is None:
         return None
+    url, model, key = judge
     import cv2
 
     path = dataset_file(doc["dataset_root"], doc["image_path"])

@@ -28,15 +28,15 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import prompts
-from ..benchmarks.streamgaze import evaluation
-from ..benchmarks.streamgaze.tasks import TASK_IDS, get_task
-from ..dataset.load import dataset_file, load_task, nonempty_tasks, read_manifest, resolve_root
-from ..dataset.writer import manifest_digest
-from ..errors import StreamGazeError
-from ..fsutil import write_text_atomic
-from ..gaze.track import GazeTrack
-from ..redact import redact_model_args
+from .... import prompts
+from ....dataset.load import dataset_file, load_task, nonempty_tasks, read_manifest, resolve_root
+from ....dataset.writer import manifest_digest
+from ....errors import StreamGazeError
+from ....fsutil import write_text_atomic
+from ....gaze.track import GazeTrack
+from ....redact import redact_model_args
+from .. import evaluation
+from ..tasks import TASK_IDS, get_task
 from .interface import (
     GAZE_SAMPLE_MODES,
     Frame,
@@ -119,7 +119,7 @@ def load_plan(root: str | os.PathLike[str] | None, gaze: str = "visual", prompt_
         for doc in evaluation.load_docs(task_id, gaze, path):
             doc["prompt_mode"] = prompt_mode
             docs_by_video.setdefault(doc["video_id"], {})[(doc["question_id"], int(doc["checkpoint_index"]))] = doc
-        if get_task(task_id).is_proactive:
+        if get_task(task_id).proactive:
             rows.update({r["question_id"]: dict(r) for r in load_task(task_id, path)})
     tracks = evaluation.gaze_tracks(path, set(docs_by_video), geometry)
     for vid in sorted(docs_by_video):
@@ -132,7 +132,7 @@ def load_plan(root: str | os.PathLike[str] | None, gaze: str = "visual", prompt_
         source = dataset_file(path, rel)
         if not source.is_file():
             raise StreamGazeError(f"video file of {vid!r} not found", source)
-        from ..video.reader import probe_video
+        from ....video.reader import probe_video
 
         info = probe_video(source)
         vrows = {q: rows[q] for q, cp in docs if cp >= 0}
@@ -160,7 +160,7 @@ def _questions(video: VideoPlan) -> list[Question]:
 def frames_of(video: VideoPlan, fps: float = 0.0, with_gaze: bool = False) -> Iterator[Frame]:
     """The video's frames in order, decoded once: every frame (``fps`` 0) or the first of each
     ``1 / fps`` slot; with the gaze samples since the previous pushed frame when ``with_gaze``."""
-    from ..video.reader import iter_frames
+    from ....video.reader import iter_frames
 
     slot = None
     prev_t = -math.inf

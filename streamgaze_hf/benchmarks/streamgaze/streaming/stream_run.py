@@ -11,10 +11,13 @@ from __future__ import annotations
 import json
 import os
 
-from .. import __version__
-from ..errors import StreamGazeError
-from ..rescore import load_answer_key
-from ..streaming.results import (
+from .... import __version__
+from ....errors import StreamGazeError
+from ....rescore import load_answer_key
+from ....submission.assemble import assemble_submission, is_oracle
+from ....submission.schema import check_structure
+from ....submission.strictjson import StrictJSONError
+from .results import (
     PROACTIVE_TASKS,
     alerts_by_question,
     checkpoint_responses,
@@ -22,9 +25,6 @@ from ..streaming.results import (
     read_stream_run,
     stream_scores,
 )
-from .assemble import assemble_submission, is_oracle
-from .schema import check_structure
-from .strictjson import StrictJSONError
 
 __all__ = ["build_stream_submission", "HARNESS", "recompute_streaming"]
 

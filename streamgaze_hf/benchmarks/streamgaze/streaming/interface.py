@@ -34,9 +34,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..benchmarks.streamgaze.tasks import get_task
-from ..errors import StreamGazeError
-from ..scoring import parse_yes_no
+from ....errors import StreamGazeError
+from ....scoring import parse_yes_no
+from ..tasks import get_task
 
 __all__ = ["GazeSamples", "Frame", "Question", "Response", "StreamContext", "StreamingModel", "StampedResponse",
            "LeakageError", "run_stream", "GAZE_SAMPLE_MODES"]
@@ -97,7 +97,7 @@ class Question:
 
     @property
     def is_proactive(self) -> bool:
-        return get_task(self.task).is_proactive
+        return get_task(self.task).proactive
 
 
 @dataclass(frozen=True)

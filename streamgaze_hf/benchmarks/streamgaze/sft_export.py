@@ -32,14 +32,14 @@ import os
 import shutil
 from pathlib import Path
 
-from . import __version__
-from .benchmarks.streamgaze import evaluation, prompts
-from .benchmarks.streamgaze.tasks import TASKS
-from .dataset.load import dataset_file, nonempty_tasks, read_manifest, resolve_root
-from .dataset.writer import manifest_digest
-from .errors import StreamGazeError
-from .fsutil import atomic_directory
+from ... import __version__
+from ...dataset.load import dataset_file, nonempty_tasks, read_manifest, resolve_root
+from ...dataset.writer import manifest_digest
+from ...errors import StreamGazeError
+from ...fsutil import atomic_directory
+from . import evaluation, prompts
 from .streaming.metrics import event_time
+from .tasks import TASKS
 
 __all__ = ["export_sft", "is_eval_card", "FORMATS", "alert_text"]
 
@@ -105,7 +105,7 @@ def export_sft(root: str | os.PathLike[str] | None, out: str | os.PathLike[str],
     """Write the samples, clips and manifest to ``out``; return the manifest."""
     from tqdm import tqdm
 
-    from .video.clips import prepare_clip
+    from ...video.clips import prepare_clip
 
     if fmt not in FORMATS:
         raise StreamGazeError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
@@ -136,7 +136,7 @@ def export_sft(root: str | os.PathLike[str] | None, out: str | os.PathLike[str],
             for doc in docs_by_task[spec.id]:
                 video = dataset_file(path, doc["overlay_path"] if gaze == "visual" else doc["video_path"])
                 q = float(doc["query_time"])
-                if spec.is_proactive:
+                if spec.proactive:
                     event = event_time(doc)
                     window = (0.0, max(event, 0.0))
                     before = [float(c["time"]) for c in doc["checkpoints"] if float(c["time"]) < event]
@@ -156,7 +156,7 @@ def export_sft(root: str | os.PathLike[str] | None, out: str | os.PathLike[str],
                 turns = [_turn(fmt, "user", user, min(q, window[1]), video=rel)]
                 turns += [_turn(fmt, "assistant", text, t) for text, t in answer_turns]
                 lines.append(json.dumps(_sample(fmt, doc["question_id"], spec.id, rel, window, turns,
-                                                spec.is_proactive), ensure_ascii=False, sort_keys=True) + "\n")
+                                                spec.proactive), ensure_ascii=False, sort_keys=True) + "\n")
                 bar.update()
         bar.close()
         shutil.rmtree(clip_dir / "sources", ignore_errors=True)  # the clipper's source-digest memo

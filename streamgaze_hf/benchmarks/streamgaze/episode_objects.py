@@ -21,19 +21,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..benchmarks.streamgaze.release_metadata import (
+from ...errors import StreamGazeError
+from ...gaze.fixations import Fixation
+from ...gaze.scanpath import FixationObjects
+from ...gaze.track import GazeTrack
+from ...objects.base import VideoObjects
+from ...objects.naming import normalize_name, unique_names
+from .release_metadata import (
     episode_span,
     object_identity,
     parse_repr,
     read_metadata_table,
     video_id_from,
 )
-from ..errors import StreamGazeError
-from ..gaze.fixations import Fixation
-from ..gaze.scanpath import FixationObjects
-from ..gaze.track import GazeTrack
-from .base import VideoObjects
-from .naming import normalize_name, unique_names
 
 OBJECT_COLUMNS = ("representative_object", "other_objects_in_cropped_area", "other_objects_outside_fov")
 _POINT = 1e-9  # overlap credited to a zero-length fixation that lies inside an episode

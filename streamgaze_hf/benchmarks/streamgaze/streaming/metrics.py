@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from ..errors import StreamGazeError
+from ....errors import StreamGazeError
 
 __all__ = ["TOLERANCES_S", "event_time", "question_outcome", "alert_metrics", "tolerance_key"]
 
@@ -42,7 +42,7 @@ def event_time(row: Mapping) -> float:
     """The event of a proactive row: ``metadata.first_fixation`` (GTA) / ``first_appearance`` (OAA),
     or the official release's equivalents (``fixation_intervals[0].start``, ``appearance_intervals``,
     ``MM:SS`` strings). Raises StreamGazeError naming the question when the row has none."""
-    from ..benchmarks.streamgaze.release_parse import parse_time
+    from ..release_parse import parse_time
 
     task = row.get("task")
     meta = row.get("metadata") or {}

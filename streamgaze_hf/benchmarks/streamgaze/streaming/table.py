@@ -13,12 +13,12 @@ import io
 from collections.abc import Sequence
 from html import escape
 
-from ..benchmarks.api import score_text
-from ..htmlpage import attr
-from ..streaming.report import streaming_columns
-from .cells import csv_safe, md_escape
-from .schema import valid_url
-from .validate import ValidationReport
+from ....htmlpage import attr
+from ....submission.cells import csv_safe, md_escape
+from ....submission.schema import valid_url
+from ....submission.validate import ValidationReport
+from ...api import score_text
+from .report import streaming_columns
 
 __all__ = ["streaming_rows", "render_streaming_markdown", "render_streaming_csv", "render_streaming_html",
            "STREAMING_NOTE"]

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..benchmarks.streamgaze.tasks import get_task
-from ..errors import StreamGazeError
+from ....errors import StreamGazeError
+from ..tasks import get_task
 from .interface import Frame, Question, Response, StreamContext, StreamingModel
 
 __all__ = ["BufferedFrame", "ClipRequest", "ClipModel", "PollingAdapter", "parse_poll"]
@@ -67,7 +67,7 @@ class ClipRequest:
     def poll_key(self) -> str:
         """What identifies this request within its question: the checkpoint index (-1 for a
         multiple-choice question), or ``t<time>`` for a proactive poll between checkpoints."""
-        if self.checkpoint_index >= 0 or not get_task(self.task).is_proactive:
+        if self.checkpoint_index >= 0 or not get_task(self.task).proactive:
             return str(self.checkpoint_index)
         return f"t{self.time:.3f}"
 

@@ -13,8 +13,9 @@ import urllib.error
 import urllib.request
 from collections.abc import Mapping
 
-from ..baselines import oracle_answer, random_answer
-from ..errors import StreamGazeError
+from ....baselines import oracle_answer, random_answer
+from ....errors import StreamGazeError
+from ..tasks import get_task
 from .interface import StreamingModel
 from .polling import ClipModel, ClipRequest, PollingAdapter
 
@@ -33,7 +34,8 @@ class RandomClipModel(ClipModel):
         self.seed = int(seed)
 
     def answer(self, request: ClipRequest) -> str:
-        return random_answer(self.seed, request.question_id, request.poll_key, request.task, len(request.options))
+        return random_answer(self.seed, request.question_id, request.poll_key, get_task(request.task).proactive,
+                             len(request.options))
 
 
 class OracleClipModel(ClipModel):

@@ -1,0 +1,73 @@
+"""StreamGaze's command-line options: its ``streamgaze build streamgaze`` and ``streamgaze import
+streamgaze`` sub-commands.
+
+The shared CLI (``streamgaze_hf/cli/data.py``) asks the registry for them (``Benchmark.cli_options``): ``RAW``
+and ``RELEASE`` are ``(help, configure)`` pairs, ``configure(parser)`` adds the options and returns the
+command's handler.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from ...cli.base import Handler, proxy_args, raw_common, release_common
+from ...errors import StreamGazeError
+from ...gaze.sources.registry import SOURCES
+from . import BENCHMARK
+
+
+def _raw(p: argparse.ArgumentParser) -> Handler:
+    raw_common(p, "./streamgaze")
+    p.add_argument("--source", default="world", choices=SOURCES,
+                   help="raw layout (default: world, the demo world's format)")
+    p.add_argument("--objects", default=None, choices=["oracle", "metadata", "vlm"],
+                   help="object back-end (default: oracle for the demo world, else required)")
+    p.add_argument("--metadata", default="", help="metadata back-end: official episode metadata CSV (or dir)")
+    p.add_argument("--vlm-url", default="", help="vlm back-end: OpenAI-compatible base URL")
+    p.add_argument("--vlm-model", default="", help="vlm back-end: model name")
+    p.add_argument("--review", nargs="+", default=[], metavar="CSV",
+                   help="human-verification CSVs (streamgaze review export) applied before QA generation")
+    p.add_argument("--hfov", type=float, default=None, help="horizontal field of view in degrees (default: "
+                   "from the intrinsics when the source has them, else 90)")
+    p.add_argument("--seed", type=int, default=0, help="QA generation seed (default 0)")
+    p.add_argument("--workers", type=int, default=1, help="parallel worker processes over videos")
+    proxy_args(p)
+
+    def run(a: argparse.Namespace) -> int:
+        from ...video.proxy import proxy_spec
+        from .build import BuildOptions
+
+        objects = a.objects or ("oracle" if a.source == "world" else "")
+        if not objects:
+            raise StreamGazeError(f"--source {a.source} needs an object back-end: --objects metadata --metadata CSV "
+                                  "or --objects vlm --vlm-url URL --vlm-model NAME (the oracle needs the demo world)")
+        opts = BuildOptions(seed=a.seed, source=a.source, objects=objects, metadata=a.metadata, vlm_url=a.vlm_url,
+                            vlm_model=a.vlm_model, review=tuple(a.review), hfov_deg=a.hfov)
+        build = BENCHMARK.importer("raw")
+        print(build(a.raw, a.out, a.version, workers=a.workers, force=a.force, changelog=a.changelog,
+                    options=opts, proxy=proxy_spec(a.proxy_fps, a.proxy_size)))
+        return 0
+
+    return run
+
+
+def _release(p: argparse.ArgumentParser) -> Handler:
+    release_common(p, "directory of the official release (qa/, metadata/, videos/)", "./streamgaze")
+    p.add_argument("--reencode", action="store_true",
+                   help="store the videos re-encoded with a keyframe at every window start (fast, exact clips)")
+    proxy_args(p)
+
+    def run(a: argparse.Namespace) -> int:
+        from ...video.proxy import proxy_spec
+
+        report = BENCHMARK.importer("release")(
+            a.release_dir, a.out, a.version, strict=a.strict, force=a.force, reencode=a.reencode,
+            proxy=proxy_spec(a.proxy_fps, a.proxy_size))
+        print(report.format())
+        return 0
+
+    return run
+
+
+RAW = ("the paper's pipeline: raw recordings -> fixations -> objects -> QA (docs/streamgaze.md)", _raw)
+RELEASE = ("the official StreamGaze release (qa/*.json, metadata/*.csv, videos)", _release)
