@@ -47,7 +47,7 @@ def test_the_benchmark_contract_covers_every_shared_module():
     lists every shared module: a new module is checked from its first line."""
     import configparser
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     cfg = configparser.ConfigParser()
     cfg.read(root / ".importlinter")
     listed = set(cfg["importlinter:contract:benchmarks-by-registry"]["source_modules"].split())

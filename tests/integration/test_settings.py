@@ -14,7 +14,7 @@ import pytest
 from streamgaze_hf.errors import StreamGazeError
 from streamgaze_hf.settings import ENV_VARIABLES, RunSettings, with_flags
 
-PACKAGE_DIRS = [Path(__file__).resolve().parent.parent / d for d in ("streamgaze_hf", "lmms_tasks")]
+PACKAGE_DIRS = [Path(__file__).resolve().parents[2] / d for d in ("streamgaze_hf", "lmms_tasks")]
 
 # ---- parsing the environment ------------------------------------------------------------------------
 
@@ -181,7 +181,7 @@ def _dump(docs, records) -> str:
 def ego_root(tmp_path_factory):
     from streamgaze_hf.benchmarks.egogazevqa.release import import_release
 
-    from .egogazevqa_fixture import write_release
+    from ..fixtures.egogazevqa_fixture import write_release
 
     base = tmp_path_factory.mktemp("settings_ego")
     import_release(write_release(base / "release"), base / "egogazevqa", "1.0.0", progress=False)
