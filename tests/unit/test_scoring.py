@@ -262,3 +262,15 @@ def test_summarize_requires_all_ten_tasks():
         summarize(scores, get_benchmark("streamgaze"))
     with pytest.raises(ValueError, match="unknown tasks: oi-easy"):
         summarize({**dict.fromkeys(TASK_IDS, 0.5), "oi-easy": 0.1}, get_benchmark("streamgaze"))
+
+
+def test_summarize_takes_any_benchmark_s_categories():
+    ego = get_benchmark("egogazevqa")
+    scores = dict(zip(ego.task_ids, [0.2, 0.4, 0.9]))
+    s = summarize(scores, ego)
+    assert set(s) == {"overall", *ego.categories}
+    assert s["overall"] == pytest.approx(0.5)
+    for cat in ego.categories:  # one task per category: its mean is that task's score
+        assert s[cat] == pytest.approx(scores[ego.tasks_in(cat)[0].id])
+    with pytest.raises(ValueError, match="3 EgoGazeVQA task scores"):
+        summarize({"spatial": 0.1}, ego)
