@@ -43,6 +43,7 @@ PACKAGE_FILES: Mapping[str, str] = {
     "card_intro": "card:intro",
     "card_sections": "card:sections",
     "cli": "cli",
+    "report": "report",
 }
 _EVALUATIONS: dict[str, Evaluation] = {}
 
@@ -270,15 +271,18 @@ class Benchmark:
             raise StreamGazeError(f"{self.title} has no streaming evaluation (stream-eval)")
         return resolve(self.streaming)
 
+    def optional_module(self, job: str) -> ModuleType | None:
+        """The module of an optional job of the benchmark's package (:data:`PACKAGE_FILES`: ``cli``,
+        ``report``), or None when the package has no such file."""
+        module = f"{self.evaluation.partition(':')[0].rsplit('.', 1)[0]}.{PACKAGE_FILES[job]}"
+        return resolve(module) if importlib.util.find_spec(module) is not None else None
+
     def cli_options(self, kind: str) -> tuple[str, Callable | None] | None:
         """The benchmark's own ``build``/``import`` sub-command for an importer kind, from its package's
         ``cli.py`` (:data:`PACKAGE_FILES`): ``(help, configure)`` where ``configure(parser)`` adds the
         options and returns the handler (None: the common options), or None when it declares none."""
-        package = self.evaluation.partition(":")[0].rsplit(".", 1)[0]
-        if importlib.util.find_spec(f"{package}.{PACKAGE_FILES['cli']}") is None:
-            return None
-        module = resolve(f"{package}.{PACKAGE_FILES['cli']}")
-        return getattr(module, {"raw": "RAW", "release": "RELEASE"}[kind], None)
+        module = self.optional_module("cli")
+        return None if module is None else getattr(module, {"raw": "RAW", "release": "RELEASE"}[kind], None)
 
     def reference_rows(self) -> list:
         return list(resolve(self.paper_rows)()) if self.paper_rows else []

@@ -95,19 +95,6 @@ def _eval(p: argparse.ArgumentParser) -> Handler:
     return run
 
 
-def report_module(name: str):
-    """The report module (``run_breakdown``, ``format_breakdown``) of a benchmark package, or None."""
-    import importlib
-    import importlib.util
-
-    from ..benchmarks import get_benchmark
-
-    package = get_benchmark(name).evaluation.partition(":")[0].rsplit(".", 1)[0]
-    if importlib.util.find_spec(f"{package}.report") is None:
-        return None
-    return importlib.import_module(f"{package}.report")
-
-
 @command("report", "a benchmark's breakdown of an lmms-eval run (EgoGazeVQA: per gaze mode, category, source, "
          "scenario and activity; StreamEQA: per task code, level and direction)")
 def _report(p: argparse.ArgumentParser) -> Handler:
@@ -116,7 +103,7 @@ def _report(p: argparse.ArgumentParser) -> Handler:
 
     sub = p.add_subparsers(dest="benchmark", required=True, metavar="BENCH")
     for b in benchmarks():
-        module = report_module(b.name)
+        module = b.optional_module("report")  # run_breakdown, format_breakdown, HELP
         if module is None:
             hidden_parser(sub, b.name, f"{b.name} has no report of its own; `streamgaze submit RUN ...` scores "
                                        "its runs")
