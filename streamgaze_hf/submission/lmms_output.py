@@ -92,6 +92,7 @@ def _read_samples(path: Path, benchmark: str = DEFAULT_BENCHMARK) -> list[dict]:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
         raise StreamGazeError(f"unreadable samples file: {exc}", path) from None
+    fields = get_benchmark(benchmark).record_fields
     for lineno, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -99,7 +100,6 @@ def _read_samples(path: Path, benchmark: str = DEFAULT_BENCHMARK) -> list[dict]:
             sample = json.loads(line)
         except json.JSONDecodeError as exc:
             raise StreamGazeError(f"line {lineno}: malformed JSON ({exc.msg})", path) from None
-        fields = get_benchmark(benchmark).record_fields
         rec = _record_of(sample, fields)
         if rec is None:
             raise StreamGazeError(f"line {lineno}: no {benchmark} record under 'accuracy' or the task's "
