@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .benchmarks import get_benchmark
-from .dataset.load import nonempty_tasks, read_manifest, resolve_root
+from .dataset.load import DEFAULT_BENCHMARK, nonempty_tasks, read_manifest, resolve_root
 from .dataset.writer import manifest_digest
 from .errors import StreamGazeError
 
@@ -38,7 +38,7 @@ class AnswerKey:
     gaze: str
     docs: dict[str, dict[ItemKey, dict]]
     task_of: dict[str, str]
-    benchmark: str = "streamgaze"
+    benchmark: str = DEFAULT_BENCHMARK
 
     @property
     def expected(self) -> int:
@@ -66,7 +66,7 @@ def dataset_of(root: str | os.PathLike[str] | None, benchmark: str | None = None
 
     from .dataset.load import benchmark_of
 
-    bench = get_benchmark(benchmark or "streamgaze")
+    bench = get_benchmark(benchmark or DEFAULT_BENCHMARK)
     path = resolve_root(root, env=bench.root_env, default=bench.default_root)
     found = benchmark_of(read_manifest(path))
     if benchmark is not None and found != benchmark:

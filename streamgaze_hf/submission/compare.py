@@ -13,6 +13,7 @@ import os
 from ..benchmarks import get_benchmark
 from ..errors import StreamGazeError
 from ..statistics import DEFAULT_RESAMPLES, paired_difference, paired_overall_difference
+from .schema import has_own_layout
 from .validate import validate_submission
 
 __all__ = ["compare_submissions", "format_comparison"]
@@ -47,7 +48,7 @@ def compare_submissions(path_a: str | os.PathLike[str], path_b: str | os.PathLik
     overall = paired_overall_difference({t: a.rescored.records[t] for t in task_ids},
                                         {t: b.rescored.records[t] for t in task_ids},
                                         resamples=resamples, seed=seed, level=level)
-    if "columns" not in a.scores:  # the category layout (StreamGaze's): overall is a fraction
+    if has_own_layout(a.scores):  # StreamGaze's layout: overall is a fraction
         overall.update(a=a.scores["overall"], b=b.scores["overall"])
     else:  # the other benchmarks' scores are in their papers' units (%): the fractions from the records
         overall.update({k: sum(t[k] for t in tasks.values()) / len(tasks) for k in ("a", "b")})
@@ -60,7 +61,7 @@ def _accuracy_tasks(benchmark: str, scores: dict, path) -> tuple[str, ...]:
     """The task ids to compare: every task of a benchmark whose scores have the category layout (StreamGaze:
     accuracy, checkpoint accuracy for proactive tasks); another benchmark's when all are scored by accuracy."""
     bench = get_benchmark(benchmark)
-    if "columns" not in scores:
+    if has_own_layout(scores):
         return bench.task_ids
     other = sorted({m for t in bench.task_ids for m in bench.metric_names(t)} - {"accuracy"})
     if other:

@@ -68,6 +68,7 @@ import re
 from typing import Any
 
 from ..benchmarks import Benchmark, benchmarks, get_benchmark
+from ..dataset.load import DEFAULT_BENCHMARK  # also a submission's benchmark when it names none
 from ..protocols import PROTOCOLS
 from .strictjson import (
     StrictJSONError,
@@ -111,13 +112,7 @@ def _schema_version(v: Any) -> str | None:
     return None if is_int(v) else "an integer"
 
 
-#: the benchmark of a submission that names none (files written before the field existed)
-DEFAULT_BENCHMARK = "streamgaze"
-
-
 def _benchmark_names() -> tuple[str, ...]:
-    from ..benchmarks import benchmarks
-
     return tuple(b.name for b in benchmarks())
 
 
@@ -167,6 +162,13 @@ def settings_fields(bench: Benchmark) -> dict:
     """The ``settings`` fields of a submission of ``bench``."""
     return {"gaze": one_of(*bench.gaze_variants.values()), "prompt_mode": one_of(*bench.prompt_modes),
             **SETTINGS_FIELDS}
+
+
+def has_own_layout(scores: dict) -> bool:
+    """Whether a submission's ``scores`` are in its benchmark's own layout (a ``score_answers`` hook:
+    StreamGaze's overall and category means as fractions, tasks, sources) rather than the shared one
+    (``columns`` in the benchmark's paper units, ``overall``, tasks, breakdowns)."""
+    return "columns" not in scores
 
 
 def proactive_ids(bench: Benchmark) -> tuple[str, ...]:

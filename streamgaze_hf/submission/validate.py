@@ -25,7 +25,7 @@ from ..errors import StreamGazeError
 from ..rescore import AnswerKey, ItemKey, Rescored, dataset_of, load_answer_key, score_responses
 from .build import is_oracle
 from .coverage import fmt_coverage, fmt_pct, fmt_ratio, partial_coverage_warning, score_cell, task_coverage
-from .schema import parse_submission, submission_benchmark
+from .schema import has_own_layout, parse_submission, submission_benchmark
 from .strictjson import StrictJSONError, check_object, is_int, is_number
 
 __all__ = ["ValidationReport", "load_submission", "validate_submission", "SCORE_TOLERANCE"]
@@ -81,7 +81,7 @@ class ValidationReport:
     def format(self, all_missing: bool = False) -> str:
         """The human-readable report: settings, per-task table with each task's coverage, category
         means with theirs, overall coverage, missing items; a partial run is said first and loudly."""
-        if "columns" in self.scores:  # the shared scores layout (submission/schema.py "Benchmarks")
+        if not has_own_layout(self.scores):  # the shared scores layout (submission/schema.py "Benchmarks")
             return self._format_benchmark(all_missing)
         # the category layout of a benchmark's own score_answers hook (StreamGaze's)
         bench = get_benchmark(self.benchmark)
