@@ -230,12 +230,6 @@ def doc_key(doc: dict) -> tuple:
             str(doc.get("proxy") or ""), str(doc.get("video_id", "")))
 
 
-def prefetch_workers(settings: RunSettings | None = None) -> int:
-    """The run's clip-prefetch workers (``RunSettings.prefetch``: ``$STREAMGAZE_PREFETCH``, default 2;
-    0 = off)."""
-    return given(settings).prefetch
-
-
 def rank_shard(docs: list[dict]) -> list[dict]:
     """This process's documents in a distributed run (``RANK``/``WORLD_SIZE``): ``docs[rank::world]``."""
     try:  # the torch launcher's process variables (not a run setting: each rank has its own)

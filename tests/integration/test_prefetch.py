@@ -12,6 +12,7 @@ from streamgaze_hf import evaluation as shared_evaluation
 from streamgaze_hf import prefetch
 from streamgaze_hf.benchmarks.streamgaze import evaluation
 from streamgaze_hf.prefetch import Prefetcher
+from streamgaze_hf.settings import RunSettings
 from streamgaze_hf.video import clips
 
 
@@ -126,13 +127,13 @@ def test_rank_shard(monkeypatch):
 
 def test_settings(monkeypatch):
     monkeypatch.delenv("STREAMGAZE_PREFETCH", raising=False)
-    assert prefetch.prefetch_workers() == 2
+    assert RunSettings.from_env().prefetch == 2
     monkeypatch.setenv("STREAMGAZE_PREFETCH", "0")
     assert prefetch.start_prefetch([{"x": 1}]) is None
     for bad in ("two", "-1"):
         monkeypatch.setenv("STREAMGAZE_PREFETCH", bad)
         with pytest.raises(evaluation.StreamGazeError, match="STREAMGAZE_PREFETCH"):
-            prefetch.prefetch_workers()
+            RunSettings.from_env()
 
 
 @pytest.fixture
