@@ -311,24 +311,17 @@ def test_streameqa_commands(tmp_path, monkeypatch):
 
 @pytest.mark.slow  # four builds, each its own process, three through the VLM stub (~10 s)
 def test_build_vl4gaze_modes(tmp_path):
+    from ..fixtures.vl4gaze_fixture import annotation_trees
     from ..fixtures.vlm_stub import VLMStub
     from ..integration.test_vl4gaze_pipeline import _plain_vlm
-    from ..unit.test_vl4gaze_readers import TRAIN, _image
 
     out = ok(streamgaze("build", "vl4gaze", "--synthetic", 3, "--out", tmp_path / "syn", "--version", "1.0.0",
                         tmp=tmp_path))
     assert out.startswith(f"{tmp_path / 'syn'}: god ")
-    gf = tmp_path / "gazefollow"
-    for rel in ("train/00000000/00000001.jpg", "train/00000000/00000002.jpg"):
-        _image(gf / rel, 200, 100)
-    (gf / "train_annotations_release.txt").write_text(TRAIN)
-    vat = tmp_path / "vat"
-    _image(vat / "images" / "Show A" / "1000_1100" / "00001.jpg", 400, 200)
-    (vat / "annotations" / "Show A" / "1000_1100").mkdir(parents=True)
-    (vat / "annotations" / "Show A" / "1000_1100" / "s00.txt").write_text("00001.jpg,100,20,140,60,300,150\n")
+    gf_file, gf, vat = annotation_trees(tmp_path, "train_annotations_release.txt")
     with VLMStub(responder=_plain_vlm) as stub:
         vlm = ("--vlm-url", stub.url, "--vlm-model", "stub")
-        out = ok(streamgaze("build", "vl4gaze", "--gazefollow", gf / "train_annotations_release.txt", "--images", gf,
+        out = ok(streamgaze("build", "vl4gaze", "--gazefollow", gf_file, "--images", gf,
                             *vlm, "--out", tmp_path / "gf", "--version", "1.0.0", tmp=tmp_path))
         assert out.strip() == f"{tmp_path / 'gf'}: god 2, gdd 1, gpl 2, aqr 2"
         out = ok(streamgaze("build", "vl4gaze", "--videoattentiontarget", vat / "annotations", "--images",

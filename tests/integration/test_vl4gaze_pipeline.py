@@ -275,18 +275,11 @@ def _plain_vlm(req):
 def test_both_annotation_formats_build_a_dataset(tmp_path):
     from streamgaze_hf.benchmarks.vl4gaze.annotation_files import read_gazefollow, read_videoattentiontarget
 
-    from ..unit.test_vl4gaze_readers import TRAIN, _image
+    from ..fixtures.vl4gaze_fixture import annotation_trees
 
-    gf = tmp_path / "gazefollow"
-    for rel in ("train/00000000/00000001.jpg", "train/00000000/00000002.jpg"):
-        _image(gf / rel, 200, 100)
-    (gf / "train.txt").write_text(TRAIN)
-    vat = tmp_path / "vat"
-    _image(vat / "images" / "Show A" / "1000_1100" / "00001.jpg", 400, 200)
-    (vat / "annotations" / "Show A" / "1000_1100").mkdir(parents=True)
-    (vat / "annotations" / "Show A" / "1000_1100" / "s00.txt").write_text("00001.jpg,100,20,140,60,300,150\n")
+    gf_file, gf, vat = annotation_trees(tmp_path)
     with VLMStub(responder=_plain_vlm) as stub:
-        a = build_dataset(read_gazefollow(gf / "train.txt", gf).annotations, gf, tmp_path / "a", "1.0.0",
+        a = build_dataset(read_gazefollow(gf_file, gf).annotations, gf, tmp_path / "a", "1.0.0",
                           client(stub, tmp_path / "cache"), progress=False)
         b = build_dataset(read_videoattentiontarget(vat / "annotations", vat / "images").annotations, vat / "images",
                           tmp_path / "b", "1.0.0", client(stub, tmp_path / "cache"), progress=False)

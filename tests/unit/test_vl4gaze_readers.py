@@ -2,27 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import numpy as np
 import pytest
-from PIL import Image
 
 from streamgaze_hf.benchmarks.vl4gaze.annotation_files import read_gazefollow, read_videoattentiontarget
 from streamgaze_hf.errors import StreamGazeError
 
+from ..fixtures.vl4gaze_fixture import TRAIN
+from ..fixtures.vl4gaze_fixture import blank_image as _image
 
-def _image(path: Path, w: int, h: int) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    Image.fromarray(np.zeros((h, w, 3), np.uint8)).save(path)
-
-
-TRAIN = (
-    # path, idx, body x y w h, eye x y, gaze x y, head x0 y0 x1 y1, inout, meta
-    "train/00000000/00000001.jpg,1,10,10,50,80,0.25,0.2,0.75,0.6,40,20,60,40,1,a\n"
-    "train/00000000/00000001.jpg,2,100,10,50,80,0.6,0.3,-1,-1,110,30,130,50,0,b\n"
-    "train/00000000/00000002.jpg,3,10,10,50,80,0.5,0.5,0.1,0.1,90,90,110,110,-1,c\n"
-)
 TEST = "".join(  # one person, three annotators (test files have no inout column)
     f"test2/00000000/00000003.jpg,9,10,10,50,80,0.4,0.3,{gx},{gy},70,40,90,60,m\n"
     for gx, gy in ((0.5, 0.5), (0.6, 0.5), (0.7, 0.8))
