@@ -3,9 +3,15 @@ VENV := .venv
 PY := $(VENV)/bin/python
 DEMO_OUT ?= demo_out
 
-.PHONY: setup demo test e2e lint perf bench docs
+.PHONY: setup demo test e2e lint perf bench docs lock check-latest
 setup:
 	@bash scripts/setup.sh
+
+# Regenerate uv.lock from pyproject.toml (the newest versions the declared ranges allow, except what
+# the lock already holds and still satisfies; `make lock UPGRADE=1` re-resolves everything,
+# `make lock UPGRADE_PACKAGE=NAME` one package). Run `make check-latest` first: docs/getting-started.md "The lock".
+lock: setup
+	@.venv/bin/uv lock $(if $(UPGRADE),--upgrade) $(if $(UPGRADE_PACKAGE),--upgrade-package $(UPGRADE_PACKAGE))
 
 demo: setup
 	@bash scripts/demo.sh "$(DEMO_OUT)"
