@@ -10,7 +10,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 VENV=.venv
-EXTRAS=(--extra dev --extra eval)
+# the extras installed: streamgaze_hf/environment.py SETUP_EXTRAS (one place; the lock check uses it too)
+read -r -a EXTRAS <<<"$("$PY" -c 'import ast,sys
+tree = ast.parse(open("streamgaze_hf/environment.py").read())
+v = next(n.value for n in tree.body if isinstance(n, ast.Assign) and n.targets[0].id == "SETUP_EXTRAS")
+print(" ".join("--extra " + e for e in ast.literal_eval(v)))')"
 stamp_src=$(cat pyproject.toml uv.lock scripts/setup.sh | sha256sum | cut -c1-16)
 if [ -x "$VENV/bin/python" ] && [ "$(cat "$VENV/.setup-stamp" 2>/dev/null)" = "$stamp_src" ]; then
   exit 0
