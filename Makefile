@@ -5,7 +5,7 @@ DEMO_OUT ?= demo_out
 
 .PHONY: setup demo test e2e lint perf bench docs lock check-latest
 setup:
-	@bash scripts/setup.sh
+	@SETUP_FORCE=$(FORCE) bash scripts/setup.sh
 
 # Regenerate uv.lock from pyproject.toml (the newest versions the declared ranges allow, except what
 # the lock already holds and still satisfies; `make lock UPGRADE=1` re-resolves everything,

@@ -5,7 +5,9 @@
 # the lock, and refuses to run when pyproject.toml and uv.lock disagree (then: `make lock`, docs/getting-started.md
 # "The lock"). uv itself is bootstrapped into .venv/.uv at the version the lock holds (the `dev` extra pins it).
 # Measured on 2 cores (docs/getting-started.md "Installation"): 2.4 minutes with an empty uv cache, 6.9 GB.
-# Idempotent: does nothing when the lock and this script have not changed since the last install.
+# Idempotent: does nothing when the lock and this script have not changed since the last install (a venv
+# changed by hand stays as it is, and the tests name each package that differs from the lock);
+# SETUP_FORCE=1 (`make setup FORCE=1`) installs the lock again whatever the stamp says.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -16,7 +18,7 @@ tree = ast.parse(open("streamgaze_hf/environment.py").read())
 v = next(n.value for n in tree.body if isinstance(n, ast.Assign) and n.targets[0].id == "SETUP_EXTRAS")
 print(" ".join("--extra " + e for e in ast.literal_eval(v)))')"
 stamp_src=$(cat pyproject.toml uv.lock scripts/setup.sh | sha256sum | cut -c1-16)
-if [ -x "$VENV/bin/python" ] && [ "$(cat "$VENV/.setup-stamp" 2>/dev/null)" = "$stamp_src" ]; then
+if [ -z "${SETUP_FORCE:-}" ] && [ -x "$VENV/bin/python" ] && [ "$(cat "$VENV/.setup-stamp" 2>/dev/null)" = "$stamp_src" ]; then
   exit 0
 fi
 uv_version=$(awk '/^name = "uv"$/ {getline; gsub(/version = |"/, ""); print; exit}' uv.lock)

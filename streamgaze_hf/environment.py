@@ -22,7 +22,7 @@ from .errors import StreamGazeError
 
 __all__ = [
     "KEY_PACKAGES", "LOCK_FILE", "PROJECT", "SETUP_EXTRAS", "find_lock", "locked_versions", "installed_versions",
-    "lock_differences", "PackageState", "key_package_states", "canonical_name",
+    "lock_differences", "PackageState", "key_package_states", "canonical_name", "unmet_requirements",
 ]
 
 LOCK_FILE = "uv.lock"
@@ -161,3 +161,62 @@ def key_package_states(lock: Path | None, extras: tuple[str, ...] = SETUP_EXTRAS
     have = installed_versions()
     want = locked_versions(lock, extras) if lock is not None else {}
     return [PackageState(n, have.get(n), want.get(n)) for n in KEY_PACKAGES]
+
+
+def unmet_requirements(extras: tuple[str, ...] = ()) -> list[str]:
+    """One line per declared requirement of the installed toolkit (its own and those of ``extras``) that the
+    installed packages do not satisfy, e.g. ``filelock 4.3.1 is installed; the toolkit declares filelock<4``.
+
+    The declared ranges exclude versions known to break (pyproject.toml says why next to each bound), so this
+    catches an environment a user assembled themselves, without the lock."""
+    from packaging.requirements import Requirement
+
+    try:
+        declared = metadata.requires(PROJECT) or []
+    except metadata.PackageNotFoundError:
+        return []
+    have = installed_versions()
+    lines = []
+    for text in declared:
+        req = Requirement(text)
+        env_extras = frozenset(extras)
+        if req.marker is not None and not _marker_holds(str(req.marker), env_extras):
+            continue
+        name = canonical_name(req.name)
+        version = have.get(name)
+        if version is None:
+            lines.append(f"{req.name} is not installed; the toolkit declares {req}")
+        elif not req.specifier.contains(version, prereleases=True):
+            lines.append(f"{req.name} {version} is installed; the toolkit declares {req.name}{req.specifier} "
+                         f"(pyproject.toml says why)")
+    return lines
+
+
+def environment_report() -> tuple[list[str], int]:
+    """``streamgaze doctor`` without a dataset: the toolkit, Python, the key packages' installed and locked
+    versions (each that differs flagged), how many installed packages differ from the lock, and the declared
+    ranges. Returns the lines and the number of problems."""
+    import platform
+
+    from .provenance import toolkit_description
+
+    lock = find_lock()
+    states = key_package_states(lock)
+    lines = [toolkit_description(), f"python {platform.python_version()} ({sys.executable})",
+             f"lock {lock} (extras {', '.join(SETUP_EXTRAS)})" if lock else
+             f"lock: none ({LOCK_FILE} is beside a clone's source; this install has no lock to compare with)", ""]
+    width = max(len(s.name) for s in states)
+    lines.append(f"{'package':<{width}}  {'installed':<12} locked")
+    for s in states:
+        flag = "  differs from the lock" if s.differs else ""
+        lines.append(f"{s.name:<{width}}  {s.installed or '-':<12} {s.locked or '-':<12}{flag}".rstrip())
+    problems = sum(s.differs for s in states)
+    if lock is not None:
+        diff = lock_differences(lock)
+        others = [d for d in diff if d.split(":")[0] not in KEY_PACKAGES]
+        lines += ["", f"installed set against the lock: {'equal' if not diff else f'{len(diff)} differ'}"]
+        lines += [f"  {d}" for d in others]
+        problems += len(others)
+    unmet = unmet_requirements(("eval",))
+    lines += ["", "declared ranges: " + ("met" if not unmet else f"{len(unmet)} unmet")] + [f"  {u}" for u in unmet]
+    return lines, problems + len(unmet)

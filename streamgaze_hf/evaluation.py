@@ -29,17 +29,16 @@ from .fsutil import atomic_output
 from .gaze.salience import salience_heatmap, track_salience_map
 from .gaze.track import GazeTrack
 from .protocols import get_protocol
-from .provenance import toolkit_commit, toolkit_version
+from .provenance import run_provenance
 from .settings import RunSettings, given
 
 
 def run_settings(root: str | os.PathLike[str] | None = None, settings: RunSettings | None = None) -> dict:
     """The settings of an evaluation that change a number (``settings``, validated: see
-    ``streamgaze_hf.settings``), and the toolkit that ran it; with ``root`` also the proxy videos it
+    ``streamgaze_hf.settings``), and what ran it (toolkit, lmms-eval, datasets: ``run_provenance``); with ``root`` also the proxy videos it
     clips (:meth:`RunSettings.proxy_for`)."""
     s = given(settings)
-    out = {**s.record(("prompt_mode", "protocol", "clip_fps")), "toolkit_version": toolkit_version(),
-           "toolkit_commit": toolkit_commit()}
+    out = {**s.record(("prompt_mode", "protocol", "clip_fps")), **run_provenance()}
     if root is not None:
         out.update(s.record(("proxy",), root))
     return out

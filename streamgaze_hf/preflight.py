@@ -20,7 +20,7 @@ from pathlib import Path
 from .errors import ArgumentError, StreamGazeError
 
 __all__ = ["dataset_destination", "existing_dir", "existing_file", "output_file", "positive", "in_range",
-           "require_module", "EXTRAS"]
+           "require_module", "require_declared", "EXTRAS"]
 
 #: optional package -> the install that provides it (pyproject.toml's extras)
 EXTRAS = {"lmms_eval": "the [eval] extra: pip install -e '.[eval]' (or: make setup)"}
@@ -101,3 +101,15 @@ def require_module(module: str, feature: str) -> None:
             raise  # the package is there but one of *its* dependencies is broken: show that
         how = EXTRAS.get(top, f"pip install {top}")
         raise StreamGazeError(f"{feature} needs {top}, which is not installed: install {how}") from None
+
+
+def require_declared(extra: str, feature: str) -> None:
+    """Fail when an installed package breaks a range the toolkit declares for itself or for ``extra``
+    (pyproject.toml bounds what is known to break, e.g. filelock 4 for lmms-eval 0.7.3), before the run."""
+    from .environment import unmet_requirements
+
+    problems = unmet_requirements((extra,))
+    if problems:
+        raise StreamGazeError(f"{feature} cannot run in this environment: {'; '.join(problems)}; install the "
+                              "tested set with `make setup` (uv.lock), or the declared ranges: "
+                              f"pip install -e '.[{extra}]'")

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from . import __version__
 
-__all__ = ["toolkit_version", "toolkit_commit", "toolkit_description", "DISTRIBUTION"]
+__all__ = ["toolkit_version", "toolkit_commit", "toolkit_description", "run_provenance", "DISTRIBUTION"]
 
 DISTRIBUTION = "streamgaze-toolkit"
 _PACKAGE_DIR = Path(__file__).resolve().parent
@@ -66,6 +66,21 @@ def _pip_vcs_commit() -> str:
 def toolkit_commit() -> str:
     """The toolkit's git commit ("" when unknown); computed once per process."""
     return _checkout_commit() or _pip_vcs_commit()
+
+
+def _installed(distribution: str) -> str:
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return ""
+
+
+@functools.lru_cache(maxsize=1)
+def run_provenance() -> dict[str, str]:
+    """What produced a record, as every per-sample record and submission names it: the toolkit's version
+    and commit, and the installed lmms-eval and datasets versions ("" when not installed)."""
+    return {"toolkit_version": toolkit_version(), "toolkit_commit": toolkit_commit(),
+            "lmms_eval_version": _installed("lmms-eval"), "datasets_version": _installed("datasets")}
 
 
 def toolkit_description() -> str:

@@ -182,13 +182,22 @@ def _stats(p: argparse.ArgumentParser) -> Handler:
     return run
 
 
-@command("doctor", "check every file of a dataset against its manifest (sha256, size), every parquet file and "
-         "that every video decodes; one line per problem, exit 2 when there is any")
+@command("doctor", "without a dataset: the environment (toolkit, Python, the installed and locked versions of "
+         "lmms-eval, datasets, huggingface-hub, transformers, torch, av, decord, filelock; every package that "
+         "differs from uv.lock; the declared ranges), exit 1 when anything differs. With a dataset: check every "
+         "file against its manifest (sha256, size), every parquet file and that every video decodes; one line "
+         "per problem, exit 2 when there is any")
 def _doctor(p: argparse.ArgumentParser) -> Handler:
-    add_dataset(p)
+    add_dataset(p, help="dataset root (none: check the environment)")
     p.add_argument("--no-decode", action="store_true", help="skip decoding the videos (hashes and parquet only)")
 
     def run(a: argparse.Namespace) -> int:
+        if not (a.root or a.dataset):
+            from ..environment import environment_report
+
+            lines, problems = environment_report()
+            print("\n".join(lines))
+            return 1 if problems else 0
         from ..dataset.doctor import dataset_problems
 
         root = dataset_root(a)

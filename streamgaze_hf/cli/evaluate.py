@@ -46,7 +46,7 @@ def _eval(p: argparse.ArgumentParser) -> Handler:
         from ..benchmarks import get_benchmark
         from ..dataset.load import resolve_root
         from ..evaluation import run_settings
-        from ..preflight import positive, require_module
+        from ..preflight import positive, require_declared, require_module
         from ..protocols import get_protocol
         from ..settings import with_flags
 
@@ -66,6 +66,7 @@ def _eval(p: argparse.ArgumentParser) -> Handler:
             raise StreamGazeError(f"unknown benchmark {args[0]!r}; benchmarks are {', '.join(benchmark_names())} "
                                   "(lmms-eval's arguments go after --)")
         require_module("lmms_eval", "streamgaze eval")
+        require_declared("eval", "streamgaze eval")
         positive(a.clip_fps, "--clip-fps")
         name = a.benchmark
         if name is None and a.root:

@@ -21,6 +21,7 @@ from typing import Any
 from ..benchmarks import benchmarks
 from ..errors import StreamGazeError
 from ..fsutil import write_text_atomic
+from ..provenance import run_provenance
 from ..redact import redact_model_args
 from ..rescore import AnswerKey, ItemKey, Rescored, load_answer_key, score_responses
 from .assemble import ORACLE_MODELS, _assemble, assemble_submission, is_oracle
@@ -89,10 +90,10 @@ def _collect(run: LmmsRun) -> tuple[str, str, float, str, dict[str, str]]:
 
 
 def run_toolkit(run: LmmsRun) -> dict[str, str]:
-    """``toolkit_version`` / ``toolkit_commit`` of the toolkit that scored the run's samples (as its
-    records name them; runs made before the records carried them give {})."""
+    """``toolkit_version`` / ``toolkit_commit`` / ``lmms_eval_version`` / ``datasets_version`` of what scored
+    the run's samples (as its records name them; runs made before the records carried them give {})."""
     out: dict[str, str] = {}
-    for field in ("toolkit_version", "toolkit_commit"):
+    for field in run_provenance():
         values = sorted({str(rec[field]) for recs in run.samples.values() for rec in recs if field in rec})
         if values:
             out[field] = ", ".join(values)[:100]

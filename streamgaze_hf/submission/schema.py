@@ -15,8 +15,9 @@ A submission is one JSON object::
       "model": {"name": "...", "url": "https://...", "params": "7B", "frames": "32"},
       "run": {"harness": "lmms-eval", "harness_version": "...", "model": "<lmms-eval model id>",
               "model_args": "<secrets redacted>", "date": "20250101_120000", "limit": null,
-              "toolkit_version": "0.1.0", "toolkit_commit": "..."},   # the toolkit that ran the tasks
-                                                                       # (from the samples; optional)
+              "toolkit_version": "0.1.0", "toolkit_commit": "...",    # the toolkit that ran the tasks,
+              "lmms_eval_version": "0.7.3", "datasets_version": "5.2.0"},  # lmms-eval and datasets
+                                                                       # installed there (from the samples; optional)
                                                         # harness "official-evaluator": import-official-results
       "answers": {                                      # only what the run answered
         "<mc task id>": {"<question_id>": {"response": "<raw>", "parsed": "B" | null}},
@@ -151,8 +152,9 @@ SETTINGS_OPTIONAL = frozenset({"protocol", "proxy", "visual_form"})
 MODEL_FIELDS = {"name": string(MAX_NAME, nonempty=True), "url": _url, "params": string(50), "frames": string(50)}
 RUN_FIELDS = {"harness": one_of("lmms-eval", "official-evaluator", "streamgaze-stream"), "harness_version": string(200), "model": string(200),
               "model_args": string(5000), "date": string(100), "limit": nullable(number(0)),
-              "toolkit_version": string(100), "toolkit_commit": string(100)}
-RUN_OPTIONAL = frozenset({"toolkit_version", "toolkit_commit"})
+              "toolkit_version": string(100), "toolkit_commit": string(100), "lmms_eval_version": string(100),
+              "datasets_version": string(100)}
+RUN_OPTIONAL = frozenset({"toolkit_version", "toolkit_commit", "lmms_eval_version", "datasets_version"})
 MC_ANSWER_FIELDS = {"response": string(100_000), "parsed": nullable(string(100_000))}
 YES_NO_ANSWER_FIELDS = {"response": string(100_000), "parsed": nullable(one_of("Yes", "No"))}
 STREAMING_FIELDS = {"fps": number(0), "poll": string(50, nonempty=True), "alerts": obj, "scores": obj}

@@ -34,7 +34,7 @@ from ...evaluation import (  # noqa: F401  (re-exported: the plugin reads them f
     video_gaze_track,
     video_geometry,
 )
-from ...provenance import toolkit_commit, toolkit_version
+from ...provenance import run_provenance
 from ...rescore import AnswerKey, ItemKey, Rescored
 from ...settings import RunSettings, given
 from ...statistics import bootstrap_standard_errors
@@ -146,15 +146,15 @@ def doc_target(doc: dict) -> str:
 
 def score_doc(doc: dict, response: str) -> dict:
     """The per-sample record (what samples files and submissions carry): ids, raw response, parsed
-    answer, correctness, the settings that change a number, and the toolkit that scored it
-    (``toolkit_version``, ``toolkit_commit``: lmms-eval's own "branch / commit" fields describe the
+    answer, correctness, the settings that change a number, and what scored it (``run_provenance``:
+    ``toolkit_version``, ``toolkit_commit``, ``lmms_eval_version``, ``datasets_version``; lmms-eval's own "branch / commit" fields describe the
     directory it was started in, not lmms-eval)."""
     response = response or ""
     rec = {"question_id": doc["question_id"], "task": doc["task"], "video_id": doc["video_id"],
            "source": doc.get("source", ""), "checkpoint_index": int(doc["checkpoint_index"]), "response": response,
            "gaze": doc["gaze"], "prompt_mode": doc["prompt_mode"], "clip_fps": doc["clip_fps"],
            "protocol": doc.get("protocol", "default"), "proxy": doc.get("proxy", ""),
-           "toolkit_version": toolkit_version(), "toolkit_commit": toolkit_commit()}
+           **run_provenance()}
     reference = doc["prompt_mode"] == "reference"
     if doc.get("reasoning"):  # reasoning variants: only the <answer> is parsed, never the reasoning
         rec["reasoning"] = doc["reasoning"]
