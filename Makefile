@@ -18,14 +18,16 @@ demo: setup
 
 # `make test`: the unit and integration tests (tests/unit, tests/integration; about 3 minutes on 2 cores).
 # `make e2e`: the end-to-end tests (tests/e2e: real lmms-eval runs, the Hub stand-in, the long CLI runs).
-# CI (.ci/run) runs both.
+# CI (.ci/run) runs both. Temporary files live under .pytest_tmp/ in the clone (pytest empties it at the
+# start of the next run; a passed test's tmp_path is removed when it ends), never in /tmp.
 test: setup
 	@bash scripts/install_browser.sh || echo "[test] no Chromium: the leaderboard browser test will be skipped" >&2
-	@HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 $(PY) -m pytest -q -n auto --dist worksteal $(PYTEST_ARGS) \
-	  tests/unit tests/integration
+	@HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 $(PY) -m pytest -q -n auto --dist worksteal \
+	  --basetemp=$(CURDIR)/.pytest_tmp/test $(PYTEST_ARGS) tests/unit tests/integration
 
 e2e: setup
-	@HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 $(PY) -m pytest -q -n auto --dist worksteal $(PYTEST_ARGS) tests/e2e
+	@HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 $(PY) -m pytest -q -n auto --dist worksteal \
+	  --basetemp=$(CURDIR)/.pytest_tmp/e2e $(PYTEST_ARGS) tests/e2e
 
 # ruff, then the import contracts of .importlinter (no import circles; the dependency direction of
 # docs/architecture.md)

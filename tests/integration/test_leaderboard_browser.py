@@ -8,7 +8,7 @@ the line above the table saying the new order; the chart's caption saying which 
 and that a model named ``<script>alert(1)</script>`` is shown as text and runs nothing. The site also
 holds EgoGazeVQA submissions: each benchmark has its own section (StreamGaze's first, as before) with
 its own columns, rows and the paper's reference rows. A screenshot is saved in the test's tmp dir and
-at /tmp/streamgaze_leaderboard.png.
+(copied to $STREAMGAZE_SCREENSHOTS when set).
 
 Needs /usr/bin/chromium (``scripts/install_browser.sh``) and the ``playwright`` package (never
 ``playwright install``: the Debian browser is used). Skipped when either is missing, unless
@@ -20,9 +20,7 @@ from __future__ import annotations
 import functools
 import http.server
 import re
-import shutil
 import threading
-from pathlib import Path
 
 import pytest
 
@@ -32,10 +30,9 @@ from streamgaze_hf.submission.leaderboard import write_leaderboard
 
 from ..e2e.test_submission import SCRIPT_NAME, synthetic_submission
 from ..e2e.test_submission_benchmarks import RESPONSES, ego_dataset, ego_submission
-from ..fixtures.browser import require_browser
+from ..fixtures.browser import keep_screenshot, require_browser
 
 pytestmark = pytest.mark.slow
-SCREENSHOT_COPY = Path("/tmp/streamgaze_leaderboard.png")
 require_browser()
 
 
@@ -210,10 +207,7 @@ def test_script_model_name_is_text(page, tmp_path):
     assert names(page, SUBS)[0] == "Alpha"
     page.screenshot(path=str(shot), full_page=True)
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    try:
-        shutil.copy(shot, SCREENSHOT_COPY)
-    except OSError:
-        pass  # the copy is a convenience for humans; the test's own screenshot is what counts
+    keep_screenshot(shot, "leaderboard.png")
 
 
 def test_each_benchmark_has_its_own_section(page, site):

@@ -2,7 +2,7 @@
 export the review pages of a small built dataset, click "Exclude" on an out-of-FOV object that a
 generated question uses, press "Export CSV", read the CSV back, and rebuild the video's questions
 with the corrections applied: the object is gone from every question. A screenshot is saved in the
-test's tmp dir and at /tmp/streamgaze_review.png.
+test's tmp dir (copied to $STREAMGAZE_SCREENSHOTS when set).
 
 Needs /usr/bin/chromium (``scripts/install_browser.sh``) and the ``playwright`` package (never
 ``playwright install``: the Debian browser is used). Skipped when either is missing, unless
@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import shutil
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -24,10 +23,9 @@ from streamgaze_hf.dataset.load import data_file
 from streamgaze_hf.review import export_review, load_corrections, verification_stats
 from streamgaze_hf.review.page import PageFixation, PageVideo, render_video_page
 
-from ..fixtures.browser import require_browser
+from ..fixtures.browser import keep_screenshot, require_browser
 
 pytestmark = pytest.mark.slow
-SCREENSHOT_COPY = Path("/tmp/streamgaze_review.png")
 require_browser()
 
 
@@ -152,10 +150,7 @@ def test_exclude_export_import_removes_the_object(world, page, tmp_path):
     shot = tmp_path / "review.png"
     page.screenshot(path=str(shot))
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    try:
-        shutil.copy(shot, SCREENSHOT_COPY)
-    except OSError:
-        pass  # the copy is a convenience for humans
+    keep_screenshot(shot, "review.png")
 
     # progress survives a reload (localStorage): the same CSV again
     page.reload()
