@@ -35,6 +35,12 @@ lint: setup
 	@$(VENV)/bin/ruff check streamgaze_hf lmms_tasks build_scripts perf tests
 	@PYTHONPATH=$(CURDIR) $(VENV)/bin/lint-imports --no-cache
 
+# Would the newest versions the declared ranges allow still pass? A scratch lock and venv in .check-latest/,
+# the fast tests and the evaluation smoke test run there, then the packages that differ from uv.lock and the
+# declared bounds that hold one back. The step before every `make lock` (docs/getting-started.md "The lock").
+check-latest: setup
+	@$(PY) scripts/check_latest.py
+
 # The timing scripts in perf/ (docs/performance.md). Every script runs even when an earlier one misses its
 # target; the exit status says whether all met theirs. (perf/full_benchmark.py, about an hour, is run by
 # hand: docs/performance.md "The whole benchmark's cost".) `make bench` is the old name of `make perf`.
