@@ -26,6 +26,8 @@ if [ -z "$uv_version" ]; then
   echo "setup.sh: uv.lock holds no uv (the dev extra pins it): run 'make lock'" >&2
   exit 1
 fi
+# the venv first (uv sync fills it; a folder without a Python in it is not one it will use)
+[ -x "$VENV/bin/python" ] || "$PY" -m venv --without-pip "$VENV"
 UV="$VENV/.uv/bin/uv"
 if [ ! -x "$UV" ] || [ "$("$UV" --version | cut -d' ' -f2)" != "$uv_version" ]; then
   echo "[setup] bootstrapping uv $uv_version into $VENV/.uv" >&2
