@@ -5,11 +5,14 @@ No B-frames by default, so decode order equals presentation order: a prefix of t
 prefix of the frames, which lets window clips be cut by copying packets (video/clips.py) without
 ever carrying a frame from after the window. Keyframes every second, plus any the caller forces
 (``write(..., keyframe=True)``, e.g. at the start of every present-task window).
+
+Every libx264 encoder of the project gets :func:`x264_params` (x264 held below AVX-512: see there).
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 from fractions import Fraction
 from pathlib import Path
@@ -22,6 +25,66 @@ from ..fsutil import atomic_output
 
 DEFAULT_CRF = 18
 DEFAULT_PRESET = "veryfast"
+
+# x264's instruction-set levels (its ``asm`` names), best first, each with the /proc/cpuinfo flags it turns
+# on (x264 common/cpu.c, x264_cpu_names: "AVX2" is AVX + FMA3 + LZCNT + BMI1 + BMI2 + AVX2, and so on down).
+X264_LEVELS: tuple[tuple[str, frozenset[str]], ...] = tuple((name, frozenset(flags.split())) for name, flags in (
+    ("AVX2", "sse2 pni ssse3 sse4_1 sse4_2 avx fma abm bmi1 bmi2 avx2"),
+    ("AVX", "sse2 pni ssse3 sse4_1 sse4_2 avx"),
+    ("SSE4.2", "sse2 pni ssse3 sse4_1 sse4_2"),
+    ("SSSE3", "sse2 pni ssse3"),
+    ("SSE2", "sse2"),
+))
+
+
+def cpu_flags() -> frozenset[str]:
+    """The CPU's feature flags as Linux reports them (/proc/cpuinfo; only what the kernel lets programs
+    use); empty where there is no such file."""
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return frozenset(line.partition(":")[2].split())
+    except OSError:
+        pass
+    return frozenset()
+
+
+def x264_asm(flags: frozenset[str]) -> str | None:
+    """The x264 ``asm`` setting for a CPU with ``flags``: on a CPU with AVX-512 the best level below it
+    (in practice ``"AVX2"``; ``"0"``, no assembly, if the flags name none of the levels),
+    elsewhere ``None`` (x264 detects the CPU itself and never uses AVX-512).
+
+    Why: x264's AVX-512 macroblock-tree propagation (``mbtree_propagate_list_internal_avx512``, run on the
+    lookahead's frames by the presets that use ``mbtree``: ``veryfast`` and slower) handles 8 macroblocks
+    at a time and does not mask the lanes past the end of a row; its AVX2, SSE and C versions stop at the
+    row's end. When the width in macroblocks is not a multiple of 8, on the last row of a frame those lanes
+    read motion vectors and costs from the alignment padding after x264's per-frame arrays (there is
+    padding when the frame's macroblock count is not a multiple of 16), memory nothing writes. Whenever
+    those bytes look like a motion vector into the frame, a garbage amount is added to a reference
+    macroblock's propagate cost, which moves the frame's quantisers and so its bits: the file depends on
+    what the heap held before. A fresh process (zeroed pages) writes one file, a long-lived one (a test
+    worker after other tests) may write another. 320x240 (the demo world) and 854x480 are such sizes,
+    320x256 and 640x480 are not. On the other rows the same lanes read the next row's first macroblocks:
+    deterministic, but not what the other versions compute, so AVX-512 machines also wrote other bytes
+    than AVX2 ones. Held to AVX2, an AVX-512 machine runs the same x264 code as an AVX2 machine.
+    """
+    if "avx512f" not in flags:
+        return None
+    return next((name for name, needs in X264_LEVELS if needs <= flags), "0")
+
+
+@functools.cache
+def _host_asm() -> str | None:
+    return x264_asm(cpu_flags())
+
+
+def x264_params(*extra: str) -> dict[str, str]:
+    """The ``x264-params`` codec option of a libx264 encoder: :func:`x264_asm` for this CPU and the
+    ``key=value`` pairs in ``extra``; ``{}`` when there is nothing to set."""
+    asm = _host_asm()
+    params = [*([f"asm={asm}"] if asm is not None else []), *extra]
+    return {"x264-params": ":".join(params)} if params else {}
 
 
 class H264Writer:
@@ -58,7 +121,7 @@ class H264Writer:
             s.codec_context.time_base = self.time_base
             s.options = {"crf": str(self.crf), "preset": self.preset, "g": str(self.gop),
                          "threads": str(self.threads), "bf": str(self.bframes),
-                         **({"tune": self.tune} if self.tune else {})}
+                         **({"tune": self.tune} if self.tune else {}), **x264_params()}
             self._s = s
         except BaseException as exc:
             self._atomic.__exit__(type(exc), exc, exc.__traceback__)

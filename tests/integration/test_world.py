@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import platform
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import cv2
@@ -15,6 +20,7 @@ from streamgaze_hf.demo import generate_world
 from streamgaze_hf.demo.catalog import CATALOG
 from streamgaze_hf.gaze.io import read_gaze_csv
 from streamgaze_hf.video.reader import probe_video, read_frames_at
+from streamgaze_hf.video.writer import cpu_flags
 
 RATE = 30.0
 FILES = ("video.mp4", "gaze.csv", "actions.json", "objects.json")
@@ -96,6 +102,55 @@ def test_same_arguments_give_identical_bytes_and_cli_runs(world, tmp_path, capsy
     assert sorted(p.name for p in (out / "world_3_00").iterdir()) == sorted(FILES)  # replaced, not merged
     for f in FILES:  # video 0 does not depend on how many videos were asked for
         assert (out / "world_3_00" / f).read_bytes() == (world["world_3_00"] / f).read_bytes(), f
+
+
+# glibc fills every block malloc returns with the complement of this byte (0xfe): memory a program reads
+# without writing it first then holds what a long-lived process's heap may hold, not the zeros of fresh pages.
+GARBAGE_HEAP = {"MALLOC_PERTURB_": "1"}
+SHORT = {"n_videos": 1, "seed": 3, "duration": 15, "fps": 6, "progress": False}  # 90 frames of 320x240
+
+
+def _world_process(out: Path, env: dict[str, str], prelude: str = "") -> subprocess.Popen:
+    """``generate_world(out, **SHORT)`` in a new process (the library, not the CLI: `streamgaze` imports
+    much more) with ``env`` added to its environment; ``prelude``: Python run first in that process."""
+    code = f"{prelude}\nimport sys\nfrom streamgaze_hf.demo import generate_world\ngenerate_world(sys.argv[1], **{SHORT!r})"
+    return subprocess.Popen([sys.executable, "-c", code, str(out)], env={**os.environ, **env},
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _finished(proc: subprocess.Popen, out: Path) -> Path:
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err[-2000:]
+    return out / "world_3_00"
+
+
+def test_bytes_do_not_depend_on_heap_contents_or_parallel_renders(tmp_path):
+    """The byte-reproducibility flake of issue 30: x264's AVX-512 mbtree code read never-written padding,
+    so a render in a test worker whose heap held old data could differ from one in a fresh process
+    (video/writer.py ``x264_asm``). A render in this process, then at once: two renders in threads here and
+    two new processes (one with garbage-filled malloc memory): all the same bytes."""
+    (quiet,) = generate_world(tmp_path / "quiet", **SHORT)
+    procs = [(_world_process(tmp_path / f"proc{k}", env), tmp_path / f"proc{k}") for k, env in enumerate([GARBAGE_HEAP, {}])]
+    with ThreadPoolExecutor(2) as pool:
+        threads = list(pool.map(lambda k: generate_world(tmp_path / f"thread{k}", **SHORT)[0], range(2)))
+    others = {"thread 1": threads[0], "thread 2": threads[1], "process, garbage heap": _finished(*procs[0]),
+              "process": _finished(*procs[1])}
+    for f in FILES:
+        expected = (quiet / f).read_bytes()
+        assert [name for name, d in others.items() if (d / f).read_bytes() != expected] == [], f
+
+
+@pytest.mark.skipif("avx512f" not in cpu_flags() or platform.libc_ver()[0] != "glibc",
+                    reason="shows x264's AVX-512 overread: needs an AVX-512 CPU and glibc's MALLOC_PERTURB_")
+def test_without_the_avx512_hold_heap_contents_change_the_video(tmp_path):
+    """What the hold in video/writer.py prevents, shown: with x264 free to use AVX-512, the same world
+    rendered with garbage-filled malloc memory gets another video (the other files stay the same). If this
+    fails, the bundled x264 no longer reads what it never wrote and ``x264_asm`` may go."""
+    free = "import streamgaze_hf.video.writer as w\nw._host_asm = lambda: None"
+    clean = _world_process(tmp_path / "clean", {}, free)
+    garbage = _world_process(tmp_path / "garbage", GARBAGE_HEAP, free)
+    clean, garbage = _finished(clean, tmp_path / "clean"), _finished(garbage, tmp_path / "garbage")
+    assert [f for f in FILES if (clean / f).read_bytes() != (garbage / f).read_bytes()] == ["video.mp4"]
 
 
 def test_different_seed_gives_a_different_world(world, tmp_path):
