@@ -47,7 +47,7 @@ import av, cv2, numpy, datasets, streamgaze_hf  # noqa: F401
 assert "libx264" in av.codecs_available, "PyAV without libx264"
 import torch, torchvision  # noqa: F401,E401  (a mismatched pair fails here: "torchvision::nms does not exist")
 from torchvision.ops import nms  # noqa: F401
-for mod in ("lmms_eval", "decord", "pytest", "qwen_vl_utils", "timm"):
+for mod in ("lmms_eval", "decord", "pytest", "qwen_vl_utils", "timm", "torchcodec"):
     assert importlib.util.find_spec(mod) is not None, f"{mod} missing after install"
 from streamgaze_hf.environment import lock_differences
 diff = lock_differences()
