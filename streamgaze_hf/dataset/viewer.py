@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 
 import pyarrow as pa
@@ -46,11 +47,13 @@ def _shown(row: dict) -> tuple[str, str]:
 
 
 def write_previews(root: str | os.PathLike[str], parquet_options: dict, spec: PreviewSpec = DEFAULT_PREVIEW,
-                   progress: bool = True) -> bool:
+                   progress: bool = True, sources: Mapping[str, Path] | None = None) -> bool:
     """Write the ``previews`` config of the dataset at ``root`` from its ``videos`` config and video files
     (one preview at a time, built in a hidden temporary folder under ``root`` and removed after). A video
     without any file gets no row; False (nothing written) when no video has one. ``parquet_options`` are the
-    writer's fixed options (same inputs, same bytes)."""
+    writer's fixed options (same inputs, same bytes). ``sources``: dataset path -> the file it was made from
+    (the writer's), read instead of ``root / path`` so that an unreadable video is named by its own path.
+    Raises :class:`VideoError` naming the video that cannot be decoded."""
     root = Path(root)
     videos = pq.read_table(data_file(root, "videos"), columns=["video_id", "video_path", "overlay_path"])
     rows = [r for r in videos.sort_by("video_id").to_pylist() if r["overlay_path"] or r["video_path"]]
@@ -66,7 +69,8 @@ def write_previews(root: str | os.PathLike[str], parquet_options: dict, spec: Pr
             pq.ParquetWriter(path, schema, **options) as out:
         for row in tqdm(rows, desc="previews", unit="video", disable=not progress):
             shows, rel = _shown(row)
-            mp4 = build_preview(root / rel, Path(work) / f"{row['video_id']}.mp4", spec)
+            src = Path(sources[rel]) if sources and rel in sources else root / rel
+            mp4 = build_preview(src, Path(work) / f"{row['video_id']}.mp4", spec)
             cell = {"bytes": mp4.read_bytes(), "path": f"{row['video_id']}.mp4"}
             mp4.unlink()
             out.write_table(pa.Table.from_pylist([{"video_id": row["video_id"], "preview": cell, "shows": shows}],

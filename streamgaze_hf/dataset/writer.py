@@ -530,7 +530,7 @@ def write_dataset(
         with _replacing(root) as tmp:
             _write_tables(tmp, qa, content, bench)
             _place_files(tmp, files, progress)
-            made = previews and write_previews(tmp, PARQUET_OPTIONS, DEFAULT_PREVIEW, progress)
+            made = previews and write_previews(tmp, PARQUET_OPTIONS, DEFAULT_PREVIEW, progress, files)
             preview_info = {"config": PREVIEWS_CONFIG, **DEFAULT_PREVIEW.as_dict()} if made else None
             stats = stats_from_files(tmp, version, bench.name)
             (tmp / CARD).write_text(render_card(tmp, version, stats), encoding="utf-8")
