@@ -21,6 +21,7 @@ demo: setup
 # CI (.ci/run) runs both.
 test: setup
 	@bash scripts/install_browser.sh || echo "[test] no Chromium: the leaderboard browser test will be skipped" >&2
+	@bash scripts/install_ffmpeg_libs.sh || echo "[test] no FFmpeg libraries: the previews decoding test will be skipped" >&2
 	@HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 $(PY) -m pytest -q -n auto --dist worksteal $(PYTEST_ARGS) \
 	  tests/unit tests/integration
 

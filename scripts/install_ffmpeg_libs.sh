@@ -5,7 +5,7 @@
 # `load_dataset(ROOT, "previews")` does. The toolkit's own video I/O (PyAV) carries its own FFmpeg and does
 # not need them. Debian/Ubuntu only: the package names carry the library's major version (Debian 12:
 # libavcodec59, Debian 13: libavcodec61), so they are looked up with apt-cache; torchcodec takes FFmpeg 4 to 8.
-# Idempotent: does nothing when the dynamic loader already finds libavcodec, libavformat and libswscale.
+# Idempotent: does nothing when the dynamic loader already finds all seven.
 set -euo pipefail
 have_libs() {
   local lib
@@ -16,17 +16,8 @@ have_libs() {
 if have_libs; then
   exit 0
 fi
-if [ "$(id -u)" -ne 0 ]; then
-  echo "install_ffmpeg_libs.sh: FFmpeg's shared libraries are missing and installing them needs root: run as" \
-       "root, or 'sudo apt-get install -y ffmpeg'" >&2
-  exit 1
-fi
-if ! command -v apt-get >/dev/null 2>&1; then
-  echo "install_ffmpeg_libs.sh: FFmpeg's shared libraries are missing and apt-get is not available" \
-       "(Debian/Ubuntu only; elsewhere install FFmpeg 4 to 8 with the system's package manager)" >&2
-  exit 1
-fi
-export DEBIAN_FRONTEND=noninteractive
+. "$(dirname "$0")/apt_preflight.sh"
+apt_preflight "FFmpeg's shared libraries (4 to 8)" "sudo apt-get install -y ffmpeg"
 apt-get update -qq
 # the runtime packages by name, e.g. libavcodec59 (apt-cache also lists the -extra variants that provide them)
 mapfile -t packages < <(apt-cache search --names-only \
