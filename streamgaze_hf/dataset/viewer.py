@@ -25,9 +25,11 @@ Decoding (``Video(decode=True)``, the default) needs ``torchcodec`` and FFmpeg's
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from collections.abc import Mapping
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pyarrow as pa
@@ -38,7 +40,7 @@ from ..video.preview import DEFAULT_PREVIEW, PreviewSpec, build_preview
 from .load import data_file
 from .schema import PREVIEW_FEATURES, PREVIEWS_CONFIG, VIEWER_FEATURES
 
-__all__ = ["PREVIEWS_CONFIG", "write_previews", "viewer_configs", "has_previews"]
+__all__ = ["PREVIEWS_CONFIG", "write_previews", "viewer_configs"]
 
 
 def _shown(row: dict) -> tuple[str, str]:
@@ -46,14 +48,25 @@ def _shown(row: dict) -> tuple[str, str]:
     return ("overlay", row["overlay_path"]) if row["overlay_path"] else ("original", row["video_path"])
 
 
+def _build(job: tuple[Path, Path, PreviewSpec]) -> bytes:
+    """One preview's mp4 bytes (its temporary file removed)."""
+    src, out, spec = job
+    mp4 = build_preview(src, out, spec)
+    data = mp4.read_bytes()
+    mp4.unlink()
+    return data
+
+
 def write_previews(root: str | os.PathLike[str], parquet_options: dict, spec: PreviewSpec = DEFAULT_PREVIEW,
-                   progress: bool = True, sources: Mapping[str, Path] | None = None) -> bool:
+                   progress: bool = True, sources: Mapping[str, Path] | None = None, workers: int = 1) -> bool:
     """Write the ``previews`` config of the dataset at ``root`` from its ``videos`` config and video files
     (one preview at a time, built in a hidden temporary folder under ``root`` and removed after). A video
     without any file gets no row; False (nothing written) when no video has one. ``parquet_options`` are the
     writer's fixed options (same inputs, same bytes). ``sources``: dataset path -> the file it was made from
     (the writer's), read instead of ``root / path`` so that an unreadable video is named by its own path.
-    Raises :class:`VideoError` naming the video that cannot be decoded."""
+    ``workers`` > 1 builds previews in that many processes (the same bytes: each is made on one x264 thread,
+    and the rows are written in ``video_id`` order). Raises :class:`VideoError` naming the video that cannot
+    be decoded."""
     root = Path(root)
     videos = pq.read_table(data_file(root, "videos"), columns=["video_id", "video_path", "overlay_path"])
     rows = [r for r in videos.sort_by("video_id").to_pylist() if r["overlay_path"] or r["video_path"]]
@@ -65,23 +78,24 @@ def write_previews(root: str | os.PathLike[str], parquet_options: dict, spec: Pr
     options.update(compression="none", use_dictionary=False)
     path = data_file(root, PREVIEWS_CONFIG)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix=".previews-", dir=root) as work, \
-            pq.ParquetWriter(path, schema, **options) as out:
-        for row in tqdm(rows, desc="previews", unit="video", disable=not progress):
-            shows, rel = _shown(row)
+    with tempfile.TemporaryDirectory(prefix=".previews-", dir=root) as work, contextlib.ExitStack() as stack:
+        jobs = []
+        for row in rows:
+            rel = _shown(row)[1]
             src = Path(sources[rel]) if sources and rel in sources else root / rel
-            mp4 = build_preview(src, Path(work) / f"{row['video_id']}.mp4", spec)
-            cell = {"bytes": mp4.read_bytes(), "path": f"{row['video_id']}.mp4"}
-            mp4.unlink()
-            out.write_table(pa.Table.from_pylist([{"video_id": row["video_id"], "preview": cell, "shows": shows}],
-                                                 schema=schema))
+            jobs.append((src, Path(work) / f"{row['video_id']}.mp4", spec))
+        if workers > 1 and len(jobs) > 1:
+            built = stack.enter_context(ProcessPoolExecutor(max_workers=min(workers, len(jobs)))).map(_build, jobs)
+        else:
+            built = map(_build, jobs)
+        out = stack.enter_context(pq.ParquetWriter(path, schema, **options))
+        for row, data in tqdm(zip(rows, built), total=len(rows), desc="previews", unit="video", disable=not progress):
+            cell = {"bytes": data, "path": f"{row['video_id']}.mp4"}
+            out.write_table(pa.Table.from_pylist([{"video_id": row["video_id"], "preview": cell,
+                                                   "shows": _shown(row)[0]}], schema=schema))
     return True
 
 
 def viewer_configs(root: str | os.PathLike[str]) -> list[str]:
     """The Hub-facing configs the dataset at ``root`` has (``previews``; ``video_files`` in older datasets)."""
     return [name for name in VIEWER_FEATURES if data_file(root, name).is_file()]
-
-
-def has_previews(root: str | os.PathLike[str]) -> bool:
-    return data_file(root, PREVIEWS_CONFIG).is_file()

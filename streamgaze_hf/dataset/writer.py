@@ -504,6 +504,7 @@ def write_dataset(
     progress: bool = True,
     benchmark: str = DEFAULT_BENCHMARK,
     previews: bool = True,
+    workers: int = 1,
 ) -> Path:
     """Validate ``content`` and write it as dataset version ``version`` at ``root`` (atomically).
 
@@ -512,7 +513,8 @@ def write_dataset(
     and its CHANGELOG sections are kept. ``changelog`` is this version's entry (default: a summary of
     the counts). ``benchmark`` (registry name) decides the task configs, their row schema and
     validation, and the card's texts. ``previews``: also write the ``previews`` config, a small copy of
-    every video for the Hub's dataset viewer (viewer.py; recorded in the manifest). Returns ``root``.
+    every video for the Hub's dataset viewer (viewer.py; recorded in the manifest), built in ``workers``
+    processes. Returns ``root``.
     """
     root = Path(root)
     bench = get_benchmark(benchmark)
@@ -530,7 +532,7 @@ def write_dataset(
         with _replacing(root) as tmp:
             _write_tables(tmp, qa, content, bench)
             _place_files(tmp, files, progress)
-            made = previews and write_previews(tmp, PARQUET_OPTIONS, DEFAULT_PREVIEW, progress, files)
+            made = previews and write_previews(tmp, PARQUET_OPTIONS, DEFAULT_PREVIEW, progress, files, workers)
             preview_info = {"config": PREVIEWS_CONFIG, **DEFAULT_PREVIEW.as_dict()} if made else None
             stats = stats_from_files(tmp, version, bench.name)
             (tmp / CARD).write_text(render_card(tmp, version, stats), encoding="utf-8")

@@ -210,3 +210,34 @@ def test_every_benchmark_card_is_ready_for_the_hub(build, demo_dataset, tmp_path
         shows = pq.read_table(data_file(root, PREVIEWS_CONFIG), columns=["video_id", "shows"]).to_pylist()
         assert shows == [{"video_id": v["video_id"], "shows": "overlay" if v["overlay_path"] else "original"}
                          for v in videos]
+
+
+def test_the_previews_option_reaches_the_writer_and_is_recorded(tmp_path):
+    """``--no-previews`` (the generic ``import`` handler: EgoGazeVQA) leaves the config out and the manifest says
+    so; the default (StreamEQA's own handler) writes previews of the originals (StreamEQA has no overlays)."""
+    from streamgaze_hf.cli import main
+
+    from ..fixtures.egogazevqa_fixture import write_release as egogazevqa_release
+    from ..fixtures.streameqa_fixture import write_release as streameqa_release
+
+    off, on = tmp_path / "egogazevqa", tmp_path / "streameqa"
+    assert main(["import", "egogazevqa", str(egogazevqa_release(tmp_path / "r1")), "--out", str(off),
+                 "--version", "1.0.0", "--no-previews"]) == 0
+    assert read_manifest(off)["previews"] is None and not data_file(off, PREVIEWS_CONFIG).exists()
+    assert PREVIEWS_CONFIG not in {c["config_name"] for c in check_card(off, "1.0.0", set(dataset_files(off)))["configs"]}
+    assert main(["import", "streameqa", str(streameqa_release(tmp_path / "r2")), "--out", str(on),
+                 "--version", "1.0.0"]) == 0
+    assert read_manifest(on)["previews"] == {"config": PREVIEWS_CONFIG, **DEFAULT_PREVIEW.as_dict()}
+    shows = pq.read_table(data_file(on, PREVIEWS_CONFIG), columns=["shows"]).column("shows").to_pylist()
+    assert shows == ["original"] * len(_videos(on)) and len(shows) == 2
+
+
+def test_previews_are_the_same_bytes_when_built_again_in_worker_processes(demo_dataset, tmp_path):
+    from streamgaze_hf.dataset.viewer import write_previews
+
+    root = tmp_path / "streamgaze"
+    shutil.copytree(demo_dataset, root)
+    (root / "data" / PREVIEWS_CONFIG / "test-00000-of-00001.parquet").unlink()
+    assert write_previews(root, PARQUET_OPTIONS, progress=False, workers=2)
+    assert data_file(root, PREVIEWS_CONFIG).read_bytes() == data_file(demo_dataset, PREVIEWS_CONFIG).read_bytes()
+    assert sorted(p.name for p in root.iterdir()) == ["CHANGELOG.md", "README.md", "data", "manifest.json", "videos"]

@@ -290,7 +290,8 @@ def build_dataset(raw: str | os.PathLike[str], out: str | os.PathLike[str], vers
         build_info["proxy"] = proxy.as_dict()
     if review_stats is not None:
         build_info["human_verification"] = review_stats
-    root = write_dataset(out, content, version, build_info, force=force, changelog=changelog, previews=previews)
+    root = write_dataset(out, content, version, build_info, force=force, changelog=changelog, previews=previews,
+                         workers=workers)
     if not keep_work:
         shutil.rmtree(work, ignore_errors=True)
     return root
