@@ -8,7 +8,7 @@ the same bytes on every machine (x264's output depends on its thread count).
 
 Measured on the demo dataset (3 videos of 80-103 s at 320x240, 24 fps; docs/datasets.md): the three previews
 of the overlay videos at the default spec are under 3 % of the bytes of ``videos/`` (originals and
-overlays); the full benchmark's videos are larger (1280x960 and up), so the share is smaller there.
+overlays); the full benchmark's videos are larger (1280x960 and up), so the share should be smaller there (not measured).
 """
 
 from __future__ import annotations
