@@ -153,6 +153,9 @@ def test_a_dataset_with_the_older_video_files_config_keeps_loading_and_validatin
     (root / "manifest.json").write_text(json.dumps(manifest, sort_keys=True, indent=2) + "\n", encoding="utf-8")
 
     assert verify_dataset(root) == []
+    from streamgaze_hf.cli import main
+
+    assert main(["doctor", str(root), "--no-decode"]) == 0  # every file against the manifest, every parquet file
     meta = check_card(root, "0.1.0", set(dataset_files(root)))
     assert [c["config_name"] for c in meta["configs"]][-1] == VIDEO_FILES_CONFIG
     assert PREVIEWS_CONFIG not in {c["config_name"] for c in meta["configs"]}
