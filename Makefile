@@ -22,6 +22,7 @@ demo: setup
 # start of the next run; a passed test's tmp_path is removed when it ends), never in /tmp.
 test: setup
 	@bash scripts/install_browser.sh || echo "[test] no Chromium: the leaderboard browser test will be skipped" >&2
+	@bash scripts/install_ffmpeg_libs.sh || echo "[test] no FFmpeg libraries: the previews decoding test will be skipped" >&2
 	@mkdir -p .pytest_tmp
 	@HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 $(PY) -m pytest -q -n auto --dist worksteal \
 	  --basetemp=$(CURDIR)/.pytest_tmp/test $(PYTEST_ARGS) tests/unit tests/integration

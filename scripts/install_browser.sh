@@ -7,16 +7,8 @@ CHROMIUM=/usr/bin/chromium
 if [ -x "$CHROMIUM" ]; then
   exit 0
 fi
-if [ "$(id -u)" -ne 0 ]; then
-  echo "install_browser.sh: $CHROMIUM is missing and installing it needs root: run as root, or" \
-       "'sudo apt-get install -y chromium'" >&2
-  exit 1
-fi
-if ! command -v apt-get >/dev/null 2>&1; then
-  echo "install_browser.sh: $CHROMIUM is missing and apt-get is not available (Debian/Ubuntu only)" >&2
-  exit 1
-fi
-export DEBIAN_FRONTEND=noninteractive
+. "$(dirname "$0")/apt_preflight.sh"
+apt_preflight "$CHROMIUM" "sudo apt-get install -y chromium"
 echo "[install_browser] apt-get install chromium" >&2
 apt-get update -qq
 apt-get install -y -qq chromium fonts-dejavu-core >/dev/null

@@ -97,19 +97,30 @@ def proxy_args(p: argparse.ArgumentParser) -> None:
                    help="the proxies' longer side in pixels (default 448 when --proxy-fps is given)")
 
 
+def previews_arg(p: argparse.ArgumentParser) -> None:
+    """``--previews`` / ``--no-previews``: the Hub-facing ``previews`` config (dataset/viewer.py), on by default."""
+    p.add_argument("--previews", action=argparse.BooleanOptionalAction, default=True,
+                   help="store a small preview of every video (the overlay, else the original: 2 fps, 144 px short "
+                        "side) as the `previews` config the Hub's dataset viewer plays (default: on)")
+
+
 def raw_common(p: argparse.ArgumentParser, out_example: str) -> None:
-    """The options of every ``build BENCH``: ``--raw``, ``--out``, ``--version``, ``--force``, ``--changelog``."""
+    """The options of every ``build BENCH``: ``--raw``, ``--out``, ``--version``, ``--force``, ``--changelog``,
+    ``--previews``."""
     p.add_argument("--raw", required=True, help="raw directory in the source's native layout (docs/datasets.md)")
     p.add_argument("--out", required=True, help=f"dataset root to write (e.g. {out_example})")
     p.add_argument("--version", required=True, help="semantic version X.Y.Z of this build")
     p.add_argument("--force", action="store_true", help="overwrite an existing dataset of the same version")
     p.add_argument("--changelog", default="", help="text of this version's CHANGELOG entry")
+    previews_arg(p)
 
 
 def release_common(p: argparse.ArgumentParser, src_help: str, out_example: str) -> None:
-    """The options of every ``import BENCH``: ``SRC``, ``--out``, ``--version``, ``--strict``, ``--force``."""
+    """The options of every ``import BENCH``: ``SRC``, ``--out``, ``--version``, ``--strict``, ``--force``,
+    ``--previews``."""
     p.add_argument("release_dir", metavar="SRC", help=src_help)
     p.add_argument("--out", required=True, help=f"dataset root to write (e.g. {out_example})")
     p.add_argument("--version", required=True, help="semantic version X.Y.Z of this dataset")
     p.add_argument("--strict", action="store_true", help="fail on the first unusable row instead of skipping it")
     p.add_argument("--force", action="store_true", help="overwrite an existing dataset of the same version")
+    previews_arg(p)

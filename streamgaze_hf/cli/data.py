@@ -97,7 +97,7 @@ def _build_generic(name: str) -> Callable[[argparse.ArgumentParser], Handler]:
             from ..benchmarks import get_benchmark
 
             build = get_benchmark(name).importer("raw")
-            print(build(a.raw, a.out, a.version, force=a.force, changelog=a.changelog))
+            print(build(a.raw, a.out, a.version, force=a.force, changelog=a.changelog, previews=a.previews))
             return 0
 
         return run
@@ -148,7 +148,7 @@ def _import_generic(name: str) -> Callable[[argparse.ArgumentParser], Handler]:
             from ..benchmarks import get_benchmark
 
             report = get_benchmark(name).importer("release")(a.release_dir, a.out, a.version, strict=a.strict,
-                                                             force=a.force)
+                                                             force=a.force, previews=a.previews)
             print(report.format())
             return 0
 

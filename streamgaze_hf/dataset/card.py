@@ -3,7 +3,8 @@
 Front matter (hf_datasets_notes.md §2): ``pretty_name``, ``license``, ``task_categories``, ``tags``,
 a custom top-level ``version:``, ``configs:`` (the benchmark's tasks in its task-table
 order, ``default: true`` on the first, then ``videos``, ``gaze``, ``fixations`` and, when the dataset has
-video files, the Hub-facing ``video_files`` of ``Video`` columns, viewer.py), and a generated
+them, the Hub-facing ``previews`` (a small ``Video`` copy of each video for the dataset viewer; an older
+dataset's ``video_files``), viewer.py), and a generated
 ``dataset_info:`` (features, split sizes) so ``load_dataset`` checks row counts. A config with no
 rows (e.g. ``gaze`` of the official release) is left out of both: ``datasets`` cannot load a 0-row
 split; its parquet file is still written and the prose lists it as empty.
@@ -31,8 +32,9 @@ from huggingface_hub import DatasetCardData
 
 from ..benchmarks import get_benchmark, resolve
 from .load import DEFAULT_BENCHMARK, config_features, config_names, config_rows, data_file, sha256_file
+from .schema import PREVIEWS_CONFIG, VIDEO_FILES_CONFIG, VIEWER_FEATURES
 from .stats import Stats, manifest_counts, markdown_tables
-from .viewer import VIDEO_FILES_CONFIG, has_video_files
+from .viewer import viewer_configs
 
 
 def _benchmark(stats: Stats) -> str:
@@ -114,10 +116,10 @@ def card_data(root: str | os.PathLike[str], version: str, stats: Stats) -> Datas
         tags=list(layout.tags),
         version=version,
     )
-    names = declared_configs(stats) + ([VIDEO_FILES_CONFIG] if has_video_files(root) else [])
+    names = declared_configs(stats) + viewer_configs(root)
     # datasets validates the data_files entries here, but writes the configs sorted by name:
     metadata_configs(root, version, names, layout.pretty_name).to_dataset_card_data(data)
-    order = {name: i for i, name in enumerate((*config_names(_benchmark(stats)), VIDEO_FILES_CONFIG))}
+    order = {name: i for i, name in enumerate((*config_names(_benchmark(stats)), *VIEWER_FEATURES))}
     data["configs"] = sorted(data["configs"], key=lambda c: order[c["config_name"]])  # back to card order
     dataset_infos(root, names, _benchmark(stats)).to_dataset_card_data(data)
     return data
@@ -141,14 +143,23 @@ def loading_example(config: str, dataset: str) -> list[str]:
             f'ds = load_dataset("/path/to/{dataset}", "{config}", split="test")', "```"]
 
 
-def video_files_note(root: str | os.PathLike[str]) -> list[str]:
-    """The card's paragraph on the ``video_files`` config (every benchmark's card; none without it)."""
-    if not has_video_files(root):
-        return []
-    return [(f"`{VIDEO_FILES_CONFIG}` holds the same videos as `datasets.Video` columns (`video`: the original, "
-            "`overlay`: the gaze overlay, bytes embedded; the dataset viewer plays them). Decoding needs "
-            "`torchcodec` and FFmpeg; without them load with "
-            '`.cast_column("video", Video(decode=False))` to get `{"path", "bytes"}`.')]
+def viewer_note(root: str | os.PathLike[str]) -> list[str]:
+    """The card's paragraph on the Hub-facing configs (every benchmark's card; none without them)."""
+    notes = []
+    if PREVIEWS_CONFIG in viewer_configs(root):
+        notes.append(f"`{PREVIEWS_CONFIG}` is what the dataset viewer shows: one small preview per video "
+                     "(`preview`, a `datasets.Video` with the mp4 bytes embedded; `shows`: `overlay`, the video "
+                     "with the wearer's gaze drawn as the models see it, or `original` for a video without an "
+                     "overlay), at a low frame rate and resolution, a few percent of the videos' size. It is "
+                     "for looking, not for evaluating: the questions' `video_path` / `overlay_path` name the "
+                     "full-size files under `videos/`. Decoding needs `torchcodec` and FFmpeg; without them "
+                     'load with `.cast_column("preview", Video(decode=False))` to get `{"path", "bytes"}`.')
+    if VIDEO_FILES_CONFIG in viewer_configs(root):
+        notes.append(f"`{VIDEO_FILES_CONFIG}` holds the same videos as `datasets.Video` columns (`video`: the "
+                     "original, `overlay`: the gaze overlay, bytes embedded; the dataset viewer plays them). "
+                     "Decoding needs `torchcodec` and FFmpeg; without them load with "
+                     '`.cast_column("video", Video(decode=False))` to get `{"path", "bytes"}`.')
+    return notes
 
 
 def about_section(version: str, qa_order: tuple[str, ...]) -> str:
@@ -191,7 +202,7 @@ def render_card(root: str | os.PathLike[str], version: str, stats: Stats) -> str
     filled with its card texts (``DatasetLayout.card_intro`` and ``card_sections``)."""
     layout = get_benchmark(_benchmark(stats)).dataset
     body = "\n\n".join([f"# {layout.pretty_name} {version}", resolve(layout.card_intro)(stats, version),
-                         *video_files_note(root),
+                         *viewer_note(root),
                          *resolve(layout.card_sections)(stats, root), "## Statistics",
                          markdown_tables(stats, level="###"), about_section(version, layout.qa_sort_keys),
                          license_section(layout.license, layout.license_note)])

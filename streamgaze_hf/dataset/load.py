@@ -27,7 +27,7 @@ from ..errors import StreamGazeError
 from ..fsutil import sha256_file  # noqa: F401  (re-exported: the dataset modules hash through it)
 from ..hub.verify import MANIFEST  # the manifest file's name, defined with the rule that checks it
 from .reader import parquet_rows, read_json, read_parquet
-from .schema import CONFIG_FEATURES, VIDEO_FILE_FEATURES, VIDEO_FILES_CONFIG
+from .schema import CONFIG_FEATURES, VIEWER_FEATURES
 
 ROOT_ENV = "STREAMGAZE_ROOT"
 DEFAULT_ROOT = "streamgaze"
@@ -60,13 +60,13 @@ def data_file(root: str | os.PathLike[str], config: str) -> Path:
 
 def config_features(config: str, benchmark: str = DEFAULT_BENCHMARK) -> datasets.Features:
     """The ``datasets.Features`` of a config (the benchmark's QA schema for every task config; the
-    Hub-facing ``video_files`` config's ``Video`` columns, viewer.py)."""
+    Hub-facing ``previews`` and older ``video_files`` configs' ``Video`` columns, viewer.py)."""
     from ..benchmarks import get_benchmark, resolve
 
     if config in CONFIG_FEATURES:
         return CONFIG_FEATURES[config]
-    if config == VIDEO_FILES_CONFIG:
-        return VIDEO_FILE_FEATURES
+    if config in VIEWER_FEATURES:
+        return VIEWER_FEATURES[config]
     return resolve(get_benchmark(benchmark).dataset.qa_features)
 
 

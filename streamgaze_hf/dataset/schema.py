@@ -2,8 +2,9 @@
 
 All ten task configs share ``QA_FEATURES``; unused fields stay empty ("" / [] / NaN). Video files
 are relative path strings (not the ``Video`` feature): an evaluation harness decodes them itself.
-``VIDEO_FILE_FEATURES`` is the one exception, the Hub-facing ``video_files`` config (viewer.py): the
-same videos as ``datasets.Video`` columns with their bytes embedded, which the toolkit never reads.
+The Hub-facing configs are the exceptions (viewer.py), which the toolkit never reads: ``previews``
+(``PREVIEW_FEATURES``: a small copy of each video as a ``datasets.Video`` column, bytes embedded) and,
+in datasets built before previews existed, ``video_files`` (``VIDEO_FILE_FEATURES``: every video whole).
 """
 
 from __future__ import annotations
@@ -73,13 +74,25 @@ FIXATION_FEATURES = Features({
     "out_objects": List(Value("string")),
 })
 
-#: the Hub-facing config of the videos as ``Video`` columns (viewer.py); not among the toolkit's configs
+#: the Hub-facing config of the previews as a ``Video`` column (viewer.py); not among the toolkit's configs
+PREVIEWS_CONFIG = "previews"
+PREVIEW_FEATURES = Features({
+    "video_id": Value("string"),
+    "preview": Video(),  # {"bytes": <the preview mp4>, "path": "<video_id>.mp4"} (video/preview.py)
+    "shows": Value("string"),  # "overlay" (the gaze-overlay video) or "original" (a video without overlay)
+})
+
+#: the Hub-facing config of datasets built before previews existed: every video whole as ``Video``
+#: columns; no longer written (docs/datasets.md), still declared and loaded where a dataset has it
 VIDEO_FILES_CONFIG = "video_files"
 VIDEO_FILE_FEATURES = Features({
     "video_id": Value("string"),
     "video": Video(),  # the original clip: {"bytes": <the mp4>, "path": "videos/original/<id>.mp4"}
     "overlay": Video(),  # the gaze-overlay clip, likewise (path videos/overlay/<id>.mp4)
 })
+
+#: the Hub-facing configs, in card order (after the toolkit's configs)
+VIEWER_FEATURES = {PREVIEWS_CONFIG: PREVIEW_FEATURES, VIDEO_FILES_CONFIG: VIDEO_FILE_FEATURES}
 
 CONFIG_FEATURES = {"videos": VIDEO_FEATURES, "gaze": GAZE_FEATURES, "fixations": FIXATION_FEATURES}
 

@@ -1,66 +1,101 @@
-"""The Hub-facing ``video_files`` config: the dataset's videos as ``datasets.Video`` columns.
+"""The Hub-facing ``previews`` config: what a visitor of the dataset's page sees in the dataset viewer.
 
-The toolkit's own ``videos`` config keeps the videos as relative path strings (an evaluation harness
-resolves them against the root and decodes them itself; schema.py). For ``load_dataset(repo, "video_files")``
-to give video objects and for the Hub dataset viewer to play the clips, this config stores one row per
-video (``video_id``, ``video``: the original clip, ``overlay``: the gaze-overlay clip) in
-``data/video_files/test-00000-of-00001.parquet`` with the mp4 bytes embedded, the layout
-``Dataset.push_to_hub`` writes for a ``Video`` column.
+The toolkit's own configs keep the videos as relative path strings (an evaluation harness resolves them
+against the root and decodes them itself; schema.py). For the Hub's dataset viewer to play something and for
+``load_dataset(repo, "previews")`` to give video objects, this config stores one row per video: ``video_id``,
+``preview`` (a ``datasets.Video`` cell with the mp4 bytes embedded: a small copy of what a model is shown,
+video/preview.py) and ``shows`` (``overlay``: the gaze-overlay video, the video with the wearer's gaze drawn;
+``original``: the video itself, for a video without an overlay), sorted by ``video_id``, one parquet row
+group per video, in ``data/previews/test-00000-of-00001.parquet``. The previews exist only there (no mp4
+files beside them): the viewer and ``load_dataset`` need the bytes in the parquet anyway.
 
-Why not the folder-plus-metadata layout (``videos/original/metadata.csv`` with ``file_name``)? ``datasets``
-(5.2) picks one builder per repository from the first config's files (``LocalDatasetModuleFactory`` and
-the Hub factory), so next to the parquet configs a ``videofolder`` config is read by the parquet builder
-and fails ("Parquet magic bytes not found"). Why not path-only ``Video`` values? ``Video.decode_example``
-opens a relative path against the process's working directory (hf_datasets_notes.md §3.2), and on the Hub
-against nothing: only embedded bytes decode wherever the dataset is loaded.
+Why bytes in parquet, not a folder of files? ``datasets`` (5.2) picks one builder per repository from the
+first config's files, so next to the parquet configs a ``videofolder`` config is read by the parquet builder
+and fails ("Parquet magic bytes not found"); and a path-only ``Video`` value is opened against the process's
+working directory (hf_datasets_notes.md §3.2), on the Hub against nothing: only embedded bytes decode
+wherever the dataset is loaded.
 
-The cost is a second copy of every video in the repository. The toolkit never reads this config
-(it is not among :func:`~streamgaze_hf.dataset.load.config_names`), so a run fetching from the Hub never
-downloads it. A video without a file (``video_path`` / ``overlay_path`` ``""``) has a null cell; when no
-video has a file the config is not written. Decoding (``Video(decode=True)``, the default) needs the
-optional ``torchcodec`` and FFmpeg's shared libraries; ``Video(decode=False)`` gives
-``{"path", "bytes"}`` without them (docs/datasets.md).
+Datasets built before previews have a ``video_files`` config instead (every video whole, twice the storage);
+it is no longer written, and such datasets keep loading and validating (card.py declares whichever of these
+configs a dataset has). The toolkit never reads either config (they are not among
+:func:`~streamgaze_hf.dataset.load.config_names`), so a run fetching from the Hub never downloads them.
+Decoding (``Video(decode=True)``, the default) needs ``torchcodec`` and FFmpeg's shared libraries;
+``Video(decode=False)`` gives ``{"path", "bytes"}`` without them (docs/datasets.md).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import tempfile
+from collections.abc import Mapping
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+from tqdm.auto import tqdm
 
+from ..video.preview import DEFAULT_PREVIEW, PreviewSpec, build_preview
 from .load import data_file
-from .schema import VIDEO_FILE_FEATURES, VIDEO_FILES_CONFIG
+from .schema import PREVIEW_FEATURES, PREVIEWS_CONFIG, VIEWER_FEATURES
 
-_COLUMNS = {"video": "video_path", "overlay": "overlay_path"}
-
-
-def _cell(root: Path, rel: str) -> dict | None:
-    return {"bytes": (root / rel).read_bytes(), "path": rel} if rel else None
+__all__ = ["PREVIEWS_CONFIG", "write_previews", "viewer_configs"]
 
 
-def write_video_files(root: str | os.PathLike[str], parquet_options: dict) -> bool:
-    """Write the ``video_files`` config of the dataset at ``root`` from its ``videos`` config (rows by
-    ``video_id``, one row group per video, so memory holds one video at a time). ``parquet_options`` are
-    the writer's fixed options (same inputs, same bytes). False when no video has a file."""
+def _shown(row: dict) -> tuple[str, str]:
+    """(what the preview shows, the dataset file it is made from): the overlay, else the original."""
+    return ("overlay", row["overlay_path"]) if row["overlay_path"] else ("original", row["video_path"])
+
+
+def _build(job: tuple[Path, Path, PreviewSpec]) -> bytes:
+    """One preview's mp4 bytes (its temporary file removed)."""
+    src, out, spec = job
+    mp4 = build_preview(src, out, spec)
+    data = mp4.read_bytes()
+    mp4.unlink()
+    return data
+
+
+def write_previews(root: str | os.PathLike[str], parquet_options: dict, spec: PreviewSpec = DEFAULT_PREVIEW,
+                   progress: bool = True, sources: Mapping[str, Path] | None = None, workers: int = 1) -> bool:
+    """Write the ``previews`` config of the dataset at ``root`` from its ``videos`` config and video files
+    (one preview at a time, built in a hidden temporary folder under ``root`` and removed after). A video
+    without any file gets no row; False (nothing written) when no video has one. ``parquet_options`` are the
+    writer's fixed options (same inputs, same bytes). ``sources``: dataset path -> the file it was made from
+    (the writer's), read instead of ``root / path`` so that an unreadable video is named by its own path.
+    ``workers`` > 1 builds previews in that many processes (the same bytes: each is made on one x264 thread,
+    and the rows are written in ``video_id`` order). Raises :class:`VideoError` naming the video that cannot
+    be decoded."""
     root = Path(root)
-    videos = pq.read_table(data_file(root, "videos"), columns=["video_id", *_COLUMNS.values()])
-    videos = videos.sort_by("video_id").to_pylist()
-    if not any(row[col] for row in videos for col in _COLUMNS.values()):
+    videos = pq.read_table(data_file(root, "videos"), columns=["video_id", "video_path", "overlay_path"])
+    rows = [r for r in videos.sort_by("video_id").to_pylist() if r["overlay_path"] or r["video_path"]]
+    if not rows:
         return False
-    schema = VIDEO_FILE_FEATURES.arrow_schema
+    schema = PREVIEW_FEATURES.arrow_schema
     # mp4 bytes do not compress: no codec and no dictionary (the other fixed options are kept)
     options = {k: v for k, v in parquet_options.items() if k not in ("row_group_size", "compression_level")}
     options.update(compression="none", use_dictionary=False)
-    path = data_file(root, VIDEO_FILES_CONFIG)
+    path = data_file(root, PREVIEWS_CONFIG)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with pq.ParquetWriter(path, schema, **options) as out:
-        for row in videos:
-            cells = {"video_id": row["video_id"], **{c: _cell(root, row[src]) for c, src in _COLUMNS.items()}}
-            out.write_table(pa.Table.from_pylist([cells], schema=schema))
+    with tempfile.TemporaryDirectory(prefix=".previews-", dir=root) as work, contextlib.ExitStack() as stack:
+        jobs = []
+        for row in rows:
+            rel = _shown(row)[1]
+            src = Path(sources[rel]) if sources and rel in sources else root / rel
+            jobs.append((src, Path(work) / f"{row['video_id']}.mp4", spec))
+        if workers > 1 and len(jobs) > 1:
+            built = stack.enter_context(ProcessPoolExecutor(max_workers=min(workers, len(jobs)))).map(_build, jobs)
+        else:
+            built = map(_build, jobs)
+        out = stack.enter_context(pq.ParquetWriter(path, schema, **options))
+        for row, data in tqdm(zip(rows, built), total=len(rows), desc="previews", unit="video", disable=not progress):
+            cell = {"bytes": data, "path": f"{row['video_id']}.mp4"}
+            out.write_table(pa.Table.from_pylist([{"video_id": row["video_id"], "preview": cell,
+                                                   "shows": _shown(row)[0]}], schema=schema))
     return True
 
 
-def has_video_files(root: str | os.PathLike[str]) -> bool:
-    return data_file(root, VIDEO_FILES_CONFIG).is_file()
+def viewer_configs(root: str | os.PathLike[str]) -> list[str]:
+    """The Hub-facing configs the dataset at ``root`` has (``previews``; ``video_files`` in older datasets)."""
+    return [name for name in VIEWER_FEATURES if data_file(root, name).is_file()]

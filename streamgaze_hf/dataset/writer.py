@@ -7,7 +7,8 @@ Layout written under ``root``::
     manifest.json                               version, build info, counts, sha256 + size of every other file
     data/<task id>/test-00000-of-00001.parquet  the ten task configs (QA_FEATURES)
     data/videos|gaze|fixations/test-00000-of-00001.parquet
-    data/video_files/test-00000-of-00001.parquet  the videos as ``Video`` columns for the Hub (viewer.py)
+    data/previews/test-00000-of-00001.parquet  small previews of the videos as ``Video`` cells for the Hub's
+                                                dataset viewer (viewer.py; ``previews=False``: none)
     videos/original/<id>.mp4, videos/overlay/<id>.mp4, ...   the ``files`` of the content
 
 Guarantees:
@@ -50,12 +51,13 @@ from .. import __version__
 from ..benchmarks import Benchmark, get_benchmark, resolve
 from ..errors import StreamGazeError
 from ..fsutil import atomic_directory
+from ..video.preview import DEFAULT_PREVIEW
 from .card import render_card
 from .integrity import dataset_files, manifest_problems  # noqa: F401  (dataset_files re-exported)
 from .load import DEFAULT_BENCHMARK, MANIFEST, config_names, data_file, read_manifest, sha256_file
 from .schema import FIXATION_FEATURES, GAZE_FEATURES, VIDEO_FEATURES
 from .stats import Stats, manifest_counts, stats_from_files
-from .viewer import write_video_files
+from .viewer import PREVIEWS_CONFIG, write_previews
 
 SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
 DATASET_NAME = "streamgaze"
@@ -394,10 +396,14 @@ def _file_entries(root: Path, progress: bool) -> dict[str, dict[str, Any]]:
     }
 
 
-def render_manifest(root: Path, version: str, build_info: dict, stats: Stats, progress: bool = False) -> str:
+def render_manifest(root: Path, version: str, build_info: dict, stats: Stats, progress: bool = False,
+                    previews: dict | None = None) -> str:
     """``manifest.json`` text (sorted keys, indent 2, trailing newline) for the files under ``root``.
-    ``name`` is the benchmark's dataset name (``streamgaze``, ``egogazevqa``): how loaders tell them apart."""
+    ``name`` is the benchmark's dataset name (``streamgaze``, ``egogazevqa``): how loaders tell them apart.
+    ``previews``: how the ``previews`` config was made (its config name and :meth:`PreviewSpec.as_dict`),
+    None when the dataset has none (built with ``previews=False``, or no video files)."""
     manifest = {
+        "previews": previews,
         "name": get_benchmark(stats.get("benchmark", DEFAULT_BENCHMARK)).dataset.dataset_name,
         "version": version,
         "toolkit_version": __version__,
@@ -497,6 +503,8 @@ def write_dataset(
     changelog: str = "",
     progress: bool = True,
     benchmark: str = DEFAULT_BENCHMARK,
+    previews: bool = True,
+    workers: int = 1,
 ) -> Path:
     """Validate ``content`` and write it as dataset version ``version`` at ``root`` (atomically).
 
@@ -504,7 +512,9 @@ def write_dataset(
     dataset of the same version is only replaced with ``force``; one of another version is replaced
     and its CHANGELOG sections are kept. ``changelog`` is this version's entry (default: a summary of
     the counts). ``benchmark`` (registry name) decides the task configs, their row schema and
-    validation, and the card's texts. Returns ``root``.
+    validation, and the card's texts. ``previews``: also write the ``previews`` config, a small copy of
+    every video for the Hub's dataset viewer (viewer.py; recorded in the manifest), built in ``workers``
+    processes. Returns ``root``.
     """
     root = Path(root)
     bench = get_benchmark(benchmark)
@@ -522,13 +532,14 @@ def write_dataset(
         with _replacing(root) as tmp:
             _write_tables(tmp, qa, content, bench)
             _place_files(tmp, files, progress)
-            write_video_files(tmp, PARQUET_OPTIONS)
+            made = previews and write_previews(tmp, PARQUET_OPTIONS, DEFAULT_PREVIEW, progress, files, workers)
+            preview_info = {"config": PREVIEWS_CONFIG, **DEFAULT_PREVIEW.as_dict()} if made else None
             stats = stats_from_files(tmp, version, bench.name)
             (tmp / CARD).write_text(render_card(tmp, version, stats), encoding="utf-8")
             entry = changelog.strip() or default_changelog_entry(stats)
             (tmp / CHANGELOG).write_text(render_changelog(previous, version, entry), encoding="utf-8")
             (tmp / MANIFEST).write_text(
-                render_manifest(tmp, version, build_info, stats, progress), encoding="utf-8"
+                render_manifest(tmp, version, build_info, stats, progress, preview_info), encoding="utf-8"
             )
     except OSError as exc:  # a full disk, a read-only or vanished directory: nothing was replaced
         kept = "the previous version is unchanged" if (root / MANIFEST).is_file() else "nothing was written"

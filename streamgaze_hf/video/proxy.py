@@ -24,16 +24,11 @@ import math
 import os
 import re
 from dataclasses import dataclass
-from fractions import Fraction
 from pathlib import Path, PurePosixPath
 
-import av
-import numpy as np
-from tqdm import tqdm
-
-from ..errors import StreamGazeError, VideoError
-from .reader import open_container, probe_video
-from .writer import H264Writer
+from ..errors import StreamGazeError
+from .reader import probe_video
+from .resample import frames_at_rate, write_resampled
 
 PROXY_DIR = "videos/proxy"
 DEFAULT_PROXY_FPS = 2.0
@@ -43,7 +38,6 @@ PROXY_CRF = 20
 # x264 tuned for decoding speed (no CABAC, no deblocking): what the proxies are for
 PROXY_TUNE = "fastdecode"
 _NAME = re.compile(r"^(\d+(?:\.\d+)?)fps-(\d+)px$")
-_EPS = 1e-6
 
 
 @dataclass(frozen=True)
@@ -88,14 +82,8 @@ def proxy_rel_path(rel: str, spec: ProxySpec | str) -> str:
     return str(PurePosixPath(PROXY_DIR, name, *tail))
 
 
-def proxy_frames(frame_times: np.ndarray, fps: float) -> np.ndarray:
-    """Indices (ascending, unique) of the source frames a proxy at ``fps`` keeps (see the module docstring)."""
-    ft = np.asarray(frame_times, dtype=np.float64)
-    if len(ft) == 0:
-        return np.zeros(0, dtype=np.int64)
-    k = np.arange(int(math.floor(ft[-1] * fps + _EPS)) + 1, dtype=np.float64)
-    idx = np.searchsorted(ft, k / fps + _EPS, side="right") - 1
-    return np.unique(np.clip(idx, 0, len(ft) - 1)).astype(np.int64)
+#: the frames a proxy at ``fps`` keeps (resample.py: the same rule for previews)
+proxy_frames = frames_at_rate
 
 
 def proxy_size(width: int, height: int, max_side: int) -> tuple[int, int]:
@@ -109,35 +97,7 @@ def proxy_size(width: int, height: int, max_side: int) -> tuple[int, int]:
 def build_proxy(src: str | os.PathLike[str], out: str | os.PathLike[str], spec: ProxySpec,
                 progress: bool = False) -> Path:
     """Write the proxy of ``src`` to ``out`` (atomic; see the module docstring). Returns ``out``."""
-    src, out = Path(src), Path(out)
     info = probe_video(src)
-    keep = proxy_frames(info.frame_times, spec.fps)
-    wanted = {int(info.frame_pts[i]) for i in keep}
-    w, h = proxy_size(info.width, info.height, spec.max_side)
-    rate = Fraction(spec.fps).limit_denominator(1000)
-    n = 0
-    bar = tqdm(total=info.n_frames, unit="frame", desc=f"proxy {src.name}", disable=not progress, leave=False)
-    try:
-        with open_container(src) as c, H264Writer(out, w, h, rate, time_base=info.time_base, crf=PROXY_CRF,
-                                                  preset=PROXY_PRESET, gop=1, tune=PROXY_TUNE) as writer:
-            s = c.streams.video[0]
-            s.thread_type = "AUTO"
-            last = int(info.frame_pts[keep[-1]])
-            for frame in c.decode(s):
-                bar.update()
-                if frame.pts is None or frame.pts not in wanted:
-                    if frame.pts is not None and frame.pts > last:
-                        break
-                    continue
-                small = frame.reformat(width=w, height=h, format="yuv420p", interpolation="AREA")
-                writer.write_frame(small, frame.pts - info.start_pts, keyframe=True)
-                n += 1
-                if frame.pts >= last:
-                    break
-            if n != len(keep):
-                raise VideoError(f"proxy got {n} frames, expected {len(keep)}", src)
-    except av.error.FFmpegError as exc:
-        raise VideoError(f"cannot build the proxy ({exc})", src) from None
-    finally:
-        bar.close()
-    return out
+    return write_resampled(src, out, spec.fps, proxy_size(info.width, info.height, spec.max_side), crf=PROXY_CRF,
+                           preset=PROXY_PRESET, gop=1, tune=PROXY_TUNE, all_keyframes=True, what="proxy",
+                           progress=progress)

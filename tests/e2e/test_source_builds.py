@@ -47,8 +47,8 @@ def test_native_layout_builds_into_a_loadable_dataset(source, tmp_path):
     assert {"videos", "fixations", "gaze"} <= set(names)
     videos = datasets.load_dataset(str(root), "videos", split="test", cache_dir=str(tmp_path / "c"))
     assert sorted(videos["video_id"]) == sorted(fixture.ids) and set(videos["source"]) == {source}
-    # video_files holds Video() columns (decoding needs the optional torchcodec): not a task
-    tasks = [n for n in names if n not in ("videos", "gaze", "fixations", "video_files")]
+    # previews holds Video() cells for the Hub's viewer (decoding needs torchcodec): not a task
+    tasks = [n for n in names if n not in ("videos", "gaze", "fixations", "previews")]
     assert tasks, "no questions generated"
     for task in tasks:
         rows = datasets.load_dataset(str(root), task, split="test", cache_dir=str(tmp_path / "c"))

@@ -32,7 +32,7 @@ def test_loads_with_load_dataset_by_name(built, monkeypatch, tmp_path):
     ds = datasets.load_dataset("streamgaze", "oi_easy", split="test", cache_dir=str(tmp_path / "c"))
     assert len(ds) > 0 and set(ds[0]) >= {"question_id", "options", "answer", "window_end", "overlay_path"}
     names = datasets.get_dataset_config_names("streamgaze")
-    assert sorted(names) == sorted(list(TASK_IDS) + ["videos", "gaze", "fixations", "video_files"])
+    assert sorted(names) == sorted(list(TASK_IDS) + ["videos", "gaze", "fixations", "previews"])
     for task in TASK_IDS:
         for row in datasets.load_dataset("streamgaze", task, split="test", cache_dir=str(tmp_path / "c")):
             assert (built / row["video_path"]).is_file() and (built / row["overlay_path"]).is_file()

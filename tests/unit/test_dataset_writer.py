@@ -143,6 +143,7 @@ def make_content(tmp_path: Path) -> DatasetContent:
 
 
 def build(root: Path, content: DatasetContent, version: str = "1.0.0", **kw) -> Path:
+    kw.setdefault("previews", False)  # the videos here are a few bytes of text (previews: test_previews.py)
     return write_dataset(root, content, version, BUILD, progress=False, **kw)
 
 
@@ -184,7 +185,7 @@ def test_loads_by_path_and_by_name_from_parent(shared, tmp_path, monkeypatch):
     root, content = shared
     ds = _load(root, "oi_easy", tmp_path / "c1")
     assert ds.to_list() == _sorted(content.qa["oi_easy"], "video_id", "query_time", "question_id")
-    assert datasets.get_dataset_config_names(str(root)) == [*TASK_IDS, "videos", "gaze", "fixations", "video_files"]
+    assert datasets.get_dataset_config_names(str(root)) == [*TASK_IDS, "videos", "gaze", "fixations"]  # no previews
     monkeypatch.chdir(root.parent)
     by_name = datasets.load_dataset("streamgaze", "oi_easy", split="test", cache_dir=str(tmp_path / "c2"))
     assert by_name.to_list() == ds.to_list()
@@ -266,6 +267,7 @@ def test_manifest_contents_and_verify(root, content):
         and text == json.dumps(manifest, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
     )
     assert (manifest["name"], manifest["version"], manifest["build"]) == ("streamgaze", "1.0.0", BUILD)
+    assert manifest["previews"] is None  # built with previews=False: recorded as none
     assert set(manifest["files"]) == set(dataset_files(root)) and "manifest.json" not in manifest["files"]
     for rel, entry in manifest["files"].items():
         assert entry == {"sha256": sha256_file(root / rel), "bytes": (root / rel).stat().st_size}
@@ -364,12 +366,12 @@ def test_card_front_matter(shared):
     assert meta["version"] == "1.0.0" and meta["license"] == "cc-by-4.0"
     assert meta["task_categories"] == ["video-text-to-text"] and "gaze" in meta["tags"]
     configs = meta["configs"]
-    assert [c["config_name"] for c in configs] == [*config_names("streamgaze"), "video_files"]  # + the Hub's Video columns
+    assert [c["config_name"] for c in configs] == list(config_names("streamgaze"))  # previews=False: no Hub config
     assert configs[0].get("default") is True and not any(c.get("default") for c in configs[1:])
     assert all(c["version"] == "1.0.0" for c in configs)
     assert configs[4]["data_files"] == [{"split": "test", "path": "data/oi_easy/test-*.parquet"}]
     infos = {i["config_name"]: i for i in meta["dataset_info"]}
-    assert set(infos) == {*config_names("streamgaze"), "video_files"} and infos["gaze"]["splits"][0]["num_examples"] == 9
+    assert set(infos) == set(config_names("streamgaze")) and infos["gaze"]["splits"][0]["num_examples"] == 9
     body = (root / "README.md").read_text()
     assert "# StreamGaze 1.0.0" in body and "CHANGELOG.md" in body and "manifest.json" in body
     assert 'load_dataset("streamgaze", "oi_easy", split="test")' in body and "[max(0, t - 60), t]" in body
@@ -414,6 +416,17 @@ def test_stats_of_missing_or_non_dataset_root(tmp_path, capsys):
 
 
 # ------------------------------------------------------------------------------------ rejected input
+
+
+def test_an_undecodable_video_fails_the_previews_naming_its_file(content, tmp_path):
+    """With previews on (the default) every video is decoded for its preview: a file that is no video is one
+    error naming the source file, and nothing is written."""
+    out = tmp_path / "out" / "streamgaze"
+    out.parent.mkdir()
+    with pytest.raises(StreamGazeError, match=r"egtea_01\.overlay\.mp4"):
+        build(out, content, previews=True)
+    assert not out.exists() and _siblings(out) == []
+
 
 
 @pytest.mark.parametrize("version", ["1.0", "v1.0.0", "1.0.0-rc1", "01.0.0", ""])
@@ -475,7 +488,7 @@ def test_empty_configs_are_written_but_not_declared(content, tmp_path):
     del sparse.qa["otp"]  # a missing task id counts as empty
     root = build(tmp_path / "sparse" / "streamgaze", sparse)
     names = datasets.get_dataset_config_names(str(root))
-    assert names == [*(c for c in config_names("streamgaze") if c not in ("nfi", "otp", "gaze")), "video_files"]
+    assert names == [c for c in config_names("streamgaze") if c not in ("nfi", "otp", "gaze")]
     configs = _front_matter(root)["configs"]
     assert configs[0]["config_name"] == "gsm" and configs[0]["default"] is True
     assert "Empty in this version" in (root / "README.md").read_text()

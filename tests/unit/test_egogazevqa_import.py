@@ -117,7 +117,7 @@ def test_per_frame_gaze_and_files(imported):
 
 def test_loads_with_datasets_and_card(imported):
     _, root, _ = imported
-    assert datasets.get_dataset_config_names(str(root)) == ["spatial", "temporal", "causal", "videos", "gaze", "video_files"]
+    assert datasets.get_dataset_config_names(str(root)) == ["spatial", "temporal", "causal", "videos", "gaze", "previews"]
     ds = datasets.load_dataset(str(root), "causal", split="test", cache_dir=str(root.parent / "c2"))
     assert ds[0]["answer"] == "D" and len(ds[0]["frames"]) == 9
     card = (root / "README.md").read_text()

@@ -26,7 +26,8 @@ def _raw(p: argparse.ArgumentParser) -> Handler:
         opts = EgoBuildOptions(source=a.source, vlm_url=a.vlm_url, vlm_model=a.vlm_model,
                                groups_per_video=a.groups_per_video, review=tuple(a.review))
         build = BENCHMARK.importer("raw")
-        print(build(a.raw, a.out, a.version, options=opts, force=a.force, changelog=a.changelog))
+        print(build(a.raw, a.out, a.version, options=opts, force=a.force, changelog=a.changelog,
+                    previews=a.previews))
         return 0
 
     return run

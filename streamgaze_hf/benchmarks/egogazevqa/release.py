@@ -436,7 +436,7 @@ class _Frames:
 
 def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[str], version: str, *,
                    strict: bool = False, force: bool = False, progress: bool = True,
-                   changelog: str = "") -> ImportReport:
+                   changelog: str = "", previews: bool = True) -> ImportReport:
     """Convert the EgoGazeVQA release at ``release_dir`` into a dataset at ``out`` (see the module
     docstring). Returns the report (its counts are also in the manifest). Raises StreamGazeError
     when the release has no question CSV at all, when nothing can be imported, or in strict mode on
@@ -492,7 +492,7 @@ def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[s
                       "inputs": _input_hashes(release, csvs), "report": report.counts()}
         entry = changelog or f"Imported from the official EgoGazeVQA release ({release.resolve().name})."
         root = write_dataset(out, content, version, build_info, force=force, changelog=entry,
-                             progress=progress, benchmark=NAME)
+                             progress=progress, benchmark=NAME, previews=previews)
     report.root, report.version = str(root), version
     return report
 

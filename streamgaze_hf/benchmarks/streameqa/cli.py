@@ -23,7 +23,8 @@ def _release(p: argparse.ArgumentParser) -> Handler:
 
         report = BENCHMARK.importer("release")(
             a.release_dir, a.out, a.version, videos_dir=a.videos, gaze_dir=a.gaze_dir,
-            context_s=CONTEXT_S if a.context_s is None else a.context_s, strict=a.strict, force=a.force)
+            context_s=CONTEXT_S if a.context_s is None else a.context_s, strict=a.strict, force=a.force,
+            previews=a.previews)
         print(report.format())
         return 0
 

@@ -219,7 +219,7 @@ class _Videos:
 def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[str], version: str, *,
                    videos_dir: str | os.PathLike[str] | None = None, gaze_dir: str | os.PathLike[str] | None = None,
                    context_s: float = CONTEXT_S, strict: bool = False, force: bool = False, progress: bool = True,
-                   changelog: str = "") -> ImportReport:
+                   changelog: str = "", previews: bool = True) -> ImportReport:
     """Convert the StreamEQA release at ``release_dir`` into a dataset at ``out`` (see the module
     docstring). Returns the report (its counts are also in the manifest). Raises StreamGazeError
     when there is no annotation file, when nothing can be imported, or in strict mode on the first
@@ -284,7 +284,7 @@ def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[s
                       "report": report.counts()}
         entry = changelog or f"Imported from the official StreamEQA release ({release.resolve().name})."
         root = write_dataset(out, content, version, build_info, force=force, changelog=entry,
-                             progress=progress, benchmark=NAME)
+                             progress=progress, benchmark=NAME, previews=previews)
     report.root, report.version = str(root), version
     return report
 

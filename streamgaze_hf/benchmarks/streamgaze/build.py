@@ -231,7 +231,7 @@ def _process_star(args: tuple[Path, Path, BuildOptions]) -> Path:
 
 def build_dataset(raw: str | os.PathLike[str], out: str | os.PathLike[str], version: str, *, seed: int = 0,
                   workers: int = 1, force: bool = False, changelog: str = "", options: BuildOptions | None = None,
-                  keep_work: bool = False, proxy: ProxySpec | None = None) -> Path:
+                  keep_work: bool = False, proxy: ProxySpec | None = None, previews: bool = True) -> Path:
     """Build the dataset at ``out`` from the raw recordings in ``raw``: ``options`` choose the source
     layout, the object back-end and any human-verification corrections (see the module docstring).
     ``proxy``: also store a proxy of every video (video/proxy.py), built in the work directory."""
@@ -290,7 +290,8 @@ def build_dataset(raw: str | os.PathLike[str], out: str | os.PathLike[str], vers
         build_info["proxy"] = proxy.as_dict()
     if review_stats is not None:
         build_info["human_verification"] = review_stats
-    root = write_dataset(out, content, version, build_info, force=force, changelog=changelog)
+    root = write_dataset(out, content, version, build_info, force=force, changelog=changelog, previews=previews,
+                         workers=workers)
     if not keep_work:
         shutil.rmtree(work, ignore_errors=True)
     return root

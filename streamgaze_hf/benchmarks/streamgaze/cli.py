@@ -45,7 +45,7 @@ def _raw(p: argparse.ArgumentParser) -> Handler:
                             vlm_model=a.vlm_model, review=tuple(a.review), hfov_deg=a.hfov)
         build = BENCHMARK.importer("raw")
         print(build(a.raw, a.out, a.version, workers=a.workers, force=a.force, changelog=a.changelog,
-                    options=opts, proxy=proxy_spec(a.proxy_fps, a.proxy_size)))
+                    options=opts, proxy=proxy_spec(a.proxy_fps, a.proxy_size), previews=a.previews))
         return 0
 
     return run
@@ -62,7 +62,7 @@ def _release(p: argparse.ArgumentParser) -> Handler:
 
         report = BENCHMARK.importer("release")(
             a.release_dir, a.out, a.version, strict=a.strict, force=a.force, reencode=a.reencode,
-            proxy=proxy_spec(a.proxy_fps, a.proxy_size))
+            proxy=proxy_spec(a.proxy_fps, a.proxy_size), previews=a.previews)
         print(report.format())
         return 0
 

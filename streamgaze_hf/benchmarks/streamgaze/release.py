@@ -91,7 +91,8 @@ class _Video:
 
 def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[str], version: str, *,
                    strict: bool = False, force: bool = False, progress: bool = True,
-                   changelog: str = "", reencode: bool = False, proxy: ProxySpec | None = None) -> ReleaseImportReport:
+                   changelog: str = "", reencode: bool = False, proxy: ProxySpec | None = None,
+                   previews: bool = True) -> ReleaseImportReport:
     """Convert the release at ``release_dir`` into a dataset at ``out`` (version ``version``).
 
     ``reencode``: store the videos re-encoded like ``streamgaze build`` does (no B-frames, a keyframe
@@ -146,7 +147,7 @@ def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[s
             build_info["proxy"] = proxy.as_dict()
         entry = changelog or f"Imported from the official release ({name})."
         root = write_dataset(out, content, version, build_info, force=force, changelog=entry,
-                             progress=progress)
+                             progress=progress, previews=previews)
     report.root, report.version = str(root), version
     report.variants = variant_support(root)
     return report
