@@ -21,7 +21,7 @@ from tqdm import tqdm
 
 from ..errors import VideoError
 from .reader import open_container, probe_video
-from .writer import H264Writer
+from .writer import DEFAULT_THREADS, H264Writer
 
 _EPS = 1e-6
 
@@ -37,10 +37,10 @@ def frames_at_rate(frame_times: np.ndarray, fps: float) -> np.ndarray:
 
 
 def write_resampled(src: str | os.PathLike[str], out: str | os.PathLike[str], fps: float, size: tuple[int, int],
-                    *, crf: int, preset: str, gop: int, tune: str = "", threads: int = 0, all_keyframes: bool = False,
+                    *, crf: int, preset: str, gop: int, tune: str = "", threads: int = DEFAULT_THREADS, all_keyframes: bool = False,
                     what: str = "resample", progress: bool = False) -> Path:
     """Write the copy of ``src`` at ``fps`` and ``size`` (w, h; even) to ``out`` (atomic): x264 with ``crf``,
-    ``preset``, keyframe interval ``gop`` (frames of the copy), ``tune`` and ``threads`` (0 = x264's choice; 1
+    ``preset``, keyframe interval ``gop`` (frames of the copy), ``tune`` and ``threads`` (a fixed count, any count
     gives the same bytes on every machine); ``all_keyframes`` forces every frame to be one. Returns ``out``.
     Raises :class:`VideoError` naming ``src`` when it cannot be read or the copy misses a frame."""
     src, out = Path(src), Path(out)

@@ -25,6 +25,11 @@ from ..fsutil import atomic_output
 
 DEFAULT_CRF = 18
 DEFAULT_PRESET = "veryfast"
+# x264's output depends on its thread count, and its own choice (threads=0) is 1.5 x the CPUs this process
+# may use: the same overlay had other bytes on a 1-CPU and a 2-CPU machine. A fixed count keeps every build
+# byte-identical on every machine (x264 is deterministic for a given count), and 4 frame threads keep a
+# many-core machine busy enough for the one video a worker encodes.
+DEFAULT_THREADS = 4
 
 # x264's instruction-set levels (its ``asm`` names), best first, each with the /proc/cpuinfo flags it turns
 # on (x264 common/cpu.c, x264_cpu_names: "AVX2" is AVX + FMA3 + LZCNT + BMI1 + BMI2 + AVX2, and so on down).
@@ -92,12 +97,13 @@ class H264Writer:
 
     ``time_base`` and per-frame ``pts`` let a caller copy a source's timestamps exactly; without
     them frames are numbered at 1/fps. ``gop`` is the keyframe interval in frames (default: 1 s);
-    ``tune`` an x264 tune (e.g. ``fastdecode``; default none).
+    ``tune`` an x264 tune (e.g. ``fastdecode``; default none); ``threads`` x264's threads (default
+    :data:`DEFAULT_THREADS` on every machine, so the bytes do not depend on the machine).
     """
 
     def __init__(self, path: str | os.PathLike[str], width: int, height: int, fps: float | Fraction,
                  time_base: Fraction | None = None, crf: int = DEFAULT_CRF, preset: str = DEFAULT_PRESET,
-                 gop: int | None = None, threads: int = 0, bframes: int = 0, tune: str = ""):
+                 gop: int | None = None, threads: int = DEFAULT_THREADS, bframes: int = 0, tune: str = ""):
         self.path = Path(path)
         self.width, self.height = int(width), int(height)
         if self.width % 2 or self.height % 2:
@@ -106,6 +112,8 @@ class H264Writer:
         self.time_base = time_base or Fraction(1, 1) / self.rate
         self.crf, self.preset = crf, preset
         self.gop = gop or max(1, round(float(self.rate)))
+        if threads < 1:
+            raise ValueError(f"x264 threads must be a fixed count >= 1 (the bytes depend on it), got {threads}")
         self.threads = threads
         self.bframes = bframes
         self.tune = tune

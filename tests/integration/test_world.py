@@ -140,6 +140,25 @@ def test_bytes_do_not_depend_on_heap_contents_or_parallel_renders(tmp_path):
         assert [name for name, d in others.items() if (d / f).read_bytes() != expected] == [], f
 
 
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two CPUs to compare with one")
+def test_overlay_bytes_do_not_depend_on_the_number_of_cpus(tmp_path):
+    """x264 left to choose its thread count takes 1.5 x the CPUs it may use, and its output depends on the
+    count: the same overlay had other bytes on one CPU than on two. Writers use a fixed count
+    (video/writer.py DEFAULT_THREADS), so a dataset build gives the same bytes on every machine."""
+    from ..fixtures.cli_entry import script
+
+    (d,) = generate_world(tmp_path / "w", **SHORT)
+    outs = {}
+    for cpus in ({0}, set(sorted(os.sched_getaffinity(0))[:2])):
+        out = tmp_path / f"overlay_{len(cpus)}.mp4"
+        proc = subprocess.run([script(), "overlay", str(d / "video.mp4"), str(d / "gaze.csv"), "--out", str(out)],
+                              capture_output=True, text=True, timeout=300,
+                              preexec_fn=lambda c=cpus: os.sched_setaffinity(0, c))
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        outs[len(cpus)] = out.read_bytes()
+    assert outs[1] == outs[2]
+
+
 @pytest.mark.skipif("avx512f" not in cpu_flags() or platform.libc_ver()[0] != "glibc",
                     reason="shows x264's AVX-512 overread: needs an AVX-512 CPU and glibc's MALLOC_PERTURB_")
 def test_without_the_avx512_hold_heap_contents_change_the_video(tmp_path):
