@@ -17,8 +17,8 @@ format 2.3: none) and ``events``. Its ``scene`` stream needs the video; the scen
 ``Neon Scene Camera v1 ps<k>.time`` files, found with the loader's own multi-part file search.
 
 Track (gaze/sources/wearable.py): time on the scene clock (the parts joined with no gap or overlap,
-samples outside the scene parts dropped); x, y = pixels / the scene video's size (1600 x 1200 when the
-video is not given); valid = finite point, worn byte not 0, and not inside a blink. Off-frame points keep
+samples outside the scene parts dropped); x, y = pixels / the scene camera's 1600 x 1200 (the video's own
+size, which may be a downscaled copy, is the track's frame size; 1600 x 1200 without a video); valid = finite point, worn byte not 0, and not inside a blink. Off-frame points keep
 their position. Device fixations: the ``fixations`` stream (mean gaze point). Actions: ``actions.csv``,
 else the events (``recording.begin``/``.end`` are not actions).
 
@@ -171,7 +171,8 @@ def _load(directory: Path, video: Path | None):
     clock = scene_clock(directory)
     width, height, fps = video_geometry(video, SCENE_SIZE, clock)
     ts, x, y, valid, fix, events = _streams(str(directory.resolve()), (directory / "info.json").stat().st_mtime_ns)
-    track = scene_track(clock, ts, x / width, y / height, valid, width, height, fps, directory)
+    grid_w, grid_h = SCENE_SIZE  # gaze pixels are the scene camera's, whatever size the video is stored at
+    track = scene_track(clock, ts, x / grid_w, y / grid_h, valid, width, height, fps, directory)
     return clock, track, fix, events
 
 
@@ -189,9 +190,8 @@ def load_recording(raw: Path, video_id: str) -> Recording:
     directory = Path(raw) / video_id
     video = scene_video(directory)
     clock, track, fix, events = _load(directory, video)
-    width, height = track.width, track.height
     fixations = None if fix is None else device_fixations(clock, fix[0], fix[1], fix[2][:, 0], fix[2][:, 1],
-                                                          width, height, track)
+                                                          *SCENE_SIZE, track)
     t, kept = clock.to_video(np.asarray([e[0] for e in events], dtype=np.int64))
     actions = recording_actions(directory, [(float(tk), name) for tk, k, (_, name) in zip(t, kept, events) if k],
                                 clock.duration)

@@ -20,14 +20,16 @@ others are ignored):
 * ``events.csv``: ``timestamp [ns]``, ``name``.
 
 Track (gaze/sources/wearable.py): time = (timestamp - first scene frame) on the scene clock; x, y = pixels
-/ the scene video's size (without the video: Neon's 1600 x 1200, or Invisible's 1088 x 1080 when
-``info.json`` names a Pupil Invisible scene camera); valid = both coordinates given, ``worn`` not 0, no
-``blink id`` and not inside a ``blinks.csv`` interval. Off-frame points keep their position. Device
+/ the scene camera's pixel grid: Neon's 1600 x 1200, or Invisible's 1088 x 1080 when ``info.json`` names a
+Pupil Invisible scene camera (``scene_camera_serial_number``); the video's own size (perhaps a downscaled
+copy) is the track's frame size; valid = both coordinates given, ``worn`` not 0 and no
+``blink id`` (an older export without that column: not inside a ``blinks.csv`` interval). Off-frame points keep their position. Device
 fixations: ``fixations.csv``. Actions: ``actions.csv``, else ``events.csv``.
 """
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 from pathlib import Path
@@ -134,7 +136,13 @@ def gaze_samples(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nda
             np.asarray(ok, dtype=bool))
 
 
-def _nominal_size(directory: Path) -> tuple[int, int]:
+def _has_column(path: Path, name: str) -> bool:
+    with Path(path).open(newline="", encoding="utf-8-sig") as fh:
+        return name in [h.strip() for h in next(csv.reader(fh), [])]
+
+
+def pixel_grid(directory: Path) -> tuple[int, int]:
+    """The scene camera's pixel grid of the export's gaze pixels (Neon, or Invisible by ``info.json``)."""
     try:
         info = json.loads((directory / "info.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -149,12 +157,13 @@ def _load(gaze_csv: Path, video: Path | None):
         raise StreamGazeError(f"{WORLD} not found beside the gaze file (the scene frames' timestamps; export "
                               "'Timeseries Data' with the scene video)", world)
     clock = SceneClock.of([read_timestamps(world)], 1e-9, world)
-    width, height, fps = video_geometry(video, _nominal_size(directory), clock)
+    grid = pixel_grid(directory)
+    width, height, fps = video_geometry(video, grid, clock)
     ts, x, y, valid = gaze_samples(gaze_csv)
-    if (directory / BLINKS).is_file():
+    if (directory / BLINKS).is_file() and not _has_column(gaze_csv, "blink id"):
         starts, ends, _, _ = read_intervals(directory / BLINKS)
         valid &= ~in_intervals(ts, starts, ends)
-    return clock, scene_track(clock, ts, x / width, y / height, valid, width, height, fps, gaze_csv)
+    return clock, scene_track(clock, ts, x / grid[0], y / grid[1], valid, width, height, fps, gaze_csv)
 
 
 def read_track(path: Path, video: Path | None = None) -> GazeTrack:
@@ -184,8 +193,8 @@ def load_recording(raw: Path, video_id: str) -> Recording:
             if "fixation x [px]" in col else [math.nan] * len(rows)
         fy = [_opt(r[col["fixation y [px]"]], directory / FIXATIONS, 0, "fixation y [px]") for r in rows] \
             if "fixation y [px]" in col else [math.nan] * len(rows)
-        fixations = device_fixations(clock, starts, ends, np.asarray(fx), np.asarray(fy), track.width,
-                                     track.height, track)
+        fixations = device_fixations(clock, starts, ends, np.asarray(fx), np.asarray(fy), *pixel_grid(directory),
+                                     track)
     events = read_events(directory / EVENTS) if (directory / EVENTS).is_file() else []
     t, kept = clock.to_video(np.asarray([e[0] for e in events], dtype=np.int64))
     actions = recording_actions(directory, [(float(tk), e[1]) for tk, k, e in zip(t, kept, events) if k],
