@@ -218,6 +218,13 @@ def test_pupil_cloud_fixations_and_events_become_device_fixations_and_actions(tm
     assert [a.label for a in r.actions] == [f"Picture_0{k}" for k in range(1, 6)]
     for a in r.actions:
         assert a.start == pytest.approx(ev[f"{a.label}_start"]) and a.end == pytest.approx(ev[f"{a.label}_end"])
+    # `build --fixations device` starts from these (those lasting at least τ_dur), the detector otherwise
+    from streamgaze_hf.benchmarks.streamgaze.build import BuildOptions, recording_fixations
+    from streamgaze_hf.gaze.fixations import FixationParams, extract_fixations
+
+    device = recording_fixations(r, BuildOptions(fixations="device", fixation=FixationParams(min_duration=0.3)))
+    assert device == [f for f in r.device_fixations if f.duration >= 0.3] and 0 < len(device) < 100
+    assert recording_fixations(r, BuildOptions()) == extract_fixations(r.track)
     (rec / "actions.csv").write_text("start,end,label\n1.5,4.0,reach for the cup\n")
     assert [(a.start, a.end, a.label) for a in pupil_cloud.load_recording(tmp_path / "raw", "rec1").actions] == [
         (1.5, 4.0, "reach for the cup")]
