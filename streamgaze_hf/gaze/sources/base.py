@@ -94,6 +94,27 @@ def finite_float(text: str, path: Path, lineno: int, what: str = "") -> float:
     return value
 
 
+def finite_int(text: str, path: Path, lineno: int, what: str) -> int:
+    """``text`` as an integer (``12`` or ``12.0``); GazeFormatError naming the file, line and field otherwise."""
+    text = text.strip()
+    try:
+        return int(text)
+    except ValueError:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if math.isfinite(value) and value == int(value):
+            return int(value)
+    raise GazeFormatError(f"line {lineno}: {what} is not an integer: {text!r}", path)
+
+
+def optional_float(text: str, path: Path, lineno: int, what: str) -> float:
+    """A finite number, or NaN for an empty field (or ``nan``): an untracked value; GazeFormatError otherwise."""
+    text = text.strip()
+    return math.nan if text.lower() in ("", "nan") else finite_float(text, path, lineno, what)
+
+
 def csv_rows(path: Path, required: Sequence[str] | Callable[[list[str]], Sequence[str]]
              ) -> Iterator[tuple[int, list[str], dict[str, int]]]:
     """(line number, fields, column index by name) of each non-blank data row of a gaze CSV with a

@@ -38,7 +38,7 @@ import numpy as np
 
 from ...errors import GazeFormatError, StreamGazeError
 from ..track import GazeTrack
-from .base import Recording, csv_rows
+from .base import Recording, csv_rows, finite_int, optional_float
 from .wearable import (
     SceneClock,
     device_fixations,
@@ -78,32 +78,11 @@ def scene_video(directory: Path) -> Path:
     return found[0]
 
 
-def _int(text: str, path: Path, lineno: int, what: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        try:
-            value = float(text)
-        except ValueError:
-            value = math.nan
-        if not math.isfinite(value) or value != int(value):
-            raise GazeFormatError(f"line {lineno}: {what} is not an integer: {text!r}", path) from None
-        return int(value)
-
-
-def _opt(text: str, path: Path, lineno: int, what: str) -> float:
-    text = text.strip()
-    if text == "" or text.lower() == "nan":
-        return math.nan
-    try:
-        return float(text)
-    except ValueError:
-        raise GazeFormatError(f"line {lineno}: {what} is not a number: {text!r}", path) from None
 
 
 def read_timestamps(path: Path) -> np.ndarray:
     """The ``timestamp [ns]`` column of a Cloud CSV (int64)."""
-    return np.asarray([_int(row[c[TS]], path, n, TS) for n, row, c in csv_rows(path, (TS,))], dtype=np.int64)
+    return np.asarray([finite_int(row[c[TS]], path, n, TS) for n, row, c in csv_rows(path, (TS,))], dtype=np.int64)
 
 
 def read_intervals(path: Path) -> tuple[np.ndarray, np.ndarray, list[list[str]], dict[str, int]]:
@@ -111,8 +90,8 @@ def read_intervals(path: Path) -> tuple[np.ndarray, np.ndarray, list[list[str]],
     cols = ("start timestamp [ns]", "end timestamp [ns]")
     starts, ends, rows, col = [], [], [], {}
     for n, row, col in csv_rows(path, cols):
-        starts.append(_int(row[col[cols[0]]], path, n, cols[0]))
-        ends.append(_int(row[col[cols[1]]], path, n, cols[1]))
+        starts.append(finite_int(row[col[cols[0]]], path, n, cols[0]))
+        ends.append(finite_int(row[col[cols[1]]], path, n, cols[1]))
         rows.append(row)
     return np.asarray(starts, dtype=np.int64), np.asarray(ends, dtype=np.int64), rows, col
 
@@ -124,10 +103,10 @@ def gaze_samples(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nda
         raise GazeFormatError("gaze file not found", path)
     ts, xs, ys, ok = [], [], [], []
     for n, row, c in csv_rows(path, (TS, "gaze x [px]", "gaze y [px]")):
-        ts.append(_int(row[c[TS]], path, n, TS))
-        x = _opt(row[c["gaze x [px]"]], path, n, "gaze x [px]")
-        y = _opt(row[c["gaze y [px]"]], path, n, "gaze y [px]")
-        worn = _opt(row[c["worn"]], path, n, "worn") if "worn" in c else 1.0
+        ts.append(finite_int(row[c[TS]], path, n, TS))
+        x = optional_float(row[c["gaze x [px]"]], path, n, "gaze x [px]")
+        y = optional_float(row[c["gaze y [px]"]], path, n, "gaze y [px]")
+        worn = optional_float(row[c["worn"]], path, n, "worn") if "worn" in c else 1.0
         blink = row[c["blink id"]].strip() if "blink id" in c else ""
         xs.append(x)
         ys.append(y)
@@ -178,7 +157,7 @@ def read_track(path: Path, video: Path | None = None) -> GazeTrack:
 
 def read_events(path: Path) -> list[tuple[int, str]]:
     """(timestamp ns, name) of every row of ``events.csv``."""
-    return [(_int(row[c[TS]], path, n, TS), row[c["name"]].strip()) for n, row, c in csv_rows(path, (TS, "name"))]
+    return [(finite_int(row[c[TS]], path, n, TS), row[c["name"]].strip()) for n, row, c in csv_rows(path, (TS, "name"))]
 
 
 def load_recording(raw: Path, video_id: str) -> Recording:
@@ -189,9 +168,9 @@ def load_recording(raw: Path, video_id: str) -> Recording:
     fixations = None
     if (directory / FIXATIONS).is_file():
         starts, ends, rows, col = read_intervals(directory / FIXATIONS)
-        fx = [_opt(r[col["fixation x [px]"]], directory / FIXATIONS, 0, "fixation x [px]") for r in rows] \
+        fx = [optional_float(r[col["fixation x [px]"]], directory / FIXATIONS, 0, "fixation x [px]") for r in rows] \
             if "fixation x [px]" in col else [math.nan] * len(rows)
-        fy = [_opt(r[col["fixation y [px]"]], directory / FIXATIONS, 0, "fixation y [px]") for r in rows] \
+        fy = [optional_float(r[col["fixation y [px]"]], directory / FIXATIONS, 0, "fixation y [px]") for r in rows] \
             if "fixation y [px]" in col else [math.nan] * len(rows)
         fixations = device_fixations(clock, starts, ends, np.asarray(fx), np.asarray(fy), *pixel_grid(directory),
                                      track)

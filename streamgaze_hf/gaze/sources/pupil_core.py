@@ -32,7 +32,7 @@ import numpy as np
 
 from ...errors import GazeFormatError, StreamGazeError
 from ..track import GazeTrack
-from .base import Recording, csv_rows, finite_float
+from .base import Recording, csv_rows, finite_float, optional_float
 from .wearable import SceneClock, recording_actions, scene_track, video_geometry
 
 SOURCE = "pupil_core"
@@ -93,17 +93,13 @@ def gaze_samples(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nda
     ts, xs, ys, ok = [], [], [], []
     for n, row, c in csv_rows(path, COLUMNS):
         ts.append(finite_float(row[c["gaze_timestamp"]], path, n, "gaze_timestamp"))
-        x, y, conf = (_opt(row[c[k]], path, n, k) for k in COLUMNS[1:])
+        x, y, conf = (optional_float(row[c[k]], path, n, k) for k in COLUMNS[1:])
         xs.append(x)
         ys.append(1.0 - y)
         ok.append(math.isfinite(x) and math.isfinite(y) and conf >= MIN_CONFIDENCE)
     return (np.asarray(ts, dtype=np.float64), np.asarray(xs, dtype=np.float64), np.asarray(ys, dtype=np.float64),
             np.asarray(ok, dtype=bool))
 
-
-def _opt(text: str, path: Path, lineno: int, what: str) -> float:
-    text = text.strip()
-    return math.nan if text in ("", "nan", "NaN") else finite_float(text, path, lineno, what)
 
 
 def _gaze_file(path: Path) -> Path:
