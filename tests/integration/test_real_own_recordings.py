@@ -77,8 +77,7 @@ def assert_matches(track, t, x_px, y_px, valid, width, height):
 # 'Neon Scene Camera v1 ps<k>.time' files (int64 ns), part by part (the loader's `scene` needs the video, absent).
 
 def vendor_neon(name: str):
-    import pupil_labs.neon_recording as nr
-
+    nr = neon.vendor()  # the vendor's module (imported leaving PyAV's log level alone)
     rec = nr.open(NEON / name)
     ts = np.asarray(rec.gaze.time, dtype=np.int64)
     point = np.asarray(rec.gaze.point, dtype=np.float64)
@@ -108,8 +107,7 @@ def test_neon_track_is_the_vendor_loaders_gaze_on_the_scene_clock(name):
 def test_neon_not_worn_and_blink_samples_are_invalid():
     """multi_part_v2.5: 242 samples with worn byte 0 (PROVENANCE); demo_recording_v2.5: 2 blinks."""
     ts, _, valid, scene = vendor_neon("multi_part_v2.5")
-    import pupil_labs.neon_recording as nr
-
+    nr = neon.vendor()
     worn = np.asarray(nr.open(NEON / "multi_part_v2.5").worn.worn)
     assert (worn == 0).sum() == 242 and set(np.unique(worn)) == {0, 255}
     _, keep = on_clock(ts, expected_clock(scene, 1e-9), 1e-9)
@@ -145,6 +143,20 @@ def test_neon_multi_part_reads_as_one_track_without_gap_or_overlap(name):
     part = np.searchsorted(bounds, track.t, side="right") - 1
     assert set(part.tolist()) == {0, 1, 2} and part.min() >= 0 and part.max() <= 2
     assert track.t[-1] < clock.duration
+
+
+def test_the_vendor_loader_leaves_pyav_logging_alone():
+    """pupil_labs.video (imported by the loader) sets PyAV's FFmpeg log level to VERBOSE at import, for the whole
+    process: a Python callback for every decoder message, which deadlocked a threaded H.264 decode in another
+    test of the same worker. The reader imports it through neon.vendor(), which puts the level back."""
+    import subprocess
+    import sys
+
+    code = ("import av; before = av.logging.get_level(); from streamgaze_hf.gaze.sources import neon; "
+            "neon.read_track(sys.argv[1]); import pupil_labs.video; print(before, av.logging.get_level())")
+    out = subprocess.run([sys.executable, "-c", "import sys; " + code, str(NEON / "demo_recording_v2.5")],
+                         capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["None", "None"]
 
 
 def test_neon_v23_200hz_timestamps_are_the_vendors():

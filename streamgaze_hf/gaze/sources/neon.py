@@ -71,10 +71,24 @@ def discover(raw: Path) -> list[str]:
     return ids
 
 
-def open_recording(directory: Path):
-    """The vendor's recording object (``pupil_labs.neon_recording.NeonRecording``)."""
+def vendor():
+    """``pupil_labs.neon_recording``, imported without its side effect on PyAV: importing it imports
+    ``pupil_labs.video.writer``, which turns PyAV's FFmpeg logging up to VERBOSE for the whole process (a
+    Python log callback for every decoder message: slow, and it can deadlock a threaded H.264 decode waiting
+    for the GIL). PyAV's log level is put back as it was."""
+    import av
+
+    level = av.logging.get_level()
     import pupil_labs.neon_recording as nr
 
+    if av.logging.get_level() != level:
+        av.logging.set_level(level)
+    return nr
+
+
+def open_recording(directory: Path):
+    """The vendor's recording object (``pupil_labs.neon_recording.NeonRecording``)."""
+    nr = vendor()
     if not (Path(directory) / "info.json").is_file():
         raise StreamGazeError(f"not a Neon recording folder: no info.json (expected {LAYOUT})", directory)
     try:
@@ -96,6 +110,7 @@ def _stream(rec, name: str, required: bool = False):
 
 def scene_clock(directory: Path) -> SceneClock:
     """The scene frames' device timestamps, per part (``Neon Scene Camera v1 ps<k>.time``)."""
+    vendor()
     from pupil_labs.neon_recording.utils import find_sorted_multipart_files
 
     files = [t for _, t in find_sorted_multipart_files(Path(directory), SCENE, ".time")]
@@ -105,6 +120,7 @@ def scene_clock(directory: Path) -> SceneClock:
 
 
 def _video_parts(directory: Path, required: bool = False) -> list[Path]:
+    vendor()
     from pupil_labs.neon_recording.utils import find_sorted_multipart_files
 
     parts = [v for v, _ in find_sorted_multipart_files(Path(directory), SCENE, ".mp4")]
