@@ -83,7 +83,8 @@ def _file_digest(path: Path) -> str:
 
 def recording_key(rec: Recording, opts: BuildOptions) -> str:
     """Hash of everything a recording's results depend on: the video bytes, the gaze track, the
-    actions, the object back-end's inputs, the options and the toolkit version."""
+    actions, the device's fixations when the build uses them, the object back-end's inputs, the options
+    and the toolkit version."""
     h = hashlib.sha256(json.dumps([__version__, opts.to_dict()], sort_keys=True).encode())
     h.update(_file_digest(rec.video_path).encode())
     tr = rec.track
@@ -91,6 +92,8 @@ def recording_key(rec: Recording, opts: BuildOptions) -> str:
     for arr in (tr.t, tr.x, tr.y, tr.valid):
         h.update(np.ascontiguousarray(arr).tobytes())
     h.update(json.dumps([[a.start, a.end, a.label] for a in rec.actions]).encode())
+    if opts.fixations == "device" and rec.device_fixations is not None:
+        h.update(json.dumps([f.to_dict() for f in rec.device_fixations]).encode())
     inputs = [Path(p) for p in (opts.metadata, *opts.review) if p]
     if opts.objects == "oracle" and rec.directory is not None:
         inputs.append(rec.directory / "objects.json")
