@@ -199,7 +199,8 @@ def test_gaze_directory_without_gaze_csv_is_one_clear_error(tmp_path, capsys):
     assert one_error(err).startswith(f"streamgaze: error: {empty}: not a recording directory: no gaze.csv")
     rc, _, err = cli(capsys, "gaze", empty, "--source", "nosuch", "--out", tmp_path / "g.csv")
     assert rc == 2 and one_error(err) == ("streamgaze: error: unknown gaze source 'nosuch'; choose one of world, "
-                                          "egtea, egoexolearn, holoassist, ego4d, egoexo4d_2d, aria_mps")
+                                          "egtea, egoexolearn, holoassist, ego4d, egoexo4d_2d, aria_mps, neon, "
+                                          "pupil_cloud, pupil_core, tobii_g3")
 
 
 # ---- 4. a closed stdout, --version ----------------------------------------------------------------------

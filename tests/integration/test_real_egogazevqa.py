@@ -17,8 +17,9 @@ Official rules re-implemented here (named after their source in that repository)
 * **Untracked gaze**: the release's untracked marker in the Ego4D narrations is ``gaze_x = gaze_y = -1``
   with ``confidence 0.0`` (the official drawing helper ``spatial.py::visualize_gaze_for_group`` skips
   every point with ``confidence < 1.0``); EGTEA entries carry the BeGaze event type of EGTEA's
-  ``gaze_io_sample.py``, whose ``untracked`` (code 0) entries sit at 0, 0. A negative coordinate is
-  invalid too (issue 23's rule).
+  ``gaze_io_sample.py``, whose ``untracked`` (code 0) entries sit at 0, 0. A point outside the frame is a
+  position on whichever side it falls (issue 32: the 9 Ego4D keyframe uses of ``y = -0.02``, confidence 1.0,
+  are valid and off the frame, like ``x = 1.1``).
 * **EGTEA frame rate**: EGTEA Gaze+ videos are 24 fps (the EGTEA reader's ``DEFAULT_FPS``); the
   narration's frame number n is at n / 24 s. Ego4D / Ego-Exo4D entries give ``timestamp_sec``.
 """
@@ -95,7 +96,7 @@ def tracked(gaze: dict | None) -> bool:
     """The untracked markers of the release (module docstring)."""
     if not gaze:
         return False
-    return (gaze["gaze_x"] >= 0 and gaze["gaze_y"] >= 0 and gaze.get("confidence", 1.0) != 0.0
+    return ((gaze["gaze_x"], gaze["gaze_y"]) != (-1, -1) and gaze.get("confidence", 1.0) != 0.0
             and gaze.get("gaze_type") != "untracked")
 
 
@@ -203,7 +204,7 @@ def check_same_text_distinct_and_exact_repeats_flagged(imported):
 def check_keyframe_gaze_and_times(imported):
     _, rows, _ = imported
     narr = narrations()
-    n_invalid = n_egtea = 0
+    n_invalid = n_egtea = n_off_negative = 0
     for cat in CATEGORIES:
         for r in rows[cat]:
             ds = next(k for k, v in SOURCES.items() if v == r["source"])
@@ -214,6 +215,7 @@ def check_keyframe_gaze_and_times(imported):
                 assert f["gaze_valid"] is tracked(gaze), (r["question_id"], name, gaze)
                 if f["gaze_valid"]:
                     assert (f["gaze_x"], f["gaze_y"]) == (gaze["gaze_x"], gaze["gaze_y"])
+                    n_off_negative += min(f["gaze_x"], f["gaze_y"]) < 0
                 else:
                     n_invalid += 1
                     assert math.isnan(f["gaze_x"]) and math.isnan(f["gaze_y"])
@@ -223,6 +225,8 @@ def check_keyframe_gaze_and_times(imported):
             times = [f["time"] for f in r["frames"]]
             assert (r["window_start"], r["window_end"]) == (min(times), max(times))
     assert n_invalid > 0 and n_egtea > 0  # the release has both (Ego4D -1 markers, EGTEA untracked entries)
+    # the 9 Ego4D keyframe uses of points just off the frame (y = -0.02, confidence 1.0): valid, off the frame
+    assert n_off_negative == 9
 
 
 def check_gaze_config(imported):

@@ -109,6 +109,7 @@ PROCESS_ENV_READERS = {
     "vl4gaze/cli.py": "OPENAI_API_KEY as an API client's default key",
     "objects/vlm.py": "$STREAMGAZE_VLM_CACHE: where this user's VLM answer cache lives",
     "video/clips.py": "$STREAMGAZE_CLIP_CACHE: where this user's clip cache lives",
+    "sources/neon.py": "$STREAMGAZE_SCENE_CACHE: where this user's joined multi-part scene videos live",
     "streamgaze_hf/prefetch.py": "RANK/WORLD_SIZE of torch launchers (this rank's shard)",
     "dataset/load.py": "$STREAMGAZE_ROOT and the other benchmarks' roots: where the data is",
     "submission/leaderboard.py": "a benchmark's root variable (is a dataset given?)",

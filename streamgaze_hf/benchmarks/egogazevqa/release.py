@@ -21,11 +21,13 @@ outputs), under RELEASE_DIR:
   narration entry, else from the file name's trailing digits).
 
 A keyframe's narration entry is the one whose ``image_path`` has the keyframe's file name, else the
-one whose ``timestamp_frame`` is the number in that name. Its gaze is valid when both coordinates
-are finite and not negative, its ``confidence`` (when given) is not zero and its ``gaze_type``
-(EGTEA) is not ``untracked``: the release marks untracked gaze ``gaze_x: -1, gaze_y: -1,
-confidence: 0.0`` (Ego4D narrations) or ``0, 0`` with ``gaze_type: untracked`` (EGTEA's event code 0,
-as its ``gaze_io_sample.py`` names it), and such a point is
+one whose ``timestamp_frame`` is the number in that name. Its gaze is untracked when the release says
+so, and only then (docs/datasets.md, "Validity: one rule"): a coordinate missing or not finite, the
+``-1, -1`` marker, a ``confidence`` (when given) of zero, or ``gaze_type`` (EGTEA) ``untracked``. The
+release marks untracked gaze ``gaze_x: -1, gaze_y: -1, confidence: 0.0`` (Ego4D narrations) or ``0, 0``
+with ``gaze_type: untracked`` (EGTEA's event code 0, as its ``gaze_io_sample.py`` names it). A point
+outside the frame is a position on whichever side it falls (the Ego4D keyframes at ``y = -0.02`` with
+confidence 1.0, like those at ``x = 1.1``): valid, off the frame. An untracked point is
 invalid in every output (keyframe gaze, the ``gaze`` config; so no GazeV mark, no GazeS peak, and
 GazeT says so). The release's own values stay in the metadata (``release_gaze``) for the
 reference-mode GazeT text. A keyframe's time is the entry's ``timestamp_sec``; without one (EGTEA
@@ -88,7 +90,7 @@ NOTE_KINDS: dict[str, str] = {
     "missing_narrations": "narration JSON absent: keyframes imported without gaze and times",
     "answer_normalised": "correct answer given with extra text (its letter is used)",
     "frame_without_gaze": "keyframe without a narration entry or gaze (imported with gaze unknown)",
-    "gaze_untracked": "keyframe gaze marked untracked (negative coordinates, zero confidence or EGTEA type "
+    "gaze_untracked": "keyframe gaze marked untracked (the -1, -1 marker, zero confidence or EGTEA type "
                       "untracked): invalid",
     "time_unknown": "question with a keyframe time that cannot be known (imported with NaN times)",
     "duplicate_row": "row repeated exactly in its CSV (kept, as the official scorer counts it; flagged)",
@@ -152,6 +154,9 @@ def _finite(v) -> float:
 # ---------------------------------------------------------------------------------------------- narrations
 
 
+UNTRACKED_MARKER = (-1.0, -1.0)  # the release's "no gaze" point (Ego4D narrations, with confidence 0)
+
+
 @dataclass
 class _Entry:
     time: float
@@ -168,9 +173,10 @@ class _Entry:
 
     @property
     def gaze_valid(self) -> bool:
-        """Tracked gaze: finite, non-negative coordinates, a confidence (when given) above zero and an
-        event type (when given) other than ``untracked`` (EGTEA's code 0, placed at 0, 0)."""
-        return (math.isfinite(self.x) and math.isfinite(self.y) and self.x >= 0.0 and self.y >= 0.0
+        """Tracked gaze: finite coordinates other than the ``-1, -1`` marker, a confidence (when given) above
+        zero and an event type (when given) other than ``untracked`` (EGTEA's code 0, placed at 0, 0). A
+        point off the frame, on any side, is tracked."""
+        return (math.isfinite(self.x) and math.isfinite(self.y) and (self.x, self.y) != UNTRACKED_MARKER
                 and not (math.isfinite(self.confidence) and self.confidence <= 0.0)
                 and self.gaze_type != "untracked")
 

@@ -38,6 +38,7 @@ from ...video.proxy import ProxySpec
 from ...video.reader import VideoInfo, probe_video
 from .qa.context import VideoContext
 from .qa.generate import DEFAULT_CAP, generate_questions
+from .qa.present import fap_unavailable
 from .tasks import TASK_IDS
 
 RESULT_FILE = "result.json"
@@ -46,12 +47,13 @@ RESULT_FILE = "result.json"
 @dataclass(frozen=True)
 class BuildOptions:
     seed: int = 0
-    source: str = "world"  # raw layout: world | egtea | egoexolearn | holoassist | ego4d | egoexo4d_2d
+    source: str = "world"  # raw layout: one of gaze.sources.registry.SOURCES
     objects: str = "oracle"  # object back-end: oracle (demo world) | metadata | vlm
     metadata: str = ""  # metadata back-end: the official episode CSV (or a directory of them)
     vlm_url: str = ""  # vlm back-end: OpenAI-compatible base URL ...
     vlm_model: str = ""  # ... and model name
     review: tuple[str, ...] = ()  # human-verification CSVs applied before QA generation
+    fixations: str = "detector"  # detector (the paper's dispersion rule) | device (the glasses' own fixations)
     fixation: FixationParams = field(default_factory=FixationParams)
     tau_scene: float = DEFAULT_TAU_SCENE
     merge_gap: float = DEFAULT_MERGE_GAP
@@ -81,7 +83,8 @@ def _file_digest(path: Path) -> str:
 
 def recording_key(rec: Recording, opts: BuildOptions) -> str:
     """Hash of everything a recording's results depend on: the video bytes, the gaze track, the
-    actions, the object back-end's inputs, the options and the toolkit version."""
+    actions, the device's fixations when the build uses them, the object back-end's inputs, the options
+    and the toolkit version."""
     h = hashlib.sha256(json.dumps([__version__, opts.to_dict()], sort_keys=True).encode())
     h.update(_file_digest(rec.video_path).encode())
     tr = rec.track
@@ -89,6 +92,8 @@ def recording_key(rec: Recording, opts: BuildOptions) -> str:
     for arr in (tr.t, tr.x, tr.y, tr.valid):
         h.update(np.ascontiguousarray(arr).tobytes())
     h.update(json.dumps([[a.start, a.end, a.label] for a in rec.actions]).encode())
+    if opts.fixations == "device" and rec.device_fixations is not None:
+        h.update(json.dumps([f.to_dict() for f in rec.device_fixations]).encode())
     inputs = [Path(p) for p in (opts.metadata, *opts.review) if p]
     if opts.objects == "oracle" and rec.directory is not None:
         inputs.append(rec.directory / "objects.json")
@@ -118,7 +123,7 @@ def analyse_recording(rec: Recording | RecordingRef | Path, opts: BuildOptions) 
     video = rec.video_path
     info = probe_video(video)
     track = rec.track
-    fixations = extract_fixations(track, opts.fixation)
+    fixations = recording_fixations(rec, opts)
     scores = scene_scores(video, fixations)
     kept_idx = [i for i, s in enumerate(scores) if s >= opts.tau_scene]
     kept = [fixations[i] for i in kept_idx]
@@ -133,6 +138,23 @@ def analyse_recording(rec: Recording | RecordingRef | Path, opts: BuildOptions) 
     ctx = VideoContext(rec.video_id, rec.source, info.duration, info.fps, track, kept, objects, episodes,
                        rec.actions, opts.fixation.r_thresh)
     return Analysis(info, track, fixations, scores, kept_idx, ctx)
+
+
+FIXATION_SOURCES = ("detector", "device")
+
+
+def recording_fixations(rec: Recording, opts: BuildOptions) -> list[Fixation]:
+    """The fixations the pipeline starts from: our detector's (the paper's dispersion rule) or, with
+    ``fixations="device"``, the glasses' own (Pupil Cloud fixations.csv, Neon's fixation stream) that last at
+    least the minimum duration (τ_dur, as the detector's)."""
+    if opts.fixations == "detector":
+        return extract_fixations(rec.track, opts.fixation)
+    if opts.fixations != "device":
+        raise StreamGazeError(f"unknown fixation source {opts.fixations!r} ({', '.join(FIXATION_SOURCES)})")
+    if rec.device_fixations is None:
+        raise StreamGazeError(f"--fixations device: the {rec.source} recording {rec.video_id!r} has no fixations of "
+                              "its own (Pupil Cloud fixations.csv, Neon's fixations stream)", rec.directory)
+    return [f for f in rec.device_fixations if f.duration >= opts.fixation.min_duration - 1e-9]
 
 
 def make_backend(opts: BuildOptions):
@@ -195,7 +217,8 @@ def process_recording(ref: RecordingRef | Path, work: Path, opts: BuildOptions) 
                  "overlay_path": f"videos/overlay/{vid}.mp4", "fps": info.fps, "width": info.width,
                  "height": info.height, "n_frames": info.n_frames, "duration": info.duration,
                  "hfov_deg": hfov if hfov is not None else math.nan}
-    result = {"video": video_row, "qa": qa, "fixations": fix_rows, "gaze": gaze_rows}
+    skipped = {task: reason for task, reason in (("fap", fap_unavailable(rec.actions)),) if reason}
+    result = {"video": video_row, "qa": qa, "fixations": fix_rows, "gaze": gaze_rows, "skipped": skipped}
     write_text_atomic(out / RESULT_FILE, json.dumps(result, sort_keys=True))
     return out
 
@@ -218,6 +241,8 @@ def check_build_arguments(raw: Path, out: Path, version: str, opts: BuildOptions
                               f"{opts.source} needs --objects metadata --metadata CSV or --objects vlm")
     if opts.objects == "vlm" and opts.vlm_url and not opts.vlm_url.lower().startswith(("http://", "https://")):
         raise StreamGazeError(f"--vlm-url must be an http(s) URL, got {opts.vlm_url!r}")
+    if opts.fixations not in FIXATION_SOURCES:
+        raise StreamGazeError(f"--fixations must be one of {', '.join(FIXATION_SOURCES)}, got {opts.fixations!r}")
     make_backend(opts)  # missing options, unreadable metadata CSV
 
 
@@ -264,8 +289,11 @@ def build_dataset(raw: str | os.PathLike[str], out: str | os.PathLike[str], vers
     finally:
         bar.close()
     content = DatasetContent(qa={t: [] for t in TASK_IDS}, videos=[], gaze=[], fixations=[], files={})
+    skipped: dict[str, dict[str, str]] = {}
     for d in done:
         res = json.loads((d / RESULT_FILE).read_text(encoding="utf-8"))
+        for task, reason in res.get("skipped", {}).items():
+            skipped.setdefault(task, {})[res["video"]["video_id"]] = reason
         for task, rows in res["qa"].items():
             content.qa[task].extend(rows)
         content.videos.append(res["video"])
@@ -286,6 +314,7 @@ def build_dataset(raw: str | os.PathLike[str], out: str | os.PathLike[str], vers
     build_info = {"road": "raw-pipeline", "raw_dir": raw.name, "source": opts.source,
                   "object_backend": opts.objects, "options": opts.to_dict(),
                   "inputs": {ref.video_id: d.name for ref, d in zip(recs, done)}}
+    build_info["skipped_tasks"] = skipped  # task -> {video_id: why its inputs cannot give that task}
     if proxy is not None:
         build_info["proxy"] = proxy.as_dict()
     if review_stats is not None:

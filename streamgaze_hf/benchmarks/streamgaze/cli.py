@@ -9,6 +9,7 @@ command's handler.
 from __future__ import annotations
 
 import argparse
+import sys
 
 from ...cli.base import Handler, proxy_args, raw_common, release_common
 from ...errors import StreamGazeError
@@ -27,6 +28,10 @@ def _raw(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--vlm-model", default="", help="vlm back-end: model name")
     p.add_argument("--review", nargs="+", default=[], metavar="CSV",
                    help="human-verification CSVs (streamgaze review export) applied before QA generation")
+    p.add_argument("--fixations", default="detector", choices=["detector", "device"],
+                   help="fixations the pipeline starts from: detector (the paper's dispersion rule, default) or "
+                        "device (the glasses' own: Pupil Cloud fixations.csv, Neon's fixation stream; those "
+                        "lasting at least 2 s)")
     p.add_argument("--hfov", type=float, default=None, help="horizontal field of view in degrees (default: "
                    "from the intrinsics when the source has them, else 90)")
     p.add_argument("--seed", type=int, default=0, help="QA generation seed (default 0)")
@@ -42,10 +47,15 @@ def _raw(p: argparse.ArgumentParser) -> Handler:
             raise StreamGazeError(f"--source {a.source} needs an object back-end: --objects metadata --metadata CSV "
                                   "or --objects vlm --vlm-url URL --vlm-model NAME (the oracle needs the demo world)")
         opts = BuildOptions(seed=a.seed, source=a.source, objects=objects, metadata=a.metadata, vlm_url=a.vlm_url,
-                            vlm_model=a.vlm_model, review=tuple(a.review), hfov_deg=a.hfov)
+                            vlm_model=a.vlm_model, review=tuple(a.review), hfov_deg=a.hfov, fixations=a.fixations)
         build = BENCHMARK.importer("raw")
-        print(build(a.raw, a.out, a.version, workers=a.workers, force=a.force, changelog=a.changelog,
-                    options=opts, proxy=proxy_spec(a.proxy_fps, a.proxy_size), previews=a.previews))
+        root = build(a.raw, a.out, a.version, workers=a.workers, force=a.force, changelog=a.changelog,
+                     options=opts, proxy=proxy_spec(a.proxy_fps, a.proxy_size), previews=a.previews)
+        from ...dataset.load import read_manifest
+
+        for line in skipped_report(read_manifest(root)["build"].get("skipped_tasks", {})):
+            print(line, file=sys.stderr)  # stdout stays the dataset's path
+        print(root)
         return 0
 
     return run
@@ -67,6 +77,15 @@ def _release(p: argparse.ArgumentParser) -> Handler:
         return 0
 
     return run
+
+
+def skipped_report(skipped: dict[str, dict[str, str]]) -> list[str]:
+    """The build report's lines for the tasks some recordings could not give (never silent)."""
+    out = []
+    for task, why in sorted(skipped.items()):
+        out.append(f"skipped: {task} for {len(why)} recording(s) (the task needs action labels):")
+        out += [f"  {vid}: {reason}" for vid, reason in sorted(why.items())]
+    return out
 
 
 RAW = ("the paper's pipeline: raw recordings -> fixations -> objects -> QA (docs/streamgaze.md)", _raw)

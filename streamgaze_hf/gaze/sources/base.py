@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...errors import GazeFormatError, StreamGazeError
+from ..fixations import Fixation
 from ..track import GazeTrack
 
 
@@ -31,12 +32,15 @@ class Action:
 @dataclass
 class Recording:
     video_id: str
-    source: str  # world | egtea | egoexolearn | holoassist | ego4d | egoexo4d_2d
+    source: str  # the registry's source name (world, egtea, ..., neon, pupil_cloud, pupil_core, tobii_g3)
     video_path: Path
     track: GazeTrack
     actions: list[Action] = field(default_factory=list)
     directory: Path | None = None  # where the recording's files live (the demo world's ground truth)
     scenario: str = ""  # the source's scenario label when it has one (Ego-Exo4D keysteps), else ""
+    # the device's own fixations on the video clock when the recording has them (Pupil Cloud fixations.csv,
+    # Neon's fixations stream), else None; `build --fixations device` uses them instead of our detector
+    device_fixations: list[Fixation] | None = None
 
 
 def read_actions(path: Path) -> list[Action]:
@@ -88,6 +92,27 @@ def finite_float(text: str, path: Path, lineno: int, what: str = "") -> float:
     if not math.isfinite(value):
         raise GazeFormatError(f"line {lineno}: {label}not a finite number: {text!r}", path)
     return value
+
+
+def finite_int(text: str, path: Path, lineno: int, what: str) -> int:
+    """``text`` as an integer (``12`` or ``12.0``); GazeFormatError naming the file, line and field otherwise."""
+    text = text.strip()
+    try:
+        return int(text)
+    except ValueError:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if math.isfinite(value) and value == int(value):
+            return int(value)
+    raise GazeFormatError(f"line {lineno}: {what} is not an integer: {text!r}", path)
+
+
+def optional_float(text: str, path: Path, lineno: int, what: str) -> float:
+    """A finite number, or NaN for an empty field (or ``nan``): an untracked value; GazeFormatError otherwise."""
+    text = text.strip()
+    return math.nan if text.lower() in ("", "nan") else finite_float(text, path, lineno, what)
 
 
 def csv_rows(path: Path, required: Sequence[str] | Callable[[list[str]], Sequence[str]]

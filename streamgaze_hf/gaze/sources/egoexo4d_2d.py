@@ -51,7 +51,7 @@ import numpy as np
 from ...errors import GazeFormatError, StreamGazeError
 from ...video.reader import probe_video
 from ..track import GazeTrack
-from .base import Action, Recording, csv_header, finite_float, sort_actions
+from .base import Action, Recording, csv_header, finite_float, finite_int, sort_actions
 
 SOURCE = "egoexo4d_2d"  # the registry key; the dataset is Ego-Exo4D (EgoGazeVQA source "egoexo4d")
 GAZE_FILE = "general_eye_gaze_2d.csv"
@@ -142,14 +142,14 @@ def read_gaze_2d_csv(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray, np
                 if len(row) != len(header):
                     raise GazeFormatError(f"line {lineno}: expected {len(header)} fields, got {len(row)}", path)
                 x, y = (_coordinate(row[i].strip(), name, lineno, path) for i, name in ((ix, "x"), (iy, "y")))
-                k = _integer(row[ifr], "frame_num", lineno, path) if ifr is not None else len(k_list)
+                k = finite_int(row[ifr], path, lineno, "frame_num") if ifr is not None else len(k_list)
                 if k < 0:
                     raise GazeFormatError(f"line {lineno}: frame_num {k} is negative", path)
                 if k_list and k <= k_list[-1]:
                     raise GazeFormatError(f"line {lineno}: frame_num {k} does not increase (previous {k_list[-1]})",
                                           path)
                 if its is not None:
-                    ts = _integer(row[its], "tracking_timestamp_us", lineno, path)
+                    ts = finite_int(row[its], path, lineno, "tracking_timestamp_us")
                     if last_ts is not None and ts <= last_ts:
                         raise GazeFormatError(f"line {lineno}: tracking_timestamp_us {ts} does not increase "
                                               f"(previous {last_ts})", path)
@@ -172,19 +172,6 @@ def _coordinate(text: str, name: str, lineno: int, path: Path) -> float:
         return math.nan
     return finite_float(text, path, lineno, name)
 
-
-def _integer(text: str, name: str, lineno: int, path: Path) -> int:
-    text = text.strip()
-    try:
-        return int(text)
-    except ValueError:
-        try:
-            value = float(text)
-        except ValueError:
-            value = math.nan
-        if math.isfinite(value) and value == int(value):
-            return int(value)
-    raise GazeFormatError(f"line {lineno}: {name} is not an integer: {text!r}", path)
 
 
 @lru_cache(maxsize=4)

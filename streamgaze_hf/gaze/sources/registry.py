@@ -15,7 +15,16 @@ egoexo4d_2d ``<raw>/takes/<take>/eye_gaze/general_eye_gaze_2d.csv``,
             (Ego-Exo4D's projected 2-D gaze, not the Aria MPS yaw/pitch file)
 aria_mps    ``<raw>/videos/<id>.mp4`` (or ``<raw>/<Pxx>/<id>.mp4``), ``<raw>/eye_gaze/<id>/general_eye_gaze.csv``
             + ``calibration.json`` (HD-EPIC: Aria MPS yaw/pitch in CPF, projected into the frames)
+neon        ``<raw>/<recording>/``: a native Pupil Labs Neon recording folder (read with the vendor's
+            ``pupil-labs-neon-recording``), ``Neon Scene Camera v1 ps<k>.mp4`` + ``.time``
+pupil_cloud ``<raw>/<recording>/{gaze.csv, world_timestamps.csv, <scene>.mp4}`` (Pupil Cloud Timeseries
+            Data + Scene Video; optional events.csv, fixations.csv, blinks.csv)
+pupil_core  ``<raw>/<recording>/exports/<NNN>/{gaze_positions.csv, world.mp4, world_timestamps.npy}``
+tobii_g3    ``<raw>/<recording>/{gazedata.gz, scenevideo.mp4}`` (optional eventdata.gz, recording.g3)
 =========== ====================================================================================
+
+The four readers of people's own glasses share gaze/sources/wearable.py (scene clock, blinks, device
+fixations, events as actions; ``actions.csv`` beside a recording).
 """
 
 from __future__ import annotations
@@ -29,7 +38,8 @@ from ...errors import StreamGazeError
 from ..track import GazeTrack
 from .base import Recording
 
-SOURCES = ("world", "egtea", "egoexolearn", "holoassist", "ego4d", "egoexo4d_2d", "aria_mps")
+SOURCES = ("world", "egtea", "egoexolearn", "holoassist", "ego4d", "egoexo4d_2d", "aria_mps",
+           "neon", "pupil_cloud", "pupil_core", "tobii_g3")
 
 
 def source_module(source: str) -> ModuleType:

@@ -80,12 +80,26 @@ def generate_oar(ctx: VideoContext, rng: random.Random, cap: int) -> list[dict]:
     return cap_rows(rows, cap, rng)
 
 
+FAP_MIN_LABELS = 4  # a question's options are four distinct action labels of the video
+
+
+def fap_unavailable(actions) -> str | None:
+    """Why a recording's action timeline cannot give FAP questions (None when it can): the build report
+    names every recording this skips the task for."""
+    labels = {a.label for a in actions}
+    if not labels:
+        return "no action labels (add actions.csv beside the recording, or mark events while recording)"
+    if len(labels) < FAP_MIN_LABELS:
+        return f"{len(labels)} distinct action label(s); the task's options need {FAP_MIN_LABELS}"
+    return None
+
+
 def generate_fap(ctx: VideoContext, rng: random.Random, cap: int) -> list[dict]:
     """Future action prediction from the recent fixation pattern (up to 3 gazed objects)."""
     rows = []
-    labels = sorted({a.label for a in ctx.actions})
-    if len(labels) < 4:
+    if fap_unavailable(ctx.actions) is not None:
         return []
+    labels = sorted({a.label for a in ctx.actions})
     seen_contexts = set()
     for k, ep in enumerate(ctx.episodes):
         if not ep.gazed:
