@@ -111,5 +111,5 @@ def require_declared(extra: str, feature: str) -> None:
     problems = unmet_requirements((extra,))
     if problems:
         raise StreamGazeError(f"{feature} cannot run in this environment: {'; '.join(problems)}; install the "
-                              "tested set with `make setup` (uv.lock), or the declared ranges: "
+                              "tested set with `make setup FORCE=1` (uv.lock), or the declared ranges: "
                               f"pip install -e '.[{extra}]'")
