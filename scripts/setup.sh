@@ -33,6 +33,10 @@ if [ ! -x "$UV" ] || [ "$("$UV" --version | cut -d' ' -f2)" != "$uv_version" ]; 
   [ -x "$UV" ] || { echo "setup.sh: could not install uv $uv_version from the package index" >&2; exit 1; }
 fi
 echo "[setup] installing the lock into $VENV (first run: about 2.5 minutes and 7 GB)" >&2
+# uv sync refuses a directory that holds only .uv (no interpreter yet): create the environment around it first
+if [ ! -x "$VENV/bin/python" ]; then
+  "$UV" venv --allow-existing --quiet --prompt streamgaze-toolkit --python "$("$PY" -c 'import sys; print(sys.executable)')" "$VENV"
+fi
 # --python: the interpreter that bootstrapped uv (uv's own discovery could pick another one)
 UV_PROJECT_ENVIRONMENT="$VENV" "$UV" sync --locked --python "$("$PY" -c 'import sys; print(sys.executable)')" \
   "${EXTRAS[@]}" --quiet
