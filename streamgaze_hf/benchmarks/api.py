@@ -120,6 +120,9 @@ class LeaderboardColumn:
     title: str = ""
     digits: int = 3
     unit: str = "fraction"
+    #: the unit this column had in ``schema_version`` 1 submission files when it differs (``"percent"``:
+    #: EgoGazeVQA's and StreamEQA's accuracies); such files are converted when read (submission/schema.py)
+    legacy_unit: str = ""
 
     @property
     def is_percent(self) -> bool:
@@ -208,6 +211,13 @@ class Benchmark:
     window_clips: bool = False
     review: str = ""
     record_fields: tuple[str, ...] = ("question_id", "task", "response", "gaze", "prompt_mode")
+    #: the leaderboard layout besides its columns: the page's title when the site shows this benchmark alone
+    #: ("" = "<title> leaderboard"), the notes under its tables, the settings shown under each model name
+    #: (keys of the shared settings columns, submission/rows.py), and its CSV file's name
+    leaderboard_title: str = ""
+    leaderboard_notes: tuple[str, ...] = ()
+    leaderboard_settings: tuple[str, ...] = ("gaze", "prompt_mode", "frames", "params")
+    leaderboard_csv: str = ""
 
     @property
     def task_ids(self) -> tuple[str, ...]:
@@ -293,6 +303,16 @@ class Benchmark:
         if not cols:
             return tuple(LeaderboardColumn(t.id, t.name, True, f"{t.name} ({t.category}): accuracy") for t in self.tasks)
         return tuple(c for c in cols if c.key != "overall")
+
+    @property
+    def page_title(self) -> str:
+        """The leaderboard page's title when it shows this benchmark alone."""
+        return self.leaderboard_title or f"{self.title} leaderboard"
+
+    @property
+    def csv_name(self) -> str:
+        """The file name of its leaderboard table as CSV."""
+        return self.leaderboard_csv or f"leaderboard-{self.name}.csv"
 
     def overall_column(self) -> LeaderboardColumn:
         """The Overall column (label, direction): a declared ``"overall"`` column, else the mean of the
