@@ -44,6 +44,7 @@ PACKAGE_FILES: Mapping[str, str] = {
     "card_sections": "card:sections",
     "cli": "cli",
     "report": "report",
+    "leaderboard": "leaderboard",
 }
 _EVALUATIONS: dict[str, Evaluation] = {}
 
@@ -333,7 +334,7 @@ REQUIRED: tuple[str, ...] = ("load_docs", "doc_visuals", "doc_prompt", "doc_targ
 #: the optional hooks (defaults in :class:`Evaluation`); ``BREAKDOWN_KEYS`` is the optional attribute
 #: that goes with ``breakdown``
 HOOKS: tuple[str, ...] = ("leaderboard_scores", "metric_value", "breakdown", "baseline_random_answer",
-                          "score_answers")
+                          "score_answers", "leaderboard_values")
 
 
 @runtime_checkable
@@ -448,6 +449,14 @@ class Evaluation:
         if "baseline_random_answer" in self._hooks:
             return self._hooks["baseline_random_answer"](rng, doc)
         return None
+
+    def leaderboard_values(self, scores: Mapping) -> dict:
+        """A validated submission's ``scores`` as leaderboard values: ``{"overall": x, "columns": {column key:
+        x}, "by_source": {source: overall}}``. Default: the shared layout's ``overall`` and ``columns`` (no
+        per-source overall); a benchmark with its own layout (``score_answers``) defines the hook."""
+        if "leaderboard_values" in self._hooks:
+            return self._hooks["leaderboard_values"](scores)
+        return {"overall": scores.get("overall"), "columns": dict(scores.get("columns") or {}), "by_source": {}}
 
     def score_answers(self, key: Any, responses: Mapping, prompt_mode: str, clip_fps: float) -> Any:
         """A whole answer key scored into the benchmark's own submission scores layout (a

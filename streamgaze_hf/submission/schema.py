@@ -89,7 +89,7 @@ from .strictjson import (
     string,
 )
 
-__all__ = ["SCHEMA_VERSION", "READABLE_VERSIONS", "upgrade", "DEFAULT_BENCHMARK", "parse_submission", "check_structure", "valid_url",
+__all__ = ["SCHEMA_VERSION", "READABLE_VERSIONS", "MAX_SUBMISSION_BYTES", "upgrade", "DEFAULT_BENCHMARK", "parse_submission", "check_structure", "valid_url",
            "submission_benchmark"]
 
 SCHEMA_VERSION = 2
@@ -99,6 +99,9 @@ _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _CHECKPOINT_KEY = re.compile(r"^(0|[1-9][0-9]{0,5})$")
 _URL = re.compile(r"^https?://[^\s<>\"']+$", re.I)
 MAX_NAME = 200
+#: the largest submission file read (checked before reading; a full StreamGaze run with long responses is a
+#: few MB): one limit for ``validate``, the leaderboard and the service on the Hub
+MAX_SUBMISSION_BYTES = 32 * 1024 * 1024
 
 
 def valid_url(url: str) -> bool:
