@@ -19,7 +19,7 @@ from ..errors import StreamGazeError
 from ..submission.schema import submission_benchmark
 from .untrusted import check_size, submission_path
 
-__all__ = ["PushResult", "push_submission", "pinned_dataset", "hub_api", "hub_error"]
+__all__ = ["PushResult", "push_submission", "open_pull_request", "pinned_dataset", "hub_api", "hub_error"]
 
 
 @dataclass(frozen=True)
@@ -77,18 +77,26 @@ def push_submission(path: str | os.PathLike[str], requests: str, dataset: str | 
     checked = rescore_bounded(path, root, **({} if timeout_s is None else {"timeout_s": timeout_s}))
     if checked.submission["run"]["model"] == "streamgaze_oracle":
         raise StreamGazeError("this is the oracle baseline (it reads the answer key): never ranked", path)
+    return open_pull_request(requests, path.read_bytes(), sub, token=token, when=when,
+                             how="with `streamgaze push-submission`")
+
+
+def open_pull_request(requests: str, data: bytes, sub: dict, *, token: str | None = None,
+                      when: datetime | None = None, how: str = "") -> PushResult:
+    """The pull request adding ``data`` (a validated submission ``sub``'s bytes) to the requests dataset, made
+    with the token's user (``whoami``) as its author."""
+    from huggingface_hub import CommitOperationAdd
+
     api = hub_api(token)
     try:
         author = api.whoami()["name"]
     except Exception as exc:  # noqa: BLE001 - any client failure is one line
         raise hub_error(exc, "who is pushing (whoami)") from None
     target = submission_path(submission_benchmark(sub), sub["model"]["name"], when)
-    from huggingface_hub import CommitOperationAdd
-
     try:
-        info = api.create_commit(requests, [CommitOperationAdd(target, path.read_bytes())], repo_type="dataset",
+        info = api.create_commit(requests, [CommitOperationAdd(target, data)], repo_type="dataset",
                                  create_pr=True, commit_message=f"Submission: {sub['model']['name'][:80]}",
-                                 commit_description=f"Submitted by {author} with `streamgaze push-submission`.")
+                                 commit_description=f"Submitted by {author} {how}.".replace("  ", " "))
     except Exception as exc:  # noqa: BLE001
         raise hub_error(exc, f"opening the pull request on {requests}") from None
     return PushResult(str(info.pr_url), target, author)

@@ -37,7 +37,8 @@ from .hub_push import hub_api, hub_error
 from .results import data_path, read_results, result_row, results_files
 from .untrusted import RESCORE_TIMEOUT_S, check_size, comment_text, model_slug, parse_submission_path
 
-__all__ = ["sync", "SyncReport", "Decision", "DatasetChoice", "review_file", "scored_table", "git_blob_id"]
+__all__ = ["sync", "SyncReport", "Decision", "DatasetChoice", "review_file", "scored_table", "git_blob_id",
+           "dataset_choices", "choose_root", "rescore_file"]
 
 _DIFF = re.compile(r"^diff --git a/(.+?) b/(.+)$")
 _ATTEMPTS = 5
@@ -78,7 +79,8 @@ class DatasetChoice:
     revision: str
 
 
-def _datasets(refs: Sequence[str]) -> dict[str, DatasetChoice]:
+def dataset_choices(refs: Sequence[str]) -> dict[str, DatasetChoice]:
+    """Benchmark -> the ``--dataset`` it is scored against (one per benchmark, told apart by manifests)."""
     from ..hub.reference import is_reference, parse_reference
 
     out: dict[str, DatasetChoice] = {}
@@ -106,7 +108,7 @@ def scored_table(bench, row: dict) -> str:
     return "\n".join([head, rule, "| " + " | ".join(values) + f" | {100 * row['coverage']:.1f}% |"])
 
 
-def _choose_root(bench: str, sub: dict, choices: dict[str, DatasetChoice]) -> tuple[str, str]:
+def choose_root(bench: str, sub: dict, choices: dict[str, DatasetChoice]) -> tuple[str, str]:
     """(dataset root to re-score against, the revision recorded) for a submission of ``bench``."""
     choice = choices.get(bench)
     if choice is None:
@@ -123,27 +125,49 @@ def _choose_root(bench: str, sub: dict, choices: dict[str, DatasetChoice]) -> tu
     return choice.ref, choice.revision
 
 
+def rescore_file(local: Path, choices: dict[str, DatasetChoice], timeout_s: float,
+                 check: Callable[[dict], None] = lambda _sub: None):
+    """Read an untrusted submission file (size and depth limits first), run ``check`` on it, and re-score it
+    under the time bound against its dataset (:func:`choose_root`; without ``choices``, the revision the
+    file pins). Returns (the re-score, the dataset revision recorded); StreamGazeError with the reason."""
+    from ..submission.validate import load_submission
+    from .hub_push import pinned_dataset
+
+    check_size(local.stat().st_size)
+    sub = load_submission(local)
+    check(sub)
+    if sub["run"]["model"] == "streamgaze_oracle":
+        raise StreamGazeError("the oracle baseline (it reads the answer key) is never ranked")
+    bench = submission_benchmark(sub)
+    if choices:
+        root, revision = choose_root(bench, sub, choices)
+    else:
+        root, revision = pinned_dataset(sub), sub["dataset"].get("commit", "")
+        if root is None:
+            raise StreamGazeError("made on a local dataset: the leaderboard re-scores against the dataset revision on "
+                                  "the Hub a file names (dataset.repo and dataset.commit)")
+    return rescore_bounded(local, root, timeout_s), revision
+
+
 def review_file(local: Path, repo_path: str, choices: dict[str, DatasetChoice], *, num: int, submitter: str,
                 timeout_s: float) -> Decision:
-    """Review one downloaded submission file (size already checked): read, re-score, row."""
-    from ..submission.validate import load_submission
-
+    """Review one downloaded submission file of a pull request: read, check it against its path, re-score,
+    and its results row."""
     parts = parse_submission_path(repo_path)
-    try:
-        sub = load_submission(local)
+
+    def matches_path(sub: dict) -> None:
         bench = submission_benchmark(sub)
         if bench != parts.benchmark:
             raise StreamGazeError(f"a {bench} submission under submissions/{parts.benchmark}/")
         if model_slug(sub["model"]["name"]) != parts.slug:
             raise StreamGazeError(f"the folder {parts.slug!r} is not the model name's slug "
                                   f"{model_slug(sub['model']['name'])!r}")
-        if sub["run"]["model"] == "streamgaze_oracle":
-            raise StreamGazeError("the oracle baseline (it reads the answer key) is never ranked")
-        root, revision = _choose_root(bench, sub, choices)
-        checked = rescore_bounded(local, root, timeout_s)
+
+    try:
+        checked, revision = rescore_file(local, choices, timeout_s, matches_path)
     except StreamGazeError as exc:
         return Decision(num, False, exc.reason if exc.path == str(local) else str(exc), path=repo_path)
-    b = get_benchmark(bench)
+    b = get_benchmark(submission_benchmark(checked.submission))
     row = result_row(b, checked.submission, checked.scores, checked.section, submitter=submitter, pr_number=num,
                      path=repo_path, revision=revision)
     return Decision(num, True, row=row, path=repo_path)
@@ -154,7 +178,7 @@ class _Sync:
                  log: Callable[[str], None], tmp: Path) -> None:
         self.api = hub_api(token)
         self.requests, self.results, self.timeout_s, self.log, self.tmp = requests, results, timeout_s, log, tmp
-        self.choices = _datasets(datasets)
+        self.choices = dataset_choices(datasets)
 
     # ---- the requests dataset ------------------------------------------------------------------------
     def _changes(self, num: int) -> tuple[list[tuple[str, str]], str]:
