@@ -137,19 +137,20 @@ def filter_choices(rows: Sequence[Mapping]) -> dict[str, list[str]]:
             "prompt": sorted({r["prompt_mode"] for r in rows if r["prompt_mode"]})}
 
 
-def submit_upload(path: str | None, requests: str | None, datasets: Sequence[str] = (), *,
+def submit_upload(path: str | None, requests: str | None, choices: Mapping | None = None, *,
                   token: str | None = None, timeout_s: float = RESCORE_TIMEOUT_S) -> str:
-    """The Submit tab's work: re-score the uploaded file on the server and, when it is valid and the app has
-    a requests dataset, open the pull request. Returns the Markdown shown (every user string escaped)."""
+    """The Submit tab's work: re-score the uploaded file on the server (against ``choices``, the app's
+    datasets from :func:`~.sync.dataset_choices`; none: the revision the file pins) and, when it is valid and
+    the app has a requests dataset, open the pull request. Returns the Markdown shown (user strings escaped)."""
     from ..benchmarks import get_benchmark
     from ..submission.schema import submission_benchmark
     from .hub_push import open_pull_request
-    from .sync import dataset_choices, rescore_file, scored_table
+    from .sync import rescore_file, scored_table
 
     if not path:
         return "Choose a submission file (JSON from `streamgaze submit`) first."
     try:
-        checked, revision = rescore_file(Path(path), dataset_choices(datasets) if datasets else {}, timeout_s)
+        checked, revision = rescore_file(Path(path), dict(choices or {}), timeout_s)
         sub = checked.submission
         bench = get_benchmark(submission_benchmark(sub))
         row = result_row(bench, sub, checked.scores, checked.section, submitter="", pr_number=0, path="upload.json",
@@ -171,7 +172,10 @@ def build_app(results: str | os.PathLike[str] | None = None, requests: str | Non
     """The Gradio Blocks of the leaderboard (``demo.launch()`` serves it)."""
     import gradio as gr
 
+    from .sync import dataset_choices
+
     rows = load_results(results, token)
+    choices = dataset_choices(datasets) if datasets else {}  # resolved once, not per upload
     title = "Gaze benchmarks leaderboard"
     with gr.Blocks(title=title) as demo:
         gr.Markdown(f"# {title}\nRe-scored submissions and the papers' reported rows, one table per benchmark. "
@@ -203,7 +207,7 @@ def build_app(results: str | os.PathLike[str] | None = None, requests: str | Non
                                  elem_id="submission-file")
                 send = gr.Button("Re-score and submit", variant="primary", elem_id="submit-button")
                 outcome = gr.Markdown(elem_id="submit-outcome")
-                send.click(lambda p: submit_upload(p, requests, datasets, token=token), upload, outcome)
+                send.click(lambda p: submit_upload(p, requests, choices, token=token), upload, outcome)
             with gr.Tab("About", elem_id="tab-about"):
                 gr.Markdown(ABOUT)
     return demo

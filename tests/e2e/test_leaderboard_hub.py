@@ -17,7 +17,6 @@ Slow (about a minute on 2 cores: a demo dataset, ten ``streamgaze`` processes).
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 

@@ -9,7 +9,7 @@ import pytest
 PERF = Path(__file__).resolve().parents[2] / "perf"
 
 
-@pytest.mark.parametrize("name", ["overlay", "clips", "frames_to_model", "full_benchmark"])
+@pytest.mark.parametrize("name", ["overlay", "clips", "frames_to_model", "full_benchmark", "leaderboard_service"])
 def test_perf_script_imports(name):
     spec = importlib.util.spec_from_file_location(f"perf_{name}", PERF / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
