@@ -19,7 +19,6 @@ text (table cells are plain strings; Markdown output goes through ``comment_text
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -177,17 +176,17 @@ def build_app(results: str | os.PathLike[str] | None = None, requests: str | Non
     rows = load_results(results, token)
     choices = dataset_choices(datasets) if datasets else {}  # resolved once, not per upload
     title = "Gaze benchmarks leaderboard"
-    with gr.Blocks(title=title) as demo:
+    with gr.Blocks(title=title, analytics_enabled=False) as demo:
         gr.Markdown(f"# {title}\nRe-scored submissions and the papers' reported rows, one table per benchmark. "
                     "Click a column header to sort.")
         with gr.Tabs():
             for bench in benchmarks():
                 all_rows = [*rows.get(bench.name, []), *paper_result_rows(bench)]
-                choices = filter_choices(all_rows)
+                offered = filter_choices(all_rows)
                 with gr.Tab(bench.title, elem_id=f"tab-{bench.name}"):
                     with gr.Row():
-                        gaze = gr.CheckboxGroup(choices["gaze"], label="Gaze mode")
-                        prompt = gr.CheckboxGroup(choices["prompt"], label="Prompt mode")
+                        gaze = gr.CheckboxGroup(offered["gaze"], label="Gaze mode")
+                        prompt = gr.CheckboxGroup(offered["prompt"], label="Prompt mode")
                         params = gr.Textbox(label="Params contains", placeholder="e.g. 7B")
                         frames = gr.Textbox(label="Frames contains", placeholder="e.g. 32")
                     table = gr.Dataframe(table_frame(bench, all_rows), interactive=False, wrap=True,
@@ -220,6 +219,4 @@ def serve(results: str | None, requests: str | None, datasets: Sequence[str] = (
         import gradio  # noqa: F401
     except ImportError:
         raise StreamGazeError("the leaderboard app needs Gradio: pip install 'streamgaze-toolkit[leaderboard]'") from None
-    os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
-    os.environ.setdefault("GRADIO_TEMP_DIR", str(Path(tempfile.gettempdir()) / "streamgaze-gradio"))
     build_app(results, requests, datasets).launch(server_name=host, server_port=port, show_error=False)

@@ -96,19 +96,15 @@ def reference_row(ref, section: str) -> Row:
 
 
 def collect_benchmark_sections(benchmark, reports: Sequence[ValidationReport], manifest: dict,
-                               include_paper: bool = True, rows: Sequence[Row] = ()) -> list[Section]:
-    """A benchmark's sections: its submissions (all on the dataset with ``manifest``; ``rows``: rows made
-    elsewhere, e.g. read from a results dataset, each naming its section) and its reference rows, one
-    section per dataset, each with the benchmark's columns, sorted and ranked on its own."""
+                               include_paper: bool = True) -> list[Section]:
+    """A benchmark's sections: its submissions (all on the dataset with ``manifest``) and its reference rows,
+    one section per dataset, each with the benchmark's columns, sorted and ranked on its own."""
     key, title, note = section_of(benchmark, manifest)
-    titles = {key: (title, note)} if reports or not rows else {}
+    titles = {key: (title, note)}
     out = []
     for rep in reports:
         _refuse_oracle(rep)
         out.append(submission_row(rep, key))
-    for row in rows:
-        titles.setdefault(row.section, (row.section, ""))
-        out.append(row)
     refs = benchmark.reference_rows() if include_paper else []
     if refs:
         ref_key, ref_title, ref_note = reference_section_of(benchmark)
