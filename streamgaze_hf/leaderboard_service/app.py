@@ -149,11 +149,11 @@ def submit_upload(path: str | None, requests: str | None, choices: Mapping | Non
     if not path:
         return "Choose a submission file (JSON from `streamgaze submit`) first."
     try:
-        checked, revision = rescore_file(Path(path), dict(choices or {}), timeout_s)
+        checked, against = rescore_file(Path(path), dict(choices or {}), timeout_s)
         sub = checked.submission
         bench = get_benchmark(submission_benchmark(sub))
         row = result_row(bench, sub, checked.scores, checked.section, submitter="", pr_number=0, path="upload.json",
-                         revision=revision)
+                         dataset=against)
         text = (f"**Re-scored** on the server: {comment_text(sub['model']['name'])} on {comment_text(bench.title)} "
                 f"dataset {comment_text(sub['dataset']['version'])}.\n\n{scored_table(bench, row)}\n\n")
         if not requests:

@@ -72,15 +72,18 @@ def _versions(sub: Mapping) -> dict[str, str]:
 
 
 def result_row(bench: Benchmark, sub: Mapping, scores: Mapping, section: Sequence[str], *, submitter: str,
-               pr_number: int, path: str, revision: str = "") -> dict:
-    """The results row of an accepted submission (``scores``: recomputed; ``section``: key, title, note)."""
+               pr_number: int, path: str, dataset=None) -> dict:
+    """The results row of an accepted submission (``scores``: recomputed; ``section``: key, title, note;
+    ``dataset``: what it was scored against, with ``repo``, ``revision`` and ``commit``, else the file's)."""
     values = bench.evaluation_api().leaderboard_values(scores)
     st, model, ds = sub["settings"], sub["model"], sub["dataset"]
     row = {"model_name": model["name"], "model_url": model["url"], "model_params": model["params"],
            "model_frames": model["frames"], "gaze": st["gaze"], "prompt_mode": st["prompt_mode"],
            "clip_fps": float(st["clip_fps"]), "protocol": st.get("protocol", "default"), "proxy": st.get("proxy", ""),
-           "visual_form": st.get("visual_form", ""), "dataset_repo": ds.get("repo", ""),
-           "dataset_revision": revision or ds.get("commit", ""), "dataset_commit": ds.get("commit", ""),
+           "visual_form": st.get("visual_form", ""),
+           "dataset_repo": getattr(dataset, "repo", "") or ds.get("repo", ""),
+           "dataset_revision": getattr(dataset, "revision", "") or ds.get("commit", ""),
+           "dataset_commit": getattr(dataset, "commit", "") or ds.get("commit", ""),
            "dataset_version": ds["version"], "dataset_manifest_sha256": ds["manifest_sha256"], **_versions(sub),
            "overall": values["overall"]}
     row.update({f"score_{c.key}": values["columns"].get(c.key) for c in bench.score_columns()})

@@ -38,7 +38,7 @@ from .results import data_path, read_results, result_row, results_files
 from .untrusted import RESCORE_TIMEOUT_S, check_size, comment_text, model_slug, parse_submission_path
 
 __all__ = ["sync", "SyncReport", "Decision", "DatasetChoice", "review_file", "scored_table", "git_blob_id",
-           "dataset_choices", "choose_root", "rescore_file"]
+           "dataset_choices", "choose_root", "rescore_file", "ScoredAgainst"]
 
 _DIFF = re.compile(r"^diff --git a/(.+?) b/(.+)$")
 _ATTEMPTS = 5
@@ -108,28 +108,43 @@ def scored_table(bench, row: dict) -> str:
     return "\n".join([head, rule, "| " + " | ".join(values) + f" | {100 * row['coverage']:.1f}% |"])
 
 
-def choose_root(bench: str, sub: dict, choices: dict[str, DatasetChoice]) -> tuple[str, str]:
-    """(dataset root to re-score against, the revision recorded) for a submission of ``bench``."""
+@dataclass(frozen=True)
+class ScoredAgainst:
+    """The dataset a submission is re-scored against: a root, and the repository, revision and commit
+    recorded in its results row ("" for a local directory)."""
+
+    root: str
+    repo: str = ""
+    revision: str = ""
+    commit: str = ""
+
+
+def choose_root(bench: str, sub: dict, choices: dict[str, DatasetChoice]) -> ScoredAgainst:
+    """The dataset a submission of ``bench`` is re-scored against: the commit it pins, in the repository of
+    the leaderboard's dataset of its benchmark; a file made on a local dataset: that dataset's commit
+    (its manifest must match the file's, which validation checks)."""
     choice = choices.get(bench)
     if choice is None:
         raise StreamGazeError(f"this leaderboard scores no {bench} submissions (no {bench} dataset)")
+    if choice.repo is None:
+        return ScoredAgainst(choice.ref)
+    from ..hub.reference import HubRef, resolve_commit
+
+    named = resolve_commit(HubRef(choice.repo, choice.revision))
     pinned_repo, commit = sub["dataset"].get("repo"), sub["dataset"].get("commit")
     if pinned_repo and commit:
         if choice.repo != pinned_repo:
-            raise StreamGazeError(f"made on the dataset {pinned_repo}, not on this leaderboard's "
-                                  f"{choice.repo or choice.ref}")
-        from ..hub.reference import HubRef, resolve_commit
-
-        named = resolve_commit(HubRef(choice.repo, choice.revision))
-        return f"hf://datasets/{pinned_repo}@{commit}", choice.revision if named == commit else commit
-    return choice.ref, choice.revision
+            raise StreamGazeError(f"made on the dataset {pinned_repo}, not on this leaderboard's {choice.repo}")
+        return ScoredAgainst(f"hf://datasets/{pinned_repo}@{commit}", pinned_repo,
+                             choice.revision if named == commit else commit, commit)
+    return ScoredAgainst(f"hf://datasets/{choice.repo}@{named}", choice.repo, choice.revision, named)
 
 
 def rescore_file(local: Path, choices: dict[str, DatasetChoice], timeout_s: float,
                  check: Callable[[dict], None] = lambda _sub: None):
     """Read an untrusted submission file (size and depth limits first), run ``check`` on it, and re-score it
     under the time bound against its dataset (:func:`choose_root`; without ``choices``, the revision the
-    file pins). Returns (the re-score, the dataset revision recorded); StreamGazeError with the reason."""
+    file pins). Returns (the re-score, the dataset it was scored against); StreamGazeError with the reason."""
     from ..submission.validate import load_submission
     from .hub_push import pinned_dataset
 
@@ -140,13 +155,14 @@ def rescore_file(local: Path, choices: dict[str, DatasetChoice], timeout_s: floa
         raise StreamGazeError("the oracle baseline (it reads the answer key) is never ranked")
     bench = submission_benchmark(sub)
     if choices:
-        root, revision = choose_root(bench, sub, choices)
+        against = choose_root(bench, sub, choices)
     else:
-        root, revision = pinned_dataset(sub), sub["dataset"].get("commit", "")
+        root = pinned_dataset(sub)
         if root is None:
             raise StreamGazeError("made on a local dataset: the leaderboard re-scores against the dataset revision on "
                                   "the Hub a file names (dataset.repo and dataset.commit)")
-    return rescore_bounded(local, root, timeout_s), revision
+        against = ScoredAgainst(root, sub["dataset"]["repo"], sub["dataset"]["commit"], sub["dataset"]["commit"])
+    return rescore_bounded(local, against.root, timeout_s), against
 
 
 def review_file(local: Path, repo_path: str, choices: dict[str, DatasetChoice], *, num: int, submitter: str,
@@ -164,12 +180,12 @@ def review_file(local: Path, repo_path: str, choices: dict[str, DatasetChoice], 
                                   f"{model_slug(sub['model']['name'])!r}")
 
     try:
-        checked, revision = rescore_file(local, choices, timeout_s, matches_path)
+        checked, against = rescore_file(local, choices, timeout_s, matches_path)
     except StreamGazeError as exc:
         return Decision(num, False, exc.reason if exc.path == str(local) else str(exc), path=repo_path)
     b = get_benchmark(submission_benchmark(checked.submission))
     row = result_row(b, checked.submission, checked.scores, checked.section, submitter=submitter, pr_number=num,
-                     path=repo_path, revision=revision)
+                     path=repo_path, dataset=against)
     return Decision(num, True, row=row, path=repo_path)
 
 

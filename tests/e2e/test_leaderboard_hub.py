@@ -2,8 +2,8 @@
 (tests/fixtures/hub_stub.py) with the real huggingface_hub and datasets clients, every command through the
 installed ``streamgaze`` script:
 
-1. two users push submissions (``push-submission``, ``submit``'s file), and the tampered file is refused
-   before any upload;
+1. two users push submissions (``push-submission`` of a file made on the dataset on the Hub; ``submit --push``
+   of a real lmms-eval run made on a local copy of it), and a tampered file is refused before any upload;
 2. hostile pull requests made with the client directly: a tampered score, a second file beside a valid
    submission, a 50 MB payload;
 3. two syncs started together: only the honest pull request is merged, the others are closed, each with
@@ -85,12 +85,24 @@ def test_submit_sync_results_loop(stub, demo_dataset, tmp_path, online):
     [(path, kind)] = stub.diff(stub.repos[REQUESTS], pr1.base, stub.repos[REQUESTS].prs[1])
     assert kind == "new" and path.startswith("submissions/streamgaze/alpha-b-7b-b-x/") and path.endswith("Z.json")
     assert stub.files(REQUESTS, "refs/pr/1")[path] == honest.read_bytes()
+    # carol: `submit --push` of an lmms-eval run (the random baseline) made on her local copy of the dataset
+    from ..conftest import run_lmms_eval
+
+    proc, results, _ = run_lmms_eval(["--model", "streamgaze_random", "--model_args", "seed=0", "--tasks",
+                                      "streamgaze"], demo_dataset, tmp_path / "run")
+    assert results is not None, proc.stderr[-3000:]
+    carol = hub_env(stub, tmp_path / "carol", "tok-carol")
+    proc = run_sg(carol, "submit", tmp_path / "run", "--dataset", demo_dataset, "--model-name", "Carol random",
+                  "--out", tmp_path / "carol.json", "--push", REQUESTS)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.strip().endswith(f"{stub.url}/datasets/{REQUESTS}/discussions/2")
+    assert stub.discussion(REQUESTS, 2).author == "carol"
     # bob's tampered file is refused before anything is sent
     bob = hub_env(stub, tmp_path / "bob", "tok-bob")
     n_requests = len(stub.requests)
     proc = run_sg(bob, "push-submission", tmp_path / "tampered.json", "--requests", REQUESTS)
     assert proc.returncode == 2 and "reported score scores.overall = 0.99 differs" in proc.stderr
-    assert not any(r.method == "POST" for r in stub.requests[n_requests:]) and len(stub.repos[REQUESTS].prs) == 1
+    assert not any(r.method == "POST" for r in stub.requests[n_requests:]) and len(stub.repos[REQUESTS].prs) == 2
 
     # 2. hostile pull requests made with the client itself
     sub_dir = "submissions/streamgaze/beta"
@@ -106,9 +118,9 @@ def test_submit_sync_results_loop(stub, demo_dataset, tmp_path, online):
     procs = [start_sg(maint, *args), start_sg(hub_env(stub, tmp_path / "maint2"), *args)]
     outs = [p.communicate(timeout=300) for p in procs]
     assert all(p.returncode == 0 for p in procs), [o[1][-2000:] for o in outs]
-    assert {n: stub.discussion(REQUESTS, n).status for n in (1, tampered_pr, two_files_pr, big_pr)} == {
-        1: "merged", tampered_pr: "closed", two_files_pr: "closed", big_pr: "closed"}
-    comments = {n: stub.comments(REQUESTS, n) for n in (1, tampered_pr, two_files_pr, big_pr)}
+    assert {n: stub.discussion(REQUESTS, n).status for n in (1, 2, tampered_pr, two_files_pr, big_pr)} == {
+        1: "merged", 2: "merged", tampered_pr: "closed", two_files_pr: "closed", big_pr: "closed"}
+    comments = {n: stub.comments(REQUESTS, n) for n in (1, 2, tampered_pr, two_files_pr, big_pr)}
     assert all(len(c) == 1 for c in comments.values()), comments  # one sync acted on each
     assert comments[1][0].startswith("**Accepted**") and "Alpha &lt;b&gt;7B&lt;/b&gt; \\| \\*x\\*" in comments[1][0]
     assert "<b>" not in comments[1][0] and "| Overall | Past | Present | Proactive | NFI |" in comments[1][0]
@@ -119,9 +131,16 @@ def test_submit_sync_results_loop(stub, demo_dataset, tmp_path, online):
     assert stub.files(REQUESTS)["README.md"] == b"# Submissions\n"
     assert len(stub.repos[RESULTS].commits) == 2  # created, then one write (the other sync found it done)
 
-    # 4. load_dataset gives exactly the accepted row, with its provenance
+    # 4. load_dataset gives exactly the accepted rows, with their provenance
     rows = load_results(hub_env(stub, tmp_path / "reader"), RESULTS, "streamgaze")
-    assert len(rows) == 1
+    assert [(r["model_name"], r["submitter"], r["pr_number"]) for r in rows] == [(HONEST, "alice", 1),
+                                                                                ("Carol random", "carol", 2)]
+    carol_row, carol_sub = rows[1], json.loads((tmp_path / "carol.json").read_text())
+    assert carol_row["overall"] == pytest.approx(carol_sub["scores"]["overall"], abs=1e-12)
+    # made on a local copy: scored against (and recorded as) the leaderboard's dataset, whose manifest it matches
+    assert (carol_row["dataset_repo"], carol_row["dataset_revision"], carol_row["dataset_commit"]) == (
+        DATA, "v0.1.0", commit)
+    assert carol_row["lmms_eval_version"] == carol_sub["run"]["harness_version"] != ""
     row = rows[0]
     expected = json.loads(honest.read_text())
     assert (row["model_name"], row["model_params"], row["model_frames"]) == (HONEST, "7B", "16")

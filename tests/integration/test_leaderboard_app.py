@@ -46,8 +46,7 @@ def _results_dir(sub: Path, root: Path, out: Path) -> Path:
     report = validate_submission(sub, root)
     bench = get_benchmark("streamgaze")
     row = result_row(bench, report.submission, report.scores, section_of(bench, read_manifest(root)),
-                     submitter="alice", pr_number=1, path="submissions/streamgaze/accepted-i-model-i/20260101T000000Z.json",
-                     revision="v0.1.0")
+                     submitter="alice", pr_number=1, path="submissions/streamgaze/accepted-i-model-i/20260101T000000Z.json")
     for path, data in results_files({"streamgaze": [row]}).items():
         (out / path).parent.mkdir(parents=True, exist_ok=True)
         (out / path).write_bytes(data)
