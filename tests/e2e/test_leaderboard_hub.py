@@ -17,6 +17,8 @@ Slow (about a minute on 2 cores: a demo dataset, ten ``streamgaze`` processes).
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -155,6 +157,18 @@ def test_submit_sync_results_loop(stub, demo_dataset, tmp_path, online):
     assert len(paper) == 14 and all(r["reported"] for r in paper) and paper[0]["model_name"] == "Human"
     card = stub.files(RESULTS)["README.md"].decode()  # a benchmark without accepted rows has only its paper config
     assert "config_name: egogazevqa_paper" in card and "config_name: egogazevqa\n" not in card
+    # the app reads the same results from the Hub (its table: the accepted rows and the paper's, marked)
+    code = ("import json; from streamgaze_hf.benchmarks import get_benchmark; "
+            "from streamgaze_hf.leaderboard_service.app import load_results, table_frame; "
+            "from streamgaze_hf.leaderboard_service.results import paper_result_rows; "
+            f"b = get_benchmark('streamgaze'); rows = load_results({RESULTS!r})['streamgaze']; "
+            "t = table_frame(b, rows + paper_result_rows(b)); print(json.dumps([list(t['Model']), list(t['Source'])]))")
+    proc = subprocess.run([sys.executable, "-c", code], env=hub_env(stub, tmp_path / "app"), capture_output=True,
+                          text=True, timeout=180)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    models, sources = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert models[:2] == [HONEST, "Carol random"] and sources[:2] == ["submission (re-scored)"] * 2
+    assert len(models) == 2 + 14 and set(sources[2:]) == {"reported in the paper", "reported in the paper (human)"}
     site = stub.files(RESULTS)["site/index.html"].decode()
     assert "Alpha &lt;b&gt;7B&lt;/b&gt; | *x*" in site and "<b>7B</b>" not in site
 
