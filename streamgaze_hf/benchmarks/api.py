@@ -44,6 +44,7 @@ PACKAGE_FILES: Mapping[str, str] = {
     "card_sections": "card:sections",
     "cli": "cli",
     "report": "report",
+    "leaderboard": "leaderboard",
 }
 _EVALUATIONS: dict[str, Evaluation] = {}
 
@@ -120,6 +121,9 @@ class LeaderboardColumn:
     title: str = ""
     digits: int = 3
     unit: str = "fraction"
+    #: the unit this column had in ``schema_version`` 1 submission files when it differs (``"percent"``:
+    #: EgoGazeVQA's and StreamEQA's accuracies); such files are converted when read (submission/schema.py)
+    legacy_unit: str = ""
 
     @property
     def is_percent(self) -> bool:
@@ -208,6 +212,13 @@ class Benchmark:
     window_clips: bool = False
     review: str = ""
     record_fields: tuple[str, ...] = ("question_id", "task", "response", "gaze", "prompt_mode")
+    #: the leaderboard layout besides its columns: the page's title when the site shows this benchmark alone
+    #: ("" = "<title> leaderboard"), the notes under its tables, the settings shown under each model name
+    #: (keys of the shared settings columns, submission/rows.py), and its CSV file's name
+    leaderboard_title: str = ""
+    leaderboard_notes: tuple[str, ...] = ()
+    leaderboard_settings: tuple[str, ...] = ("gaze", "prompt_mode", "frames", "params")
+    leaderboard_csv: str = ""
 
     @property
     def task_ids(self) -> tuple[str, ...]:
@@ -294,6 +305,16 @@ class Benchmark:
             return tuple(LeaderboardColumn(t.id, t.name, True, f"{t.name} ({t.category}): accuracy") for t in self.tasks)
         return tuple(c for c in cols if c.key != "overall")
 
+    @property
+    def page_title(self) -> str:
+        """The leaderboard page's title when it shows this benchmark alone."""
+        return self.leaderboard_title or f"{self.title} leaderboard"
+
+    @property
+    def csv_name(self) -> str:
+        """The file name of its leaderboard table as CSV."""
+        return self.leaderboard_csv or f"leaderboard-{self.name}.csv"
+
     def overall_column(self) -> LeaderboardColumn:
         """The Overall column (label, direction): a declared ``"overall"`` column, else the mean of the
         score columns, higher is better."""
@@ -313,7 +334,7 @@ REQUIRED: tuple[str, ...] = ("load_docs", "doc_visuals", "doc_prompt", "doc_targ
 #: the optional hooks (defaults in :class:`Evaluation`); ``BREAKDOWN_KEYS`` is the optional attribute
 #: that goes with ``breakdown``
 HOOKS: tuple[str, ...] = ("leaderboard_scores", "metric_value", "breakdown", "baseline_random_answer",
-                          "score_answers")
+                          "score_answers", "leaderboard_values")
 
 
 @runtime_checkable
@@ -428,6 +449,14 @@ class Evaluation:
         if "baseline_random_answer" in self._hooks:
             return self._hooks["baseline_random_answer"](rng, doc)
         return None
+
+    def leaderboard_values(self, scores: Mapping) -> dict:
+        """A validated submission's ``scores`` as leaderboard values: ``{"overall": x, "columns": {column key:
+        x}, "by_source": {source: overall}}``. Default: the shared layout's ``overall`` and ``columns`` (no
+        per-source overall); a benchmark with its own layout (``score_answers``) defines the hook."""
+        if "leaderboard_values" in self._hooks:
+            return self._hooks["leaderboard_values"](scores)
+        return {"overall": scores.get("overall"), "columns": dict(scores.get("columns") or {}), "by_source": {}}
 
     def score_answers(self, key: Any, responses: Mapping, prompt_mode: str, clip_fps: float) -> Any:
         """A whole answer key scored into the benchmark's own submission scores layout (a

@@ -81,6 +81,8 @@ def canonical_argv(argv: Sequence[str]) -> list[str]:
         return new
     if argv[0] == "build":
         return _build_without_bench(argv[1:])
+    if argv[0] == "leaderboard" and len(argv) > 1 and argv[1] in submit.LEADERBOARD_VERBS:
+        return [f"leaderboard {argv[1]}", *argv[2:]]  # `leaderboard sync ...`: a command of its own
     return argv
 
 

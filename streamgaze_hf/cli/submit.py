@@ -25,6 +25,9 @@ def _submit(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--out", required=True, help="submission file to write (e.g. submission.json)")
     p.add_argument("--allow-oracle", action="store_true",
                    help="tests only: accept the answer-key oracle baseline (it is never ranked)")
+    p.add_argument("--push", default=None, metavar="ORG/REQUESTS",
+                   help="then send it to the leaderboard: a pull request on this requests dataset "
+                        "(as `push-submission`; HF_TOKEN or the cached login)")
 
     def run(a: argparse.Namespace) -> int:
         from ..preflight import existing_dir, output_file
@@ -40,6 +43,27 @@ def _submit(p: argparse.ArgumentParser) -> Handler:
         warning = partial_coverage_warning(sub["scores"], sub["run"].get("limit"))
         if warning:
             print(f"streamgaze: warning: {a.out}: {warning}", file=sys.stderr)
+        if a.push:
+            from ..leaderboard_service.hub_push import push_submission
+
+            print(push_submission(a.out, a.push, a.dataset).format())
+        return 0
+
+    return run
+
+
+@command("push-submission", "send a submission to the leaderboard: a pull request adding it to the requests "
+         "dataset on the Hub (validated and re-scored locally first)")
+def _push_submission(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("submission", help="submission JSON file (from `streamgaze submit`)")
+    p.add_argument("--requests", required=True, metavar="ORG/REQUESTS", help="the leaderboard's requests dataset")
+    p.add_argument("--dataset", default=None, help="dataset to validate against (default: the dataset revision the "
+                   "file pins, hf://datasets/<dataset.repo>@<dataset.commit>)")
+
+    def run(a: argparse.Namespace) -> int:
+        from ..leaderboard_service.hub_push import push_submission
+
+        print(push_submission(a.submission, a.requests, a.dataset).format())
         return 0
 
     return run
@@ -131,6 +155,71 @@ def _leaderboard(p: argparse.ArgumentParser) -> Handler:
             existing_file(path, "submission file")
         out = write_leaderboard(a.submissions, a.dataset, a.out, include_paper=not a.no_paper_rows)
         print(out / "index.html")
+        return 0
+
+    return run
+
+
+#: the leaderboard's sub-verbs: ``streamgaze leaderboard sync|serve|space ...`` (canonical_argv joins the two
+#: words); ``streamgaze leaderboard FILE.json ...`` stays the static site
+LEADERBOARD_VERBS = ("sync", "serve", "space")
+
+
+@command("leaderboard sync", "the maintainer's sync: re-score every open pull request of the requests dataset, "
+         "comment and merge or close it, update the results dataset and its static site")
+def _leaderboard_sync(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("--requests", required=True, metavar="ORG/REQUESTS", help="the requests dataset (pull requests)")
+    p.add_argument("--results", required=True, metavar="ORG/RESULTS", help="the results dataset (created if missing)")
+    p.add_argument("--dataset", action="append", required=True,
+                   help="a dataset submissions are scored against, hf://datasets/ORG/NAME@REV; repeat it, one per "
+                        "benchmark (a submission is re-scored at the commit it pins)")
+    p.add_argument("--timeout", type=float, default=None,
+                   help="seconds one submission may take to re-score (default 120)")
+
+    def run(a: argparse.Namespace) -> int:
+        from ..leaderboard_service.sync import sync
+
+        kwargs = {} if a.timeout is None else {"timeout_s": a.timeout}
+        print(sync(a.requests, a.results, a.dataset, log=print, **kwargs).format())
+        return 0
+
+    return run
+
+
+@command("leaderboard serve", "start the leaderboard web app (Gradio; the app a Space runs): tables from the "
+         "results dataset, a Submit tab that re-scores an upload and opens the pull request")
+def _leaderboard_serve(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("--results", default=None, help="the results: ORG/RESULTS on the Hub or a local directory "
+                   "(default: the papers' rows only)")
+    p.add_argument("--requests", default=None, metavar="ORG/REQUESTS",
+                   help="where the Submit tab opens pull requests (default: no Submit tab)")
+    p.add_argument("--dataset", action="append", default=None,
+                   help="datasets the Submit tab re-scores against (one per benchmark; default: the revision each "
+                        "file pins)")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=7860, help="port (default 7860)")
+
+    def run(a: argparse.Namespace) -> int:
+        from ..leaderboard_service.app import serve
+
+        serve(a.results, a.requests, a.dataset or (), host=a.host, port=a.port)
+        return 0
+
+    return run
+
+
+@command("leaderboard space", "write the folder of a Hugging Face Space that runs the leaderboard app "
+         "(app.py, requirements.txt pinning this toolkit, README with the Space metadata)")
+def _leaderboard_space(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("--out", required=True, help="the Space folder to write (a new or empty directory)")
+    p.add_argument("--results", default=None, help="ORG/RESULTS the Space reads")
+    p.add_argument("--requests", default=None, metavar="ORG/REQUESTS", help="where its Submit tab opens pull requests")
+    p.add_argument("--dataset", action="append", default=None, help="datasets its Submit tab re-scores against")
+
+    def run(a: argparse.Namespace) -> int:
+        from ..leaderboard_service.space import write_space
+
+        print(write_space(a.out, a.results, a.requests, a.dataset or ()))
         return 0
 
     return run

@@ -1,10 +1,10 @@
-"""Per-task grouped bar chart in the style of the paper's Figure 2 ("MLLMs performance across
-StreamGaze tasks"): the ten tasks on the x axis (grouped by category), one bar per model.
+"""Per-task grouped bar chart in the style of StreamGaze's Figure 2: a benchmark's task columns on the x
+axis (:func:`~.rows.chart_columns`, grouped by category), one bar per model.
 
-Bars: every submission, then the Human row and the best paper rows by overall (hatched, "(paper)"),
+One chart per leaderboard section (one dataset): only rows that the page says compare are drawn side by
+side. Bars: every submission, then the Human row and the best paper rows by overall (hatched, "(paper)"),
 at most :data:`MAX_BARS` per task so the chart stays readable; :func:`chart_caption` says which rows
-were left out (the tables have every row) and that rows on different datasets do not compare.
-matplotlib with the Agg backend (no display needed).
+were left out (the table above it has every row). matplotlib with the Agg backend (no display needed).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import io
 from collections.abc import Sequence
 
-from .rows import TASK_LABELS, TASKS, Row
+from .rows import Row, chart_columns
 
 __all__ = ["chart_rows", "chart_caption", "render_chart", "MAX_BARS"]
 
@@ -32,7 +32,7 @@ def chart_rows(rows: Sequence[Row], max_bars: int = MAX_BARS) -> list[Row]:
 
 
 def chart_caption(rows: Sequence[Row], shown: Sequence[Row]) -> str:
-    """What the chart shows and leaves out, in words (under the chart and on the page)."""
+    """What the chart of one section's ``rows`` shows and leaves out, in words (under the chart)."""
     shown_ids = {id(r) for r in shown}
     subs = [r for r in rows if r.source == "submission"]
     paper = [r for r in rows if r.source == "paper"]
@@ -48,10 +48,7 @@ def chart_caption(rows: Sequence[Row], shown: Sequence[Row]) -> str:
         parts.append(f"all {k} paper methods" if k == len(paper) else
                      f"the {k} best of the paper's {len(paper)} methods by overall" if k else
                      f"none of the paper's {len(paper)} methods")
-    text = "Bars: " + ", ".join(parts) + f" (at most {MAX_BARS} bars per task; the tables list every row)."
-    if subs and (paper or human) and any(r.section != subs[0].section for r in paper + human):
-        text += " Paper rows (hatched) are on the full benchmark, not on the submissions' dataset: do not compare them."
-    return text
+    return "Bars: " + ", ".join(parts) + f" (at most {MAX_BARS} bars per task; the table lists every row)."
 
 
 def _label(row: Row) -> str:
@@ -60,8 +57,9 @@ def _label(row: Row) -> str:
     return name + ("" if row.source == "submission" else " (paper)")
 
 
-def render_chart(rows: Sequence[Row], title: str = "Per-task scores", caption: str = "") -> bytes:
-    """PNG bytes of the grouped bar chart of ``rows`` (see :func:`chart_rows` for the selection)."""
+def render_chart(rows: Sequence[Row], benchmark, title: str = "Per-task scores", caption: str = "") -> bytes:
+    """PNG bytes of the grouped bar chart of one section's ``rows`` of ``benchmark`` (see :func:`chart_rows`
+    for the selection, :func:`~.rows.chart_columns` for the bars of each row)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -69,25 +67,32 @@ def render_chart(rows: Sequence[Row], title: str = "Per-task scores", caption: s
     import numpy as np
 
     shown = chart_rows(rows)
+    columns = chart_columns(benchmark)
+    tasks = [benchmark.task(c.key) for c in columns]
     n = max(len(shown), 1)
-    x = np.arange(len(TASKS), dtype=float)
+    x = np.arange(len(columns), dtype=float)
     width = 0.84 / n
     cmap = plt.get_cmap("tab20")
-    fig, ax = plt.subplots(figsize=(max(11.0, 0.12 * n * len(TASKS) + 4), 4.8), dpi=110)
+    fig, ax = plt.subplots(figsize=(max(11.0, 0.12 * n * len(columns) + 4), 4.8), dpi=110)
     for i, row in enumerate(shown):
-        vals = [row.tasks.get(t.id) for t in TASKS]
+        vals = [c.fraction(c.get(row)) for c in columns]
         heights = [100.0 * v if v is not None else 0.0 for v in vals]  # percent, as the tables show them
         paper = row.source != "submission"
         ax.bar(x - 0.42 + (i + 0.5) * width, heights, width, label=_label(row), color=cmap(i % 20),
                edgecolor="#333333" if paper else "none", linewidth=0.4, hatch="//" if paper else None)
-    for boundary in (3.5, 7.5):
-        ax.axvline(boundary, color="#999999", linewidth=0.8, linestyle=":")
-    for centre, cat in ((1.5, "past"), (5.5, "present"), (8.5, "proactive")):
-        ax.text(centre, 1.02, cat, ha="center", va="bottom", fontsize=9, color="#555555",
-                transform=ax.get_xaxis_transform())
-    ax.set_xticks(x, [TASK_LABELS[t.id] for t in TASKS])
+    start = 0
+    for i in range(1, len(tasks) + 1):  # one group per category: a dotted line between, its name above
+        if i == len(tasks) or tasks[i].category != tasks[start].category:
+            if i < len(tasks):
+                ax.axvline(i - 0.5, color="#999999", linewidth=0.8, linestyle=":")
+            if len({t.category for t in tasks}) > 1:
+                ax.text((start + i - 1) / 2, 1.02, tasks[start].category, ha="center", va="bottom", fontsize=9,
+                        color="#555555", transform=ax.get_xaxis_transform())
+            start = i
+    ax.set_xticks(x, [c.label for c in columns])
     ax.set_ylim(0, 100)
-    ax.set_ylabel("accuracy, % (proactive: checkpoint accuracy)")
+    proactive = any(t.proactive for t in tasks)
+    ax.set_ylabel("accuracy, %" + (" (proactive: checkpoint accuracy)" if proactive else ""))
     ax.set_title(title, pad=18)
     ax.grid(axis="y", linewidth=0.4, alpha=0.6)
     ax.set_axisbelow(True)

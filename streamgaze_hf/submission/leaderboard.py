@@ -13,8 +13,11 @@ StreamGaze) and is validated against that benchmark's dataset (``roots``: one da
 benchmark, told apart by their manifests). Each benchmark with submissions gets its own section of
 the page, with its own tables (its declared columns, ranked in its Overall's direction) and its
 reference rows (``Benchmark.reference_rows()``); StreamGaze's section is the one described above.
-Files: ``leaderboard.md`` holds every table; ``leaderboard.csv`` and ``chart.png`` are StreamGaze's,
-``leaderboard-<benchmark>.csv`` another benchmark's.
+The layout of each benchmark's tables (columns, title, notes, settings, CSV name, sections) is its own
+declaration (``streamgaze_hf.benchmarks``); nothing here names a benchmark. Files: ``leaderboard.md`` holds
+every table; one CSV per benchmark (StreamGaze's ``leaderboard.csv``, another's
+``leaderboard-<benchmark>.csv``); ``chart.png`` the first section's chart; each section's chart draws only
+that section's rows.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from pathlib import Path
 from .. import __version__
 from ..benchmarks import benchmarks, get_benchmark
 from ..benchmarks.api import score_text
-from ..dataset.load import DEFAULT_BENCHMARK, read_manifest, resolve_root
+from ..dataset.load import read_manifest, resolve_root
 from ..dataset.writer import manifest_digest
 from ..errors import StreamGazeError
 from ..fsutil import atomic_directory
@@ -36,40 +39,15 @@ from .cells import csv_safe, md_escape
 from .chart import chart_caption, chart_rows, render_chart
 from .coverage import task_coverage
 from .page import render_html
-from .rows import COLUMNS, TASK_IDS, Row, benchmark_columns
+from .rows import Row, benchmark_columns, chart_columns
 from .schema import submission_benchmark
-from .sections import (
-    FULL_NOTE,
-    FULL_RELEASE,
-    FULL_TITLE,
-    Section,
-    benchmark_dataset_section,
-    dataset_section,
-    group_sections,
-    reference_section,
-)
+from .sections import Section, group_sections, reference_section_of, section_of
 from .validate import ValidationReport, load_submission, validate_submission
 
-__all__ = ["submission_row", "collect_rows", "collect_sections", "collect_benchmark_sections", "reference_row",
-           "render_markdown", "render_csv", "write_leaderboard", "OUTPUT_FILES"]
+__all__ = ["submission_row", "collect_benchmark_sections", "reference_row", "render_markdown", "render_csv",
+           "render_sections", "write_sections", "section_charts", "write_leaderboard", "site_title", "site_notes", "OTHER_NOTES"]
 
-OUTPUT_FILES = ("index.html", "leaderboard.md", "leaderboard.csv", "chart.png")
-TITLE = "StreamGaze leaderboard"
-NOTES = (
-    "Scores are percentages (one decimal; leaderboard.csv holds the fractions); proactive tasks (GTA, OAA) "
-    "report checkpoint accuracy. "
-    "Overall is the unweighted mean of the ten task scores.",
-    "Submission rows are re-scored from their raw responses against the dataset named in their table's title; "
-    "missing answers count as wrong (see Coverage). Self-reported scores are never used.",
-    "Rows marked 'reported in the paper' are copied from the StreamGaze paper's Table 2 (full benchmark, "
-    "official prompts and parser = prompt mode 'reference'); they are not re-scored. AssistGaze has no "
-    "proactive scores; its overall is over eight tasks, as in the paper.",
-    "Gaze, Prompt, Clip fps cap, Frames and Params are the settings that change a number: compare rows "
-    "only where they match.",
-    "Each dataset has its own table and ranking: scores on a demo-scale or partial dataset are never ranked "
-    "against the full benchmark's.",
-)
-#: the notes of a site with benchmarks other than StreamGaze
+#: the notes of a site with a benchmark that declares none of its own
 OTHER_NOTES = (
     "Each benchmark has its own section, columns and units (accuracies, F1 and other ratios in percent with one "
     "decimal; angles, distances and BLEU in their own units; a column's tooltip says whether higher or lower "
@@ -81,42 +59,27 @@ OTHER_NOTES = (
 
 
 def submission_row(report: ValidationReport, section: str = "") -> Row:
-    """The leaderboard row of a validated submission (recomputed scores only)."""
+    """The leaderboard row of a validated submission (recomputed scores only), in its benchmark's columns
+    (the evaluation module's ``leaderboard_values`` hook reads its scores layout)."""
     sub, s = report.submission, report.scores
-    fps = sub["settings"]["clip_fps"]
-    return Row(name=sub["model"]["name"], source="submission",
-               tasks={t: float(s["tasks"][t]["accuracy"]) for t in TASK_IDS}, overall=float(s["overall"]),
-               categories={c: float(s[c]) for c in ("past", "present", "proactive")},
-               dataset=sub["dataset"]["version"], gaze=sub["settings"]["gaze"],
-               prompt_mode=sub["settings"]["prompt_mode"], clip_fps="none" if not fps else f"{fps:g}",
-               protocol=sub["settings"].get("protocol", "default"),
-               by_source=" · ".join(f"{src} {score_text(v['overall'])}" for src, v in s["sources"].items()),
+    values = get_benchmark(report.benchmark).evaluation_api().leaderboard_values(s)
+    st = sub["settings"]
+    fps = st["clip_fps"]
+    coverage = {t: task_coverage(v) for t, v in s["tasks"].items()}
+    return Row(name=sub["model"]["name"], source="submission", tasks=dict(values["columns"]),
+               overall=values["overall"], dataset=sub["dataset"]["version"], gaze=st["gaze"],
+               prompt_mode=st["prompt_mode"], clip_fps="none" if not fps else f"{fps:g}",
+               protocol=st.get("protocol", "default"),
+               by_source=" · ".join(f"{src} {score_text(v)}" for src, v in values.get("by_source", {}).items()),
                frames=sub["model"]["frames"], params=sub["model"]["params"],
                coverage=float(s["coverage"]["fraction"]), url=sub["model"]["url"], file=report.path.name,
-               section=section, task_coverage={t: task_coverage(s["tasks"][t]) for t in TASK_IDS})
+               section=section, task_coverage=coverage)
 
 
 def _refuse_oracle(rep: ValidationReport) -> None:
     if rep.is_oracle:
         raise StreamGazeError("this is the oracle baseline (it reads the answer key): never ranked on the "
                               "leaderboard", rep.path)
-
-
-def collect_sections(reports: Sequence[ValidationReport], manifest: dict, include_paper: bool = True
-                     ) -> list[Section]:
-    """Submission rows (oracle refused; all on the dataset with ``manifest``) plus the paper rows,
-    one section per dataset, each sorted by overall descending and ranked on its own."""
-    key, title, note = dataset_section(manifest)
-    titles = {key: (title, note)}
-    if include_paper:
-        titles.setdefault(FULL_RELEASE, (FULL_TITLE, FULL_NOTE))
-    rows = []
-    for rep in reports:
-        _refuse_oracle(rep)
-        rows.append(submission_row(rep, key))
-    if include_paper:
-        rows += get_benchmark(DEFAULT_BENCHMARK).reference_rows()
-    return group_sections(rows, titles)
 
 
 def reference_row(ref, section: str) -> Row:
@@ -127,44 +90,28 @@ def reference_row(ref, section: str) -> Row:
     if source not in ("paper", "human"):
         raise StreamGazeError(f"reference row {ref.get('name')!r}: source must be 'paper' or 'human', not {source!r}")
     return Row(name=str(ref["name"]), source=source, tasks=dict(ref.get("tasks") or {}), overall=ref.get("overall"),
-               categories={}, dataset=str(ref.get("dataset") or ""), gaze=str(ref.get("gaze") or ""),
+               dataset=str(ref.get("dataset") or ""), gaze=str(ref.get("gaze") or ""),
                prompt_mode=str(ref.get("prompt_mode") or ""), frames=str(ref.get("frames") or ""),
                params=str(ref.get("params") or ""), group=str(ref.get("group") or ""), section=section)
 
 
-def benchmark_submission_row(report: ValidationReport, section: str) -> Row:
-    """The row of a validated submission of a benchmark other than StreamGaze (its leaderboard values)."""
-    sub, s = report.submission, report.scores
-    return Row(name=sub["model"]["name"], source="submission", tasks=dict(s["columns"]), overall=s["overall"],
-               categories={}, dataset=sub["dataset"]["version"], gaze=sub["settings"]["gaze"],
-               prompt_mode=sub["settings"]["prompt_mode"], frames=sub["model"]["frames"],
-               params=sub["model"]["params"], coverage=float(s["coverage"]["fraction"]), url=sub["model"]["url"],
-               file=report.path.name, section=section,
-               task_coverage={t: task_coverage(v) for t, v in s["tasks"].items()})
-
-
 def collect_benchmark_sections(benchmark, reports: Sequence[ValidationReport], manifest: dict,
                                include_paper: bool = True) -> list[Section]:
-    """:func:`collect_sections` for a registered benchmark other than StreamGaze: its submissions (all on
-    the dataset with ``manifest``) and its reference rows, each section with the benchmark's columns."""
-    key, title, note = benchmark_dataset_section(benchmark, manifest)
+    """A benchmark's sections: its submissions (all on the dataset with ``manifest``) and its reference rows,
+    one section per dataset, each with the benchmark's columns, sorted and ranked on its own."""
+    key, title, note = section_of(benchmark, manifest)
     titles = {key: (title, note)}
-    rows = []
+    out = []
     for rep in reports:
         _refuse_oracle(rep)
-        rows.append(benchmark_submission_row(rep, key))
+        out.append(submission_row(rep, key))
     refs = benchmark.reference_rows() if include_paper else []
     if refs:
-        ref_key, ref_title, ref_note = reference_section(benchmark)
-        titles.setdefault(ref_key, (ref_title, ref_note))
-        rows += [reference_row(r, ref_key) for r in refs]
-    return group_sections(rows, titles, benchmark=benchmark.name, columns=benchmark_columns(benchmark),
+        ref_key, ref_title, ref_note = reference_section_of(benchmark)
+        titles[ref_key] = (ref_title, ref_note)
+        out += [reference_row(r, ref_key) for r in refs]
+    return group_sections(out, titles, benchmark=benchmark.name, columns=benchmark_columns(benchmark),
                           higher_is_better=benchmark.overall_column().higher_is_better)
-
-
-def collect_rows(reports: Sequence[ValidationReport], manifest: dict, include_paper: bool = True) -> list[Row]:
-    """Every row, section by section (see :func:`collect_sections`)."""
-    return [r for sec in collect_sections(reports, manifest, include_paper) for r in sec.rows]
 
 
 # ---- Markdown / CSV -------------------------------------------------------------------------------
@@ -176,8 +123,7 @@ def _plain(col, row: Row) -> str:
     return "" if value is None else str(value)
 
 
-def render_markdown(sections: Sequence[Section], meta: str, title: str = TITLE,
-                    notes: Sequence[str] = NOTES) -> str:
+def render_markdown(sections: Sequence[Section], meta: str, title: str, notes: Sequence[str]) -> str:
     """GitHub-flavoured Markdown: one table per dataset section (scores in percent with one decimal; a
     column in another unit with its declared decimals), each benchmark's under its own heading when there
     are several, then the notes."""
@@ -185,7 +131,7 @@ def render_markdown(sections: Sequence[Section], meta: str, title: str = TITLE,
     several = len({sec.benchmark for sec in sections}) > 1
     current = None
     for sec in sections:
-        cols = [c for c in (sec.columns or COLUMNS) if c.key != "dataset"]
+        cols = [c for c in sec.columns if c.key != "dataset"]
         level = "##"
         if several:
             level = "###"
@@ -200,11 +146,11 @@ def render_markdown(sections: Sequence[Section], meta: str, title: str = TITLE,
     return "\n".join(lines) + "\n"
 
 
-def render_csv(rows: Sequence[Row], columns: Sequence = COLUMNS) -> str:
+def render_csv(rows: Sequence[Row], columns: Sequence) -> str:
     """Machine-readable table: scores as fractions in [0, 1] at full precision (6 decimals; a column
     in another unit, such as VL4Gaze's angles, in that unit), settings, source, URL and the
-    section (rows are ranked within their section only). ``columns``: StreamGaze's, or another
-    benchmark's (:func:`~.rows.benchmark_columns`)."""
+    section (rows are ranked within their section only). ``columns``: the benchmark's
+    (:func:`~.rows.benchmark_columns`)."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     keys = [c.key for c in columns]
@@ -264,7 +210,7 @@ def write_leaderboard(submissions: Sequence[str | os.PathLike[str]], root, out: 
         by_bench.setdefault(name, []).append(validate_submission(path, roots.get(name), key_cache=keys))
     reports = [r for reps in by_bench.values() for r in reps]
     sections: list[Section] = []
-    parts, csvs = [], {}
+    parts = []
     for bench in benchmarks():
         reps = by_bench.get(bench.name)
         if not reps:
@@ -273,42 +219,81 @@ def write_leaderboard(submissions: Sequence[str | os.PathLike[str]], root, out: 
         manifest = read_manifest(root_path)
         parts.append(f"{bench.title} dataset version {manifest['version']} (manifest sha256 "
                      f"{manifest_digest(root_path)[:16]}...)")
-        if bench.name == "streamgaze":
-            mine = collect_sections(reps, manifest, include_paper)
-            csvs["leaderboard.csv"] = render_csv([r for sec in mine for r in sec.rows])
-        else:
-            mine = collect_benchmark_sections(bench, reps, manifest, include_paper)
-            csvs[f"leaderboard-{bench.name}.csv"] = render_csv([r for sec in mine for r in sec.rows],
-                                                               benchmark_columns(bench))
-        sections += mine
-    names = [b.title for b in benchmarks() if b.name in by_bench]
-    title = TITLE if names == ["StreamGaze"] else (f"{names[0]} leaderboard" if len(names) == 1 else
-                                                  f"Gaze benchmarks leaderboard: {', '.join(names)}")
-    notes = (NOTES if "streamgaze" in by_bench else ()) + (OTHER_NOTES if set(by_bench) - {"streamgaze"} else ())
+        sections += collect_benchmark_sections(bench, reps, manifest, include_paper)
     meta = (f"Submissions re-scored against {'; '.join(parts)} by streamgaze-toolkit {__version__}; "
             f"{len(reports)} submission(s). One table per dataset, each sorted by overall.")
-    if "streamgaze" in by_bench:
-        rows = [r for sec in sections if sec.benchmark == "streamgaze" for r in sec.rows]
-        shown = chart_rows(rows)
-        caption = chart_caption(rows, shown)
-        png = render_chart(rows, title="StreamGaze: per-task scores", caption=caption)
-    else:
-        png, caption = None, ""
     # the streaming table of the (one) benchmark with a streaming evaluation, from its stream-eval submissions
     streamer = next((b for b in benchmarks() if b.streaming and b.name in by_bench), None)
     table = streamer.streaming_module() if streamer else None
     stream_rows = table.streaming_rows(by_bench[streamer.name]) if table else []
+    extra = {}
+    if stream_rows:  # the separate streaming table (stream-eval submissions only)
+        extra = {"streaming.md": table.render_streaming_markdown(stream_rows),
+                 "streaming.csv": table.render_streaming_csv(stream_rows)}
+    return write_sections(sections, meta, out, extra_html=table.render_streaming_html(stream_rows) if table else "",
+                          extra_files=extra)
+
+
+def site_title(names: Sequence[str]) -> str:
+    """The page's title for the benchmarks shown (registered names, registry order)."""
+    if len(names) == 1:
+        return get_benchmark(names[0]).page_title
+    return f"Gaze benchmarks leaderboard: {', '.join(get_benchmark(n).title for n in names)}"
+
+
+def site_notes(names: Sequence[str]) -> tuple[str, ...]:
+    """The notes under the tables: each benchmark's declared notes, then the shared ones when a benchmark
+    shown declares none."""
+    notes: tuple[str, ...] = ()
+    for n in names:
+        notes += get_benchmark(n).leaderboard_notes
+    if any(not get_benchmark(n).leaderboard_notes for n in names):
+        notes += OTHER_NOTES
+    return notes
+
+
+def section_charts(sections: Sequence[Section]) -> dict[str, tuple[bytes, str]]:
+    """One chart per section whose benchmark has chartable columns (its task columns in percent): the
+    section's rows only (rows of different datasets are never drawn side by side)."""
+    charts = {}
+    for sec in sections:
+        bench = get_benchmark(sec.benchmark)
+        if not sec.rows or not chart_columns(bench):
+            continue
+        caption = chart_caption(sec.rows, chart_rows(sec.rows))
+        charts[sec.key] = (render_chart(sec.rows, bench, title=f"{bench.title}: {sec.title}", caption=caption),
+                           caption)
+    return charts
+
+
+def render_sections(sections: Sequence[Section], meta: str, extra_html: str = "") -> dict[str, bytes]:
+    """The site's files (name -> bytes) for ``sections``: index.html (``extra_html``, already escaped, after
+    the notes), leaderboard.md, one CSV per benchmark (its declared name), chart.png (the first chart)."""
+    names = list(dict.fromkeys(sec.benchmark for sec in sections))
+    title, notes = site_title(names), site_notes(names)
+    charts = section_charts(sections)
+    files: dict[str, bytes] = {
+        "index.html": render_html(sections, title=title, meta=meta, notes=notes, charts=charts,
+                                  extra_html=extra_html).encode("utf-8"),
+        "leaderboard.md": render_markdown(sections, meta, title, notes).encode("utf-8")}
+    for name in names:
+        bench = get_benchmark(name)
+        rows = [r for sec in sections if sec.benchmark == name for r in sec.rows]
+        files[bench.csv_name] = render_csv(rows, benchmark_columns(bench)).encode("utf-8")
+    if charts:
+        files["chart.png"] = next(iter(charts.values()))[0]
+    return files
+
+
+def write_sections(sections: Sequence[Section], meta: str, out: str | os.PathLike[str], *, extra_html: str = "",
+                   extra_files: dict[str, str] | None = None) -> Path:
+    """Write the site of ``sections`` into ``out`` atomically (see :func:`render_sections`)."""
+    out = Path(out)
+    _check_out(out)
+    files = render_sections(sections, meta, extra_html)
     with atomic_directory(out) as tmp:
-        (tmp / "index.html").write_text(render_html(sections, title=title, meta=meta, notes=notes, chart_png=png,
-                                                    chart_caption=caption,
-                                                    extra_html=table.render_streaming_html(stream_rows) if table else ""),
-                                        encoding="utf-8")
-        if stream_rows:  # the separate streaming table (stream-eval submissions only)
-            (tmp / "streaming.md").write_text(table.render_streaming_markdown(stream_rows), encoding="utf-8")
-            (tmp / "streaming.csv").write_text(table.render_streaming_csv(stream_rows), encoding="utf-8")
-        (tmp / "leaderboard.md").write_text(render_markdown(sections, meta, title, notes), encoding="utf-8")
-        for name, text in csvs.items():
+        for name, data in files.items():
+            (tmp / name).write_bytes(data)
+        for name, text in (extra_files or {}).items():
             (tmp / name).write_text(text, encoding="utf-8")
-        if png is not None:
-            (tmp / "chart.png").write_bytes(png)
     return out

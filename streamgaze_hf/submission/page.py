@@ -3,7 +3,7 @@
 Every user-provided string goes through :func:`html.escape` (``quote=True``), in text and in
 attributes; links are rendered only for http(s) URLs. A Content-Security-Policy allows only the
 page's own inline script (by hash), so even a missed escape could not run injected code.
-One table per dataset section (rows are ranked only within their dataset). The settings that decide
+One table per dataset section (rows are ranked only within their dataset), each with its chart. The settings that decide
 whether two rows are comparable (gaze, prompt, clip fps cap, frames, params) sit under the model name,
 so the page needs no horizontal scrolling at 1280 px. Clicking a column header sorts its table by it
 (numbers: descending first, ascending first where lower is better; blanks always last) and the line
@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import base64
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from html import escape
 
 from ..htmlpage import attr, page_head
 from .coverage import fmt_coverage
-from .rows import BADGES, COLUMNS, Column, Row, html_columns, settings_columns
+from .rows import BADGES, Column, Row, html_columns, settings_columns
 from .schema import valid_url
 from .sections import Section
 
@@ -120,7 +120,7 @@ def _settings(row: Row, columns: tuple[Column, ...]) -> str:
     return f'<span class="settings">{"".join(parts)}</span>'
 
 
-def _cell(col: Column, row: Row, columns: tuple[Column, ...] = COLUMNS) -> str:
+def _cell(col: Column, row: Row, columns: tuple[Column, ...]) -> str:
     value = col.get(row)
     classes = [col.key, "num" if col.numeric else "text"]
     if col.key == "model":
@@ -161,8 +161,17 @@ def _header(col: Column) -> str:
             f'<button type="button">{escape(col.label)}</button></th>')
 
 
-def _section(i: int, sec: Section) -> str:
-    columns = sec.columns or COLUMNS
+def _figure(chart: tuple[bytes, str] | None) -> str:
+    """A section's chart (PNG bytes, caption) as an inline figure."""
+    if not chart:
+        return ""
+    data = base64.b64encode(chart[0]).decode("ascii")
+    return (f'\n<figure><img class="chart" alt="Per-task scores (grouped bars)" src="data:image/png;base64,{data}">'
+            f"<figcaption>{escape(chart[1])}</figcaption></figure>")
+
+
+def _section(i: int, sec: Section, chart: tuple[bytes, str] | None = None) -> str:
+    columns = sec.columns
     shown = html_columns(columns)
     head = "".join(_header(c) for c in shown)
     body = "\n".join(f'<tr class="{attr(r.source)}">' + "".join(_cell(c, r, columns) for c in shown) + "</tr>"
@@ -180,11 +189,11 @@ def _section(i: int, sec: Section) -> str:
 {body}
 </tbody>
 </table>
-</div>
+</div>{_figure(chart)}
 </section>"""
 
 
-def _benchmarks(sections: Sequence[Section]) -> str:
+def _benchmarks(sections: Sequence[Section], charts: Mapping[str, tuple[bytes, str]]) -> str:
     """The tables, one ``section.benchmark`` per benchmark (registry order kept from ``sections``); a
     heading per benchmark and a link bar to each when there are several."""
     from ..benchmarks import get_benchmark
@@ -199,31 +208,26 @@ def _benchmarks(sections: Sequence[Section]) -> str:
         out.append(f'<nav class="benchmarks" aria-label="Benchmarks">{links}</nav>')
     for name, secs in groups.items():
         heading = f'\n<h2 class="benchmark">{escape(get_benchmark(name).title)}</h2>' if several else ""
-        tables = "\n".join(_section(i, sec) for i, sec in secs)
+        tables = "\n".join(_section(i, sec, charts.get(sec.key)) for i, sec in secs)
         out.append(f'<section class="benchmark" id="benchmark-{attr(name)}" data-benchmark="{attr(name)}">'
                    f"{heading}\n{tables}\n</section>")
     return "\n".join(out)
 
 
 def render_html(sections: Sequence[Section], *, title: str, meta: str, notes: Sequence[str],
-                chart_png: bytes | None, chart_caption: str = "", extra_html: str = "") -> str:
+                charts: Mapping[str, tuple[bytes, str]] | None = None, extra_html: str = "") -> str:
     """The page: title, one meta line, one sortable table per dataset section (rows in the given
-    order), notes, chart with its caption; ``extra_html`` (already escaped, e.g. the streaming table)
-    after the chart."""
+    order), each followed by its chart (``charts``: section key -> (PNG bytes, caption); a chart draws
+    only the rows of its own table), notes; ``extra_html`` (already escaped, e.g. the streaming table)
+    after the notes."""
     script_hash = base64.b64encode(hashlib.sha256(_JS.encode("utf-8")).digest()).decode("ascii")
     csp = f"default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-{script_hash}'"
-    tables = _benchmarks(sections)
-    chart = ""
-    if chart_png:
-        data = base64.b64encode(chart_png).decode("ascii")
-        chart = (f'<figure><img class="chart" alt="Per-task scores (grouped bars)" src="data:image/png;base64,{data}">'
-                 f"<figcaption>{escape(chart_caption)}</figcaption></figure>")
+    tables = _benchmarks(sections, charts or {})
     notes_html = "".join(f"<li>{escape(n)}</li>" for n in notes)
     return page_head(title, csp, _CSS) + f"""<h1>{escape(title)}</h1>
 <p class="meta">{escape(meta)}</p>
 {tables}
 <ul class="notes">{notes_html}</ul>
-{chart}
 {extra_html}
 <script>{_JS}</script>
 </body>

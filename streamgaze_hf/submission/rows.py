@@ -1,41 +1,38 @@
-"""Leaderboard rows and columns, shared by the HTML, Markdown, CSV and chart renderers."""
+"""Leaderboard rows and columns, shared by the HTML, Markdown, CSV and chart renderers.
+
+A table's columns come from its benchmark's declaration (``Benchmark.leaderboard_columns``: Overall and
+the score columns, e.g. category means and tasks; ``leaderboard_settings``: the settings under each
+model name): :func:`benchmark_columns`. Nothing here names a benchmark.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from ..benchmarks import get_benchmark
 from ..benchmarks.api import score_text, to_fraction
-from ..dataset.load import DEFAULT_BENCHMARK
 
-__all__ = ["Row", "Column", "COLUMNS", "HTML_COLUMNS", "SETTINGS_COLUMNS", "SOURCE_LABELS", "BADGES", "sort_rows",
-           "category_means", "coverage_text", "benchmark_columns", "html_columns", "settings_columns"]
+__all__ = ["Row", "Column", "SETTINGS_COLUMNS", "SOURCE_LABELS", "BADGES", "sort_rows", "category_means",
+           "coverage_text", "benchmark_columns", "html_columns", "settings_columns", "chart_columns"]
 
 #: how each row source is shown: re-scored submissions vs numbers copied from the paper
 SOURCE_LABELS = {"submission": "submission (re-scored)", "paper": "reported in the paper",
                  "human": "reported in the paper (human)"}
-#: the benchmark whose table this module lays out: the category layout (overall, one mean per category,
-#: one column per task) of the default benchmark; every other benchmark's columns come from its declaration
-#: (``Benchmark.score_columns``, sections.py)
-_TABLE = get_benchmark(DEFAULT_BENCHMARK)
-CATEGORIES, TASKS, TASK_IDS = _TABLE.categories, _TABLE.tasks, _TABLE.task_ids
-TASK_LABELS = {"nfi": "NFI", "otp": "OTP", "gsm": "GSM", "sr": "SR", "oi_easy": "OI-E", "oi_hard": "OI-H",
-               "oar": "OAR", "fap": "FAP", "gta": "GTA", "oaa": "OAA"}
 #: the short mark beside a model name on the page (the page has no separate Source column)
 BADGES = {"paper": "reported in the paper", "human": "reported in the paper"}
 
 
 @dataclass
 class Row:
-    """One leaderboard line. Scores as stored (StreamGaze: fractions in [0, 1]; another benchmark: in its
-    column's unit, see :class:`Column`); None = not available (blank)."""
+    """One leaderboard line. ``tasks``: every score column's value by column key (category means too;
+    ``categories`` given to the constructor are merged into it), in the column's unit (fractions for
+    ratios); None = not available (blank)."""
 
     name: str
     source: str  # a key of SOURCE_LABELS
     tasks: dict[str, float | None]
     overall: float | None
-    categories: dict[str, float | None]
+    categories: dict[str, float | None] = field(default_factory=dict)
     dataset: str = ""
     gaze: str = ""
     prompt_mode: str = ""
@@ -50,18 +47,22 @@ class Row:
     rank: int | None = None
     file: str = ""
     section: str = ""  # the leaderboard section (one per dataset; see sections.py)
-    task_coverage: dict[str, tuple[int, int]] | None = None  # task -> (answered, expected); submissions only
+    task_coverage: dict[str, tuple[int, int]] | None = None  # column key -> (answered, expected); submissions
+
+    def __post_init__(self) -> None:
+        if self.categories:
+            self.tasks = {**self.categories, **self.tasks}
 
     @property
     def source_label(self) -> str:
         return SOURCE_LABELS[self.source]
 
 
-def category_means(tasks: dict[str, float | None]) -> dict[str, float | None]:
-    """Past / present / proactive means over the tasks that have a score (None when none has)."""
+def category_means(benchmark, tasks: dict[str, float | None]) -> dict[str, float | None]:
+    """One mean per category of ``benchmark`` over its tasks that have a score (None when none has)."""
     out: dict[str, float | None] = {}
-    for cat in CATEGORIES:
-        vals = [tasks[t.id] for t in TASKS if t.category == cat and tasks.get(t.id) is not None]
+    for cat in benchmark.categories:
+        vals = [tasks[t.id] for t in benchmark.tasks if t.category == cat and tasks.get(t.id) is not None]
         out[cat] = sum(vals) / len(vals) if vals else None
     return out
 
@@ -82,44 +83,38 @@ class Column:
     get: Callable[[Row], object]
     title: str = ""
     settings: bool = False  # a setting that changes a number (shown, never averaged)
-    digits: int | None = None  # a score column of another benchmark: decimals shown (None: see SCORE_KEYS)
+    digits: int = 3  # decimals shown for a unit other than a percent unit
     higher_is_better: bool = True
-    unit: str = "fraction"  # a score's unit (benchmarks.api.LeaderboardColumn); StreamGaze's are fractions
+    unit: str = "fraction"  # a score's unit (benchmarks.api.LeaderboardColumn)
+    score: bool = False  # a score column (Overall, a declared column, the coverage)
 
     @property
     def is_score(self) -> bool:
-        return self.key in SCORE_KEYS or self.digits is not None
+        return self.score
 
     def text(self, value) -> str:
         """A score cell as people read it: percent with one decimal, or the column's own unit
         (:func:`~streamgaze_hf.benchmarks.api.score_text`); the coverage column as :func:`coverage_text`."""
         if self.key == "coverage":
             return coverage_text(value)
-        return score_text(value, self.unit, 3 if self.digits is None else self.digits)
+        return score_text(value, self.unit, self.digits)
 
     def fraction(self, value):
         """A score for a machine-readable file: a fraction when the unit is a percent unit."""
         return to_fraction(value, self.unit)
 
 
-def _task_column(task_id: str) -> Column:
-    spec = next(t for t in TASKS if t.id == task_id)
-    return Column(task_id, TASK_LABELS[task_id], True, lambda r: r.tasks.get(task_id),
-                  f"{spec.name} ({spec.category})" + ("; checkpoint accuracy" if spec.proactive else ""))
-
-
-COLUMNS: tuple[Column, ...] = (
+_SHARED: dict[str, Column] = {c.key: c for c in (
     Column("rank", "#", True, lambda r: r.rank, "rank among the rows on the same dataset (Human: not ranked)"),
     Column("model", "Model", False, lambda r: r.name),
     Column("source", "Source", False, lambda r: r.source_label,
-           "re-scored from raw responses, or copied from the paper's Table 2"),
-    Column("overall", "Overall", True, lambda r: r.overall, "unweighted mean of the ten task scores"),
-    Column("past", "Past", True, lambda r: r.categories.get("past")),
-    Column("present", "Present", True, lambda r: r.categories.get("present")),
-    Column("proactive", "Proactive", True, lambda r: r.categories.get("proactive")),
-    *(_task_column(t) for t in TASK_IDS),
-    Column("coverage", "Coverage", True, lambda r: r.coverage, "answered / expected items; missing = wrong"),
+           "re-scored from raw responses, or copied from the paper"),
+    Column("coverage", "Coverage", True, lambda r: r.coverage, "answered / expected items; missing = wrong",
+           score=True),
     Column("dataset", "Dataset", False, lambda r: r.dataset, "dataset version", True),
+)}
+#: every setting a benchmark may show under the model name (``Benchmark.leaderboard_settings``: their keys)
+SETTINGS_COLUMNS: dict[str, Column] = {c.key: c for c in (
     Column("gaze", "Gaze", False, lambda r: r.gaze, "gaze input: visual overlay, none, text, salience", True),
     Column("prompt_mode", "Prompt", False, lambda r: r.prompt_mode,
            "prompt/parser: default (ours) or reference (the official code's)", True),
@@ -130,12 +125,7 @@ COLUMNS: tuple[Column, ...] = (
     Column("params", "Params", False, lambda r: r.params, "model size", True),
     Column("by_source", "By source", False, lambda r: r.by_source,
            "overall score (mean of the task scores) on each video source's questions", True),
-)
-SCORE_KEYS = frozenset({"overall", *CATEGORIES, "coverage", *TASK_IDS})
-#: the settings that decide whether two rows are comparable (on the page: under the model name)
-SETTINGS_COLUMNS: tuple[Column, ...] = tuple(c for c in COLUMNS if c.settings and c.key != "dataset")
-#: the page's table columns: scores only (the dataset is the section, the settings sit in the model cell)
-HTML_COLUMNS: tuple[Column, ...] = tuple(c for c in COLUMNS if not c.settings and c.key != "source")
+)}
 
 
 def html_columns(columns: tuple[Column, ...]) -> tuple[Column, ...]:
@@ -148,23 +138,29 @@ def settings_columns(columns: tuple[Column, ...]) -> tuple[Column, ...]:
     return tuple(c for c in columns if c.settings and c.key != "dataset")
 
 
+def _score_column(col, get: Callable[[Row], object]) -> Column:
+    better = "higher" if col.higher_is_better else "lower"
+    title = f"{col.title}; {better} is better" if col.title else f"{better} is better"
+    return Column(col.key, col.label, True, get, title, digits=col.digits, higher_is_better=col.higher_is_better,
+                  unit=col.unit, score=True)
+
+
 def benchmark_columns(benchmark) -> tuple[Column, ...]:
-    """The columns of a registered benchmark's table other than StreamGaze's (whose are :data:`COLUMNS`):
-    rank, model, source, its Overall, its declared score columns (``Benchmark.score_columns``), coverage,
-    then the settings."""
-    shared = {c.key: c for c in COLUMNS}
-    overall = benchmark.overall_column()
+    """The columns of a registered benchmark's table: rank, model, source, its Overall, its declared score
+    columns (``Benchmark.score_columns``), coverage, the dataset, then its settings
+    (``Benchmark.leaderboard_settings``)."""
+    return (_SHARED["rank"], _SHARED["model"], _SHARED["source"],
+            _score_column(benchmark.overall_column(), lambda r: r.overall),
+            *(_score_column(c, lambda r, k=c.key: r.tasks.get(k)) for c in benchmark.score_columns()),
+            _SHARED["coverage"], _SHARED["dataset"], *(SETTINGS_COLUMNS[k] for k in benchmark.leaderboard_settings))
 
-    def score(col, get: Callable[[Row], object]) -> Column:
-        better = "higher" if col.higher_is_better else "lower"
-        title = f"{col.title}; {better} is better" if col.title else f"{better} is better"
-        return Column(col.key, col.label, True, get, title, digits=col.digits, higher_is_better=col.higher_is_better,
-                      unit=col.unit)
 
-    return (shared["rank"], shared["model"], shared["source"], score(overall, lambda r: r.overall),
-            *(score(c, lambda r, k=c.key: r.tasks.get(k)) for c in benchmark.score_columns()),
-            shared["coverage"], shared["dataset"], shared["gaze"], shared["prompt_mode"], shared["frames"],
-            shared["params"])
+def chart_columns(benchmark) -> tuple[Column, ...]:
+    """The columns a benchmark's chart draws: its declared score columns that are tasks (in task order) and
+    shown as percentages; empty when it has none (no chart)."""
+    by_key = {c.key: c for c in benchmark_columns(benchmark)}
+    return tuple(by_key[t] for t in benchmark.task_ids
+                 if t in by_key and by_key[t].unit in ("fraction", "percent"))
 
 
 def sort_rows(rows: list[Row], higher_is_better: bool = True) -> list[Row]:

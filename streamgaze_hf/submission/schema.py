@@ -1,9 +1,9 @@
-"""The submission file format (``schema_version`` 1) and its structural check.
+"""The submission file format (``schema_version`` 2) and its structural check.
 
 A submission is one JSON object::
 
     {
-      "schema_version": 1,
+      "schema_version": 2,
       "toolkit_version": "0.1.0",                       # streamgaze-toolkit that wrote it ...
       "toolkit_commit": "<git sha>[+dirty]" | "",       # ... and its commit (optional; "" = unknown)
       "benchmark": "streamgaze",                        # a registered benchmark (optional: see below)
@@ -58,9 +58,14 @@ other benchmark's submission has the same top-level fields (no ``streaming``), w
        "breakdowns": {"<record field, e.g. source>": {"<value>": {<task_metrics>}}}}
 
   ``overall`` and ``columns`` are the benchmark's leaderboard values (the registry's
-  ``leaderboard_columns`` and its evaluation module's ``leaderboard_scores`` hook), in the units of
-  its paper's reference rows (EgoGazeVQA: accuracy in %); ``tasks`` and ``breakdowns`` hold
-  ``task_metrics`` (fractions).
+  ``leaderboard_columns`` and its evaluation module's ``leaderboard_scores`` hook): fractions for every
+  accuracy or other ratio, in every benchmark; a column of another unit (VL4Gaze's degrees, L2, BLEU)
+  as declared; ``tasks`` and ``breakdowns`` hold ``task_metrics`` (fractions).
+
+**Versions.** ``schema_version`` 2 (this toolkit) stores every ratio as a fraction. Version 1 files are
+still read: they are the same but for the columns declared with ``legacy_unit="percent"``
+(EgoGazeVQA's and StreamEQA's accuracies, stored in percent), which :func:`upgrade` converts to fractions
+when the file is read, so a version 1 file validates unchanged.
 """
 
 from __future__ import annotations
@@ -76,6 +81,7 @@ from .strictjson import (
     check_object,
     describe_type,
     is_int,
+    is_number,
     loads_strict,
     nullable,
     number,
@@ -84,14 +90,19 @@ from .strictjson import (
     string,
 )
 
-__all__ = ["SCHEMA_VERSION", "DEFAULT_BENCHMARK", "parse_submission", "check_structure", "valid_url",
+__all__ = ["SCHEMA_VERSION", "READABLE_VERSIONS", "MAX_SUBMISSION_BYTES", "upgrade", "DEFAULT_BENCHMARK", "parse_submission", "check_structure", "valid_url",
            "submission_benchmark"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+#: the versions this toolkit reads (1: percent columns, converted by :func:`upgrade`)
+READABLE_VERSIONS = (1, 2)
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _CHECKPOINT_KEY = re.compile(r"^(0|[1-9][0-9]{0,5})$")
 _URL = re.compile(r"^https?://[^\s<>\"']+$", re.I)
 MAX_NAME = 200
+#: the largest submission file read (checked before reading; a full StreamGaze run with long responses is a
+#: few MB): one limit for ``validate``, the leaderboard and the service on the Hub
+MAX_SUBMISSION_BYTES = 32 * 1024 * 1024
 
 
 def valid_url(url: str) -> bool:
@@ -179,9 +190,31 @@ def proactive_ids(bench: Benchmark) -> tuple[str, ...]:
 
 
 def parse_submission(text: str) -> dict:
-    """Parse and structurally check a submission; raises :class:`StrictJSONError` with the reason."""
+    """Parse and structurally check a submission (an older version converted: :func:`upgrade`); raises
+    :class:`StrictJSONError` with the reason."""
     data = loads_strict(text)
     check_structure(data)
+    return upgrade(data)
+
+
+def upgrade(data: dict) -> dict:
+    """A structurally checked submission of an older ``schema_version`` in this version's units: the
+    ``scores.columns`` (and ``scores.overall``) of columns declared ``legacy_unit="percent"`` divided by
+    100. Anything that is not a number is left for ``validate`` to reject."""
+    if data.get("schema_version") != 1 or not isinstance(data.get("scores"), dict):
+        return data
+    scores = data["scores"]
+    if has_own_layout(scores):
+        return data
+    bench = get_benchmark(submission_benchmark(data))
+    legacy = {c.key for c in (bench.overall_column(), *bench.score_columns()) if c.legacy_unit == "percent"}
+    columns = scores.get("columns")
+    if isinstance(columns, dict):
+        for key in legacy & set(columns):
+            if is_number(columns[key]):
+                columns[key] = columns[key] / 100.0
+    if "overall" in legacy and is_number(scores.get("overall")):
+        scores["overall"] = scores["overall"] / 100.0
     return data
 
 
@@ -189,9 +222,10 @@ def check_structure(data: Any) -> None:
     """Types and closed field sets of every part of a submission (not its ids or scores' values)."""
     if not isinstance(data, dict):
         raise StrictJSONError(f"a submission must be a JSON object, got {describe_type(data)}")
-    if "schema_version" in data and is_int(data["schema_version"]) and data["schema_version"] != SCHEMA_VERSION:
+    if ("schema_version" in data and is_int(data["schema_version"])
+            and data["schema_version"] not in READABLE_VERSIONS):
         raise StrictJSONError(f"schema_version {data['schema_version']} is not supported "
-                              f"(this toolkit reads schema_version {SCHEMA_VERSION})")
+                              f"(this toolkit reads schema_version {' and '.join(map(str, READABLE_VERSIONS))})")
     check_object(data, "", TOP_FIELDS, optional=TOP_OPTIONAL)
     check_object(data["dataset"], "dataset", DATASET_FIELDS, optional=DATASET_OPTIONAL)
     name = submission_benchmark(data)

@@ -1,20 +1,13 @@
 """One leaderboard section per dataset: rows are ranked only against rows on the same dataset.
 
 A demo-scale build (a few videos, a few hundred questions) and the full benchmark give numbers that
-cannot be compared, so a demo submission is never ranked among the paper's Table 2 rows. Each row
-belongs to a section:
-
-* the **full release** section: the paper's rows (the official release: 8,521 questions), joined by
-  submissions re-scored against a dataset imported from the complete official release;
-* one section per other dataset version (builds from raw data, subsets of the release).
-
-Sections holding submissions come first; the rank column counts within a section (the Human row is a
-reference, never ranked).
-
-Every other registered benchmark has its own sections, the same way (:func:`benchmark_dataset_section`):
-its reference rows (``Benchmark.reference_rows()``) in ``<name>-reference``, joined by submissions on a
-dataset of exactly the paper's question count (``extra["reference_questions"]``); other datasets in
-``<name>-dataset-<version>``. Its sections carry its columns and ranking direction.
+cannot be compared, so a demo submission is never ranked among the paper's rows. Each benchmark has its
+sections: its reference rows (``Benchmark.reference_rows()``) in ``<name>-reference``, joined by submissions
+on a dataset of exactly the paper's question count (``extra["reference_questions"]``); other datasets in
+``<name>-dataset-<version>``. A benchmark with its own rule declares it in its package's ``leaderboard.py``
+(``dataset_section(manifest)``, ``reference_section()``; StreamGaze's tells the complete official release
+apart), which :func:`section_of` and :func:`reference_section_of` ask first. Sections holding submissions
+come first; the rank column counts within a section (the Human row is a reference, never ranked).
 """
 
 from __future__ import annotations
@@ -25,17 +18,8 @@ from typing import Any
 
 from .rows import Row, sort_rows
 
-__all__ = ["Section", "FULL_RELEASE", "PAPER_QUESTIONS", "dataset_section", "group_sections",
-           "reference_section", "benchmark_dataset_section"]
-
-#: the section key of the full benchmark (the paper's rows)
-FULL_RELEASE = "full-release"
-#: questions of the complete official release (the paper's benchmark)
-PAPER_QUESTIONS = 8521
-FULL_TITLE = f"Full benchmark: the official release ({PAPER_QUESTIONS:,} questions)"
-FULL_NOTE = ("The paper's Table 2 (reported, not re-scored; official prompts and parser = prompt mode "
-             "'reference') and submissions re-scored on the complete official release.")
-_RELEASE_ROAD = "official-release"  # benchmarks/streamgaze/release.py ROAD, not imported to keep this module light
+__all__ = ["Section", "group_sections", "reference_section", "benchmark_dataset_section", "section_of",
+           "reference_section_of"]
 
 
 @dataclass
@@ -44,8 +28,8 @@ class Section:
     title: str
     note: str
     rows: list[Row] = field(default_factory=list)
-    benchmark: str = "streamgaze"
-    columns: tuple | None = None  # the table's columns (rows.benchmark_columns); None = StreamGaze's COLUMNS
+    benchmark: str = ""
+    columns: tuple = ()  # the table's columns (rows.benchmark_columns)
     higher_is_better: bool = True  # the direction of its Overall (its ranking)
 
     @property
@@ -59,26 +43,31 @@ def _questions(manifest: Mapping[str, Any]) -> int:
     return int(sum(v for v in per_task.values() if isinstance(v, int)))
 
 
-def dataset_section(manifest: Mapping[str, Any]) -> tuple[str, str, str]:
-    """(key, title, note) of the section for submissions on the dataset with this manifest."""
-    version = str(manifest.get("version", "?"))
-    build = manifest.get("build") if isinstance(manifest.get("build"), dict) else {}
-    road = str(build.get("road") or "")
-    n_q = _questions(manifest)
+def _questions(manifest: Mapping[str, Any]) -> int:
     counts = manifest.get("counts") if isinstance(manifest.get("counts"), dict) else {}
-    videos = counts.get("videos")
-    if road == _RELEASE_ROAD and n_q == PAPER_QUESTIONS:
-        return FULL_RELEASE, FULL_TITLE, FULL_NOTE + f" Submissions here are on dataset version {version}."
-    what = "imported from part of the official release" if road == _RELEASE_ROAD else "built by the toolkit"
-    size = f"{n_q:,} questions" + (f", {videos:,} videos" if isinstance(videos, int) else "")
-    title = f"Dataset {version} ({size})"
-    note = (f"Dataset version {version}, {what}. Its scores are ranked only against each other, never "
-            f"against the full benchmark's ({PAPER_QUESTIONS:,} questions).")
-    return f"dataset-{version}", title, note
+    per_task = counts.get("questions") if isinstance(counts.get("questions"), dict) else {}
+    return int(sum(v for v in per_task.values() if isinstance(v, int)))
+
+
+def section_of(benchmark, manifest: Mapping[str, Any]) -> tuple[str, str, str]:
+    """(key, title, note) of the section of ``benchmark``'s submissions on the dataset with ``manifest``:
+    its leaderboard module's rule when it declares one, else :func:`benchmark_dataset_section`."""
+    module = benchmark.optional_module("leaderboard")
+    if module is not None and hasattr(module, "dataset_section"):
+        return module.dataset_section(manifest)
+    return benchmark_dataset_section(benchmark, manifest)
+
+
+def reference_section_of(benchmark) -> tuple[str, str, str]:
+    """(key, title, note) of ``benchmark``'s reference rows' section (its own rule, else the shared one)."""
+    module = benchmark.optional_module("leaderboard")
+    if module is not None and hasattr(module, "reference_section"):
+        return module.reference_section()
+    return reference_section(benchmark)
 
 
 def reference_section(benchmark) -> tuple[str, str, str]:
-    """(key, title, note) of a registered benchmark's reference-rows section (not StreamGaze's)."""
+    """(key, title, note) of a registered benchmark's reference-rows section (the shared rule)."""
     n = benchmark.extra.get("reference_questions")
     size = f" ({n:,} questions)" if isinstance(n, int) else ""
     title = f"{benchmark.title}: the paper's benchmark{size}"
@@ -89,7 +78,7 @@ def reference_section(benchmark) -> tuple[str, str, str]:
 
 def benchmark_dataset_section(benchmark, manifest: Mapping[str, Any]) -> tuple[str, str, str]:
     """(key, title, note) of the section for a registered benchmark's submissions on the dataset with
-    this manifest (not StreamGaze's: see :func:`dataset_section`)."""
+    this manifest (the shared rule)."""
     version = str(manifest.get("version", "?"))
     n_q = _questions(manifest)
     if n_q and n_q == benchmark.extra.get("reference_questions"):
@@ -103,8 +92,8 @@ def benchmark_dataset_section(benchmark, manifest: Mapping[str, Any]) -> tuple[s
     return f"{benchmark.name}-dataset-{version}", f"{benchmark.title}: dataset {version} ({size})", note
 
 
-def group_sections(rows: Sequence[Row], titles: Mapping[str, tuple[str, str]], *, benchmark: str = "streamgaze",
-                   columns: tuple | None = None, higher_is_better: bool = True) -> list[Section]:
+def group_sections(rows: Sequence[Row], titles: Mapping[str, tuple[str, str]], *, benchmark: str = "",
+                   columns: tuple = (), higher_is_better: bool = True) -> list[Section]:
     """Rows grouped by their ``section`` key, each sorted and ranked on its own; sections with
     submissions first, then in ``titles`` order. ``titles``: key -> (title, note); ``benchmark``,
     ``columns``, ``higher_is_better``: those of every section (one benchmark's)."""

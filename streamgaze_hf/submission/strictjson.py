@@ -10,10 +10,17 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["JSONObject", "StrictJSONError", "loads_strict", "check_object", "describe_type"]
+__all__ = ["JSONObject", "StrictJSONError", "loads_strict", "check_object", "describe_type", "nesting_depth",
+           "MAX_DEPTH"]
+
+#: the deepest nesting of arrays and objects a submission may have (its own layout needs 5; a hostile file's
+#: ``[[[[...`` would otherwise exhaust the parser's recursion): checked before parsing
+MAX_DEPTH = 32
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
 
 
 class StrictJSONError(ValueError):
@@ -45,12 +52,25 @@ def _finite_float(text: str) -> float:
     return value
 
 
-def loads_strict(text: str) -> Any:
+def nesting_depth(text: str) -> int:
+    """The deepest nesting of ``[`` / ``{`` in JSON text, strings left out (a linear scan, no parsing)."""
+    import numpy as np
+
+    bare = _STRING.sub("", text).encode("utf-8", "replace")
+    codes = np.frombuffer(bare, dtype=np.uint8)
+    step = np.isin(codes, (0x5B, 0x7B)).astype(np.int32) - np.isin(codes, (0x5D, 0x7D)).astype(np.int32)
+    return int(np.cumsum(step).max()) if step.size else 0
+
+
+def loads_strict(text: str, max_depth: int = MAX_DEPTH) -> Any:
     """Parse JSON text; objects become :class:`JSONObject` (duplicates recorded, not dropped).
 
-    Raises :class:`StrictJSONError` for malformed JSON (with line and column) and for NaN,
-    Infinity or overflowing numbers.
+    Raises :class:`StrictJSONError` for nesting deeper than ``max_depth`` (checked before parsing), malformed
+    JSON (with line and column) and for NaN, Infinity or overflowing numbers.
     """
+    depth = nesting_depth(text)
+    if depth > max_depth:
+        raise StrictJSONError(f"nested {depth} levels deep: at most {max_depth} (checked before parsing)")
     try:
         return json.loads(text, object_pairs_hook=JSONObject, parse_constant=_no_constant,
                           parse_float=_finite_float)

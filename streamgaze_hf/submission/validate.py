@@ -25,7 +25,7 @@ from ..errors import StreamGazeError
 from ..rescore import AnswerKey, ItemKey, Rescored, dataset_of, load_answer_key, score_responses
 from .build import is_oracle
 from .coverage import fmt_coverage, fmt_pct, fmt_ratio, partial_coverage_warning, score_cell, task_coverage
-from .schema import has_own_layout, parse_submission, submission_benchmark
+from .schema import MAX_SUBMISSION_BYTES, has_own_layout, parse_submission, submission_benchmark
 from .strictjson import StrictJSONError, check_object, is_int, is_number
 
 __all__ = ["ValidationReport", "load_submission", "validate_submission", "SCORE_TOLERANCE"]
@@ -39,6 +39,10 @@ def load_submission(path: str | os.PathLike[str]) -> dict:
     """Read and structurally check a submission file (strict JSON, closed schema)."""
     path = Path(path)
     try:
+        size = path.stat().st_size
+        if size > MAX_SUBMISSION_BYTES:
+            raise StreamGazeError(f"{size:,} bytes: a submission may have at most {MAX_SUBMISSION_BYTES:,} bytes "
+                                  "(checked before it is read)", path)
         text = path.read_bytes().decode("utf-8")
     except FileNotFoundError:
         raise StreamGazeError("no such submission file", path) from None

@@ -33,6 +33,9 @@ COVERED = {
     "leaderboard": "test_eval_submit_validate_compare_leaderboard",
     "import-official-results": "test_import_release_and_official_results",
     "doctor": "test_failures_cli", "publish": "test_hub",
+    # the leaderboard on the Hub
+    "push-submission": "test_leaderboard_hub", "leaderboard sync": "test_leaderboard_hub",
+    "leaderboard serve": "test_leaderboard_app", "leaderboard space": "test_leaderboard_service",
     # one sub-command per benchmark (the hidden ones answer with one error line)
     "build streamgaze": "sg", "build egogazevqa": "test_egogazevqa_raw_build", "build vl4gaze": "test_build_vl4gaze_modes",
     "build streameqa": "test_a_benchmark_without_that_importer_is_one_error",

@@ -116,9 +116,9 @@ def test_random_baseline_near_chance_and_report_layout(eqa_root, tmp_path, capsy
                      str(sub_path)]) == 0
     sub = json.loads(sub_path.read_text())
     cols = sub["scores"]["columns"]
-    assert sub["benchmark"] == "streameqa" and cols["OPR"] == pytest.approx(100 * report["codes"]["OPR"])
+    assert sub["benchmark"] == "streameqa" and cols["OPR"] == pytest.approx(report["codes"]["OPR"])  # fractions
     for level in LEVELS:
-        assert cols[level] == pytest.approx(100 * report["levels"][level]["micro"])
+        assert cols[level] == pytest.approx(report["levels"][level]["micro"])
     assert sub["scores"]["overall"] == pytest.approx(sum(cols[lv] for lv in LEVELS) / 3)
     assert cli_main(["validate", str(sub_path), "--dataset", str(eqa_root)]) == 0
     site = write_leaderboard([sub_path], [eqa_root], tmp_path / "site")

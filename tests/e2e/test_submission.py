@@ -174,7 +174,7 @@ def test_round_trip_gives_the_scores_lmms_eval_reported(random_run, random_sub, 
     assert report.missing == []
 
     sub = json.loads(random_sub.read_text())
-    assert sub["schema_version"] == 1
+    assert sub["schema_version"] == 2
     assert sub["dataset"] == {"version": "0.1.0", "manifest_sha256": manifest_digest(demo_dataset)}
     assert sub["settings"] == {"gaze": "visual", "prompt_mode": "default", "clip_fps": 0.0, "protocol": "default"}
     assert sub["model"] == {"name": "Random baseline", "url": "https://example.org/random", "params": "0",
@@ -288,7 +288,7 @@ REJECTIONS = {
     "tampered parsed answer": (_tamper_parsed, "differs from the re-parsed"),
     "schema_version as a string": (_set("schema_version")("1"), "schema_version must be an integer"),
     "schema_version as a boolean": (_set("schema_version")(True), "schema_version must be an integer"),
-    "unsupported schema_version": (_set("schema_version")(2), "schema_version 2 is not supported"),
+    "unsupported schema_version": (_set("schema_version")(3), "schema_version 3 is not supported"),
     "clip_fps as a string": (_set("settings.clip_fps")("0"), "settings.clip_fps must be a number"),
     "unknown gaze mode": (_set("settings.gaze")("eyes"), "settings.gaze must be one of"),
     "model name as a number": (_set("model.name")(5), "model.name must be a string"),
@@ -323,7 +323,7 @@ TEXT_REJECTIONS = {
     "Infinity": (lambda t: re.sub(r'"clip_fps": [0-9.]+', '"clip_fps": Infinity', t, count=1),
                  "non-finite number Infinity"),
     "overflow": (lambda t: re.sub(r'"clip_fps": [0-9.]+', '"clip_fps": 1e999', t, count=1), "out of range"),
-    "duplicate top-level key": (lambda t: t.replace('"schema_version": 1,', '"schema_version": 1, "schema_version": 1,'),
+    "duplicate top-level key": (lambda t: t.replace('"schema_version": 2,', '"schema_version": 2, "schema_version": 2,'),
                                 "duplicate field 'schema_version' in the submission"),
 }
 

@@ -94,10 +94,11 @@ def test_egogazevqa_submission_scores_with_its_metric_set(ego_sub, ego_root, cap
     assert {t: {a["response"]: a["parsed"] for a in by_q.values()} for t, by_q in sub["answers"].items()} == {
         "spatial": {"(B) The stove.": "B", "C": "C"}, "temporal": {"the answer is A": "A"}, "causal": {"D": "D"}}
     s = sub["scores"]
-    # the paper's units (accuracy in %): spatial 2/2, temporal 0/2 (one wrong, one missing), causal 1/1
-    assert s["columns"] == {"spatial": 100.0, "temporal": 0.0, "causal": 100.0,
-                            "exact_match": pytest.approx((50.0 + 0.0 + 100.0) / 3, abs=1e-12)}
-    assert s["overall"] == pytest.approx(200.0 / 3, abs=1e-12)
+    # fractions (schema_version 2): spatial 2/2, temporal 0/2 (one wrong, one missing), causal 1/1
+    assert sub["schema_version"] == 2
+    assert s["columns"] == {"spatial": 1.0, "temporal": 0.0, "causal": 1.0,
+                            "exact_match": pytest.approx((0.5 + 0.0 + 1.0) / 3, abs=1e-12)}
+    assert s["overall"] == pytest.approx(2.0 / 3, abs=1e-12)
     assert s["coverage"] == {"answered": 4, "expected": 5, "fraction": 0.8}
     assert s["tasks"]["spatial"] == {"accuracy": 1.0, "n": 2, "n_correct": 2, "n_unparsed": 0, "n_missing": 0}
     assert s["tasks"]["temporal"] == {"accuracy": 0.0, "n": 2, "n_correct": 0, "n_unparsed": 0, "n_missing": 1}
@@ -137,12 +138,12 @@ def _move_question(sub):
 
 
 EGO_REJECTIONS = {
-    "tampered column": (lambda s: s["scores"]["columns"].update(spatial=90.0),
-                        "reported score scores.columns.spatial = 90.0 differs from the recomputed 100.0"),
-    "tampered exact match": (lambda s: s["scores"]["columns"].update(exact_match=66.7),
+    "tampered column": (lambda s: s["scores"]["columns"].update(spatial=0.9),
+                        "reported score scores.columns.spatial = 0.9 differs from the recomputed 1.0"),
+    "tampered exact match": (lambda s: s["scores"]["columns"].update(exact_match=0.667),
                              "reported score scores.columns.exact_match"),
-    "tampered overall": (lambda s: s.update(scores={**s["scores"], "overall": 70.0}),
-                         "reported score scores.overall = 70.0"),
+    "tampered overall": (lambda s: s.update(scores={**s["scores"], "overall": 0.7}),
+                         "reported score scores.overall = 0.7"),
     "tampered breakdown": (lambda s: s["scores"]["breakdowns"]["source"]["egtea"].update(accuracy=0.5),
                            "reported score scores.breakdowns.source.egtea.accuracy"),
     "tampered parsed answer": (_tamper_parsed, "differs from the re-parsed 'B'"),
@@ -162,6 +163,22 @@ def test_egogazevqa_validate_rejects(case, ego_sub, ego_root, tmp_path):
     with pytest.raises(StreamGazeError) as err:
         validate_submission(bad, ego_root)
     assert err.value.path == str(bad) and reason in str(err.value), str(err.value)
+
+
+def test_schema_version_1_percent_files_still_validate(ego_sub, ego_root, tmp_path):
+    """A version-1 file stored EgoGazeVQA's columns in percent: read, it is converted to fractions and
+    validates; the same file with a tampered percent value is still refused."""
+    def to_v1(s, tamper=0.0):
+        s["schema_version"] = 1
+        s["scores"]["columns"] = {k: None if v is None else 100.0 * v for k, v in s["scores"]["columns"].items()}
+        s["scores"]["overall"] = 100.0 * s["scores"]["overall"] + tamper
+
+    old = _mutate(ego_sub, tmp_path, to_v1)
+    assert json.loads(old.read_text())["scores"]["columns"]["spatial"] == 100.0
+    report = validate_submission(old, ego_root)
+    assert report.scores["columns"]["spatial"] == 1.0 and report.submission["scores"]["overall"] == pytest.approx(2 / 3)
+    with pytest.raises(StreamGazeError, match="reported score scores.overall = 0.669"):
+        validate_submission(_mutate(ego_sub, tmp_path, lambda s: to_v1(s, tamper=0.3)), ego_root)
 
 
 def test_submission_and_dataset_must_be_of_one_benchmark(ego_sub, ego_root, demo_dataset, tmp_path):
@@ -214,10 +231,10 @@ def test_lmms_eval_run_of_egogazevqa_is_submitted_and_validated(ego_root, tmp_pa
             sub["answers"][task]
         acc = sum(r["correct"] for r in recs) / len(recs)
         assert sub["scores"]["tasks"][task]["accuracy"] == acc
-        assert sub["scores"]["columns"][task] == pytest.approx(results["results"][f"egogazevqa_{task}_gazet"]
-                                                               ["accuracy,none"], abs=1e-9)
+        assert 100 * sub["scores"]["columns"][task] == pytest.approx(
+            results["results"][f"egogazevqa_{task}_gazet"]["accuracy,none"], abs=1e-9)
     assert sub["scores"]["coverage"] == {"answered": 5, "expected": 5, "fraction": 1.0}
-    assert printed.startswith(f"{out}: Avg. {sub['scores']['overall']:.1f}% (Spatial ")
+    assert printed.startswith(f"{out}: Avg. {100 * sub['scores']['overall']:.1f}% (Spatial ")
     assert validate_submission(out, ego_root).scores == sub["scores"]
     # asking for StreamGaze's tasks of an EgoGazeVQA run is refused, and nothing is written
     assert main(["submit", str(run_dir), "--benchmark", "streamgaze", "--model-name", "X",
@@ -245,7 +262,7 @@ def test_one_site_with_a_section_per_benchmark(ego_sub, ego_root, demo_dataset, 
                                   "exact_match", "coverage"]
     mine = [r for r in table if r["section"] == "egogazevqa-dataset-1.0.0"]
     # "E" is right only for the temporal question whose answer is E: temporal 50 %, the rest 0; the CSV holds
-    # fractions (the columns are declared in percent, as the submission stores them)
+    # fractions, as the submission stores them
     assert [(r["model"], r["rank"], r["overall"], r["temporal"], r["exact_match"]) for r in mine] == [
         ("Ego synthetic", "1", "0.666667", "0.000000", "0.500000"),
         ("Ego weak", "2", "0.166667", "0.500000", "0.166667")]
@@ -254,8 +271,8 @@ def test_one_site_with_a_section_per_benchmark(ego_sub, ego_root, demo_dataset, 
     assert len(paper) == len(reference) == 29 and paper[0]["model"] == "Human" and paper[0]["rank"] == ""
     assert [r["rank"] for r in paper[1:]] == [str(i) for i in range(1, 29)]
     best = max((r for r in reference if r["source"] == "paper"), key=lambda r: r["overall"])
-    assert (paper[1]["model"], paper[1]["overall"], paper[1]["gaze"]) == (best["name"], f"{best['overall'] / 100:.6f}", "salience")
-    assert best["overall"] == 66.3
+    assert (paper[1]["model"], paper[1]["overall"], paper[1]["gaze"]) == (best["name"], f"{best['overall']:.6f}", "salience")
+    assert best["overall"] == pytest.approx(0.663)  # printed 66.3 (%)
     assert paper[1]["exact_match"] == "" and paper[1]["source"] == "reported in the paper"
 
     md = (out / "leaderboard.md").read_text()
@@ -289,7 +306,7 @@ def test_lower_is_better_ranks_the_smallest_first():
     (section,) = collect_benchmark_sections(bench, [], manifest)
     assert section.key == "lowtest-reference" and not section.higher_is_better
     assert [(r.name, r.rank) for r in section.rows] == [("Human", None), ("Paper B", 1), ("Paper A", 2)]
-    page = render_html([section], title="t", meta="m", notes=(), chart_png=None)
+    page = render_html([section], title="t", meta="m", notes=())
     assert 'data-key="err" data-label="Angular error (deg)" data-kind="num" data-better="lower" aria-sort="none" ' \
            'title="degrees; lower is better"' in page
     assert 'data-key="overall" data-label="Mean error" data-kind="num" data-better="lower" aria-sort="ascending"' in page
@@ -307,7 +324,7 @@ def test_compare_two_egogazevqa_submissions(ego_sub, ego_root, tmp_path, capsys)
     a, b = (json.loads(p.read_text())["scores"]["columns"] for p in (ego_sub, weak))
     assert list(result["tasks"]) == list(EGO.task_ids)
     for cat, r in result["tasks"].items():
-        assert (100 * r["a"], 100 * r["b"]) == (pytest.approx(a[cat]), pytest.approx(b[cat]))
+        assert (r["a"], r["b"]) == (pytest.approx(a[cat]), pytest.approx(b[cat]))
         assert r["difference"] == pytest.approx(r["b"] - r["a"]) and r["ci_low"] <= r["difference"] <= r["ci_high"]
     o = result["overall"]
     assert 100 * o["a"] == pytest.approx(200 / 3) and 100 * o["b"] == pytest.approx(50 / 3)

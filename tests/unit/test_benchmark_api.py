@@ -116,8 +116,9 @@ def _yes_no(parsed: str | None, label: str) -> dict:
 def test_default_hooks():
     bench = get_benchmark("streamgaze")
     ev = bench.evaluation_api()
-    # StreamGaze scores a submission in its own layout (score_answers); every other hook is the default
-    assert [h for h in HOOKS if ev.has_hook(h)] == ["score_answers"]
+    # StreamGaze scores a submission in its own layout (score_answers) and reads it (leaderboard_values);
+    # every other hook is the default
+    assert [h for h in HOOKS if ev.has_hook(h)] == ["score_answers", "leaderboard_values"]
     assert get_benchmark("egogazevqa").evaluation_api().score_answers(None, {}, "default", 0.0) is None
     scores = ev.leaderboard_scores({"oi_easy": [_mc("oi_easy", True), _mc("oi_easy", False)],
                                     "nfi": [_mc("nfi", True)], "sr": []})

@@ -3,18 +3,19 @@ demo-scale submissions never appear ranked among the paper's full-benchmark rows
 
 from __future__ import annotations
 
-from streamgaze_hf.benchmarks.streamgaze.paper import paper_rows
-from streamgaze_hf.benchmarks.streamgaze.tasks import TASK_IDS
-from streamgaze_hf.submission.chart import MAX_BARS, chart_caption, chart_rows
-from streamgaze_hf.submission.rows import Row, category_means
-from streamgaze_hf.submission.sections import (
+from streamgaze_hf.benchmarks import get_benchmark
+from streamgaze_hf.benchmarks.streamgaze.leaderboard import (
     FULL_NOTE,
     FULL_RELEASE,
     FULL_TITLE,
     PAPER_QUESTIONS,
     dataset_section,
-    group_sections,
 )
+from streamgaze_hf.benchmarks.streamgaze.paper import paper_rows
+from streamgaze_hf.benchmarks.streamgaze.tasks import TASK_IDS
+from streamgaze_hf.submission.chart import MAX_BARS, chart_caption, chart_rows
+from streamgaze_hf.submission.rows import Row, category_means
+from streamgaze_hf.submission.sections import group_sections, section_of
 
 
 def manifest(version: str, road: str, questions: int, videos: int = 3) -> dict:
@@ -25,7 +26,7 @@ def manifest(version: str, road: str, questions: int, videos: int = 3) -> dict:
 
 def submission(name: str, score: float, section: str, dataset: str) -> Row:
     tasks = dict.fromkeys(TASK_IDS, score)
-    return Row(name=name, source="submission", tasks=tasks, overall=score, categories=category_means(tasks),
+    return Row(name=name, source="submission", tasks=tasks, overall=score, categories=category_means(get_benchmark("streamgaze"), tasks),
                dataset=dataset, section=section)
 
 
@@ -38,6 +39,8 @@ def test_dataset_sections_tell_the_full_release_from_everything_else():
     key, title, note = dataset_section(manifest("1.1.0", "official-release", 900, videos=20))
     assert (key, title) == ("dataset-1.1.0", "Dataset 1.1.0 (900 questions, 20 videos)")
     assert "imported from part of the official release" in note
+    # the shared code asks the benchmark's own rule (its package's leaderboard.py)
+    assert section_of(get_benchmark("streamgaze"), manifest("0.1.0", "raw-pipeline", 140))[0] == "dataset-0.1.0"
 
 
 def test_demo_submissions_are_ranked_apart_from_the_paper_rows():
@@ -69,16 +72,14 @@ def test_full_release_submissions_are_ranked_with_the_paper():
 def test_chart_caption_counts_what_it_leaves_out():
     paper = paper_rows()
     n_methods = sum(r.source == "paper" for r in paper)
-    subs = [submission(f"S{i}", 0.5, "dataset-0.1.0", "0.1.0") for i in range(2)]
-    rows = [*subs, *paper]
+    subs = [submission(f"S{i}", 0.5, FULL_RELEASE, "1.0.0") for i in range(2)]
+    rows = [*subs, *paper]  # one section: the full release
     shown = chart_rows(rows)
     assert len(shown) == MAX_BARS
     caption = chart_caption(rows, shown)
     k = MAX_BARS - 2 - 1
-    assert caption == (f"Bars: 2 submission(s) (dataset 0.1.0), the Human row, the {k} best of the paper's "
-                       f"{n_methods} methods by overall (at most {MAX_BARS} bars per task; the tables list every "
-                       "row). Paper rows (hatched) are on the full benchmark, not on the submissions' dataset: "
-                       "do not compare them.")
+    assert caption == (f"Bars: 2 submission(s) (dataset 1.0.0), the Human row, the {k} best of the paper's "
+                       f"{n_methods} methods by overall (at most {MAX_BARS} bars per task; the table lists every "
+                       "row).")
     only_paper = chart_caption(paper, chart_rows(paper))
     assert only_paper.startswith(f"Bars: the Human row, the {MAX_BARS - 1} best of the paper's {n_methods} methods")
-    assert "do not compare" not in only_paper

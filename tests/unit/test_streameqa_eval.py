@@ -112,5 +112,5 @@ def test_breakdown_and_leaderboard_hook():
     assert b["levels"]["interaction"]["micro"] is None and b["directions"]["forward"]["micro"] == 0.0
     assert b["short_window"] == {"n": 1, "accuracy": 1.0} and b["without_short"] == {"micro": 1 / 3, "n": 3}
     cols = ev.leaderboard_columns(recs)
-    assert cols["perception"] == pytest.approx(200 / 3) and cols["OPB"] == 50.0 and cols["backward"] == 50.0
+    assert cols["perception"] == pytest.approx(2 / 3) and cols["OPB"] == 0.5 and cols["backward"] == 0.5  # fractions
     assert cols["interaction"] is None and len(cols) == 3 + 3 + 42

@@ -133,13 +133,16 @@ def test_paper_rows_tables_5_to_7():
     gem = rows[0]
     assert gem["name"] == "Gemini-2.5-Pro" and gem["source"] == "paper" and gem["prompt_mode"] == "reference"
     assert gem["gaze"] == "none" and gem["group"] == "offline" and gem["frames"] == "1fps"
-    assert (gem["tasks"]["OPB"], gem["tasks"]["ARB"], gem["tasks"]["FPO"]) == (64.2, 76.3, 60.7)
-    assert (gem["tasks"]["perception"], gem["tasks"]["interaction"], gem["tasks"]["planning"]) == (70.1, 56.4, 52.5)
-    assert gem["tasks"]["backward"] is None and gem["overall"] == pytest.approx((70.1 + 56.4 + 52.5) / 3, abs=0.01)
+    # printed in percent, held as fractions (every leaderboard value is a fraction)
+    assert (gem["tasks"]["OPB"], gem["tasks"]["ARB"], gem["tasks"]["FPO"]) == pytest.approx((0.642, 0.763, 0.607))
+    assert (gem["tasks"]["perception"], gem["tasks"]["interaction"], gem["tasks"]["planning"]) == pytest.approx(
+        (0.701, 0.564, 0.525))
+    assert gem["tasks"]["backward"] is None and gem["overall"] == pytest.approx((0.701 + 0.564 + 0.525) / 3, abs=1e-4)
     ego = next(r for r in rows if r["name"] == "EgoGPT")
-    assert (ego["tasks"]["EMM"], ego["tasks"]["interaction"]) == (78.3, 60.5)
+    assert (ego["tasks"]["EMM"], ego["tasks"]["interaction"]) == pytest.approx((0.783, 0.605))
     online = next(r for r in rows if r["name"] == "VideoLLM-online")
-    assert online["group"] == "online" and online["tasks"]["ERD"] == 0.2 and online["tasks"]["planning"] == 37.2
+    assert online["group"] == "online" and online["tasks"]["ERD"] == pytest.approx(0.002)
+    assert online["tasks"]["planning"] == pytest.approx(0.372)
     assert all(set(r["tasks"]) == {c.key for c in get_benchmark("streameqa").score_columns()}
                for r in rows)
     assert json.dumps(rows)  # plain data

@@ -34,12 +34,12 @@ TASKS: tuple[TaskDef, ...] = (
 GAZE_VARIANTS: dict[str, str] = {"": "none", "_gazet": "text", "_gazev": "visual", "_gazes": "salience"}
 #: leaderboard columns, in the paper's Table 3 units (accuracy in %); values: evaluation.leaderboard_scores
 LEADERBOARD_COLUMNS: tuple[LeaderboardColumn, ...] = (
-    LeaderboardColumn("overall", "Avg.", True, "mean of the three category accuracies (%), as in the paper's Table 3", unit="percent"),
-    *(LeaderboardColumn(t.id, t.name.split()[0], True, f"{t.name}: accuracy (%), our five-option parser", unit="percent")
+    LeaderboardColumn("overall", "Avg.", True, "mean of the three category accuracies, as in the paper's Table 3", unit="fraction", legacy_unit="percent"),
+    *(LeaderboardColumn(t.id, t.name.split()[0], True, f"{t.name}: accuracy, our five-option parser", unit="fraction", legacy_unit="percent")
       for t in TASKS),
     LeaderboardColumn("exact_match", "Exact match", True,
-                      "Avg. under the official exact-match scorer (%): a response counts only if it is exactly "
-                      "the answer letter (the paper scored its rows this way: their Avg. is this number)", unit="percent"),
+                      "Avg. under the official exact-match scorer: a response counts only if it is exactly "
+                      "the answer letter (the paper scored its rows this way: their Avg. is this number)", unit="fraction", legacy_unit="percent"),
 )
 #: questions of the complete release (the paper's Table 3 benchmark)
 PAPER_QUESTIONS = 1757

@@ -102,15 +102,15 @@ def task_metrics(records: list[dict]) -> dict:
 
 
 def leaderboard_scores(records: Mapping[str, list[dict]]) -> dict:
-    """The leaderboard values (registry contract) in the paper's units, accuracy in %: each category's
-    accuracy, their mean (the paper's Avg.) and that mean under the official exact-match rule."""
+    """The leaderboard values (registry contract) as fractions: each category's accuracy, their mean (the
+    paper's Avg.) and that mean under the official exact-match rule."""
     cols: dict[str, float | None] = {}
     exact = []
     for cat in BENCHMARK.task_ids:
         recs = records.get(cat, [])
-        cols[cat] = 100.0 * task_metrics(recs)["accuracy"] if recs else None
+        cols[cat] = task_metrics(recs)["accuracy"] if recs else None
         if recs:
-            exact.append(100.0 * sum(bool(r["exact_match"]) for r in recs) / len(recs))
+            exact.append(sum(bool(r["exact_match"]) for r in recs) / len(recs))
     defined = [v for v in cols.values() if v is not None]
     cols["exact_match"] = sum(exact) / len(exact) if exact else None
     return {"columns": cols, "overall": sum(defined) / len(defined) if defined else None}

@@ -132,8 +132,8 @@ BENCHMARK = register(declare(
     root_env="STREAMEQA_ROOT",
     default_root="streameqa",
     importers=("release",),
-    leaderboard_columns=tuple(LeaderboardColumn(key, label, hib, unit="percent") for key, label, hib in LEADERBOARD_COLUMNS)
-    + (LeaderboardColumn("overall", "Overall", True, "mean of the three levels' accuracies (%), as the paper's "
-                         "rows here (the paper prints no overall)", unit="percent"),),
+    leaderboard_columns=tuple(LeaderboardColumn(key, label, hib, unit="fraction", legacy_unit="percent") for key, label, hib in LEADERBOARD_COLUMNS)
+    + (LeaderboardColumn("overall", "Overall", True, "mean of the three levels' accuracies, as the paper's "
+                         "rows here (the paper prints no overall)", unit="fraction", legacy_unit="percent"),),
     extra={"context_s": CONTEXT_S, "min_window_s": MIN_WINDOW_S, "lmms_slices": LMMS_SLICES},
 ))

@@ -206,8 +206,8 @@ def table_breakdown(records: Iterable[Mapping]) -> dict:
 
 def leaderboard_scores(records: Mapping[str, list[dict]]) -> dict:
     """The leaderboard hook (registry contract): task id -> per-sample records in; out the declared
-    columns (:func:`leaderboard_columns`) and the overall, the mean of the three levels' accuracies (%)
-    as the paper's reference rows here have it (None when a level has no question)."""
+    columns (:func:`leaderboard_columns`) and the overall, the mean of the three levels' accuracies
+    as the paper's reference rows here have it, fractions (None when a level has no question)."""
     cols = leaderboard_columns([r for recs in records.values() for r in recs])
     levels = [cols[lv] for lv in LEVELS]
     return {"columns": cols, "overall": None if None in levels else sum(levels) / len(levels)}
@@ -215,15 +215,11 @@ def leaderboard_scores(records: Mapping[str, list[dict]]) -> dict:
 
 def leaderboard_columns(records: Iterable[Mapping]) -> dict[str, float | None]:
     """Per-sample records -> the declared columns (``LEADERBOARD_COLUMNS``: level and direction
-    accuracies over questions, then each task code), in % (None: no question)."""
+    accuracies over questions, then each task code), fractions (None: no question)."""
     b = table_breakdown(records)
-
-    def pct(v):
-        return None if v is None else 100.0 * v
-
-    out = {lv: pct(b["levels"][lv]["micro"]) for lv in LEVELS}
-    out.update({d: pct(b["directions"][d]["micro"]) for d in DIRECTIONS})
-    out.update({code: pct(v) for code, v in b["codes"].items()})
+    out = {lv: b["levels"][lv]["micro"] for lv in LEVELS}
+    out.update({d: b["directions"][d]["micro"] for d in DIRECTIONS})
+    out.update(dict(b["codes"]))
     return out
 
 

@@ -44,7 +44,7 @@ def read_table(level: str) -> list[dict]:
 def paper_rows() -> list[dict]:
     """One dict per model, in Table 5's order: ``name``, ``printed`` (the tables' spelling), ``group``
     (offline / online), ``frames``, ``source`` ("paper"), ``gaze`` ("none"), ``prompt_mode``
-    ("reference"), ``dataset``, ``tasks`` {column key: value or None}, ``overall``, ``overall_derived``."""
+    ("reference"), ``dataset``, ``tasks`` {column key: value or None}, ``overall`` (fractions), ``overall_derived``."""
     merged: dict[str, dict] = {}
     for level in LEVELS:
         for rec in read_table(level):
@@ -59,4 +59,7 @@ def paper_rows() -> list[dict]:
     for row in merged.values():
         avgs = [row["tasks"][lv] for lv in LEVELS]
         row["overall"] = round(sum(avgs) / len(avgs), 2) if all(v is not None for v in avgs) else None
+        # printed in percent; rows hold fractions like every leaderboard value
+        row["tasks"] = {k: None if v is None else v / 100.0 for k, v in row["tasks"].items()}
+        row["overall"] = None if row["overall"] is None else row["overall"] / 100.0
     return list(merged.values())

@@ -5,12 +5,13 @@ Its parts live in this package: the task table and window rule (``tasks.py``), p
 validation (``schema.py``), QA generators and validation rules (``qa/``), the raw pipeline (``build.py``),
 the release importer (``release*.py``), the official-results import (``official.py``) and the paper's
 Table 2 (``paper.py``), its dataset-card texts (``card.py``), its streaming evaluation (``streaming/``), the SFT
-export (``sft_export.py``) and the object back-end over the official episode metadata (``episode_objects.py``).
+export (``sft_export.py``), its leaderboard layout (``leaderboard.py``) and the object back-end over the official episode metadata (``episode_objects.py``).
 """
 
 from __future__ import annotations
 
 from .. import declare, register
+from . import leaderboard
 from .tasks import CATEGORIES, TASKS
 
 BENCHMARK = register(declare(
@@ -36,6 +37,11 @@ BENCHMARK = register(declare(
     window_clips=True,
     review="fixations",
     record_fields=("question_id", "task", "checkpoint_index", "response", "gaze", "prompt_mode", "clip_fps"),
+    leaderboard_columns=leaderboard.COLUMNS,
+    leaderboard_title=leaderboard.TITLE,
+    leaderboard_notes=leaderboard.NOTES,
+    leaderboard_settings=leaderboard.SETTINGS,
+    leaderboard_csv="leaderboard.csv",
     # lmms-eval task files (lmms_tasks/generate.py): the header names the task table, the standard errors
     # are clustered by video, and each category (past, present, proactive) has a group
     extra={"lmms_task_source": "streamgaze_hf/benchmarks/streamgaze/tasks.py", "lmms_cluster_key": "video_id",

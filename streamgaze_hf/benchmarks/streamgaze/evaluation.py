@@ -255,6 +255,15 @@ def score_answers(key: AnswerKey, responses: Mapping[ItemKey, str], prompt_mode:
     return Rescored(scores, records, missing)
 
 
+def leaderboard_values(scores: Mapping) -> dict:
+    """The evaluation hook that reads StreamGaze's scores layout as leaderboard values (the columns of
+    ``leaderboard.COLUMNS``): overall, the category means, each task's accuracy, the overall per source."""
+    columns = {cat: scores[cat] for cat in BENCHMARK.categories}
+    columns.update({t: scores["tasks"][t]["accuracy"] for t in TASK_IDS})
+    return {"overall": scores["overall"], "columns": columns,
+            "by_source": {src: v["overall"] for src, v in scores.get("sources", {}).items()}}
+
+
 def source_scores(records: Mapping[str, list[dict]]) -> dict:
     """Per video source (EGTEA, EgoExoLearn, HoloAssist, world...): each task's accuracy on that source's
     items (None where the source has none) and their unweighted mean over the tasks it has."""

@@ -13,7 +13,8 @@ import io
 from importlib import resources
 
 from ...submission.rows import Row, category_means
-from ...submission.sections import FULL_RELEASE
+from . import BENCHMARK
+from .leaderboard import FULL_RELEASE
 from .tasks import TASK_IDS
 
 __all__ = ["PAPER_CSV", "paper_rows", "PAPER_DATASET"]
@@ -48,7 +49,7 @@ def paper_rows() -> list[Row]:
         tasks = {t: _score(rec.get(t)) for t in TASK_IDS}
         human = rec["group"].strip() == "human"
         rows.append(Row(name=rec["method"].strip(), source="human" if human else "paper", tasks=tasks,
-                        overall=_score(rec.get("overall")), categories=category_means(tasks),
+                        overall=_score(rec.get("overall")), categories=category_means(BENCHMARK, tasks),
                         dataset=PAPER_DATASET, gaze="visual", prompt_mode="" if human else PAPER_PROMPT_MODE,
                         clip_fps="", frames=_setting(rec.get("frames")), params=_setting(rec.get("params")),
                         group=rec["group"].strip(), section=FULL_RELEASE))
