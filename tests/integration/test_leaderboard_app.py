@@ -2,7 +2,7 @@
 local results directory and the Hub stand-in, driven by Playwright in Debian's Chromium. It shows the accepted
 row (the model name as text, markup and all); the Submit tab re-scores an uploaded file on the server and opens
 a pull request on the requests dataset (its author the app's token user). A file with a tampered score is
-rejected with its reason. Screenshots: under the test's tmp dir, copied to /tmp/issue31_shots/.
+rejected with its reason. Screenshots: under the test's tmp dir (copied to $STREAMGAZE_SCREENSHOTS when set).
 
 Slow-marked (about 40 s: the app's start-up imports Gradio).
 """
@@ -10,21 +10,19 @@ Slow-marked (about 40 s: the app's start-up imports Gradio).
 from __future__ import annotations
 
 import json
-import shutil
 import socket
 import time
 from pathlib import Path
 
 import pytest
 
-from ..fixtures.browser import browser, require_browser  # noqa: F401  (the fixture)
+from ..fixtures.browser import browser, keep_screenshot, require_browser  # noqa: F401  (the fixture)
 from ..fixtures.hub_stub import HubStub
 from ..fixtures.leaderboard_hub import USERS, hub_env, pinned, put_dataset, start_sg
 
 pytestmark = pytest.mark.slow
 require_browser()
 
-SHOTS = Path("/tmp/issue31_shots")
 DATA, REQUESTS = "org/sg", "org/requests"
 ACCEPTED = "Accepted <i>model</i>"
 
@@ -56,8 +54,8 @@ def _results_dir(sub: Path, root: Path, out: Path) -> Path:
 def _shot(page, tmp_path: Path, name: str) -> None:
     path = tmp_path / name
     page.screenshot(path=str(path), full_page=True)
-    SHOTS.mkdir(exist_ok=True)
-    shutil.copy(path, SHOTS / name)
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    keep_screenshot(path, name)
 
 
 def test_app_shows_rows_and_submits(browser, demo_dataset, tmp_path):  # noqa: F811
