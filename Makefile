@@ -17,7 +17,8 @@ demo: setup
 	@bash scripts/demo.sh "$(DEMO_OUT)"
 
 # `make test`: the unit and integration tests (tests/unit, tests/integration; about 3 minutes on 2 cores).
-# `make e2e`: the end-to-end tests (tests/e2e: real lmms-eval runs, the Hub stand-in, the long CLI runs).
+# `make e2e`: the end-to-end tests (tests/e2e: real lmms-eval runs, the Hub stand-in, the long CLI runs; about
+# 7 minutes on 2 cores).
 # CI (.ci/run) runs both. Temporary files live under .pytest_tmp/ in the clone (pytest empties it at the
 # start of the next run; a passed test's tmp_path is removed when it ends), never in /tmp.
 test: setup

@@ -4,7 +4,7 @@
 # `uv sync --locked` installs the locked set, checks every archive against its hash, removes anything not in
 # the lock, and refuses to run when pyproject.toml and uv.lock disagree (then: `make lock`, docs/getting-started.md
 # "The lock"). uv itself is bootstrapped into .venv/.uv at the version the lock holds (the `dev` extra pins it).
-# Measured on 2 cores (docs/getting-started.md "Installation"): 1.4 minutes with an empty uv cache, 6.8 GB.
+# Measured on 2 cores (docs/getting-started.md "Installation"): 30 s to 1.5 minutes with an empty uv cache, 6.9 GB.
 # Idempotent: does nothing when the lock and this script have not changed since the last install (a venv
 # changed by hand stays as it is, and the tests name each package that differs from the lock);
 # SETUP_FORCE=1 (`make setup FORCE=1`) installs the lock again whatever the stamp says.
@@ -36,7 +36,7 @@ if [ ! -x "$UV" ] || [ "$("$UV" --version | cut -d' ' -f2)" != "$uv_version" ]; 
     | grep -v -e "is ignored" -e "Running pip as the 'root' user" >&2 || true
   [ -x "$UV" ] || { echo "setup.sh: could not install uv $uv_version from the package index" >&2; exit 1; }
 fi
-echo "[setup] installing the lock into $VENV (first run: about 1.5 minutes and 7 GB)" >&2
+echo "[setup] installing the lock into $VENV (first run: about a minute and 7 GB)" >&2
 # --python: the interpreter that bootstrapped uv (uv's own discovery could pick another one)
 UV_PROJECT_ENVIRONMENT="$VENV" "$UV" sync --locked --python "$("$PY" -c 'import sys; print(sys.executable)')" \
   "${EXTRAS[@]}" --quiet
