@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
+from packaging.utils import canonicalize_name
+
 from .errors import StreamGazeError
 
 __all__ = [
@@ -34,10 +36,8 @@ KEY_PACKAGES = ("lmms-eval", "datasets", "huggingface-hub", "transformers", "tor
 
 
 def canonical_name(name: str) -> str:
-    """PEP 503 normalisation: ``Huggingface_Hub`` and ``huggingface-hub`` are one package."""
-    import re
-
-    return re.sub(r"[-_.]+", "-", name).lower()
+    """PEP 503 normalisation (packaging's): ``Huggingface_Hub`` and ``huggingface-hub`` are one package."""
+    return str(canonicalize_name(name))
 
 
 def find_lock() -> Path | None:
@@ -132,8 +132,10 @@ def lock_differences(lock: Path | None = None, extras: tuple[str, ...] = SETUP_E
     lock = lock or find_lock()
     if lock is None:
         raise StreamGazeError(f"no {LOCK_FILE} beside the toolkit's source: the lock is checked in a clone")
-    want = locked_versions(lock, extras)
-    have = installed_versions() if installed is None else installed
+    return _differences(locked_versions(lock, extras), installed_versions() if installed is None else installed)
+
+
+def _differences(want: dict[str, str], have: dict[str, str]) -> list[str]:
     lines = []
     for name in sorted(set(want) | set(have)):
         if name not in have:
@@ -156,14 +158,12 @@ class PackageState:
         return self.locked is not None and self.installed != self.locked
 
 
-def key_package_states(lock: Path | None, extras: tuple[str, ...] = SETUP_EXTRAS) -> list[PackageState]:
-    """The installed and locked versions of :data:`KEY_PACKAGES`."""
-    have = installed_versions()
-    want = locked_versions(lock, extras) if lock is not None else {}
+def key_package_states(want: dict[str, str], have: dict[str, str]) -> list[PackageState]:
+    """The installed (``have``) and locked (``want``; {} without a lock) versions of :data:`KEY_PACKAGES`."""
     return [PackageState(n, have.get(n), want.get(n)) for n in KEY_PACKAGES]
 
 
-def unmet_requirements(extras: tuple[str, ...] = ()) -> list[str]:
+def unmet_requirements(extras: tuple[str, ...] = (), installed: dict[str, str] | None = None) -> list[str]:
     """One line per declared requirement of the installed toolkit (its own and those of ``extras``) that the
     installed packages do not satisfy, e.g. ``filelock 4.3.1 is installed; the toolkit declares filelock<4``.
 
@@ -175,11 +175,11 @@ def unmet_requirements(extras: tuple[str, ...] = ()) -> list[str]:
         declared = metadata.requires(PROJECT) or []
     except metadata.PackageNotFoundError:
         return []
-    have = installed_versions()
+    have = installed_versions() if installed is None else installed
+    env_extras = frozenset(extras)
     lines = []
     for text in declared:
         req = Requirement(text)
-        env_extras = frozenset(extras)
         if req.marker is not None and not _marker_holds(str(req.marker), env_extras):
             continue
         name = canonical_name(req.name)
@@ -201,7 +201,9 @@ def environment_report() -> tuple[list[str], int]:
     from .provenance import toolkit_description
 
     lock = find_lock()
-    states = key_package_states(lock)
+    have = installed_versions()
+    want = locked_versions(lock) if lock is not None else {}
+    states = key_package_states(want, have)
     lines = [toolkit_description(), f"python {platform.python_version()} ({sys.executable})",
              f"lock {lock} (extras {', '.join(SETUP_EXTRAS)})" if lock else
              f"lock: none ({LOCK_FILE} is beside a clone's source; this install has no lock to compare with)", ""]
@@ -212,11 +214,11 @@ def environment_report() -> tuple[list[str], int]:
         lines.append(f"{s.name:<{width}}  {s.installed or '-':<12} {s.locked or '-':<12}{flag}".rstrip())
     problems = sum(s.differs for s in states)
     if lock is not None:
-        diff = lock_differences(lock)
+        diff = _differences(want, have)
         others = [d for d in diff if d.split(":")[0] not in KEY_PACKAGES]
         lines += ["", f"installed set against the lock: {'equal' if not diff else f'{len(diff)} differ'}"]
         lines += [f"  {d}" for d in others]
         problems += len(others)
-    unmet = unmet_requirements(("eval",))
+    unmet = unmet_requirements(("eval",), installed=have)
     lines += ["", "declared ranges: " + ("met" if not unmet else f"{len(unmet)} unmet")] + [f"  {u}" for u in unmet]
     return lines, problems + len(unmet)
