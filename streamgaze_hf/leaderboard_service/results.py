@@ -64,11 +64,10 @@ def schema(bench: Benchmark):
 
 def _versions(sub: Mapping) -> dict[str, str]:
     run = sub.get("run", {})
-    lmms = run.get("lmms_eval_version") or sub.get("lmms_eval_version") or (
-        run.get("harness_version", "") if run.get("harness") == "lmms-eval" else "")
+    # submissions name lmms-eval and datasets in ``run`` only (schema.RUN_FIELDS; the top level is closed)
+    lmms = run.get("lmms_eval_version") or (run.get("harness_version", "") if run.get("harness") == "lmms-eval" else "")
     return {"toolkit_version": str(run.get("toolkit_version") or sub.get("toolkit_version") or ""),
-            "lmms_eval_version": str(lmms or ""),
-            "datasets_version": str(run.get("datasets_version") or sub.get("datasets_version") or "")}
+            "lmms_eval_version": str(lmms), "datasets_version": str(run.get("datasets_version") or "")}
 
 
 def result_row(bench: Benchmark, sub: Mapping, scores: Mapping, section: Sequence[str], *, submitter: str,
