@@ -57,4 +57,4 @@ bench: perf
 
 # Regenerate docs/cli.md from the argument parser (tests/integration/test_docs.py checks that it is up to date).
 docs: setup
-	@$(PY) -m streamgaze_hf.clidoc --out docs/cli.md
+	@$(PY) -m streamgaze_hf.cli.clidoc --out docs/cli.md

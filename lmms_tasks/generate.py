@@ -1,5 +1,5 @@
 """The one generator of the lmms-eval task files: ``tasks/<benchmark>/`` for every registered benchmark
-(``streamgaze_hf.benchmarks``), rendered from its declaration.
+(``streamgaze_hf.registry``), rendered from its declaration.
 
 ``python build_scripts/generate_lmms_tasks.py`` rewrites the folders; a test fails when the committed
 files differ from what this renders.
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from streamgaze_hf.benchmarks import Benchmark, benchmarks
+from streamgaze_hf.registry import Benchmark, benchmarks
 
 from .utils import variants
 

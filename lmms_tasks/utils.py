@@ -1,6 +1,6 @@
 """The one lmms-eval glue module: every generated task YAML names its functions here
 (``!function lmms_tasks.utils.<fn>``); each is a thin call into the evaluation module of the document's
-benchmark (``streamgaze_hf.benchmarks``).
+benchmark (``streamgaze_hf.registry``).
 
 **Which data a task reads.** A task YAML says it the way lmms-eval's own video tasks do:
 ``dataset_path`` (the benchmark's dataset: its default root, ``streamgaze``, ``egogazevqa``, ...; a
@@ -28,7 +28,7 @@ slice), through the benchmark's ``load_docs`` (which reads nothing else of the c
 root (``Dataset.info``: ``dataset_name``, ``config_name``, ``description``).
 
 **Run settings.** The edge where lmms-eval meets the toolkit: ``process_docs`` builds the run's
-``RunSettings`` from the environment (``streamgaze_hf/settings.py``; ``streamgaze eval`` puts its flags
+``RunSettings`` from the environment (``streamgaze_hf/evaluation/settings.py``; ``streamgaze eval`` puts its flags
 there, so every process of a distributed run agrees) and passes it on; the documents record it.
 
 Import-light; no module state here (the one patch is marked on lmms-eval's class).
@@ -38,8 +38,8 @@ from __future__ import annotations
 
 import math
 
-from streamgaze_hf.benchmarks import Benchmark, benchmark_of_doc, benchmarks, get_benchmark
-from streamgaze_hf.errors import StreamGazeError
+from streamgaze_hf.registry import Benchmark, benchmark_of_doc, benchmarks, get_benchmark
+from streamgaze_hf.util.errors import StreamGazeError
 
 PROCESS_DOCS = "process_docs"
 
@@ -68,7 +68,7 @@ def reasoning_variants(bench: Benchmark) -> dict[str, str]:
 def _documents(dataset, suffix: str):
     import datasets
 
-    from streamgaze_hf.settings import RunSettings
+    from streamgaze_hf.evaluation.settings import RunSettings
 
     info = dataset.info
     bench = get_benchmark(info.dataset_name)
@@ -84,7 +84,7 @@ def _documents(dataset, suffix: str):
             field_name, value = variant["slice"]
             docs = [d for d in docs if d.get(field_name) == value]
         if bench.window_clips:
-            from streamgaze_hf import prefetch
+            from streamgaze_hf.evaluation import prefetch
 
             prefetch.start_prefetch(docs, settings)  # clips prepared in the background (settings.prefetch workers)
     except StreamGazeError as exc:
@@ -188,7 +188,7 @@ def doc_to_visual(doc):
         return _ev(doc).doc_visuals(doc)
     from PIL import Image
 
-    from streamgaze_hf import prefetch
+    from streamgaze_hf.evaluation import prefetch
 
     visuals = prefetch.prefetched_visuals(doc)
     return [Image.open(v).convert("RGB") if v.endswith(".png") else v for v in visuals]
@@ -239,7 +239,7 @@ def process_results(doc, results):
 
 
 def _metric(items, name: str) -> float:
-    """The benchmark's ``metric_value`` hook (``streamgaze_hf.benchmarks.api.Evaluation``): percent of a
+    """The benchmark's ``metric_value`` hook (``streamgaze_hf.registry.contract.Evaluation``): percent of a
     fraction metric, or the benchmark's own units (VL4Gaze: BLEU 0-100, L2, degrees); NaN when undefined
     (no items, an empty denominator): lmms-eval's tables then show "nan", never a made-up 0 or 100."""
     items = list(items)

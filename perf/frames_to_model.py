@@ -27,7 +27,7 @@ Per source and 60 s window ``[s, s + 60]`` (several windows, ``--runs`` each), e
 ``official``         the official code's approach in the same run: a libx264 re-encode of the window
                      (``ffmpeg -ss -t -c:v libx264`` defaults, see perf/clips.py) + the same decode.
 
-Per protocol of ``streamgaze_hf/protocols.py`` (``--protocols``; the ``default`` protocol is the paths above):
+Per protocol of ``streamgaze_hf/evaluation/protocols.py`` (``--protocols``; the ``default`` protocol is the paths above):
 ``<protocol> cold`` cuts the first window with the protocol's frame-rate cap (``Protocol.fps_cap``: e.g. 16
 frames of a 60 s window for ``paper_api``) on an empty cache, once, and reads every frame of the clip, as the
 protocol's wrapper then does (the clip holds the frames it samples).
@@ -59,7 +59,7 @@ import numpy as np
 
 from streamgaze_hf.demo.readcheck import uniform_indices
 from streamgaze_hf.demo.timecode import burn_frame_code, read_frame_code
-from streamgaze_hf.protocols import PROTOCOLS
+from streamgaze_hf.evaluation.protocols import PROTOCOLS
 from streamgaze_hf.video import clips
 from streamgaze_hf.video.clips import prepare_clip, read_sidecar, select_frames
 from streamgaze_hf.video.proxy import ProxySpec, build_proxy, proxy_frames

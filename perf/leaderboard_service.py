@@ -93,7 +93,7 @@ def build_dataset(work: Path, scale: float, seed: int = 0) -> Path:
 
 
 def build_submission(root: Path, out: Path) -> tuple[Path, dict]:
-    from streamgaze_hf.rescore import load_answer_key
+    from streamgaze_hf.submission.answer_key import load_answer_key
     from streamgaze_hf.submission.build import assemble_submission, write_submission
 
     key = load_answer_key(root)
@@ -126,13 +126,13 @@ def step(name: str, work: Path) -> dict:
 
         run = lambda: validate_submission(sub, root)  # noqa: E731
     elif name == "sync":
-        from streamgaze_hf.leaderboard_service.sync import dataset_choices, rescore_file
+        from streamgaze_hf.leaderboard.service.sync import dataset_choices, rescore_file
 
         choices = dataset_choices([str(root)])  # once per sync
         run = lambda: rescore_file(sub, choices, 120.0)  # noqa: E731
     else:
-        from streamgaze_hf.leaderboard_service.app import submit_upload
-        from streamgaze_hf.leaderboard_service.sync import dataset_choices
+        from streamgaze_hf.leaderboard.service.app import submit_upload
+        from streamgaze_hf.leaderboard.service.sync import dataset_choices
 
         choices = dataset_choices([str(root)])  # once per app
 
@@ -169,8 +169,8 @@ def timed(fn, runs: int) -> float:
 
 def results_rows(n: int) -> list[dict]:
     """``n`` results rows of StreamGaze (varied scores and settings)."""
-    from streamgaze_hf.benchmarks import get_benchmark
-    from streamgaze_hf.leaderboard_service.results import paper_result_rows
+    from streamgaze_hf.leaderboard.service.results import paper_result_rows
+    from streamgaze_hf.registry import get_benchmark
 
     bench = get_benchmark("streamgaze")
     template = paper_result_rows(bench)[1]
@@ -215,8 +215,8 @@ def main(argv: list[str] | None = None) -> int:
 
     import gradio as gr
 
-    from streamgaze_hf.benchmarks import get_benchmark
-    from streamgaze_hf.leaderboard_service.app import table_frame
+    from streamgaze_hf.leaderboard.service.app import table_frame
+    from streamgaze_hf.registry import get_benchmark
 
     rows = results_rows(100)
     bench = get_benchmark("streamgaze")

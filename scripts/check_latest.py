@@ -26,7 +26,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from streamgaze_hf.environment import (  # noqa: E402
+from streamgaze_hf.util.environment import (  # noqa: E402
     PROJECT, SETUP_EXTRAS, _load_toml, canonical_name, locked_versions,
 )
 

@@ -12,9 +12,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 VENV=.venv
-# the extras installed: streamgaze_hf/environment.py SETUP_EXTRAS (one place; the lock check uses it too)
+# the extras installed: streamgaze_hf/util/environment.py SETUP_EXTRAS (one place; the lock check uses it too)
 read -r -a EXTRAS <<<"$("$PY" -c 'import ast,sys
-tree = ast.parse(open("streamgaze_hf/environment.py").read())
+tree = ast.parse(open("streamgaze_hf/util/environment.py").read())
 v = next(n.value for n in tree.body if isinstance(n, ast.Assign) and n.targets[0].id == "SETUP_EXTRAS")
 print(" ".join("--extra " + e for e in ast.literal_eval(v)))')"
 stamp_src=$(cat pyproject.toml uv.lock scripts/setup.sh | sha256sum | cut -c1-16)
@@ -49,7 +49,7 @@ import torch, torchvision  # noqa: F401,E401  (a mismatched pair fails here: "to
 from torchvision.ops import nms  # noqa: F401
 for mod in ("lmms_eval", "decord", "pytest", "qwen_vl_utils", "timm", "torchcodec"):
     assert importlib.util.find_spec(mod) is not None, f"{mod} missing after install"
-from streamgaze_hf.environment import lock_differences
+from streamgaze_hf.util.environment import lock_differences
 diff = lock_differences()
 assert not diff, "installed set differs from uv.lock: " + "; ".join(diff)
 PYEOF

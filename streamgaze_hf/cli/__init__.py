@@ -17,7 +17,7 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
-from ..errors import StreamGazeError
+from ..util.errors import StreamGazeError
 from . import cache, data, evaluate, hub, review, submit
 from .base import COMMANDS, deprecated
 
@@ -104,14 +104,14 @@ class _VersionAction(argparse.Action):
         super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
 
     def __call__(self, parser, namespace, values, option_string=None):
-        from ..provenance import toolkit_description
+        from ..util.provenance import toolkit_description
 
         print(toolkit_description())
         parser.exit()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from ..termio import SIGPIPE_STATUS, console, flush_stdout, silence_stdout, stdout_closed
+    from .termio import SIGPIPE_STATUS, console, flush_stdout, silence_stdout, stdout_closed
 
     with console():
         try:
@@ -119,7 +119,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             rc = int(args._handler(args) or 0)
         except StreamGazeError as exc:
             print(f"streamgaze: error: {exc}", file=sys.stderr)
-            rc = getattr(exc, "exit_code", 2)  # 2: bad input; evalrun.EvalRunFailed: 1
+            rc = getattr(exc, "exit_code", 2)  # 2: bad input; harness.checks.EvalRunFailed: 1
         except KeyboardInterrupt:
             print("streamgaze: interrupted", file=sys.stderr)
             rc = 130

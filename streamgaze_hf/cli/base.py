@@ -7,7 +7,7 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from ..errors import StreamGazeError
+from ..util.errors import StreamGazeError
 
 Handler = Callable[[argparse.Namespace], "int | None"]
 Configure = Callable[[argparse.ArgumentParser], Handler]
@@ -37,7 +37,7 @@ def deprecated(old: str, new: str) -> None:
 
 def benchmark_names() -> list[str]:
     """The registered benchmarks' names (``--benchmark`` choices), StreamGaze first."""
-    from ..benchmarks import benchmarks
+    from ..registry import benchmarks
 
     return [b.name for b in benchmarks()]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..errors import StreamGazeError
+from ..util.errors import StreamGazeError
 from .base import Handler, add_dataset, command, dataset_root
 
 
@@ -46,8 +46,8 @@ def _clips(p: argparse.ArgumentParser) -> Handler:
         from ..video.clips import clip_cache_dir
 
         if a.clips_command == "warm":
-            from ..clips_warm import warm_clips
-            from ..settings import with_flags
+            from ..evaluation.prefetch import warm_clips
+            from ..evaluation.settings import with_flags
 
             settings = with_flags(clip_fps=a.clip_fps, proxy=a.proxy)
             r = warm_clips(dataset_root(a), a.tasks, a.variants, workers=a.workers, settings=settings)

@@ -2,7 +2,7 @@
 its statistics and its check.
 
 ``build BENCH`` and ``import BENCH`` have one sub-command per registered benchmark with an importer of
-that kind (``raw``, ``release``: streamgaze_hf/benchmarks/api.py); a benchmark's own options are
+that kind (``raw``, ``release``: streamgaze_hf/registry/contract.py); a benchmark's own options are
 in its package's ``cli.py`` (``Benchmark.cli_options``), a benchmark without any gets the common ones.
 """
 
@@ -12,8 +12,8 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from ..errors import StreamGazeError
 from ..gaze.sources.registry import SOURCES
+from ..util.errors import StreamGazeError
 from .base import Handler, add_dataset, command, dataset_root, hidden_parser, raw_common, release_common
 
 
@@ -48,7 +48,7 @@ def _overlay(p: argparse.ArgumentParser) -> Handler:
 
     def run(a: argparse.Namespace) -> int:
         from ..gaze.overlay import render_overlay_files
-        from ..preflight import existing_file, in_range, output_file
+        from ..util.preflight import existing_file, in_range, output_file
 
         existing_file(a.video, "video")
         existing_file(a.gaze_csv, "gaze CSV")
@@ -74,7 +74,7 @@ def _gaze(p: argparse.ArgumentParser) -> Handler:
     def run(a: argparse.Namespace) -> int:
         from ..gaze.io import write_gaze_csv
         from ..gaze.sources.registry import read_track
-        from ..preflight import output_file
+        from ..util.preflight import output_file
 
         output_file(a.out)
         track = read_track(a.path, a.source, a.video)
@@ -94,7 +94,7 @@ def _build_generic(name: str) -> Callable[[argparse.ArgumentParser], Handler]:
         raw_common(p, f"./{name}")
 
         def run(a: argparse.Namespace) -> int:
-            from ..benchmarks import get_benchmark
+            from ..registry import get_benchmark
 
             build = get_benchmark(name).importer("raw")
             print(build(a.raw, a.out, a.version, force=a.force, changelog=a.changelog, previews=a.previews))
@@ -111,7 +111,7 @@ def _per_benchmark(p: argparse.ArgumentParser, kind: str, generic, missing) -> H
     """One sub-command per registered benchmark with an importer of ``kind``, with the benchmark's own
     options (``Benchmark.cli_options(kind)``: its package's ``cli.py``) or ``generic(name)``'s; the others
     answer ``missing(benchmark)`` (one error line) and stay out of the help."""
-    from ..benchmarks import benchmarks
+    from ..registry import benchmarks
 
     sub = p.add_subparsers(dest="benchmark", required=True, metavar="BENCH")
     for b in benchmarks():
@@ -145,7 +145,7 @@ def _import_generic(name: str) -> Callable[[argparse.ArgumentParser], Handler]:
         release_common(p, f"directory of the official {name} release", f"./{name}")
 
         def run(a: argparse.Namespace) -> int:
-            from ..benchmarks import get_benchmark
+            from ..registry import get_benchmark
 
             report = get_benchmark(name).importer("release")(a.release_dir, a.out, a.version, strict=a.strict,
                                                              force=a.force, previews=a.previews)
@@ -193,7 +193,7 @@ def _doctor(p: argparse.ArgumentParser) -> Handler:
 
     def run(a: argparse.Namespace) -> int:
         if not (a.root or a.dataset):
-            from ..environment import environment_report
+            from ..util.environment import environment_report
 
             lines, problems = environment_report()
             print("\n".join(lines))

@@ -1,4 +1,4 @@
-"""Evaluation commands: lmms-eval over our tasks (``eval``; the runner is streamgaze_hf/lmms_runner.py),
+"""Evaluation commands: lmms-eval over our tasks (``eval``; the runner is streamgaze_hf/harness/run.py),
 a benchmark's report of a run, the streaming evaluation and the fine-tuning export."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..errors import StreamGazeError
+from ..util.errors import StreamGazeError
 from .base import Handler, add_dataset, benchmark_names, benchmark_of_root, command, dataset_root
 
 
@@ -43,12 +43,12 @@ def _eval(p: argparse.ArgumentParser) -> Handler:
     def run(a: argparse.Namespace) -> int:
         import os
 
-        from ..benchmarks import get_benchmark
         from ..dataset.load import resolve_root
-        from ..evaluation import run_settings
-        from ..preflight import positive, require_declared, require_module
-        from ..protocols import get_protocol
-        from ..settings import with_flags
+        from ..evaluation.protocols import get_protocol
+        from ..evaluation.settings import with_flags
+        from ..evaluation.visuals import run_settings
+        from ..registry import get_benchmark
+        from ..util.preflight import positive, require_declared, require_module
 
         args = list(a.lmms_eval_args)
         if args[:1] and args[0] in benchmark_names():
@@ -85,8 +85,8 @@ def _eval(p: argparse.ArgumentParser) -> Handler:
         from lmms_tasks import group_members, task_names
 
         from ..dataset.load import task_is_empty
-        from ..evalrun import plan_tasks, run_checked
-        from ..lmms_runner import annotate_results, prepare_files, run_lmms_eval
+        from ..harness.checks import plan_tasks, run_checked
+        from ..harness.run import annotate_results, prepare_files, run_lmms_eval
 
         args = plan_tasks(args, task_names(), group_members(), task_is_empty(os.environ[bench.root_env]),
                           lambda note: print(f"streamgaze: note: {note}", file=sys.stderr))
@@ -99,7 +99,7 @@ def _eval(p: argparse.ArgumentParser) -> Handler:
 @command("report", "a benchmark's breakdown of an lmms-eval run (EgoGazeVQA: per gaze mode, category, source, "
          "scenario and activity; StreamEQA: per task code, level and direction)")
 def _report(p: argparse.ArgumentParser) -> Handler:
-    from ..benchmarks import benchmarks
+    from ..registry import benchmarks
     from .base import hidden_parser
 
     sub = p.add_subparsers(dest="benchmark", required=True, metavar="BENCH")
@@ -126,7 +126,7 @@ def _print_report(a: argparse.Namespace, report) -> int:
     ``--json``."""
     import json
 
-    from ..fsutil import write_text_atomic
+    from ..util.fsutil import write_text_atomic
 
     result = report.run_breakdown(a.run_dir)
     print(report.format_breakdown(result))

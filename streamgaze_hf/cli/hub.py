@@ -18,7 +18,7 @@ def _publish(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--message", default=None, help="commit message (default: '<Benchmark> v<version>')")
 
     def run(a: argparse.Namespace) -> int:
-        from ..publish import publish
+        from ..dataset.publish import publish
 
         print(publish(dataset_root(a), a.repo, private=a.private, create_pr=a.create_pr, message=a.message).format())
         return 0

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import argparse
 
-from ..errors import StreamGazeError
+from ..util.errors import StreamGazeError
 from .base import Handler, add_dataset, benchmark_of_root, command, dataset_root, note
 
 
 def review_kinds() -> dict[str, str]:
     """The kind of review CSVs each benchmark's pages write (``Benchmark.review``): fixation corrections or
     question verdicts."""
-    from ..benchmarks import benchmarks
+    from ..registry import benchmarks
 
     return {b.name: b.review for b in benchmarks() if b.review}
 
@@ -19,7 +19,7 @@ def review_kinds() -> dict[str, str]:
 def _review_benchmark(a: argparse.Namespace, question_csvs: list) -> str:
     """The benchmark of ``review import``'s CSVs: ``--benchmark``, else the ``--dataset``'s manifest, else
     (deprecated) guessed from the CSVs' columns. CSVs of the other kind are refused."""
-    from ..benchmarks import get_benchmark
+    from ..registry import get_benchmark
 
     bench = a.benchmark or (benchmark_of_root(_local_root(a.dataset)) if a.dataset else None)
     if bench is None:
@@ -76,9 +76,9 @@ def _review(p: argparse.ArgumentParser) -> Handler:
             return 0
         import json
 
-        from ..fsutil import write_text_atomic
         from ..review import format_stats, load_corrections, verification_stats
         from ..review.qa_review import is_qa_csv
+        from ..util.fsutil import write_text_atomic
 
         bench = _review_benchmark(a, [c for c in a.csv if is_qa_csv(c)])
         if review_kinds()[bench] == "questions":
@@ -107,8 +107,8 @@ def _review_import_questions(a: argparse.Namespace) -> int:
     """``review import`` of question-verification CSVs (EgoGazeVQA): kept / dropped and failures per criterion."""
     import json
 
-    from ..fsutil import write_text_atomic
     from ..review.qa_review import load_qa_verdicts, qa_verdict_stats
+    from ..util.fsutil import write_text_atomic
 
     stats = qa_verdict_stats(load_qa_verdicts(a.csv))
     print(f"questions {stats['questions']}: kept {stats['kept']}, dropped {stats['dropped']} "

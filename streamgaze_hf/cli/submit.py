@@ -30,9 +30,9 @@ def _submit(p: argparse.ArgumentParser) -> Handler:
                         "(as `push-submission`; HF_TOKEN or the cached login)")
 
     def run(a: argparse.Namespace) -> int:
-        from ..preflight import existing_dir, output_file
         from ..submission.build import build_submission, write_submission
         from ..submission.coverage import partial_coverage_warning, scores_line
+        from ..util.preflight import existing_dir, output_file
 
         existing_dir(a.output_dir, "lmms-eval output directory")
         output_file(a.out)
@@ -44,7 +44,7 @@ def _submit(p: argparse.ArgumentParser) -> Handler:
         if warning:
             print(f"streamgaze: warning: {a.out}: {warning}", file=sys.stderr)
         if a.push:
-            from ..leaderboard_service.hub_push import push_submission
+            from ..leaderboard.service.hub_push import push_submission
 
             print(push_submission(a.out, a.push, a.dataset).format())
         return 0
@@ -61,7 +61,7 @@ def _push_submission(p: argparse.ArgumentParser) -> Handler:
                    "file pins, hf://datasets/<dataset.repo>@<dataset.commit>)")
 
     def run(a: argparse.Namespace) -> int:
-        from ..leaderboard_service.hub_push import push_submission
+        from ..leaderboard.service.hub_push import push_submission
 
         print(push_submission(a.submission, a.requests, a.dataset).format())
         return 0
@@ -148,8 +148,8 @@ def _leaderboard(p: argparse.ArgumentParser) -> Handler:
                    help="leave out the papers' reference rows (StreamGaze's Table 2, EgoGazeVQA's Table 3, ...)")
 
     def run(a: argparse.Namespace) -> int:
-        from ..preflight import existing_file
-        from ..submission.leaderboard import write_leaderboard
+        from ..leaderboard.site import write_leaderboard
+        from ..util.preflight import existing_file
 
         for path in a.submissions:
             existing_file(path, "submission file")
@@ -177,7 +177,7 @@ def _leaderboard_sync(p: argparse.ArgumentParser) -> Handler:
                    help="seconds one submission may take to re-score (default 120)")
 
     def run(a: argparse.Namespace) -> int:
-        from ..leaderboard_service.sync import sync
+        from ..leaderboard.service.sync import sync
 
         kwargs = {} if a.timeout is None else {"timeout_s": a.timeout}
         print(sync(a.requests, a.results, a.dataset, log=print, **kwargs).format())
@@ -200,7 +200,7 @@ def _leaderboard_serve(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--port", type=int, default=7860, help="port (default 7860)")
 
     def run(a: argparse.Namespace) -> int:
-        from ..leaderboard_service.app import serve
+        from ..leaderboard.service.app import serve
 
         serve(a.results, a.requests, a.dataset or (), host=a.host, port=a.port)
         return 0
@@ -217,7 +217,7 @@ def _leaderboard_space(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--dataset", action="append", default=None, help="datasets its Submit tab re-scores against")
 
     def run(a: argparse.Namespace) -> int:
-        from ..leaderboard_service.space import write_space
+        from ..leaderboard.service.space import write_space
 
         print(write_space(a.out, a.results, a.requests, a.dataset or ()))
         return 0

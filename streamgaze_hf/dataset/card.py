@@ -30,7 +30,7 @@ from datasets.splits import SplitDict, SplitInfo
 from datasets.utils.metadata import MetadataConfigs
 from huggingface_hub import DatasetCardData
 
-from ..benchmarks import get_benchmark, resolve
+from ..registry import get_benchmark, resolve
 from .load import DEFAULT_BENCHMARK, config_features, config_names, config_rows, data_file, sha256_file
 from .schema import PREVIEWS_CONFIG, VIDEO_FILES_CONFIG, VIEWER_FEATURES
 from .stats import Stats, manifest_counts, markdown_tables

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from tqdm.auto import tqdm
 
-from ..errors import StreamGazeError
+from ..util.errors import StreamGazeError
 from .integrity import dataset_files, manifest_problems
 from .load import (
     MANIFEST,

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import StreamGazeError
+from ..util.errors import StreamGazeError
 
 MAX_EXAMPLES = 3
 _SNIPPET = 60

@@ -40,7 +40,7 @@ def manifest_problems(root: str | os.PathLike[str], relpaths: Iterable[str] | No
     ``relpaths=None`` checks every listed file and reports files present but not listed;
     otherwise only the given dataset-relative POSIX paths are checked. ``manifest`` is the parsed
     manifest when the caller already has it (default: read ``root/manifest.json``, which raises
-    :class:`~streamgaze_hf.errors.StreamGazeError` when it is missing or unreadable).
+    :class:`~streamgaze_hf.util.errors.StreamGazeError` when it is missing or unreadable).
     """
     root = Path(root)
     listed: Mapping[str, Any] = (manifest if manifest is not None else read_manifest(root)).get("files") or {}

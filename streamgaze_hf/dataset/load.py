@@ -23,9 +23,9 @@ from typing import Any
 import datasets
 import pyarrow as pa
 
-from ..errors import StreamGazeError
-from ..fsutil import sha256_file  # noqa: F401  (re-exported: the dataset modules hash through it)
 from ..hub.verify import MANIFEST  # the manifest file's name, defined with the rule that checks it
+from ..util.errors import StreamGazeError
+from ..util.fsutil import sha256_file  # noqa: F401  (re-exported: the dataset modules hash through it)
 from .reader import parquet_rows, read_json, read_parquet
 from .schema import CONFIG_FEATURES, VIEWER_FEATURES
 
@@ -39,7 +39,7 @@ DATA_FILE_NAME = "test-00000-of-00001.parquet"
 def config_names(benchmark: str = DEFAULT_BENCHMARK) -> tuple[str, ...]:
     """Every config of a dataset of ``benchmark`` (registry), in card order: its task configs, then
     the shared videos, gaze and fixations configs."""
-    from ..benchmarks import get_benchmark
+    from ..registry import get_benchmark
 
     return get_benchmark(benchmark).task_ids + tuple(CONFIG_FEATURES)
 
@@ -47,7 +47,7 @@ def config_names(benchmark: str = DEFAULT_BENCHMARK) -> tuple[str, ...]:
 def benchmark_of(manifest: dict[str, Any]) -> str:
     """The benchmark a dataset belongs to: its manifest's ``name`` when that is a registered
     benchmark (every dataset the writer produces), else StreamGaze."""
-    from ..benchmarks import benchmarks
+    from ..registry import benchmarks
 
     name = manifest.get("name") if isinstance(manifest, dict) else None
     return name if name in {b.name for b in benchmarks()} else DEFAULT_BENCHMARK
@@ -61,7 +61,7 @@ def data_file(root: str | os.PathLike[str], config: str) -> Path:
 def config_features(config: str, benchmark: str = DEFAULT_BENCHMARK) -> datasets.Features:
     """The ``datasets.Features`` of a config (the benchmark's QA schema for every task config; the
     Hub-facing ``previews`` and older ``video_files`` configs' ``Video`` columns, viewer.py)."""
-    from ..benchmarks import get_benchmark, resolve
+    from ..registry import get_benchmark, resolve
 
     if config in CONFIG_FEATURES:
         return CONFIG_FEATURES[config]
@@ -229,7 +229,7 @@ def benchmark_root(benchmark: str, root: str | os.PathLike[str] | None = None, b
     """The dataset root of a registered benchmark (``root``, else its ``root_env`` variable, else its
     default directory), checked to hold a dataset of that benchmark (StreamGazeError naming the
     benchmark it holds instead, and ``build_hint``, how to build the right one)."""
-    from ..benchmarks import get_benchmark
+    from ..registry import get_benchmark
 
     bench = get_benchmark(benchmark)
     path = resolve_root(root, env=bench.root_env, default=bench.default_root)

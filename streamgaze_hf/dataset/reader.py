@@ -1,7 +1,7 @@
 """The one reader of dataset files: parquet shards and JSON files.
 
 Every command reads a dataset's files through these functions, so an unreadable, truncated or
-schema-mismatched file is always the same :class:`~streamgaze_hf.errors.StreamGazeError` naming the
+schema-mismatched file is always the same :class:`~streamgaze_hf.util.errors.StreamGazeError` naming the
 file and the cause (the CLI prints it as one line and exits 2), never a ``pyarrow`` or ``datasets``
 traceback.
 
@@ -26,7 +26,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from datasets import Features
 
-from ..errors import StreamGazeError
+from ..util.errors import StreamGazeError
 
 #: what a reader may raise on a damaged file (pyarrow raises OSError subclasses and ArrowException)
 _READ_ERRORS = (OSError, pa.ArrowException, ValueError)

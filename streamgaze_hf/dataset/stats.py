@@ -19,8 +19,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..benchmarks import get_benchmark
-from ..errors import StreamGazeError
+from ..registry import get_benchmark
+from ..util.errors import StreamGazeError
 from .load import (
     DEFAULT_BENCHMARK,
     benchmark_of,

@@ -48,9 +48,9 @@ from datasets import Features
 from tqdm.auto import tqdm
 
 from .. import __version__
-from ..benchmarks import Benchmark, get_benchmark, resolve
-from ..errors import StreamGazeError
-from ..fsutil import atomic_directory
+from ..registry import Benchmark, get_benchmark, resolve
+from ..util.errors import StreamGazeError
+from ..util.fsutil import atomic_directory
 from ..video.preview import DEFAULT_PREVIEW
 from .card import render_card
 from .integrity import dataset_files, manifest_problems  # noqa: F401  (dataset_files re-exported)
@@ -457,6 +457,18 @@ def check_destination(root: str | os.PathLike[str], version: str, force: bool = 
     ``version`` is semantic, and ``root`` is absent, empty, or a dataset that may be replaced."""
     check_version(version)
     _previous_changelog(Path(root), version, force)
+
+
+def dataset_destination(out: str | os.PathLike[str], version: str, force: bool = False) -> Path:
+    """``out`` can receive dataset version ``version``: a semantic version, and ``out`` is absent, an
+    empty directory, or a dataset of another version (or of this one with ``force``). The same rules
+    the writer applies at the end (:func:`write_dataset`); run by the build and import commands
+    before any long work."""
+    out = Path(out)
+    check_destination(out, version, force)
+    if out.parent.exists() and not out.parent.is_dir():
+        raise StreamGazeError("the parent of the output path is not a directory", out.parent)
+    return out
 
 
 def _directory_mode() -> int:

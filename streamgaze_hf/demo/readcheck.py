@@ -142,7 +142,7 @@ def _child() -> None:
     import av
     import decord
 
-    from ..demo.timecode import read_frame_code
+    from .timecode import read_frame_code
 
     av.logging.restore_default_callback()  # FFmpeg logs go to stderr, as decord's do
     av.logging.set_libav_level(av.logging.WARNING)

@@ -32,11 +32,11 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from ..errors import ArgumentError
-from ..fsutil import write_text_atomic
 from ..gaze.fov import DEFAULT_HFOV_DEG
 from ..gaze.io import write_gaze_csv
 from ..gaze.track import GazeTrack
+from ..util.errors import ArgumentError
+from ..util.fsutil import write_text_atomic
 from ..video.writer import H264Writer
 from .catalog import SCENE_TEMPLATES
 from .gaze_model import FIX, GAZE_RATE, GazePlan, plan_gaze

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import GazeFormatError
-from ..fsutil import atomic_output
+from ..util.errors import GazeFormatError
+from ..util.fsutil import atomic_output
 from .track import GazeTrack
 
 GAZE_COLUMNS = ("t", "x", "y", "valid")

@@ -37,7 +37,7 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
-from ..errors import StreamGazeError, VideoError
+from ..util.errors import StreamGazeError, VideoError
 from ..video.reader import VideoInfo, open_container, probe_video
 from ..video.writer import H264Writer
 from .fov import fov_radius_px

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import GazeFormatError
+from ..util.errors import GazeFormatError
 
 
 @dataclass(frozen=True, eq=False)

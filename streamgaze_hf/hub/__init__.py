@@ -9,8 +9,8 @@
   file identity);
 * :mod:`.client`: the ``huggingface_hub`` download call and its errors.
 
-Above the dataset layer (they use ``dataset``): :mod:`streamgaze_hf.publish` (``streamgaze publish``:
-validate, upload, tag) and :mod:`streamgaze_hf.run_files` (the files an evaluation needs, fetched and
+Above the dataset layer (they use ``dataset``): :mod:`streamgaze_hf.dataset.publish` (``streamgaze publish``:
+validate, upload, tag) and :mod:`streamgaze_hf.harness.files` (the files an evaluation needs, fetched and
 verified before lmms-eval starts).
 
 Nothing here talks to the Hub at import time: ``huggingface_hub`` is imported inside the functions.

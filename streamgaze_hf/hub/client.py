@@ -3,7 +3,7 @@ one :class:`StreamGazeError` each (no such repository, revision or file; offline
 
 from __future__ import annotations
 
-from ..errors import StreamGazeError
+from ..util.errors import StreamGazeError
 
 PREFIX = "hf://datasets/"
 

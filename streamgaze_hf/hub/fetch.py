@@ -15,7 +15,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..errors import StreamGazeError
+from ..util.errors import StreamGazeError
 from .client import hub_download
 from .reference import HubRef, resolve_commit, snapshot_of
 

@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import StreamGazeError
+from ..util.errors import StreamGazeError
 from .client import PREFIX, reference_string
 
 __all__ = ["HubRef", "PREFIX", "PINS_ENV", "is_reference", "parse_reference", "snapshot_of", "resolve_commit", "dataset_origin",

@@ -23,8 +23,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..errors import StreamGazeError
-from ..fsutil import sha256_file
+from ..util.errors import StreamGazeError
+from ..util.fsutil import sha256_file
 
 __all__ = ["MANIFEST", "VERIFY_CACHE_ENV", "verify_cache_dir", "file_problem", "verify_file", "is_verified"]
 

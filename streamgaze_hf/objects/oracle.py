@@ -19,11 +19,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import StreamGazeError
 from ..gaze.fixations import Fixation
 from ..gaze.fov import fov_radius_px
 from ..gaze.scanpath import FixationObjects
 from ..gaze.track import GazeTrack
+from ..util.errors import StreamGazeError
 from .base import Interval, VideoObjects
 
 IN_VIEW_FRACTION = 0.5

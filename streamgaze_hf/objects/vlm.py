@@ -40,12 +40,12 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
-from ..errors import StreamGazeError
-from ..fsutil import write_text_atomic
 from ..gaze.fixations import Fixation
 from ..gaze.fov import fov_crop, fov_radius_px, mask_fov
 from ..gaze.scanpath import FixationObjects
 from ..gaze.track import GazeTrack
+from ..util.errors import StreamGazeError
+from ..util.fsutil import write_text_atomic
 from ..video.reader import read_frames_at
 from .base import VideoObjects
 from .naming import ATTRIBUTE_KINDS, BUILTIN_ATTRIBUTE_VALUES, unique_names

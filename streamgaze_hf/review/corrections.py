@@ -46,9 +46,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from ..errors import StreamGazeError
 from ..gaze.fixations import Fixation
 from ..gaze.scanpath import FixationObjects
+from ..util.errors import StreamGazeError
 
 #: the columns the review pages write, in this order (``source`` is optional on import)
 CSV_COLUMNS: tuple[str, ...] = ("video_id", "fixation_index", "start", "end", "region", "object", "decision",

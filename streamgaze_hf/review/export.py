@@ -15,8 +15,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from urllib.parse import quote
 
-from ..errors import StreamGazeError
-from ..fsutil import atomic_output, write_text_atomic
+from ..util.errors import StreamGazeError
+from ..util.fsutil import atomic_output, write_text_atomic
 from .page import PageFixation, PageVideo, render_index, render_video_page
 
 __all__ = ["export_qa_review", "export_review", "page_file_name", "read_page_videos"]
@@ -131,8 +131,8 @@ def export_qa_review(root: str | os.PathLike[str], out: str | os.PathLike[str], 
     """The question-verification pages (:mod:`.qa_review`) of a dataset whose questions carry keyframe
     groups (EgoGazeVQA): one page per video, ``index.html`` first; the keyframes are copied under
     ``out/frames/`` (``link``: relative links into the dataset)."""
-    from ..benchmarks import get_benchmark
     from ..dataset.load import benchmark_of, read_manifest, resolve_root
+    from ..registry import get_benchmark
     from .qa_review import QAPageQuestion, render_qa_index, render_qa_page
 
     root = resolve_root(root)

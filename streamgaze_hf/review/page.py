@@ -24,7 +24,7 @@ from html import escape
 from importlib.resources import files
 from typing import Any
 
-from ..htmlpage import attr, page_head
+from ..util.htmlpage import attr, page_head
 from .corrections import CSV_COLUMNS
 
 __all__ = ["PageFixation", "PageVideo", "embed_json", "render_index", "render_video_page", "script_csp",

@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
 
-from ..errors import StreamGazeError
-from ..htmlpage import attr, page_head
+from ..util.errors import StreamGazeError
+from ..util.htmlpage import attr, page_head
 from .page import _CSS, asset, export_tail, script_csp
 
 __all__ = ["QA_CSV_COLUMNS", "CRITERIA", "QAVerdicts", "QAPageQuestion", "load_qa_verdicts",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ..benchmarks import Benchmark
+from ..registry import Benchmark
 
 __all__ = ["summarize"]
 

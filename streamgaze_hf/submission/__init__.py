@@ -1,18 +1,19 @@
-"""Leaderboard submissions (docs/leaderboard.md):
+"""Leaderboard submissions (docs/leaderboard.md): what a run becomes, and how it is checked.
 
-* :func:`build_submission` (``streamgaze submit``): lmms-eval output directory -> submission JSON
-  with every raw response, its parsed answer and the scores recomputed with the shared scoring code;
-* :func:`validate_submission` (``streamgaze validate``): strict parsing and re-scoring against the
-  answer key; never trusts a reported score;
-* :func:`write_leaderboard` (``streamgaze leaderboard``): a static site (index.html, leaderboard.md,
-  leaderboard.csv, chart.png) with the paper's Table 2 rows and the human row.
+* :func:`build_submission` (``streamgaze submit``, ``build.py``; assembled by ``assemble.py``): lmms-eval
+  output directory -> submission JSON with every raw response, its parsed answer and the scores recomputed
+  with the shared scoring code;
+* :func:`validate_submission` (``streamgaze validate``, ``validate.py``): strict parsing (``strictjson.py``)
+  and re-scoring against the answer key (``answer_key.py``); never trusts a reported score;
+* ``compare.py`` (``streamgaze compare``), ``coverage.py`` (how much of a dataset a run covers).
 
-The format is documented in :mod:`streamgaze_hf.submission.schema`.
+The format is documented in :mod:`streamgaze_hf.submission.schema`. What is shown of submissions (the
+static site, the Hub service) is :mod:`streamgaze_hf.leaderboard`.
 """
 
 from __future__ import annotations
 
-from ..rescore import AnswerKey, load_answer_key, score_responses
+from .answer_key import AnswerKey, load_answer_key, score_responses
 from .build import (
     assemble_submission,
     build_submission,
@@ -26,14 +27,6 @@ from .validate import ValidationReport, load_submission, validate_submission
 __all__ = [
     "SCHEMA_VERSION", "AnswerKey", "ValidationReport", "assemble_submission", "build_submission",
     "dumps_submission", "load_answer_key", "load_submission", "redact_model_args", "score_responses",
-    "validate_submission", "write_submission", "write_leaderboard",
+    "validate_submission", "write_submission",
 ]
 
-
-def __getattr__(name: str):
-    # the leaderboard pulls in matplotlib: import it only when asked for
-    if name == "write_leaderboard":
-        from .leaderboard import write_leaderboard
-
-        return write_leaderboard
-    raise AttributeError(name)

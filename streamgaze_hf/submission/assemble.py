@@ -9,11 +9,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import __version__
-from ..benchmarks import get_benchmark
-from ..errors import StreamGazeError
 from ..hub.reference import dataset_origin
-from ..provenance import toolkit_commit
-from ..rescore import AnswerKey, ItemKey, Rescored, score_responses
+from ..registry import get_benchmark
+from ..util.errors import StreamGazeError
+from ..util.provenance import toolkit_commit
+from .answer_key import AnswerKey, ItemKey, Rescored, score_responses
 from .schema import SCHEMA_VERSION, check_structure
 from .strictjson import StrictJSONError
 

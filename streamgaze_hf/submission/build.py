@@ -18,12 +18,11 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from ..benchmarks import benchmarks
-from ..errors import StreamGazeError
-from ..fsutil import write_text_atomic
-from ..provenance import run_provenance
-from ..redact import redact_model_args
-from ..rescore import AnswerKey, ItemKey, Rescored, load_answer_key, score_responses
+from ..registry import benchmarks
+from ..util.errors import StreamGazeError
+from ..util.fsutil import write_text_atomic
+from ..util.provenance import redact_model_args, run_provenance
+from .answer_key import AnswerKey, ItemKey, Rescored, load_answer_key, score_responses
 from .assemble import ORACLE_MODELS, _assemble, assemble_submission, is_oracle
 from .lmms_output import LmmsRun, benchmark_task_names, read_run
 
@@ -37,10 +36,10 @@ def harness_version(results: Mapping[str, Any]) -> str:
     """lmms-eval's version: the installed package. lmms-eval's own ``lmms_eval_version`` is a git
     ``branch@commit`` of whatever checkout surrounds the package (outside ``streamgaze eval``, the
     toolkit's own clone): kept in brackets unless it is the release string ``streamgaze eval`` sets
-    (:mod:`streamgaze_hf.evalenv`)."""
+    (:mod:`streamgaze_hf.harness.process`)."""
     from importlib import metadata
 
-    from ..evalenv import release_version_string
+    from ..util.provenance import release_version_string
 
     reported = str(results.get("lmms_eval_version") or "unknown")
     try:

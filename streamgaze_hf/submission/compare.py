@@ -1,6 +1,6 @@
 """``streamgaze compare A.json B.json``: per-task differences between two submissions on one dataset,
 with paired bootstrap confidence intervals (both submissions re-scored from their raw responses and
-resampled over the same questions; see :mod:`streamgaze_hf.statistics`).
+resampled over the same questions; see :mod:`streamgaze_hf.scoring.bootstrap`).
 
 Any benchmark whose tasks are scored by accuracy (StreamGaze, whose proactive tasks use per-checkpoint
 accuracy; EgoGazeVQA; StreamEQA): the overall is the unweighted mean of the task accuracies, as those
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import os
 
-from ..benchmarks import get_benchmark
-from ..errors import StreamGazeError
-from ..statistics import DEFAULT_RESAMPLES, paired_difference, paired_overall_difference
+from ..registry import get_benchmark
+from ..scoring.bootstrap import DEFAULT_RESAMPLES, paired_difference, paired_overall_difference
+from ..util.errors import StreamGazeError
 from .schema import has_own_layout
 from .validate import validate_submission
 

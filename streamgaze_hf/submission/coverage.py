@@ -27,7 +27,7 @@ def fmt_pct(value: float | None, digits: int = 1) -> str:
 
 def score_cell(column, value: float | None) -> str:
     """A declared leaderboard column's value in a line of text: ``"45.3%"`` for a percent unit, the
-    column's own unit with its decimals otherwise (:meth:`~streamgaze_hf.benchmarks.api.LeaderboardColumn.text`),
+    column's own unit with its decimals otherwise (:meth:`~streamgaze_hf.registry.contract.LeaderboardColumn.text`),
     "n/a" when undefined."""
     text = column.text(value, "n/a")
     return text + "%" if column.is_percent and value is not None else text
@@ -60,7 +60,7 @@ def scores_line(scores: Mapping[str, Any], benchmark: str = "streamgaze") -> str
     coverage beside them."""
     cov = scores["coverage"]
     if benchmark != "streamgaze":
-        from ..benchmarks import get_benchmark
+        from ..registry import get_benchmark
 
         bench = get_benchmark(benchmark)
         overall = bench.overall_column()

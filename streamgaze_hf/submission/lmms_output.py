@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..benchmarks import benchmarks, get_benchmark
 from ..dataset.load import DEFAULT_BENCHMARK
-from ..errors import StreamGazeError
+from ..registry import benchmarks, get_benchmark
+from ..util.errors import StreamGazeError
 
 __all__ = ["LmmsRun", "read_run", "benchmark_task_names"]
 

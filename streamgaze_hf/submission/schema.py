@@ -41,7 +41,7 @@ model that never says Yes) is ``null``: undefined, never 0 or 1. Every object is
 field is an error. ``lmms-eval`` reports its own git branch and commit from the directory it runs in,
 which is not lmms-eval's: the toolkit's version and commit have their own fields.
 
-**Benchmarks.** ``benchmark`` names the registered benchmark (``streamgaze_hf.benchmarks``) whose
+**Benchmarks.** ``benchmark`` names the registered benchmark (``streamgaze_hf.registry``) whose
 dataset the submission was made on; ``dataset.version`` and ``dataset.manifest_sha256`` are that
 dataset's. The field is optional and still schema_version 1: files written before it existed have
 none and are StreamGaze submissions, read exactly as before. The layout above is StreamGaze's. Any
@@ -73,9 +73,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..benchmarks import Benchmark, benchmarks, get_benchmark
 from ..dataset.load import DEFAULT_BENCHMARK  # also a submission's benchmark when it names none
-from ..protocols import PROTOCOLS
+from ..evaluation.protocols import PROTOCOLS
+from ..registry import Benchmark, benchmarks, get_benchmark
 from .strictjson import (
     StrictJSONError,
     check_object,

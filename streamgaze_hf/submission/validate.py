@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..benchmarks import get_benchmark
 from ..dataset.load import read_manifest
 from ..dataset.writer import manifest_digest
-from ..errors import StreamGazeError
-from ..rescore import AnswerKey, ItemKey, Rescored, dataset_of, load_answer_key, score_responses
+from ..registry import get_benchmark
+from ..util.errors import StreamGazeError
+from .answer_key import AnswerKey, ItemKey, Rescored, dataset_of, load_answer_key, score_responses
 from .build import is_oracle
 from .coverage import fmt_coverage, fmt_pct, fmt_ratio, partial_coverage_warning, score_cell, task_coverage
 from .schema import MAX_SUBMISSION_BYTES, has_own_layout, parse_submission, submission_benchmark

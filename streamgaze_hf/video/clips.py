@@ -63,8 +63,8 @@ from pathlib import Path
 import av
 import numpy as np
 
-from ..errors import StreamGazeError, VideoError
-from ..fsutil import atomic_output, write_text_atomic
+from ..util.errors import StreamGazeError, VideoError
+from ..util.fsutil import atomic_output, write_text_atomic
 from .packets import PacketIndex, packet_index
 from .reader import open_container
 from .smartcut import CutFailed, SourceSets, decode_range, plan_cut, smart_cut

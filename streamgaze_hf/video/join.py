@@ -12,8 +12,8 @@ from pathlib import Path
 
 import av
 
-from ..errors import VideoError
-from ..fsutil import atomic_output
+from ..util.errors import VideoError
+from ..util.fsutil import atomic_output
 from .reader import open_container
 
 

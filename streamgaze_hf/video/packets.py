@@ -14,7 +14,7 @@ from functools import lru_cache
 import av
 import numpy as np
 
-from ..errors import VideoError
+from ..util.errors import VideoError
 from .h264 import avcc_parameter_sets, packet_parameter_sets
 from .reader import open_container
 

@@ -18,7 +18,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import StreamGazeError
+from ..util.errors import StreamGazeError
 from .reader import probe_video
 from .resample import write_resampled
 

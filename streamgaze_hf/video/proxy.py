@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from ..errors import StreamGazeError
+from ..util.errors import StreamGazeError
 from .reader import probe_video
 from .resample import frames_at_rate, write_resampled
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import av
 import numpy as np
 
-from ..errors import VideoError
+from ..util.errors import VideoError
 
 _EPS = 1e-6
 

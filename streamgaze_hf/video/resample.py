@@ -19,7 +19,7 @@ import av
 import numpy as np
 from tqdm import tqdm
 
-from ..errors import VideoError
+from ..util.errors import VideoError
 from .reader import open_container, probe_video
 from .writer import DEFAULT_THREADS, H264Writer
 

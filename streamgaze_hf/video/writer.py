@@ -21,7 +21,7 @@ import av
 import numpy as np
 from av.video.frame import PictureType
 
-from ..fsutil import atomic_output
+from ..util.fsutil import atomic_output
 
 DEFAULT_CRF = 18
 DEFAULT_PRESET = "veryfast"

@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from streamgaze_hf.benchmarks import get_benchmark
 from streamgaze_hf.cli import main as cli_main
+from streamgaze_hf.registry import get_benchmark
 
 from ..conftest import run_lmms_eval
 from ..fixtures.egogazevqa_fixture import write_release

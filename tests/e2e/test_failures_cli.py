@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from streamgaze_hf.rescore import load_answer_key
+from streamgaze_hf.submission.answer_key import load_answer_key
 
 from ..fixtures.cli_entry import streamgaze
 from .test_submission import synthetic_submission
@@ -128,7 +128,7 @@ def test_eval_exits_non_zero_when_lmms_eval_produced_no_results(demo_dataset, tm
 
 
 def test_results_problem_names_a_missing_task(tmp_path):
-    from streamgaze_hf.evalrun import results_problem
+    from streamgaze_hf.harness.checks import results_problem
 
     path = tmp_path / "r_results.json"
     path.write_text(json.dumps({"results": {"streamgaze_nfi": {}}, "group_subtasks": {"streamgaze_nfi": []}}))
@@ -205,8 +205,8 @@ def test_process_docs_stops_with_one_line_on_a_damaged_dataset(damaged, monkeypa
 
 def test_a_group_with_an_empty_task_runs_as_its_other_tasks():
     from lmms_tasks import group_members, task_names
-    from streamgaze_hf.errors import StreamGazeError
-    from streamgaze_hf.evalrun import plan_tasks
+    from streamgaze_hf.harness.checks import plan_tasks
+    from streamgaze_hf.util.errors import StreamGazeError
 
     notes = []
     args = ["--model", "m", "--tasks", "streamgaze_present,streamgaze_nfi", "--limit", "2"]

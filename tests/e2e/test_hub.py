@@ -185,7 +185,7 @@ def test_publish_load_eval_tamper_republish(benchmark, stub, sg_root, ego_root, 
 
 
 def _bench_task_ids(benchmark: str) -> tuple[str, ...]:
-    from streamgaze_hf.benchmarks import get_benchmark
+    from streamgaze_hf.registry import get_benchmark
 
     return get_benchmark(benchmark).task_ids
 
@@ -193,9 +193,9 @@ def _bench_task_ids(benchmark: str) -> tuple[str, ...]:
 def _doc_media(root: Path, benchmark: str, lmms_tasks: list[str]) -> list[str]:
     """The files the run's documents show, by the toolkit's own rule (evaluation.doc_media) on the local build."""
     from lmms_tasks import group_members
-    from streamgaze_hf.benchmarks import get_benchmark
-    from streamgaze_hf.evaluation import doc_media
-    from streamgaze_hf.run_files import lmms_selection
+    from streamgaze_hf.evaluation.visuals import doc_media
+    from streamgaze_hf.harness.files import lmms_selection
+    from streamgaze_hf.registry import get_benchmark
 
     module = get_benchmark(benchmark).evaluation_module()
     return sorted({m for tid, mode in lmms_selection(lmms_tasks, group_members())[benchmark]

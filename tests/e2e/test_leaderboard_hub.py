@@ -62,7 +62,7 @@ def _hostile_pr(stub, token: str, files: dict[str, bytes]) -> int:
 
 
 def test_submit_sync_results_loop(stub, demo_dataset, tmp_path, online):
-    from streamgaze_hf.rescore import load_answer_key
+    from streamgaze_hf.submission.answer_key import load_answer_key
 
     from .test_submission import synthetic_submission
 
@@ -158,9 +158,9 @@ def test_submit_sync_results_loop(stub, demo_dataset, tmp_path, online):
     card = stub.files(RESULTS)["README.md"].decode()  # a benchmark without accepted rows has only its paper config
     assert "config_name: egogazevqa_paper" in card and "config_name: egogazevqa\n" not in card
     # the app reads the same results from the Hub (its table: the accepted rows and the paper's, marked)
-    code = ("import json; from streamgaze_hf.benchmarks import get_benchmark; "
-            "from streamgaze_hf.leaderboard_service.app import load_results, table_frame; "
-            "from streamgaze_hf.leaderboard_service.results import paper_result_rows; "
+    code = ("import json; from streamgaze_hf.registry import get_benchmark; "
+            "from streamgaze_hf.leaderboard.service.app import load_results, table_frame; "
+            "from streamgaze_hf.leaderboard.service.results import paper_result_rows; "
             f"b = get_benchmark('streamgaze'); rows = load_results({RESULTS!r})['streamgaze']; "
             "t = table_frame(b, rows + paper_result_rows(b)); print(json.dumps([list(t['Model']), list(t['Source'])]))")
     proc = subprocess.run([sys.executable, "-c", code], env=hub_env(stub, tmp_path / "app"), capture_output=True,

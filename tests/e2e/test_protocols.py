@@ -3,9 +3,9 @@
 import pytest
 
 from streamgaze_hf.benchmarks.streamgaze.evaluation import doc_visuals, load_docs
-from streamgaze_hf.errors import StreamGazeError
-from streamgaze_hf.protocols import PROTOCOLS, get_protocol
-from streamgaze_hf.settings import RunSettings
+from streamgaze_hf.evaluation.protocols import PROTOCOLS, get_protocol
+from streamgaze_hf.evaluation.settings import RunSettings
+from streamgaze_hf.util.errors import StreamGazeError
 from streamgaze_hf.video.clips import clip_frame_times
 
 from ..conftest import run_lmms_eval
@@ -58,7 +58,7 @@ def test_eval_protocol_reaches_lmms_eval_and_every_record(demo_dataset, tmp_path
     assert len(recs) == 4 and {(r["protocol"], r["prompt_mode"]) for r in recs} == {("paper_api", "reference")}
     # the submission and its validation name the protocol; a leaderboard row shows it under the model
     from streamgaze_hf.cli import main
-    from streamgaze_hf.submission.leaderboard import submission_row
+    from streamgaze_hf.leaderboard.site import submission_row
     from streamgaze_hf.submission.validate import validate_submission
 
     sub_path = tmp_path / "sub.json"

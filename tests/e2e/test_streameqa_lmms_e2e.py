@@ -108,8 +108,8 @@ def test_random_baseline_near_chance_and_report_layout(eqa_root, tmp_path, capsy
     import io
     import json
 
-    from streamgaze_hf.benchmarks import get_benchmark
-    from streamgaze_hf.submission.leaderboard import write_leaderboard
+    from streamgaze_hf.leaderboard.site import write_leaderboard
+    from streamgaze_hf.registry import get_benchmark
 
     sub_path = tmp_path / "random.json"
     assert cli_main(["submit", str(tmp_path), "--dataset", str(eqa_root), "--model-name", "Random", "--out",

@@ -7,7 +7,6 @@ import json
 import numpy as np
 import pytest
 
-from streamgaze_hf.baselines import random_answer
 from streamgaze_hf.benchmarks.streamgaze import evaluation
 from streamgaze_hf.benchmarks.streamgaze.streaming import PollingAdapter, StreamingModel
 from streamgaze_hf.benchmarks.streamgaze.streaming.clip_models import RandomClipModel
@@ -16,7 +15,8 @@ from streamgaze_hf.benchmarks.streamgaze.streaming.runner import load_plan, run_
 from streamgaze_hf.benchmarks.streamgaze.tasks import TASK_IDS, TASKS
 from streamgaze_hf.cli import main
 from streamgaze_hf.demo.timecode import read_frame_code
-from streamgaze_hf.errors import StreamGazeError
+from streamgaze_hf.evaluation.baselines import random_answer
+from streamgaze_hf.util.errors import StreamGazeError
 from streamgaze_hf.video.reader import probe_video
 
 pytestmark = pytest.mark.slow

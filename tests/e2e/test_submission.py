@@ -23,15 +23,15 @@ from streamgaze_hf.benchmarks.streamgaze.paper import paper_rows
 from streamgaze_hf.benchmarks.streamgaze.tasks import TASK_IDS, TASKS
 from streamgaze_hf.cli import main
 from streamgaze_hf.dataset.writer import manifest_digest
-from streamgaze_hf.errors import StreamGazeError
-from streamgaze_hf.provenance import toolkit_commit
+from streamgaze_hf.leaderboard.site import write_leaderboard
 from streamgaze_hf.submission import (
     assemble_submission,
     load_answer_key,
     validate_submission,
     write_submission,
 )
-from streamgaze_hf.submission.leaderboard import write_leaderboard
+from streamgaze_hf.util.errors import StreamGazeError
+from streamgaze_hf.util.provenance import toolkit_commit
 
 from ..conftest import run_lmms_eval
 

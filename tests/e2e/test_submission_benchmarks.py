@@ -18,19 +18,19 @@ from pathlib import Path
 
 import pytest
 
-from streamgaze_hf.benchmarks import get_benchmark
 from streamgaze_hf.cli import main
 from streamgaze_hf.dataset.writer import manifest_digest
-from streamgaze_hf.errors import StreamGazeError
+from streamgaze_hf.leaderboard.page import render_html
+from streamgaze_hf.leaderboard.rows import Row
+from streamgaze_hf.leaderboard.site import collect_benchmark_sections, write_leaderboard
+from streamgaze_hf.registry import get_benchmark
 from streamgaze_hf.submission import (
     assemble_submission,
     load_answer_key,
     validate_submission,
     write_submission,
 )
-from streamgaze_hf.submission.leaderboard import collect_benchmark_sections, write_leaderboard
-from streamgaze_hf.submission.page import render_html
-from streamgaze_hf.submission.rows import Row
+from streamgaze_hf.util.errors import StreamGazeError
 
 from ..conftest import run_lmms_eval
 from ..fixtures.egogazevqa_fixture import EXPECTED, write_release

@@ -8,8 +8,8 @@ import math
 
 import pytest
 
-from streamgaze_hf.benchmarks import get_benchmark
 from streamgaze_hf.benchmarks.vl4gaze import evaluation
+from streamgaze_hf.registry import get_benchmark
 
 from ..conftest import run_lmms_eval
 from ..fixtures.vl4gaze_fixture import build_world_dataset
@@ -74,7 +74,7 @@ def test_random_baseline_matches_its_records(root, tmp_path):
     import json
 
     from streamgaze_hf.cli import main
-    from streamgaze_hf.submission.leaderboard import write_leaderboard
+    from streamgaze_hf.leaderboard.site import write_leaderboard
 
     sub_path = tmp_path / "random.json"
     assert main(["submit", str(tmp_path), "--dataset", str(root), "--model-name", "Random", "--out",

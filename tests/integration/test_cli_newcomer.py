@@ -15,7 +15,7 @@ import pytest
 
 from streamgaze_hf import __version__
 from streamgaze_hf.cli import main
-from streamgaze_hf.termio import SIGPIPE_STATUS, LogLines
+from streamgaze_hf.cli.termio import SIGPIPE_STATUS, LogLines
 
 REPO = Path(__file__).resolve().parents[2]
 

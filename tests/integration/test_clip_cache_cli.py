@@ -12,7 +12,7 @@ import pytest
 
 from streamgaze_hf.benchmarks.streamgaze import evaluation
 from streamgaze_hf.cli import main
-from streamgaze_hf.errors import StreamGazeError
+from streamgaze_hf.util.errors import StreamGazeError
 from streamgaze_hf.video import clips
 from streamgaze_hf.video.cache_admin import cache_stats, parse_age, parse_size, prune_cache
 from streamgaze_hf.video.clips import cached_clip, prepare_clip, read_sidecar, sidecar_path

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from streamgaze_hf.cli import build_parser
-from streamgaze_hf.clidoc import _anchor, render
+from streamgaze_hf.cli.clidoc import _anchor, render
 
 REPO = Path(__file__).resolve().parents[2]
 DOCS = sorted((REPO / "docs").glob("*.md"))
@@ -25,7 +25,7 @@ def _env():
 
 def test_committed_cli_reference_equals_the_generated_one():
     assert (REPO / "docs" / "cli.md").read_text(encoding="utf-8") == render(), (
-        "docs/cli.md is out of date: run `make docs` (python -m streamgaze_hf.clidoc --out docs/cli.md)")
+        "docs/cli.md is out of date: run `make docs` (python -m streamgaze_hf.cli.clidoc --out docs/cli.md)")
 
 
 def test_the_reference_has_a_section_for_every_listed_command():
@@ -57,7 +57,7 @@ def test_a_new_command_changes_the_reference_and_a_hidden_alias_does_not():
 def test_clidoc_check_fails_on_a_stale_reference(tmp_path):
     stale = tmp_path / "cli.md"
     stale.write_text(render().replace("## streamgaze clips prune", "## streamgaze clips trim"), encoding="utf-8")
-    cmd = [sys.executable, "-m", "streamgaze_hf.clidoc", "--check"]
+    cmd = [sys.executable, "-m", "streamgaze_hf.cli.clidoc", "--check"]
     bad = subprocess.run([*cmd, str(stale)], capture_output=True, text=True, env=_env(), cwd=tmp_path)
     assert bad.returncode == 1 and bad.stderr == f"{stale}: out of date; regenerate it with `make docs`\n"
     good = subprocess.run([*cmd, str(REPO / "docs" / "cli.md")], capture_output=True, text=True, env=_env())

@@ -17,8 +17,8 @@ from streamgaze_hf.benchmarks.egogazevqa.build import EgoBuildOptions, build_ego
 from streamgaze_hf.benchmarks.egogazevqa.evaluation import doc_target, load_docs, score_doc
 from streamgaze_hf.benchmarks.egogazevqa.generation import generation_prompt, validate_generated
 from streamgaze_hf.cli import main
-from streamgaze_hf.errors import StreamGazeError
 from streamgaze_hf.objects.vlm_prompts import AnswerError
+from streamgaze_hf.util.errors import StreamGazeError
 
 from ..fixtures.egogazevqa_world import (
     ASKED_FRAME,

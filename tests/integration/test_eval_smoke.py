@@ -55,7 +55,7 @@ def test_streamgaze_eval_runs_lmms_eval_and_writes_scored_samples(demo_dataset, 
 def test_doctor_lists_the_key_packages_against_the_lock(tmp_path):
     """`streamgaze doctor` without a dataset: each key package's installed and locked version, nothing
     flagged in the tested environment (exit 0)."""
-    from streamgaze_hf.environment import KEY_PACKAGES, find_lock, locked_versions
+    from streamgaze_hf.util.environment import KEY_PACKAGES, find_lock, locked_versions
 
     proc = streamgaze("doctor", tmp=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from streamgaze_hf.benchmarks.streamgaze import evaluation
-from streamgaze_hf.errors import StreamGazeError
+from streamgaze_hf.util.errors import StreamGazeError
 
 from ..fixtures.helpers import piecewise_track
 
@@ -22,7 +22,7 @@ def test_clip_fixations_never_uses_gaze_after_the_window_end():
 
 
 def test_settings_from_the_environment(monkeypatch):
-    from streamgaze_hf.settings import RunSettings
+    from streamgaze_hf.evaluation.settings import RunSettings
 
     monkeypatch.setenv("STREAMGAZE_PROMPT_MODE", "reference")
     assert RunSettings.from_env().prompt_mode == "reference"

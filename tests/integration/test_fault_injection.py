@@ -1,6 +1,6 @@
 """Fault injection on the clip cache and the dataset build: a worker killed mid-write, several processes
 building the same clips at once, a full disk (ENOSPC raised by the writer). Every test here fails when the
-write-to-a-temporary-name-then-rename of ``streamgaze_hf/fsutil.py`` is replaced by a direct write
+write-to-a-temporary-name-then-rename of ``streamgaze_hf/util/fsutil.py`` is replaced by a direct write
 (docs/reliability.md records that run)."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from streamgaze_hf.errors import StreamGazeError
+from streamgaze_hf.util.errors import StreamGazeError
 from streamgaze_hf.video import clips
 from streamgaze_hf.video.cache_admin import cache_stats
 from streamgaze_hf.video.clips import cached_clip, prepare_clip, read_sidecar

@@ -35,10 +35,10 @@ def _free_port() -> int:
 
 def _results_dir(sub: Path, root: Path, out: Path) -> Path:
     """A results directory of one accepted row (as the sync writes it)."""
-    from streamgaze_hf.benchmarks import get_benchmark
     from streamgaze_hf.dataset.load import read_manifest
-    from streamgaze_hf.leaderboard_service.results import result_row, results_files
-    from streamgaze_hf.submission.sections import section_of
+    from streamgaze_hf.leaderboard.sections import section_of
+    from streamgaze_hf.leaderboard.service.results import result_row, results_files
+    from streamgaze_hf.registry import get_benchmark
     from streamgaze_hf.submission.validate import validate_submission
 
     report = validate_submission(sub, root)
@@ -59,7 +59,7 @@ def _shot(page, tmp_path: Path, name: str) -> None:
 
 
 def test_app_shows_rows_and_submits(browser, demo_dataset, tmp_path):  # noqa: F811
-    from streamgaze_hf.rescore import load_answer_key
+    from streamgaze_hf.submission.answer_key import load_answer_key
 
     from ..e2e.test_submission import synthetic_submission
 

@@ -25,8 +25,8 @@ import threading
 import pytest
 
 from streamgaze_hf.benchmarks.streamgaze.paper import paper_rows
+from streamgaze_hf.leaderboard.site import write_leaderboard
 from streamgaze_hf.submission import load_answer_key, validate_submission
-from streamgaze_hf.submission.leaderboard import write_leaderboard
 
 from ..e2e.test_submission import SCRIPT_NAME, synthetic_submission
 from ..e2e.test_submission_benchmarks import RESPONSES, ego_dataset, ego_submission

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from streamgaze_hf.errors import StreamGazeError
+from streamgaze_hf.util.errors import StreamGazeError
 
 from ..fixtures.cli_entry import one_error_line, streamgaze
 
@@ -29,8 +29,8 @@ def test_hostile_files_are_refused_before_parsing_or_upload(tmp_path):
 
 
 def test_rescoring_is_time_bound(demo_dataset, tmp_path):
-    from streamgaze_hf.leaderboard_service.bounded import rescore_bounded
-    from streamgaze_hf.rescore import load_answer_key
+    from streamgaze_hf.leaderboard.service.bounded import rescore_bounded
+    from streamgaze_hf.submission.answer_key import load_answer_key
 
     from ..e2e.test_submission import synthetic_submission
 

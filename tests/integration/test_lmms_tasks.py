@@ -7,10 +7,10 @@ import yaml
 from lmms_tasks import TASKS_DIR
 from lmms_tasks.generate import render_task_files
 from lmms_tasks.utils import variants
-from streamgaze_hf.benchmarks import get_benchmark
 from streamgaze_hf.benchmarks.streamgaze.evaluation import GAZE_VARIANTS
 from streamgaze_hf.benchmarks.streamgaze.tasks import TASKS
 from streamgaze_hf.cli import main
+from streamgaze_hf.registry import get_benchmark
 
 PACKAGE = Path(TASKS_DIR).parent
 
@@ -54,7 +54,7 @@ def test_tasks_dir_command(capsys):
 
 
 def test_egogazevqa_folder_is_generated_from_the_registry():
-    from streamgaze_hf.benchmarks import get_benchmark
+    from streamgaze_hf.registry import get_benchmark
 
     bench = get_benchmark("egogazevqa")
     base = Path(TASKS_DIR) / "egogazevqa"
@@ -83,7 +83,7 @@ def test_eval_skips_lmms_evals_own_task_index_only_for_our_tasks():
     """`streamgaze eval` tells lmms-eval not to index its ~3,400 built-in task YAMLs when every task
     asked for is ours (10-60 s of start-up); any other name keeps lmms-eval's defaults."""
     from lmms_tasks import task_names
-    from streamgaze_hf.lmms_runner import only_our_tasks as _only_our_tasks
+    from streamgaze_hf.harness.run import only_our_tasks as _only_our_tasks
 
     names = task_names()
     assert {"streamgaze", "streamgaze_oi_easy", "streamgaze_gta_salience", "streamgaze_past",

@@ -8,11 +8,11 @@ import time
 
 import pytest
 
-from streamgaze_hf import evaluation as shared_evaluation
-from streamgaze_hf import prefetch
 from streamgaze_hf.benchmarks.streamgaze import evaluation
-from streamgaze_hf.prefetch import Prefetcher
-from streamgaze_hf.settings import RunSettings
+from streamgaze_hf.evaluation import prefetch
+from streamgaze_hf.evaluation import visuals as shared_evaluation
+from streamgaze_hf.evaluation.prefetch import Prefetcher
+from streamgaze_hf.evaluation.settings import RunSettings
 from streamgaze_hf.video import clips
 
 

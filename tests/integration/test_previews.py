@@ -25,12 +25,12 @@ import pytest
 
 from streamgaze_hf.dataset.card import render_card
 from streamgaze_hf.dataset.load import config_names, data_file, read_manifest
+from streamgaze_hf.dataset.publish import check_card
 from streamgaze_hf.dataset.schema import VIDEO_FILE_FEATURES, VIDEO_FILES_CONFIG
 from streamgaze_hf.dataset.stats import stats_from_files
 from streamgaze_hf.dataset.viewer import PREVIEWS_CONFIG
 from streamgaze_hf.dataset.writer import PARQUET_OPTIONS, dataset_files, render_manifest, verify_dataset
 from streamgaze_hf.gaze.overlay import GREEN_BGR
-from streamgaze_hf.publish import check_card
 from streamgaze_hf.video.preview import DEFAULT_PREVIEW, preview_size
 from streamgaze_hf.video.reader import probe_video
 from streamgaze_hf.video.resample import frames_at_rate

@@ -12,7 +12,7 @@ import pytest
 from streamgaze_hf.benchmarks.streamgaze import evaluation
 from streamgaze_hf.benchmarks.streamgaze.tasks import TASKS
 from streamgaze_hf.demo.timecode import read_frame_code
-from streamgaze_hf.errors import StreamGazeError
+from streamgaze_hf.util.errors import StreamGazeError
 from streamgaze_hf.video import clips
 from streamgaze_hf.video.clips import clip_frame_times, prepare_clip, read_sidecar
 from streamgaze_hf.video.packets import packet_index

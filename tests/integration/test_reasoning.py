@@ -5,9 +5,9 @@ from pathlib import Path
 import pytest
 
 from lmms_tasks import TASKS_DIR, utils
-from streamgaze_hf.benchmarks import get_benchmark
 from streamgaze_hf.benchmarks.streamgaze import evaluation, prompts
 from streamgaze_hf.benchmarks.streamgaze.tasks import TASKS
+from streamgaze_hf.registry import get_benchmark
 from streamgaze_hf.scoring import reasoning_answer
 
 FIG19 = ("You are an expert at gaze-conditioned streaming video reasoning.\n\nRules:\n"

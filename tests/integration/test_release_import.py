@@ -35,7 +35,7 @@ from streamgaze_hf.benchmarks.streamgaze.tasks import (  # noqa: E402
     task_for_release_file,
 )
 from streamgaze_hf.cli import main  # noqa: E402
-from streamgaze_hf.errors import StreamGazeError  # noqa: E402
+from streamgaze_hf.util.errors import StreamGazeError  # noqa: E402
 
 from ..fixtures.release_fixture import (  # noqa: E402
     BAD_COUNTS,

@@ -14,7 +14,6 @@ import pytest
 
 from streamgaze_hf.cli import main
 from streamgaze_hf.dataset.load import data_file
-from streamgaze_hf.errors import StreamGazeError
 from streamgaze_hf.gaze.fixations import Fixation
 from streamgaze_hf.gaze.scanpath import FixationObjects
 from streamgaze_hf.review import (
@@ -30,6 +29,7 @@ from streamgaze_hf.review import (
     verification_stats,
 )
 from streamgaze_hf.review.page import PageFixation, PageVideo, embed_json, render_video_page
+from streamgaze_hf.util.errors import StreamGazeError
 
 HEADER = ",".join(CSV_COLUMNS)
 

@@ -6,8 +6,8 @@ import hashlib
 
 import pyarrow.parquet as pq
 
-from streamgaze_hf import evaluation as shared_evaluation
 from streamgaze_hf.benchmarks.streamgaze import evaluation
+from streamgaze_hf.evaluation import visuals as shared_evaluation
 
 
 def test_salience_reads_each_videos_gaze_once(demo_dataset, tmp_path, monkeypatch):

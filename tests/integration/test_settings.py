@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from streamgaze_hf.errors import StreamGazeError
-from streamgaze_hf.settings import ENV_VARIABLES, RunSettings, with_flags
+from streamgaze_hf.evaluation.settings import ENV_VARIABLES, RunSettings, with_flags
+from streamgaze_hf.util.errors import StreamGazeError
 
 PACKAGE_DIRS = [Path(__file__).resolve().parents[2] / d for d in ("streamgaze_hf", "lmms_tasks")]
 
@@ -104,20 +104,20 @@ PROCESS_ENV_READERS = {
     "hub/reference.py": "RANK/WORLD_SIZE/MASTER_ADDR of torch launchers; the Hub pins handed to child processes",
     "hub/verify.py": "$STREAMGAZE_VERIFY_CACHE: where this user's verification cache lives",
     "hub/fetch.py": "HF_HUB_DISABLE_PROGRESS_BARS, the Hub library's own switch",
-    "streamgaze_hf/evalenv.py": "prepares the lmms-eval process (git ceiling, progress bars)",
+    "harness/process.py": "prepares the lmms-eval process (git ceiling, progress bars)",
     "streaming/clip_models.py": "OPENAI_API_KEY as an API client's default key",
     "vl4gaze/cli.py": "OPENAI_API_KEY as an API client's default key",
     "objects/vlm.py": "$STREAMGAZE_VLM_CACHE: where this user's VLM answer cache lives",
     "video/clips.py": "$STREAMGAZE_CLIP_CACHE: where this user's clip cache lives",
     "sources/neon.py": "$STREAMGAZE_SCENE_CACHE: where this user's joined multi-part scene videos live",
-    "streamgaze_hf/prefetch.py": "RANK/WORLD_SIZE of torch launchers (this rank's shard)",
+    "evaluation/prefetch.py": "RANK/WORLD_SIZE of torch launchers (this rank's shard)",
     "dataset/load.py": "$STREAMGAZE_ROOT and the other benchmarks' roots: where the data is",
-    "submission/leaderboard.py": "a benchmark's root variable (is a dataset given?)",
+    "leaderboard/site.py": "a benchmark's root variable (is a dataset given?)",
     "lmms_tasks/models.py": "RANK/WORLD_SIZE of torch launchers",
     "demo/readcheck.py": "the environment of a child process it starts",
     "cli/evaluate.py": "the edge: hands the dataset root and RunSettings.to_env() to lmms-eval",
     "cli/cache.py": "the edge: --cache names the clip cache",
-    "streamgaze_hf/settings.py": "RunSettings.from_env: the one reader of the run settings",
+    "evaluation/settings.py": "RunSettings.from_env: the one reader of the run settings",
 }
 
 
@@ -147,7 +147,7 @@ def _touches_environment(tree: ast.AST) -> bool:
 def test_only_the_settings_module_names_the_run_setting_variables():
     offenders = {}
     for path, name in _modules():
-        if name == "streamgaze_hf/settings.py":
+        if name == "evaluation/settings.py":
             continue
         named = sorted(_code_strings(ast.parse(path.read_text(encoding="utf-8"))) & set(ENV_VARIABLES))
         if named:
@@ -158,7 +158,7 @@ def test_only_the_settings_module_names_the_run_setting_variables():
 def test_every_module_that_touches_the_environment_is_a_documented_exception():
     readers = {name for path, name in _modules() if _touches_environment(ast.parse(path.read_text(encoding="utf-8")))}
     assert readers <= set(PROCESS_ENV_READERS), f"undocumented readers: {sorted(readers - set(PROCESS_ENV_READERS))}"
-    assert "streamgaze_hf/settings.py" in readers
+    assert "evaluation/settings.py" in readers
 
 
 # ---- documents and records: explicit settings = the environment's, byte for byte -------------------
@@ -191,7 +191,7 @@ def ego_root(tmp_path_factory):
 
 @pytest.mark.parametrize("combo", sorted(COMBOS))
 def test_documents_and_records_are_those_of_the_environment(combo, demo_dataset, ego_root, monkeypatch):
-    from streamgaze_hf.benchmarks import get_benchmark
+    from streamgaze_hf.registry import get_benchmark
 
     env, explicit = COMBOS[combo]
     for name in ENV_VARIABLES:

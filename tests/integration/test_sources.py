@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 from streamgaze_hf.cli import main
-from streamgaze_hf.errors import GazeFormatError, StreamGazeError
 from streamgaze_hf.gaze.fixations import extract_fixations
 from streamgaze_hf.gaze.sources import ego4d, egoexolearn, egtea, holoassist
 from streamgaze_hf.gaze.sources.registry import SOURCES, discover, layout, load_recording, read_track
+from streamgaze_hf.util.errors import GazeFormatError, StreamGazeError
 from tests.fixtures.source_fixtures import (
     MALFORMED,
     begaze_header,

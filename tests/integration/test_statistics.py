@@ -5,7 +5,11 @@ import math
 import pytest
 
 from streamgaze_hf.benchmarks.streamgaze.evaluation import metric_records
-from streamgaze_hf.statistics import bootstrap_standard_errors, paired_difference, paired_overall_difference
+from streamgaze_hf.scoring.bootstrap import (
+    bootstrap_standard_errors,
+    paired_difference,
+    paired_overall_difference,
+)
 
 
 def mc(qid, correct):
@@ -81,7 +85,7 @@ def test_paired_difference():
 def test_compare_command_reports_paired_intervals(demo_dataset, tmp_path, capsys):
     from streamgaze_hf.benchmarks.streamgaze.tasks import TASK_IDS
     from streamgaze_hf.cli import main
-    from streamgaze_hf.rescore import load_answer_key
+    from streamgaze_hf.submission.answer_key import load_answer_key
     from streamgaze_hf.submission.compare import compare_submissions
 
     from ..e2e.test_submission import synthetic_submission
@@ -109,9 +113,9 @@ def test_compare_command_reports_paired_intervals(demo_dataset, tmp_path, capsys
 
 def test_submission_scores_carry_bootstrap_errors_and_per_source_scores(demo_dataset, tmp_path):
     from streamgaze_hf.benchmarks.streamgaze.tasks import TASK_IDS
-    from streamgaze_hf.rescore import load_answer_key
-    from streamgaze_hf.statistics import bootstrap_standard_errors
-    from streamgaze_hf.submission.leaderboard import submission_row
+    from streamgaze_hf.leaderboard.site import submission_row
+    from streamgaze_hf.scoring.bootstrap import bootstrap_standard_errors
+    from streamgaze_hf.submission.answer_key import load_answer_key
     from streamgaze_hf.submission.validate import validate_submission
 
     from ..e2e.test_submission import synthetic_submission

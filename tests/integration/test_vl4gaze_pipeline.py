@@ -15,8 +15,8 @@ from streamgaze_hf.benchmarks.vl4gaze.build import build_dataset
 from streamgaze_hf.benchmarks.vl4gaze.pipeline import build_questions
 from streamgaze_hf.benchmarks.vl4gaze.prompts import CANNOT_IDENTIFY_ANSWERS, NO_SUCH_PERSON_ANSWERS
 from streamgaze_hf.dataset.load import load_task
-from streamgaze_hf.errors import StreamGazeError
 from streamgaze_hf.gaze.direction import direction_of
+from streamgaze_hf.util.errors import StreamGazeError
 
 from ..fixtures.vl4gaze_fixture import SEED, build_world_dataset, client, oracle_stub
 from ..fixtures.vlm_stub import VLMStub
@@ -220,7 +220,7 @@ def test_cli_builds_the_synthetic_world_with_the_builtin_oracle(tmp_path, capsys
 
 
 def test_paper_rows_are_the_main_table():
-    from streamgaze_hf.benchmarks import get_benchmark
+    from streamgaze_hf.registry import get_benchmark
     bench = get_benchmark("vl4gaze")
     rows = bench.reference_rows()
     assert len(rows) == 14

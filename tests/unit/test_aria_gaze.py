@@ -9,7 +9,6 @@ import math
 import numpy as np
 import pytest
 
-from streamgaze_hf.errors import GazeFormatError
 from streamgaze_hf.gaze.sources import aria_mps
 from streamgaze_hf.gaze.sources.aria_mps import (
     Calibration,
@@ -19,6 +18,7 @@ from streamgaze_hf.gaze.sources.aria_mps import (
     read_calibration,
 )
 from streamgaze_hf.gaze.sources.registry import SOURCES
+from streamgaze_hf.util.errors import GazeFormatError
 
 EYE = np.eye(4)
 PINHOLE = (500.0, 500.0, 320.0, 240.0)  # fx, fy, cx, cy of a 640x480 image

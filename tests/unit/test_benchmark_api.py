@@ -1,4 +1,4 @@
-"""The benchmark contract (streamgaze_hf/benchmarks/api.py): every registered benchmark meets it, the
+"""The benchmark contract (streamgaze_hf/registry/contract.py): every registered benchmark meets it, the
 declaration helper derives the module references from the package name, the optional hooks have their
 documented defaults, and the two lmms-eval glue modules agree on an undefined metric (NaN)."""
 
@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from lmms_tasks import utils
-from streamgaze_hf import baselines
-from streamgaze_hf.benchmarks import (
+from streamgaze_hf.evaluation import baselines
+from streamgaze_hf.registry import (
     IMPORTER_KINDS,
     Evaluation,
     EvaluationModule,
@@ -22,7 +22,7 @@ from streamgaze_hf.benchmarks import (
     get_benchmark,
     resolve,
 )
-from streamgaze_hf.benchmarks.api import HOOKS, PACKAGE_FILES, REQUIRED, package_ref
+from streamgaze_hf.registry.contract import HOOKS, PACKAGE_FILES, REQUIRED, package_ref
 
 PACKAGE_DIR = Path(__file__).resolve().parents[2] / "streamgaze_hf" / "benchmarks"
 
@@ -152,7 +152,7 @@ def test_hooks_of_the_modules_that_define_them():
 def test_the_glue_module_gives_the_benchmarks_metric_value_and_nan_when_undefined():
     """lmms_tasks/utils.py (the one glue of every task file) gives the benchmark's ``metric_value`` for
     the records, NaN for an undefined metric (never a made-up 0 or 100)."""
-    from streamgaze_hf.benchmarks import get_benchmark
+    from streamgaze_hf.registry import get_benchmark
 
     ev = get_benchmark("streamgaze").evaluation_api()
     cases = {

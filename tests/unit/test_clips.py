@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from streamgaze_hf.errors import StreamGazeError, VideoError
+from streamgaze_hf.util.errors import StreamGazeError, VideoError
 from streamgaze_hf.video import clips
 from streamgaze_hf.video.clips import (
     clip_cache_dir,

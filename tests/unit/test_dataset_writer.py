@@ -32,7 +32,7 @@ from streamgaze_hf.dataset.writer import (
     verify_dataset,
     write_dataset,
 )
-from streamgaze_hf.errors import StreamGazeError
+from streamgaze_hf.util.errors import StreamGazeError
 
 VIDEOS = [("egtea_01", "egtea", 120.0), ("egtea_02", "egtea", 90.5), ("holo_01", "holoassist", 200.0)]
 BUILD = {"source": "synthetic", "seed": 7, "options": {"min_options": 2}}

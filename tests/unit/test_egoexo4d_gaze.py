@@ -9,9 +9,9 @@ import math
 import numpy as np
 import pytest
 
-from streamgaze_hf.errors import GazeFormatError, StreamGazeError
 from streamgaze_hf.gaze.sources import ego4d, egoexo4d_2d
 from streamgaze_hf.gaze.sources.registry import SOURCES, layout, read_track
+from streamgaze_hf.util.errors import GazeFormatError, StreamGazeError
 
 from ..fixtures.source_fixtures import egoexo4d_keystep
 

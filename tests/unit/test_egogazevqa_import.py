@@ -10,13 +10,13 @@ import datasets
 import numpy as np
 import pytest
 
-from streamgaze_hf.benchmarks import benchmarks, get_benchmark
 from streamgaze_hf.benchmarks.egogazevqa.release import import_release, parse_answer, parse_options
 from streamgaze_hf.cli import main as cli_main
 from streamgaze_hf.dataset.load import load_config, read_manifest
 from streamgaze_hf.dataset.stats import compute_stats, format_stats
 from streamgaze_hf.dataset.writer import verify_dataset
-from streamgaze_hf.errors import StreamGazeError
+from streamgaze_hf.registry import benchmarks, get_benchmark
+from streamgaze_hf.util.errors import StreamGazeError
 
 from ..fixtures.egogazevqa_fixture import (
     CLIPS,

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from packaging.requirements import Requirement
 
-from streamgaze_hf import environment as env
+from streamgaze_hf.util import environment as env
 
 REPO = Path(__file__).resolve().parents[2]
 LOCK = REPO / "uv.lock"

@@ -1,10 +1,10 @@
 import numpy as np
 import pytest
 
-from streamgaze_hf.errors import GazeFormatError
 from streamgaze_hf.gaze.fixations import FixationParams, extract_fixations
 from streamgaze_hf.gaze.io import read_gaze_csv, write_gaze_csv
 from streamgaze_hf.gaze.track import GazeTrack
+from streamgaze_hf.util.errors import GazeFormatError
 
 from ..fixtures.helpers import piecewise_track
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from streamgaze_hf.benchmarks import _REGISTRY, get_benchmark, register
+from streamgaze_hf.registry import _REGISTRY, get_benchmark, register
 
 from ..fixtures import toy_benchmark
 
@@ -25,9 +25,9 @@ def _scores() -> dict:
 
 
 def test_a_new_benchmark_gets_its_own_table(toy):
-    from streamgaze_hf.leaderboard_service.app import table_frame
-    from streamgaze_hf.leaderboard_service.results import result_row, results_files, results_sections, schema
-    from streamgaze_hf.submission.leaderboard import site_notes, site_title
+    from streamgaze_hf.leaderboard.service.app import table_frame
+    from streamgaze_hf.leaderboard.service.results import result_row, results_files, results_sections, schema
+    from streamgaze_hf.leaderboard.site import site_notes, site_title
 
     sub = {"settings": {"gaze": "visual", "prompt_mode": "default", "clip_fps": 0.0},
            "model": {"name": "Toy <model>", "url": "", "params": "1B", "frames": "8"},
@@ -59,7 +59,7 @@ def test_a_new_benchmark_gets_its_own_table(toy):
 
 def test_streamgaze_declares_its_layout():
     """StreamGaze's category layout is its declaration, not the shared code's."""
-    from streamgaze_hf.submission.rows import benchmark_columns, chart_columns
+    from streamgaze_hf.leaderboard.rows import benchmark_columns, chart_columns
 
     sg = get_benchmark("streamgaze")
     keys = [c.key for c in benchmark_columns(sg)]

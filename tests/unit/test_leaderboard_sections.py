@@ -3,7 +3,6 @@ demo-scale submissions never appear ranked among the paper's full-benchmark rows
 
 from __future__ import annotations
 
-from streamgaze_hf.benchmarks import get_benchmark
 from streamgaze_hf.benchmarks.streamgaze.leaderboard import (
     FULL_NOTE,
     FULL_RELEASE,
@@ -13,9 +12,10 @@ from streamgaze_hf.benchmarks.streamgaze.leaderboard import (
 )
 from streamgaze_hf.benchmarks.streamgaze.paper import paper_rows
 from streamgaze_hf.benchmarks.streamgaze.tasks import TASK_IDS
-from streamgaze_hf.submission.chart import MAX_BARS, chart_caption, chart_rows
-from streamgaze_hf.submission.rows import Row, category_means
-from streamgaze_hf.submission.sections import group_sections, section_of
+from streamgaze_hf.leaderboard.chart import MAX_BARS, chart_caption, chart_rows
+from streamgaze_hf.leaderboard.rows import Row, category_means
+from streamgaze_hf.leaderboard.sections import group_sections, section_of
+from streamgaze_hf.registry import get_benchmark
 
 
 def manifest(version: str, road: str, questions: int, videos: int = 3) -> dict:

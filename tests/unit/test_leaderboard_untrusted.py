@@ -6,8 +6,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from streamgaze_hf.errors import StreamGazeError
-from streamgaze_hf.leaderboard_service.untrusted import (
+from streamgaze_hf.leaderboard.service.untrusted import (
     MAX_SUBMISSION_BYTES,
     check_size,
     comment_text,
@@ -16,6 +15,7 @@ from streamgaze_hf.leaderboard_service.untrusted import (
     submission_path,
 )
 from streamgaze_hf.submission.strictjson import MAX_DEPTH, StrictJSONError, loads_strict, nesting_depth
+from streamgaze_hf.util.errors import StreamGazeError
 
 
 def test_submission_paths_are_built_from_a_slug_and_checked():

@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from streamgaze_hf.benchmarks.streamgaze.episode_objects import MetadataBackend
-from streamgaze_hf.errors import StreamGazeError
 from streamgaze_hf.gaze.fixations import Fixation
 from streamgaze_hf.gaze.fov import fov_radius_px
 from streamgaze_hf.gaze.scanpath import FixationObjects
@@ -24,6 +23,7 @@ from streamgaze_hf.objects.vlm_prompts import (
     validate_fov,
     validate_out,
 )
+from streamgaze_hf.util.errors import StreamGazeError
 from streamgaze_hf.video.writer import H264Writer
 
 from ..fixtures.vlm_stub import PALETTE, VLMStub, object_answer

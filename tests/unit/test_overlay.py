@@ -12,7 +12,6 @@ import pytest
 
 import streamgaze_hf.gaze.overlay as ov
 from streamgaze_hf.cli import main
-from streamgaze_hf.errors import GazeFormatError, StreamGazeError, VideoError
 from streamgaze_hf.gaze.fov import fov_radius_px
 from streamgaze_hf.gaze.io import write_gaze_csv
 from streamgaze_hf.gaze.overlay import (
@@ -23,6 +22,7 @@ from streamgaze_hf.gaze.overlay import (
     render_overlay_files,
 )
 from streamgaze_hf.gaze.track import GazeTrack
+from streamgaze_hf.util.errors import GazeFormatError, StreamGazeError, VideoError
 from streamgaze_hf.video.reader import iter_frames, probe_video, read_frames_at
 from streamgaze_hf.video.writer import H264Writer
 

@@ -46,7 +46,7 @@ def test_an_unknown_task_of_a_benchmark_is_a_clear_error_before_any_reading(tmp_
     from streamgaze_hf.benchmarks.egogazevqa import evaluation as ego
     from streamgaze_hf.benchmarks.streameqa import evaluation as eqa
     from streamgaze_hf.benchmarks.vl4gaze import evaluation as vl
-    from streamgaze_hf.errors import StreamGazeError
+    from streamgaze_hf.util.errors import StreamGazeError
 
     for module, name in ((ego, "EgoGazeVQA"), (eqa, "StreamEQA"), (vl, "VL4Gaze")):
         with pytest.raises(StreamGazeError, match=r"unknown \w+ task 'nope'; tasks are ") as exc:

@@ -24,8 +24,8 @@ from streamgaze_hf.benchmarks.streamgaze.release_parse import normalise_answer, 
 from streamgaze_hf.benchmarks.streamgaze.release_videos import assign_video_ids  # noqa: E402
 from streamgaze_hf.cli import main  # noqa: E402
 from streamgaze_hf.dataset.load import data_file  # noqa: E402
-from streamgaze_hf.errors import StreamGazeError  # noqa: E402
 from streamgaze_hf.submission.validate import validate_submission  # noqa: E402
+from streamgaze_hf.util.errors import StreamGazeError  # noqa: E402
 
 from ..fixtures.release_fidelity_fixture import DURATION, FPS, R014, R022, R022_ABS, make_fidelity_release  # noqa: E402
 

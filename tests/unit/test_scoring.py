@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from streamgaze_hf.benchmarks import get_benchmark
 from streamgaze_hf.benchmarks.streamgaze.tasks import TASK_IDS
+from streamgaze_hf.registry import get_benchmark
 from streamgaze_hf.scoring import (
     mc_metrics,
     parse_choice,

@@ -7,12 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from streamgaze_hf.baselines import oracle_answer, random_answer
 from streamgaze_hf.benchmarks.streameqa import evaluation as ev
 from streamgaze_hf.benchmarks.streameqa.prompts import REFERENCE_PROMPT, question_prompt
 from streamgaze_hf.benchmarks.streameqa.release import import_release
 from streamgaze_hf.demo.timecode import read_frame_code
-from streamgaze_hf.errors import StreamGazeError
+from streamgaze_hf.evaluation.baselines import oracle_answer, random_answer
+from streamgaze_hf.util.errors import StreamGazeError
 from streamgaze_hf.video.clips import clip_frame_times
 from streamgaze_hf.video.reader import probe_video, read_frames_at
 

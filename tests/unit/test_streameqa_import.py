@@ -8,12 +8,12 @@ import json
 
 import pytest
 
-from streamgaze_hf.benchmarks import get_benchmark
 from streamgaze_hf.benchmarks.streameqa import LEVELS, SUBTASKS, subtasks
 from streamgaze_hf.benchmarks.streameqa.release import import_release, parse_options, parse_realtime
 from streamgaze_hf.cli import main as cli_main
 from streamgaze_hf.dataset.load import load_config, load_task, read_manifest
-from streamgaze_hf.errors import StreamGazeError
+from streamgaze_hf.registry import get_benchmark
+from streamgaze_hf.util.errors import StreamGazeError
 
 from ..fixtures.streameqa_fixture import REALTIMES, SPECIAL, V1, V2, expected, write_release
 

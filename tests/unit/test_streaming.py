@@ -23,7 +23,7 @@ from streamgaze_hf.benchmarks.streamgaze.streaming.clip_models import (
     parse_model_args,
 )
 from streamgaze_hf.benchmarks.streamgaze.streaming.metrics import alert_metrics, event_time, question_outcome
-from streamgaze_hf.errors import StreamGazeError
+from streamgaze_hf.util.errors import StreamGazeError
 
 TIMES = [0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5.0]
 

@@ -3,7 +3,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from streamgaze_hf.errors import VideoError
+from streamgaze_hf.util.errors import VideoError
 from streamgaze_hf.video.reader import iter_frames, probe_video, read_frames_at
 from streamgaze_hf.video.writer import H264Writer
 

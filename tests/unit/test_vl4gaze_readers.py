@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from streamgaze_hf.benchmarks.vl4gaze.annotation_files import read_gazefollow, read_videoattentiontarget
-from streamgaze_hf.errors import StreamGazeError
+from streamgaze_hf.util.errors import StreamGazeError
 
 from ..fixtures.vl4gaze_fixture import TRAIN
 from ..fixtures.vl4gaze_fixture import blank_image as _image

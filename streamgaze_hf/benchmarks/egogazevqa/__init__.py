@@ -15,7 +15,7 @@ wording), ``visuals`` (GazeV circles, GazeS salience map, frames as a clip), ``e
 
 from __future__ import annotations
 
-from .. import LeaderboardColumn, TaskDef, declare, register
+from ...registry import LeaderboardColumn, TaskDef, declare, register
 
 NAME = "egogazevqa"
 #: release dataset names (file-name suffixes) -> our ``source`` values (those StreamGaze uses)

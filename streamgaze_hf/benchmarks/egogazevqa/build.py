@@ -55,8 +55,8 @@ import numpy as np
 from tqdm import tqdm
 
 from ...dataset.schema import LETTERS, dump_metadata
-from ...errors import StreamGazeError
 from ...gaze.sources.base import Recording
+from ...util.errors import StreamGazeError
 from . import CATEGORIES, GROUP_SIZE, NAME
 from .generation import generation_prompt, stage, validate_generated
 from .release import EGTEA_CONTEXT
@@ -175,8 +175,9 @@ def _question_id(category: str, source: str, video_id: str, frames: list[int]) -
 
 def check_build_arguments(raw: Path, out: Path, version: str, opts: EgoBuildOptions, force: bool = False) -> None:
     """Every argument, checked before any work (destination, version, source, VLM options)."""
+    from ...dataset.writer import dataset_destination
     from ...gaze.sources.registry import source_module
-    from ...preflight import dataset_destination, existing_dir, positive
+    from ...util.preflight import existing_dir, positive
 
     dataset_destination(out, version, force)
     if opts.source not in RAW_SOURCES:

@@ -6,7 +6,7 @@ Settings from the environment (every rank of a distributed run agrees): ``$EGOGA
 dataset root, default ``./egogazevqa``), ``$STREAMGAZE_PROMPT_MODE`` (``default``: our prompts and
 parser; ``reference``: the paper's prompts and the official exact-match scorer),
 ``$EGOGAZEVQA_VISUALS`` (``images``, the default: the keyframes as images; ``clip``: one short clip
-for video-only model wrappers), both through ``streamgaze_hf.settings.RunSettings``, and ``$STREAMGAZE_CLIP_CACHE`` (where GazeS maps and clips are cached).
+for video-only model wrappers), both through ``streamgaze_hf.evaluation.settings.RunSettings``, and ``$STREAMGAZE_CLIP_CACHE`` (where GazeS maps and clips are cached).
 
 Scoring: five options, read by the shared parser (``scoring.parse_choice``: "C.", "(C)", "the answer
 is C", the option text ...); every record also says whether the official exact-match rule would
@@ -22,8 +22,8 @@ from pathlib import Path
 
 from ... import scoring
 from ...dataset.load import benchmark_root, load_task
-from ...errors import StreamGazeError
-from ...settings import EGOGAZEVQA_VISUALS_ENV, RunSettings, given
+from ...evaluation.settings import EGOGAZEVQA_VISUALS_ENV, RunSettings, given
+from ...util.errors import StreamGazeError
 from . import BENCHMARK, NAME
 from .prompts import GAZE_MODES, question_prompt
 from .visuals import VISUAL_FORMS
@@ -53,7 +53,7 @@ def dataset_root(root: str | os.PathLike[str] | None = None) -> Path:
 def load_docs(task_id: str, gaze: str = "none", root: str | os.PathLike[str] | None = None, *,
               rows=None, settings: RunSettings | None = None) -> list[dict]:
     """Evaluation documents of one category: the dataset rows plus the run settings (``settings``, see
-    ``streamgaze_hf.settings.given``)."""
+    ``streamgaze_hf.evaluation.settings.given``)."""
     settings = given(settings)
     BENCHMARK.require_task(task_id)
     if gaze not in GAZE_MODES:

@@ -6,7 +6,7 @@ circles at the gaze points, see ``visuals.py``), ``salience`` (``_gazes``, GazeS
 shown before the frames).
 
 Prompt modes: ``default`` — the strategy's instruction (paper appendix E.2, lightly edited) followed by
-the shared multiple-choice block (``streamgaze_hf.prompts.mc_question_block``: "Question", lettered
+the shared multiple-choice block (``streamgaze_hf.evaluation.prompts.mc_question_block``: "Question", lettered
 "A. ..." options, "Answer with only the letter (A, B, C, D, or E) ..."); ``reference`` — the paper's
 E.2 wording with the official options layout ("A: ..." lines) and "Choose the most appropriate
 option. Only return the letter of the correct option."; for the plain variant, whose exact official
@@ -22,7 +22,7 @@ import math
 from collections.abc import Mapping, Sequence
 
 from ...dataset.schema import LETTERS
-from ...prompts import check_modes, mc_question_block
+from ...evaluation.prompts import check_modes, mc_question_block
 from . import GAZE_VARIANTS
 
 GAZE_MODES = tuple(GAZE_VARIANTS.values())

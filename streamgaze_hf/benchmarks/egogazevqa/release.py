@@ -65,8 +65,8 @@ from tqdm import tqdm
 
 from ...dataset.import_report import ImportReport, Problem, ProblemSink
 from ...dataset.schema import LETTERS, dump_metadata
-from ...errors import StreamGazeError, VideoError
 from ...gaze.sources.egtea import DEFAULT_FPS as EGTEA_FPS
+from ...util.errors import StreamGazeError, VideoError
 from . import CATEGORIES, GROUP_SIZE, NAME, OPTION_COUNT, SOURCES
 from .schema import validate_row
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import os
 
-from ...errors import StreamGazeError
-from ..runs import sample_records
+from ...harness.samples import sample_records
+from ...util.errors import StreamGazeError
 from .evaluation import BREAKDOWN_KEYS, breakdown, task_metrics
 
 HEADINGS = {"task": "category", "source": "source", "scenario": "scenario", "activity": "activity"}

@@ -23,10 +23,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from ...errors import StreamGazeError
-from ...fsutil import atomic_output
 from ...gaze.marks import draw_gaze_circle, scaled_radius
 from ...gaze.salience import salience_map
+from ...util.errors import StreamGazeError
+from ...util.fsutil import atomic_output
 
 GAZEV_RADIUS_PX = 25
 GAZEV_REFERENCE_SHORT_SIDE = 1080

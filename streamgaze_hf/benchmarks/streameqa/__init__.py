@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .. import LeaderboardColumn, TaskDef, declare, register
+from ...registry import LeaderboardColumn, TaskDef, declare, register
 
 NAME = "streameqa"
 LEVELS: tuple[str, ...] = ("perception", "interaction", "planning")

@@ -5,12 +5,12 @@ the lmms-eval glue: ``load_docs``, ``doc_visuals``, ``doc_prompt``, ``doc_target
 Settings from the environment (every rank of a distributed run agrees): ``$STREAMEQA_ROOT`` (the dataset
 root, default ``./streameqa``), ``$STREAMGAZE_PROMPT_MODE`` (``default``: our prompt and parser;
 ``reference``: the supplement's prompt and the official scorer), ``$STREAMGAZE_CLIP_FPS`` and
-``--protocol`` (frame-rate caps of the clips): a ``streamgaze_hf.settings.RunSettings``; and
+``--protocol`` (frame-rate caps of the clips): a ``streamgaze_hf.evaluation.settings.RunSettings``; and
 ``$STREAMGAZE_CLIP_CACHE``.
 
 What the model sees: the window ``[window_start, window_end]`` of the HD-EPIC video (the gaze-overlay
 video for the ``visual`` extension variant) cut by the shared clip cache (``video/clips.py``, through
-``streamgaze_hf.evaluation.doc_clip_spec`` as StreamGaze's evaluation does): exactly the frames with
+``streamgaze_hf.evaluation.visuals.doc_clip_spec`` as StreamGaze's evaluation does): exactly the frames with
 timestamps inside the window, never one after the query time. A window of 1 s or less (the official
 code skips the question) gives the frames inside it (``[0, 0]``: the first frame).
 
@@ -30,8 +30,8 @@ from pathlib import Path
 from ... import scoring
 from ...dataset.load import benchmark_root, load_task
 from ...dataset.schema import LETTERS
-from ...errors import StreamGazeError
-from ...settings import RunSettings, given
+from ...evaluation.settings import RunSettings, given
+from ...util.errors import StreamGazeError
 from . import BENCHMARK, DIRECTIONS, LEVELS, NAME, SUBTASKS, subtasks
 from .prompts import GAZE_MODES, question_prompt
 
@@ -49,7 +49,7 @@ def dataset_root(root: str | os.PathLike[str] | None = None) -> Path:
 def load_docs(task_id: str, gaze: str = "none", root: str | os.PathLike[str] | None = None, *,
               rows=None, settings: RunSettings | None = None) -> list[dict]:
     """Evaluation documents of one level: the dataset rows plus the run settings (``settings``, see
-    ``streamgaze_hf.settings.given``; no proxy videos: ``proxy`` is always "") and, for the text gaze
+    ``streamgaze_hf.evaluation.settings.given``; no proxy videos: ``proxy`` is always "") and, for the text gaze
     extension, the window's gaze points."""
 
     BENCHMARK.require_task(task_id)
@@ -77,7 +77,7 @@ def window_gaze_points(root: Path, doc: Mapping) -> list[list[float]]:
     window, the last valid gaze sample at or before it (none after the query time), oldest first."""
     import numpy as np
 
-    from ...evaluation import video_gaze_track
+    from ...evaluation.visuals import video_gaze_track
 
     track = video_gaze_track(root, doc["video_id"], 1, 1)
     if track is None:
@@ -95,7 +95,7 @@ def window_gaze_points(root: Path, doc: Mapping) -> list[list[float]]:
 def doc_visuals(doc: Mapping, cache_dir: str | os.PathLike[str] | None = None) -> list[str]:
     """The window clip (original video, or the gaze overlay in the visual variant), from the shared
     clip cache."""
-    from ...evaluation import doc_clip_spec
+    from ...evaluation.visuals import doc_clip_spec
     from ...video.clips import prepare_clip
 
     return [str(prepare_clip(*doc_clip_spec(dict(doc)), cache_dir=cache_dir))]

@@ -2,7 +2,7 @@
 
 Prompt modes:
 
-* ``default``: the shared multiple-choice block (``streamgaze_hf.prompts.mc_question_block``:
+* ``default``: the shared multiple-choice block (``streamgaze_hf.evaluation.prompts.mc_question_block``:
   "Question: ...", "Options:", "A. ..." lines, "Answer with only the letter (A, B, C, or D) ...");
   scored with the shared parser.
 * ``reference``: the supplement's inference prompt (Fig. 6) word for word, the options as "A. text"
@@ -22,7 +22,7 @@ import math
 from collections.abc import Sequence
 
 from ...dataset.schema import LETTERS
-from ...prompts import check_modes, mc_question_block
+from ...evaluation.prompts import check_modes, mc_question_block
 from . import GAZE_VARIANTS
 
 GAZE_MODES = tuple(GAZE_VARIANTS.values())

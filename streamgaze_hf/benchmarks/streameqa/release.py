@@ -46,7 +46,7 @@ from tqdm import tqdm
 
 from ...dataset.import_report import ImportReport, Problem, ProblemSink, snippet
 from ...dataset.schema import LETTERS, dump_metadata
-from ...errors import StreamGazeError, VideoError
+from ...util.errors import StreamGazeError, VideoError
 from . import CONTEXT_S, LEVELS, NAME, OPTION_COUNT, RELEASE_FILES, SOURCE, SUBTASK_BY_CODE, SUBTASKS, SubTask
 from .schema import is_short, validate_row, window
 

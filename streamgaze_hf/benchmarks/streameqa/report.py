@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import os
 
-from ...errors import StreamGazeError
-from ..runs import sample_records
+from ...harness.samples import sample_records
+from ...util.errors import StreamGazeError
 from . import DIRECTIONS, LEVELS, subtasks
 from .evaluation import table_breakdown
 

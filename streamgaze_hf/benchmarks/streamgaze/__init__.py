@@ -10,7 +10,7 @@ export (``sft_export.py``), its leaderboard layout (``leaderboard.py``) and the 
 
 from __future__ import annotations
 
-from .. import declare, register
+from ...registry import declare, register
 from . import leaderboard
 from .tasks import CATEGORIES, TASKS
 

@@ -24,8 +24,6 @@ import numpy as np
 from tqdm import tqdm
 
 from ... import __version__
-from ...errors import StreamGazeError
-from ...fsutil import write_text_atomic
 from ...gaze.fixations import Fixation, FixationParams, extract_fixations
 from ...gaze.overlay import reencode_with_overlay
 from ...gaze.scanpath import DEFAULT_MERGE_GAP, build_scanpath
@@ -34,6 +32,8 @@ from ...gaze.sources.base import Recording
 from ...gaze.sources.registry import RecordingRef, find_recordings, load
 from ...gaze.track import GazeTrack
 from ...objects.oracle import OracleBackend
+from ...util.errors import StreamGazeError
+from ...util.fsutil import write_text_atomic
 from ...video.proxy import ProxySpec
 from ...video.reader import VideoInfo, probe_video
 from .qa.context import VideoContext
@@ -228,8 +228,9 @@ def check_build_arguments(raw: Path, out: Path, version: str, opts: BuildOptions
     """Every argument of a build, checked before any work starts (a wrong version string or back-end
     option must not surface after hours of processing): the destination and version, the raw
     directory and source, the worker count, the field of view and the object back-end's options."""
+    from ...dataset.writer import dataset_destination
     from ...gaze.sources.registry import source_module
-    from ...preflight import dataset_destination, existing_dir, in_range, positive
+    from ...util.preflight import existing_dir, in_range, positive
 
     dataset_destination(out, version, force)
     source_module(opts.source)

@@ -12,8 +12,8 @@ import argparse
 import sys
 
 from ...cli.base import Handler, proxy_args, raw_common, release_common
-from ...errors import StreamGazeError
 from ...gaze.sources.registry import SOURCES
+from ...util.errors import StreamGazeError
 from . import BENCHMARK
 
 

@@ -21,12 +21,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...errors import StreamGazeError
 from ...gaze.fixations import Fixation
 from ...gaze.scanpath import FixationObjects
 from ...gaze.track import GazeTrack
 from ...objects.base import VideoObjects
 from ...objects.naming import normalize_name, unique_names
+from ...util.errors import StreamGazeError
 from .release_metadata import (
     episode_span,
     object_identity,

@@ -3,12 +3,12 @@
 Harness-agnostic (the lmms-eval plugin in ``lmms_tasks/`` is thin glue over this module):
 - :func:`load_docs` turns a task's dataset rows into evaluation documents; proactive questions are
   expanded into one document per checkpoint whose window is [0, r];
-- :func:`doc_visuals` (shared, ``streamgaze_hf/evaluation.py``) prepares exactly the document's window
+- :func:`doc_visuals` (shared, ``streamgaze_hf/evaluation/visuals.py``) prepares exactly the document's window
   as a clip (no frame after the window end, none before its start) — for every model, never left to
   model wrappers (reference bug 3);
 - :func:`doc_prompt` / :func:`score_doc` build the prompt and score a response with the shared parser.
 
-The run settings (prompt mode, clip fps, protocol, proxy) are a ``streamgaze_hf.settings.RunSettings``
+The run settings (prompt mode, clip fps, protocol, proxy) are a ``streamgaze_hf.evaluation.settings.RunSettings``
 the caller passes (:data:`RECORDED_SETTINGS` are recorded in every document and sample record).
 """
 
@@ -21,8 +21,8 @@ from pathlib import Path
 
 from ... import scoring
 from ...dataset.load import load_task, resolve_root
-from ...errors import StreamGazeError
-from ...evaluation import (  # noqa: F401  (re-exported: the plugin reads them from here)
+from ...evaluation.settings import RunSettings, given
+from ...evaluation.visuals import (  # noqa: F401  (re-exported: the plugin reads them from here)
     clip_fixations,
     doc_clip_spec,
     doc_fps_cap,
@@ -34,10 +34,10 @@ from ...evaluation import (  # noqa: F401  (re-exported: the plugin reads them f
     video_gaze_track,
     video_geometry,
 )
-from ...provenance import run_provenance
-from ...rescore import AnswerKey, ItemKey, Rescored
-from ...settings import RunSettings, given
-from ...statistics import bootstrap_standard_errors
+from ...scoring.bootstrap import bootstrap_standard_errors
+from ...submission.answer_key import AnswerKey, ItemKey, Rescored
+from ...util.errors import StreamGazeError
+from ...util.provenance import run_provenance
 from . import BENCHMARK, prompts
 from .tasks import TASK_IDS, get_task
 
@@ -65,7 +65,7 @@ def load_docs(task_id: str, gaze: str = "visual", root: str | os.PathLike[str] |
     """Evaluation documents of one task (see the module docstring); ``reasoning`` ("" or one of
     ``prompts.REASONING_MODES``) selects a reasoning variant's prompts and answer extraction; ``rows``:
     the task config's rows when the caller has read them (lmms-eval's ``process_docs``), else read here;
-    ``settings``: the run's (``streamgaze_hf.settings.given``)."""
+    ``settings``: the run's (``streamgaze_hf.evaluation.settings.given``)."""
     spec = get_task(task_id)
     if reasoning and reasoning not in prompts.REASONING_MODES:
         raise StreamGazeError(f"unknown reasoning mode {reasoning!r}; expected one of "
@@ -217,7 +217,7 @@ def task_metrics(records: list[dict]) -> dict:
 # ---- submissions: StreamGaze's scores layout (streamgaze_hf/submission/schema.py) -------------------------
 
 def score_answers(key: AnswerKey, responses: Mapping[ItemKey, str], prompt_mode: str, clip_fps: float) -> Rescored:
-    """The evaluation hook that scores a whole answer key (``streamgaze_hf.rescore.score_responses``) into
+    """The evaluation hook that scores a whole answer key (``streamgaze_hf.submission.answer_key.score_responses``) into
     StreamGaze's layout: per task its metrics with bootstrap standard errors, the overall and category
     means (:func:`streamgaze_hf.scoring.summarize`), coverage and per-source scores. An unanswered item
     is scored as an empty response with ``parsed`` None and ``correct`` False (in reference prompt mode

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..api import LeaderboardColumn
+from ...registry.contract import LeaderboardColumn
 from .tasks import CATEGORIES, TASKS
 
 __all__ = ["COLUMNS", "TASK_LABELS", "TITLE", "NOTES", "SETTINGS", "FULL_RELEASE", "PAPER_QUESTIONS", "FULL_TITLE",

@@ -31,9 +31,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...dataset.import_report import snippet
-from ...errors import StreamGazeError
-from ...rescore import AnswerKey, ItemKey, load_answer_key, score_responses
+from ...submission.answer_key import AnswerKey, ItemKey, load_answer_key, score_responses
 from ...submission.build import assemble_submission
+from ...util.errors import StreamGazeError
 from .release_parse import checkpoint_problem, task_for_name, video_ref_of
 from .tasks import TASK_IDS, get_task
 

@@ -1,5 +1,5 @@
 """StreamGaze's prompt texts, used by the lmms-eval plugin and streaming mode (docs/evaluation.md);
-the prompt modes and the multiple-choice block are the shared ``streamgaze_hf/prompts.py``.
+the prompt modes and the multiple-choice block are the shared ``streamgaze_hf/evaluation/prompts.py``.
 
 Gaze settings (task-name suffixes): ``visual`` (default: overlay video, paper Fig. 9b), ``none``
 (``_nogaze``: original video, no gaze wording), ``text`` (``_textgaze``: fixation list in the prompt,
@@ -20,7 +20,7 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 
-from ...prompts import PROMPT_MODES, check_modes, mc_question_block
+from ...evaluation.prompts import PROMPT_MODES, check_modes, mc_question_block
 from . import BENCHMARK
 
 __all__ = [

@@ -34,7 +34,7 @@ from tqdm import tqdm
 
 from ...dataset.import_report import Problem, ProblemSink
 from ...dataset.schema import LETTERS, dump_metadata, empty_qa_row
-from ...errors import StreamGazeError, VideoError
+from ...util.errors import StreamGazeError, VideoError
 from ...video.proxy import ProxySpec
 from ...video.reader import VideoInfo, probe_video
 from .qa.validate import validate_qa_row
@@ -106,8 +106,8 @@ def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[s
     strict mode on the first skipped or flagged row (nothing is written then).
     """
     from ...dataset.variants import variant_support
-    from ...dataset.writer import DatasetContent, write_dataset
-    from ...preflight import dataset_destination, existing_dir
+    from ...dataset.writer import DatasetContent, dataset_destination, write_dataset
+    from ...util.preflight import existing_dir
 
     release = existing_dir(release_dir, "release directory")
     dataset_destination(out, version, force)  # before reading anything: a bad --version fails now

@@ -38,7 +38,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from ...dataset.import_report import Problem
-from ...errors import StreamGazeError
+from ...util.errors import StreamGazeError
 
 ORIGINAL, OVERLAY = "original", "overlay"
 _NAMED = re.compile(r"^videos_(?P<source>[a-z0-9]+)_(?P<kind>original|viz)(?P<ext>\.tar\.gz|\.tgz|\.tar)?$",

@@ -35,8 +35,8 @@ from pathlib import Path
 from ... import __version__
 from ...dataset.load import dataset_file, nonempty_tasks, read_manifest, resolve_root
 from ...dataset.writer import manifest_digest
-from ...errors import StreamGazeError
-from ...fsutil import atomic_directory
+from ...util.errors import StreamGazeError
+from ...util.fsutil import atomic_directory
 from . import evaluation, prompts
 from .streaming.metrics import event_time
 from .tasks import TASKS

@@ -21,7 +21,7 @@ metrics, leaderboard hook), ``paper`` (main-table reference rows), ``card`` (dat
 
 from __future__ import annotations
 
-from .. import LeaderboardColumn, TaskDef, declare, register
+from ...registry import LeaderboardColumn, TaskDef, declare, register
 
 NAME = "vl4gaze"
 #: where an image (and its gaze annotation) comes from

@@ -39,7 +39,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ...errors import StreamGazeError
+from ...util.errors import StreamGazeError
 
 __all__ = ["GazeAnnotation", "ReadReport", "read_gazefollow", "read_videoattentiontarget", "image_size"]
 

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...errors import StreamGazeError
 from ...objects.vlm import ChatJSONClient
+from ...util.errors import StreamGazeError
 from . import NAME
 from .annotation_files import GazeAnnotation
 from .pipeline import PersonTexts, build_questions, generate_texts, image_id

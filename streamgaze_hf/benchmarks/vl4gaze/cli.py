@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ...cli.base import Handler
-from ...errors import StreamGazeError
+from ...util.errors import StreamGazeError
 from . import BENCHMARK
 
 
@@ -34,8 +34,9 @@ def _raw(p: argparse.ArgumentParser) -> Handler:
         import tempfile
         from pathlib import Path
 
+        from ...dataset.writer import dataset_destination
         from ...objects.vlm import ChatJSONClient
-        from ...preflight import dataset_destination, existing_dir, existing_file, positive
+        from ...util.preflight import existing_dir, existing_file, positive
         from . import annotation_files as ann
         from . import world
 

@@ -7,7 +7,7 @@ Settings from the environment: ``$VL4GAZE_ROOT`` (the dataset root, default ``./
 ``$STREAMGAZE_PROMPT_MODE`` (``default``: the question plus a one-line answer-format instruction;
 ``reference``: the question alone, as the paper's fine-tuned models saw it) and, for the optional VLM
 judge of GOD, ``$VL4GAZE_JUDGE_URL`` + ``$VL4GAZE_JUDGE_MODEL`` (``$VL4GAZE_JUDGE_KEY``; answers
-cached under ``$STREAMGAZE_VLM_CACHE``); all but the cache through ``streamgaze_hf.settings.RunSettings``. Without a judge the ``judge`` metric is undefined (NaN).
+cached under ``$STREAMGAZE_VLM_CACHE``); all but the cache through ``streamgaze_hf.evaluation.settings.RunSettings``. Without a judge the ``judge`` metric is undefined (NaN).
 
 Metrics (paper §4.1; parsers in ``scoring/gaze_following.py``, the angle convention in ``gaze/direction.py``):
 
@@ -28,8 +28,8 @@ from pathlib import Path
 
 from ... import scoring
 from ...dataset.load import benchmark_root, dataset_file, load_task
-from ...errors import StreamGazeError
-from ...settings import VL4GAZE_JUDGE_ENV, RunSettings, given
+from ...evaluation.settings import VL4GAZE_JUDGE_ENV, RunSettings, given
+from ...util.errors import StreamGazeError
 from . import BENCHMARK, COLUMN_METRICS, NAME
 from .prompts import eval_prompt
 
@@ -50,7 +50,7 @@ def dataset_root(root: str | os.PathLike[str] | None = None) -> Path:
 def load_docs(task_id: str, gaze: str = "none", root: str | os.PathLike[str] | None = None, *,
               rows=None, settings: RunSettings | None = None) -> list[dict]:
     """Evaluation documents of one task: the dataset rows plus the run settings (``settings``, see
-    ``streamgaze_hf.settings.given``)."""
+    ``streamgaze_hf.evaluation.settings.given``)."""
     BENCHMARK.require_task(task_id)
     if gaze != "none":
         raise StreamGazeError(f"VL4Gaze has no gaze mode {gaze!r} (the question names the person)")
@@ -190,7 +190,7 @@ def _judge_validate(answer: dict) -> float:
 
 def judge_score(doc: Mapping, response: str, settings: RunSettings | None = None) -> float | None:
     """The VLM judge's score (0-1) of a GOD answer, or None when no judge is configured
-    (``RunSettings.vl4gaze_judge``; ``settings``: see ``streamgaze_hf.settings.given``)."""
+    (``RunSettings.vl4gaze_judge``; ``settings``: see ``streamgaze_hf.evaluation.settings.given``)."""
     judge = given(settings).vl4gaze_judge
     if judge is None:
         return None

@@ -36,10 +36,10 @@ import cv2
 import numpy as np
 from tqdm.auto import tqdm
 
-from ...errors import StreamGazeError
 from ...gaze.direction import direction_of
 from ...objects.vlm import ChatJSONClient
 from ...objects.vlm_prompts import AnswerError
+from ...util.errors import StreamGazeError
 from . import NAME
 from .annotation_files import GazeAnnotation
 from .prompts import (

@@ -48,7 +48,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ...errors import GazeFormatError, StreamGazeError
+from ...util.errors import GazeFormatError, StreamGazeError
 from ...video.reader import probe_video
 from ..track import GazeTrack
 from .base import Action, Recording, csv_header, finite_float, finite_int, sort_actions

@@ -63,7 +63,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ...errors import GazeFormatError, StreamGazeError
+from ...util.errors import GazeFormatError, StreamGazeError
 from ...video.reader import probe_video
 from ..track import GazeTrack
 from .base import Action, Recording, find_video, sort_actions

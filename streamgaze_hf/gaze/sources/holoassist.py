@@ -49,7 +49,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ...errors import GazeFormatError, StreamGazeError
+from ...util.errors import GazeFormatError, StreamGazeError
 from ...video.reader import probe_video
 from ..fov import hfov_from_intrinsics
 from ..track import GazeTrack

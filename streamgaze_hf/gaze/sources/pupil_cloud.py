@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ...errors import GazeFormatError, StreamGazeError
+from ...util.errors import GazeFormatError, StreamGazeError
 from ..track import GazeTrack
 from .base import Recording, csv_rows, finite_int, optional_float
 from .wearable import (

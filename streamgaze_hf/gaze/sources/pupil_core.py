@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ...errors import GazeFormatError, StreamGazeError
+from ...util.errors import GazeFormatError, StreamGazeError
 from ..track import GazeTrack
 from .base import Recording, csv_rows, finite_float, optional_float
 from .wearable import SceneClock, recording_actions, scene_track, video_geometry

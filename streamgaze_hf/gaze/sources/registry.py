@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
-from ...errors import StreamGazeError
+from ...util.errors import StreamGazeError
 from ..track import GazeTrack
 from .base import Recording
 

@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ...errors import GazeFormatError, StreamGazeError
+from ...util.errors import GazeFormatError, StreamGazeError
 from ..track import GazeTrack
 from .base import Recording
 from .wearable import SceneClock, recording_actions, scene_track

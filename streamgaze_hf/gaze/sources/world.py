@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...errors import StreamGazeError
+from ...util.errors import StreamGazeError
 from ...video.reader import probe_video
 from ..io import read_gaze_csv
 from ..track import GazeTrack

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ....errors import StreamGazeError
+from ....util.errors import StreamGazeError
 from ..tasks import TASK_IDS
 from .common import task_rng
 from .context import VideoContext

@@ -13,8 +13,8 @@ import urllib.error
 import urllib.request
 from collections.abc import Mapping
 
-from ....baselines import oracle_answer, random_answer
-from ....errors import StreamGazeError
+from ....evaluation.baselines import oracle_answer, random_answer
+from ....util.errors import StreamGazeError
 from ..tasks import get_task
 from .interface import StreamingModel
 from .polling import ClipModel, ClipRequest, PollingAdapter

@@ -34,8 +34,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ....errors import StreamGazeError
 from ....scoring import parse_yes_no
+from ....util.errors import StreamGazeError
 from ..tasks import get_task
 
 __all__ = ["GazeSamples", "Frame", "Question", "Response", "StreamContext", "StreamingModel", "StampedResponse",

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from ....errors import StreamGazeError
+from ....util.errors import StreamGazeError
 
 __all__ = ["TOLERANCES_S", "event_time", "question_outcome", "alert_metrics", "tolerance_key"]
 

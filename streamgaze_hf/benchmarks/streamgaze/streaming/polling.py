@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ....errors import StreamGazeError
+from ....util.errors import StreamGazeError
 from ..tasks import get_task
 from .interface import Frame, Question, Response, StreamContext, StreamingModel
 

@@ -4,7 +4,7 @@ Two sets of numbers come out of one run:
 
 * the **checkpoint protocol** (the paper's numbers, the main leaderboard table): multiple-choice
   answers given at their query time, and proactive responses tagged with a checkpoint index,
-  scored with :func:`~streamgaze_hf.rescore.score_responses` exactly as an lmms-eval run is;
+  scored with :func:`~streamgaze_hf.submission.answer_key.score_responses` exactly as an lmms-eval run is;
 * the **streaming** alert metrics of GTA and OAA (:mod:`.metrics`): every alert with its stream time
   against the dataset's event time.
 """
@@ -16,8 +16,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ....errors import StreamGazeError
-from ....rescore import load_answer_key, score_responses
+from ....submission.answer_key import load_answer_key, score_responses
+from ....util.errors import StreamGazeError
 from ..tasks import TASK_IDS, get_task
 from .metrics import TOLERANCES_S, alert_metrics, event_time
 

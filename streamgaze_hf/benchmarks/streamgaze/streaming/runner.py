@@ -28,13 +28,13 @@ from pathlib import Path
 
 import numpy as np
 
-from .... import prompts
 from ....dataset.load import dataset_file, load_task, nonempty_tasks, read_manifest, resolve_root
 from ....dataset.writer import manifest_digest
-from ....errors import StreamGazeError
-from ....fsutil import write_text_atomic
+from ....evaluation import prompts
 from ....gaze.track import GazeTrack
-from ....redact import redact_model_args
+from ....util.errors import StreamGazeError
+from ....util.fsutil import write_text_atomic
+from ....util.provenance import redact_model_args
 from .. import evaluation
 from ..tasks import TASK_IDS, get_task
 from .interface import (

@@ -12,11 +12,11 @@ import json
 import os
 
 from .... import __version__
-from ....errors import StreamGazeError
-from ....rescore import load_answer_key
+from ....submission.answer_key import load_answer_key
 from ....submission.assemble import assemble_submission, is_oracle
 from ....submission.schema import check_structure
 from ....submission.strictjson import StrictJSONError
+from ....util.errors import StreamGazeError
 from .results import (
     PROACTIVE_TASKS,
     alerts_by_question,

@@ -13,11 +13,11 @@ import io
 from collections.abc import Sequence
 from html import escape
 
-from ....htmlpage import attr
-from ....submission.cells import csv_safe, md_escape
+from ....leaderboard.cells import csv_safe, md_escape
+from ....registry.contract import score_text
 from ....submission.schema import valid_url
 from ....submission.validate import ValidationReport
-from ...api import score_text
+from ....util.htmlpage import attr
 from .report import streaming_columns
 
 __all__ = ["streaming_rows", "render_streaming_markdown", "render_streaming_csv", "render_streaming_html",

@@ -1,0 +1,398 @@
+"""Clips ready before the model asks, started two ways: in the background during a run, and ahead of it.
+
+**In the background** (:func:`start_prefetch`, :func:`prefetched_visuals`): while the model works on one
+document, the clips of the next documents are prepared, so that the critical path finds them in the clip
+cache. Harness-agnostic: the lmms-eval glue calls :func:`start_prefetch` when it loads a task's documents
+and :func:`prefetched_visuals` as its ``doc_to_visual``.
+
+* :class:`Prefetcher` runs a function over items in order on a bounded number of daemon worker threads.
+  ``get(key, item)`` returns the result: at once if a worker has finished it (a *hit*), after waiting
+  if a worker is on it (a *wait*), or by running it on the calling thread if no worker has started it
+  (a *miss*: the caller never waits behind the queue). A worker's error is not raised from the
+  background: ``get`` runs the item again on the calling thread, so the error surfaces where it
+  belongs, with its own message. ``ahead`` bounds how many items may be started beyond those asked for.
+* The clip cache is the same content-addressed cache as without prefetching (video/clips.py), so the
+  prefetched files are exactly what :func:`~streamgaze_hf.evaluation.visuals.doc_visuals` would build, and
+  several processes (ranks) may prefetch the same clips at once.
+
+Settings (``RunSettings.prefetch``, ``prefetch_ahead``: streamgaze_hf/evaluation/settings.py): ``STREAMGAZE_PREFETCH`` =
+threads (default 2; 0 turns prefetching off), ``STREAMGAZE_PREFETCH_AHEAD`` = at most this many documents
+prepared beyond those already asked for (default 0 = no bound: the whole evaluation is warmed in
+order, which also serves harnesses that visit documents in another order than the dataset's).
+In a distributed run (``RANK`` / ``WORLD_SIZE`` set, as ``accelerate launch`` does) a process first
+prefetches its own shard (documents ``rank::world_size``, lmms-eval's split) and nothing else.
+At interpreter exit the workers stop taking new items and finish the one they are on (up to 60 s).
+
+**Ahead of a run** (:func:`warm_clips`, ``streamgaze clips warm``): every window clip (and salience image)
+an evaluation will ask for, prepared in the clip cache the evaluation uses (docs/performance.md),
+resumable, on a process pool.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import threading
+import time
+import weakref
+from collections import deque
+from collections.abc import Callable, Hashable, Iterable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from tqdm import tqdm
+
+from ..dataset.load import benchmark_of, dataset_files, nonempty_tasks, read_manifest, resolve_root
+from ..registry import Benchmark, get_benchmark
+from ..util.errors import StreamGazeError
+from ..video.clips import cached_clip
+from .settings import DEFAULT_PREFETCH as DEFAULT_WORKERS
+from .settings import RunSettings, given
+from .visuals import doc_clip_spec, doc_media, doc_visuals
+
+_EXIT_JOIN_S = 60.0
+
+_PENDING, _RUNNING, _DONE, _FAILED = range(4)
+
+
+@dataclass
+class _Entry:
+    item: Any
+    state: int = _PENDING
+    result: Any = None
+    done: threading.Event = field(default_factory=threading.Event)
+    asked: bool = False
+
+
+@dataclass
+class PrefetchStats:
+    hits: int = 0  # finished in the background before it was asked for
+    waits: int = 0  # in flight in the background when asked for: waited for it
+    misses: int = 0  # not started yet when asked for: built on the calling thread
+    prepared: int = 0  # finished by a worker
+    failed: int = 0  # raised in a worker (then run again by ``get``)
+    wait_s: float = 0.0  # total time ``get`` spent waiting for workers
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+_LIVE: weakref.WeakSet[Prefetcher] = weakref.WeakSet()
+
+
+class Prefetcher:
+    """Run ``fn(item)`` for submitted items in the background on ``workers`` daemon threads (see module)."""
+
+    def __init__(self, fn: Callable[[Any], Any], workers: int = DEFAULT_WORKERS, ahead: int | None = None,
+                 name: str = "prefetch"):
+        if workers < 1:
+            raise ValueError(f"workers must be >= 1, got {workers}")
+        self.fn = fn
+        self.ahead = ahead if ahead else None
+        self.stats = PrefetchStats()
+        self._entries: dict[Hashable, _Entry] = {}
+        self._queue: deque[Hashable] = deque()
+        self._cond = threading.Condition()
+        self._started = 0  # items started by workers
+        self._asked = 0  # distinct items asked for through get()
+        self._closed = False
+        self._threads = [threading.Thread(target=self._work, name=f"{name}-{i}", daemon=True)
+                         for i in range(workers)]
+        for t in self._threads:
+            t.start()
+        _LIVE.add(self)
+
+    # -- public API --------------------------------------------------------------------------------
+
+    def submit(self, items: Iterable[tuple[Hashable, Any]]) -> int:
+        """Queue ``(key, item)`` pairs in order (keys already known are skipped); returns how many were new."""
+        new = 0
+        with self._cond:
+            for key, item in items:
+                if key in self._entries:
+                    continue
+                self._entries[key] = _Entry(item)
+                self._queue.append(key)
+                new += 1
+            self._cond.notify_all()
+        return new
+
+    def get(self, key: Hashable, item: Any = None) -> Any:
+        """The result for ``key`` (``item`` is used when the key was never submitted)."""
+        with self._cond:
+            e = self._entries.get(key)
+            if e is None:
+                e = self._entries[key] = _Entry(item)
+            if not e.asked:
+                e.asked = True
+                self._asked += 1
+                self._cond.notify_all()  # an ``ahead`` bound may now let a worker start the next item
+            if e.state == _DONE:
+                self.stats.hits += 1
+                return e.result
+            running = e.state == _RUNNING
+            if running:
+                self.stats.waits += 1
+            else:  # pending, or a worker failed on it: the caller runs it
+                e.state, e.done = _RUNNING, threading.Event()
+                self.stats.misses += 1
+        if running:
+            t0 = time.perf_counter()
+            e.done.wait()
+            with self._cond:
+                self.stats.wait_s += time.perf_counter() - t0
+                if e.state == _DONE:
+                    return e.result
+                e.state, e.done = _RUNNING, threading.Event()  # the worker failed: run it here
+        try:
+            result = self.fn(e.item if e.item is not None else item)
+        except BaseException:
+            with self._cond:
+                e.state = _FAILED
+                e.done.set()
+            raise
+        with self._cond:
+            e.result, e.state = result, _DONE
+            e.done.set()
+        return result
+
+    def is_done(self, key: Hashable) -> bool:
+        with self._cond:
+            e = self._entries.get(key)
+            return e is not None and e.state == _DONE
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """Block until no submitted item is pending or running (True), or ``timeout`` passes (False)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._cond:
+            while any(e.state in (_PENDING, _RUNNING) for e in self._entries.values()):
+                if self._closed:
+                    return False
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    return False
+                self._cond.wait(left if left is not None else 1.0)
+            return True
+
+    def close(self, timeout: float | None = None) -> None:
+        """Stop taking new items; wait (up to ``timeout``) for the workers to finish the ones they are on."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+        deadline = None if timeout is None else time.monotonic() + timeout
+        for t in self._threads:
+            if t is not threading.current_thread():
+                t.join(None if deadline is None else max(0.0, deadline - time.monotonic()))
+
+    # -- workers -----------------------------------------------------------------------------------
+
+    def _next(self) -> tuple[Hashable, _Entry] | None:
+        """Under the lock: the next pending item a worker may start now, else None."""
+        if self.ahead is not None and self._started >= self._asked + self.ahead:
+            return None
+        while self._queue:
+            key = self._queue.popleft()
+            e = self._entries[key]
+            if e.state == _PENDING:
+                return key, e
+        return None
+
+    def _work(self) -> None:
+        while True:
+            with self._cond:
+                nxt = None
+                while not self._closed and (nxt := self._next()) is None:
+                    self._cond.wait()
+                if self._closed:
+                    return
+                _key, e = nxt
+                e.state = _RUNNING
+                self._started += 1
+            try:
+                result, state = self.fn(e.item), _DONE
+            except BaseException:  # run again (and raised) on the caller's thread by get()
+                result, state = None, _FAILED
+            with self._cond:
+                e.result, e.state = result, state
+                if state == _DONE:
+                    self.stats.prepared += 1
+                else:
+                    self.stats.failed += 1
+                e.done.set()
+                self._cond.notify_all()
+
+
+@atexit.register
+def _stop_all() -> None:
+    for p in list(_LIVE):
+        p.close(timeout=_EXIT_JOIN_S)
+
+
+# ---- evaluation documents ---------------------------------------------------------------------------
+
+_DOCS: Prefetcher | None = None
+_DOCS_LOCK = threading.Lock()
+
+
+def doc_key(doc: dict) -> tuple:
+    """What makes two documents show the model the same files."""
+    return (str(doc["dataset_root"]), str(doc["gaze"]), str(doc["overlay_path"] if doc["gaze"] == "visual"
+                                                            else doc["video_path"]),
+            float(doc["window_start"]), float(doc["window_end"]), float(doc.get("clip_fps") or 0.0),
+            str(doc.get("proxy") or ""), str(doc.get("video_id", "")))
+
+
+def rank_shard(docs: list[dict]) -> list[dict]:
+    """This process's documents in a distributed run (``RANK``/``WORLD_SIZE``): ``docs[rank::world]``."""
+    try:  # the torch launcher's process variables (not a run setting: each rank has its own)
+        rank, world = int(os.environ.get("RANK", "0")), int(os.environ.get("WORLD_SIZE", "1"))
+    except ValueError:
+        return docs
+    return docs[rank::world] if world > 1 and 0 <= rank < world else docs
+
+
+def start_prefetch(docs: list[dict], settings: RunSettings | None = None) -> Prefetcher | None:
+    """Queue the visuals of ``docs`` (this rank's share, in order) on the process-wide prefetcher,
+    creating it on first use (with the run's ``settings``: ``streamgaze_hf.evaluation.settings.given``); None when
+    prefetching is off."""
+    global _DOCS
+    settings = given(settings)
+    workers = settings.prefetch
+    if workers == 0:
+        return None
+    with _DOCS_LOCK:
+        if _DOCS is None:
+            _DOCS = Prefetcher(doc_visuals, workers=workers, ahead=settings.prefetch_ahead or None,
+                               name="streamgaze-prefetch")
+        p = _DOCS
+    p.submit((doc_key(d), d) for d in rank_shard(docs))
+    return p
+
+
+def prefetched_visuals(doc: dict) -> list[str]:
+    """:func:`~streamgaze_hf.evaluation.visuals.doc_visuals` of ``doc``, from the prefetcher when one runs."""
+    p = _DOCS
+    if p is None:
+        return doc_visuals(doc)
+    return p.get(doc_key(doc), doc)
+
+
+def current_prefetcher() -> Prefetcher | None:
+    return _DOCS
+
+
+def stop_prefetch() -> None:
+    """Close and forget the process-wide prefetcher (tests; a harness that wants its threads back)."""
+    global _DOCS
+    with _DOCS_LOCK:
+        p, _DOCS = _DOCS, None
+    if p is not None:
+        p.close(timeout=_EXIT_JOIN_S)
+
+
+# ---- ahead of a run: `streamgaze clips warm` ----------------------------------------
+#: ``--variants`` names: the task-name suffixes (``default`` = no suffix) and the gaze modes themselves
+VARIANT_NAMES = {"default": "visual", "visual": "visual", "nogaze": "none", "none": "none",
+                 "textgaze": "text", "text": "text", "salience": "salience"}
+
+
+def _warm_key(doc: dict) -> tuple:
+    """Documents with the same key get the same files (nogaze and textgaze share their clips)."""
+    path, start, end, fps = doc_clip_spec(doc)
+    sal = (doc["video_id"], start, end) if doc["gaze"] == "salience" else None
+    return (str(path), start, end, fps or 0.0, str(doc.get("proxy") or ""), sal)
+
+
+def _warm_one(doc: dict) -> bool:
+    """Prepare one document's visuals; True if its clip had to be built (False: already cached)."""
+    was_cached = cached_clip(*doc_clip_spec(doc)) is not None
+    doc_visuals(doc)
+    return not was_cached
+
+
+def resolve_tasks(names: list[str] | None, bench: Benchmark) -> list[str]:
+    """Task ids of ``bench`` from ids, lmms-eval names (``streamgaze_oi_easy``) or categories (StreamGaze:
+    past, present, proactive)."""
+    if not names:
+        return list(bench.task_ids)
+    out: list[str] = []
+    for raw in names:
+        for name in (n.strip() for n in raw.split(",")):
+            if not name:
+                continue
+            bare = name.removeprefix(f"{bench.name}_")
+            match = [t.id for t in bench.tasks if bare in (t.id, t.category)]
+            if not match:
+                raise StreamGazeError(f"unknown task {name!r}; expected task ids "
+                                      f"({', '.join(bench.task_ids)}) or {', '.join(bench.categories)}")
+            out += [m for m in match if m not in out]
+    return out
+
+
+def resolve_variants(names: list[str] | None) -> list[str]:
+    """Gaze modes from ``--variants`` names (default: the paper's main setting only)."""
+    if not names:
+        return ["visual"]
+    out: list[str] = []
+    for raw in names:
+        for name in (n.strip() for n in raw.split(",")):
+            if not name:
+                continue
+            if name.lstrip("_") not in VARIANT_NAMES:
+                raise StreamGazeError(f"unknown variant {name!r}; expected one of {', '.join(VARIANT_NAMES)}")
+            mode = VARIANT_NAMES[name.lstrip("_")]
+            if mode not in out:
+                out.append(mode)
+    return out
+
+
+def warm_clips(root: str | os.PathLike[str] | None = None, tasks: list[str] | None = None,
+               variants: list[str] | None = None, workers: int = 1, progress: bool = True,
+               settings: RunSettings | None = None) -> dict:
+    """Prepare every clip (and salience image) the given tasks and variants will ask for, in the clip
+    cache the evaluation uses, with the evaluation's ``settings`` (clip fps, protocol, proxy:
+    ``streamgaze_hf.evaluation.settings.given``).
+
+    Resumable: clips already in the cache are found in milliseconds and counted as ``cached``. Runs
+    ``workers`` processes (1: in this process). Bad task or variant names and a missing dataset fail
+    before any work. Returns counts: documents, distinct clips, built, cached, seconds.
+    """
+    modes = resolve_variants(variants)
+    if workers < 1:
+        raise StreamGazeError(f"--workers must be >= 1, got {workers}")
+    root = resolve_root(root)
+    bench = get_benchmark(benchmark_of(read_manifest(root)))
+    if not bench.window_clips:
+        raise StreamGazeError(f"{bench.title} documents are not window clips: there is nothing to warm", root)
+    task_ids = resolve_tasks(tasks, bench)
+    named = {t for t in (tasks or []) if t in task_ids}  # asked for by id: an empty one is an error
+    task_ids = [t for t in task_ids if t in named or t in nonempty_tasks(root, tuple(task_ids))]
+    docs: list[dict] = []
+    for tid in task_ids:
+        for mode in modes:
+            docs += bench.evaluation_api().load_docs(tid, mode, root, settings=settings)
+    if docs:  # fetched (a Hub dataset) and verified in one batch, with one byte progress bar
+        dataset_files(docs[0]["dataset_root"], sorted({m for d in docs for m in doc_media(d)}), progress=progress)
+    unique: dict[tuple, dict] = {}
+    for d in docs:
+        unique.setdefault(_warm_key(d), d)
+    # grouped by video file, in window order: a worker reuses its packet index and decoder warm-up
+    items = [unique[k] for k in sorted(unique, key=lambda k: (k[0], k[1], k[2], k[3], k[4], k[5] is not None))]
+    t0 = time.perf_counter()
+    built = 0
+    bar = tqdm(total=len(items), desc="warm clips", unit="clip", disable=not progress, dynamic_ncols=True)
+    try:
+        if workers == 1:
+            for d in items:
+                built += _warm_one(d)
+                bar.update()
+        else:
+            with ProcessPoolExecutor(max_workers=workers) as pool:
+                for b in pool.map(_warm_one, items, chunksize=8):
+                    built += b
+                    bar.update()
+    finally:
+        bar.close()
+    return {"tasks": task_ids, "variants": modes, "documents": len(docs), "clips": len(items), "built": built,
+            "cached": len(items) - built, "seconds": round(time.perf_counter() - t0, 3)}

@@ -1,0 +1,217 @@
+"""The run settings of an evaluation: one frozen object, built from the environment only at the edges.
+
+:class:`RunSettings` holds what a run chooses that changes what the model is shown, how its answer is
+parsed, or how clips are prepared: the prompt mode, the clip frame-rate cap, the frame-sampling protocol,
+the proxy videos, the clip prefetcher, and the benchmark-specific options (EgoGazeVQA's visual form,
+VL4Gaze's judge). The edges build it: the CLI from its flags over :meth:`RunSettings.from_env`, the
+lmms-eval glue (``lmms_tasks/utils.py``) with :meth:`RunSettings.from_env` in every process of a run (the
+CLI hands its settings to lmms-eval and its child processes with :meth:`RunSettings.to_env`; its flags are
+the variables they set: :func:`with_flags`). Library functions take it as an argument (``settings=``); a
+direct caller that passes none gets ``RunSettings.from_env()`` (:func:`given`).
+
+:meth:`RunSettings.from_env` is the one reader of these variables (their names and meanings are a
+contract: users, scripts and tests set them):
+
+=============================  ===========================================================================
+``STREAMGAZE_PROMPT_MODE``     ``default`` (ours) or ``reference`` (the official prompts and scorer)
+``STREAMGAZE_CLIP_FPS``        frame-rate cap of the window clips (> 0; unset: none)
+``STREAMGAZE_PROTOCOL``        a model family's official frame sampling (``protocols.PROTOCOLS``)
+``STREAMGAZE_PROXY``           clip the dataset's proxy videos: a proxy name or ``auto`` (unset: off)
+``STREAMGAZE_PREFETCH``        clip-prefetch worker threads (default 2; 0 = off)
+``STREAMGAZE_PREFETCH_AHEAD``  how many documents the prefetcher runs ahead (default 0: no bound)
+``EGOGAZEVQA_VISUALS``         EgoGazeVQA's visual form: ``images`` (default) or ``clip``
+``VL4GAZE_JUDGE_URL``,         VL4Gaze's optional VLM judge of GOD answers (an OpenAI-compatible endpoint,
+``VL4GAZE_JUDGE_MODEL``,       its model name and key); without URL and model the judge metric is NaN
+``VL4GAZE_JUDGE_KEY``
+=============================  ===========================================================================
+
+What a run records (:meth:`RunSettings.record`): every evaluation document carries the recorded fields its
+benchmark declares (StreamGaze: ``prompt_mode``, ``clip_fps``, ``protocol``, ``proxy``; EgoGazeVQA:
+``prompt_mode``, ``visual_form``; ...), each sample record copies them from its document, and
+``streamgaze eval`` writes them (with the toolkit's version) into lmms-eval's results files.
+
+Not run settings, read where they are used: the dataset roots (``$STREAMGAZE_ROOT``, ... name the data,
+``dataset/load.py``), the cache locations (``$STREAMGAZE_CLIP_CACHE``, ``$STREAMGAZE_VLM_CACHE``,
+``$STREAMGAZE_VERIFY_CACHE``: where this user's caches live, like ``HF_HOME``; they never change a
+document or a number), and the process's own launch variables (``RANK``, ``WORLD_SIZE``, ``MASTER_ADDR``
+of torch launchers; ``HF_HUB_DISABLE_PROGRESS_BARS``; ``OPENAI_API_KEY`` as a client's default key).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..util.errors import StreamGazeError
+from .prompts import PROMPT_MODES
+from .protocols import get_protocol
+
+PROMPT_MODE_ENV = "STREAMGAZE_PROMPT_MODE"
+CLIP_FPS_ENV = "STREAMGAZE_CLIP_FPS"
+PROXY_ENV = "STREAMGAZE_PROXY"
+PROTOCOL_ENV = "STREAMGAZE_PROTOCOL"
+PREFETCH_ENV = "STREAMGAZE_PREFETCH"
+PREFETCH_AHEAD_ENV = "STREAMGAZE_PREFETCH_AHEAD"
+EGOGAZEVQA_VISUALS_ENV = "EGOGAZEVQA_VISUALS"
+VL4GAZE_JUDGE_ENV = ("VL4GAZE_JUDGE_URL", "VL4GAZE_JUDGE_MODEL", "VL4GAZE_JUDGE_KEY")
+#: every variable :meth:`RunSettings.from_env` reads
+ENV_VARIABLES = (PROMPT_MODE_ENV, CLIP_FPS_ENV, PROTOCOL_ENV, PROXY_ENV, PREFETCH_ENV, PREFETCH_AHEAD_ENV,
+                 EGOGAZEVQA_VISUALS_ENV, *VL4GAZE_JUDGE_ENV)
+DEFAULT_PREFETCH = 2
+#: the fields a document can record, in the order documents have always carried them
+RECORDED_FIELDS = ("prompt_mode", "clip_fps", "protocol", "proxy", "visual_form")
+_PROXY_OFF = ("", "0", "off", "none", "no")
+_PROXY_AUTO = ("auto", "1", "on", "yes")
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """One run's settings (module docstring); the defaults are those of an empty environment."""
+
+    prompt_mode: str = "default"
+    clip_fps: float | None = None
+    protocol: str = "default"
+    #: the proxy asked for, as given ("" = off, ``auto``, or a proxy name); :meth:`proxy_for` resolves it
+    proxy: str = ""
+    prefetch: int = DEFAULT_PREFETCH
+    prefetch_ahead: int = 0
+    egogazevqa_visuals: str = "images"
+    vl4gaze_judge_url: str = ""
+    vl4gaze_judge_model: str = ""
+    vl4gaze_judge_key: str = field(default="", repr=False)
+
+    def __post_init__(self) -> None:
+        if self.prompt_mode not in PROMPT_MODES:
+            raise StreamGazeError(f"prompt mode {self.prompt_mode!r}; expected one of {', '.join(PROMPT_MODES)}")
+        if self.clip_fps is not None and not self.clip_fps > 0:
+            raise StreamGazeError(f"clip fps must be > 0, got {self.clip_fps}")
+        get_protocol(self.protocol)
+        if self.prefetch < 0 or self.prefetch_ahead < 0:
+            raise StreamGazeError("prefetch workers and lookahead must be >= 0")
+
+    # ---- the environment (the edges only) ----------------------------------------------------------
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> RunSettings:
+        """The settings named by ``environ`` (default ``os.environ``), validated with the messages the
+        toolkit has always given (``$NAME=value; expected ...``)."""
+        env = os.environ if environ is None else environ
+        mode = env.get(PROMPT_MODE_ENV, "default")
+        if mode not in PROMPT_MODES:
+            raise StreamGazeError(f"${PROMPT_MODE_ENV}={mode!r}; expected one of {', '.join(PROMPT_MODES)}")
+        protocol = env.get(PROTOCOL_ENV, "").strip() or "default"
+        try:
+            get_protocol(protocol)
+        except StreamGazeError as exc:
+            raise StreamGazeError(f"${PROTOCOL_ENV}: {exc}") from None
+        judge = [env.get(k, "").strip() for k in VL4GAZE_JUDGE_ENV]
+        return cls(prompt_mode=mode, clip_fps=_env_fps(env), protocol=protocol, proxy=env.get(PROXY_ENV, "").strip(),
+                   prefetch=_env_count(env, PREFETCH_ENV, DEFAULT_PREFETCH),
+                   prefetch_ahead=_env_count(env, PREFETCH_AHEAD_ENV, 0),
+                   egogazevqa_visuals=env.get(EGOGAZEVQA_VISUALS_ENV, "").strip() or "images",
+                   vl4gaze_judge_url=judge[0], vl4gaze_judge_model=judge[1], vl4gaze_judge_key=judge[2])
+
+    def to_env(self) -> dict[str, str]:
+        """Every variable :meth:`from_env` reads (an unset one as ""), so that :meth:`from_env` in another
+        process (lmms-eval's, its children) gives these settings back whatever that process inherited."""
+        judge = (self.vl4gaze_judge_url, self.vl4gaze_judge_model, self.vl4gaze_judge_key)
+        return {PROMPT_MODE_ENV: self.prompt_mode, CLIP_FPS_ENV: "" if self.clip_fps is None else str(self.clip_fps),
+                PROTOCOL_ENV: self.protocol, PROXY_ENV: self.proxy, PREFETCH_ENV: str(self.prefetch),
+                PREFETCH_AHEAD_ENV: str(self.prefetch_ahead), EGOGAZEVQA_VISUALS_ENV: self.egogazevqa_visuals,
+                **dict(zip(VL4GAZE_JUDGE_ENV, judge, strict=True))}
+
+    # ---- what a run records ------------------------------------------------------------------------
+
+    def proxy_for(self, root: str | os.PathLike[str]) -> str:
+        """The proxy videos the evaluation of the dataset at ``root`` clips: "" (off, the default:
+        full-rate clips), a proxy name such as ``2fps-448px``, or for ``auto`` the dataset's only proxy
+        kind. The named proxies must exist in the dataset (built with ``--proxy-fps`` / ``--proxy-size``)."""
+        from ..video.proxy import PROXY_DIR, ProxySpec
+
+        raw, root = self.proxy, Path(root)
+        if raw.lower() in _PROXY_OFF:
+            return ""
+        base = root / PROXY_DIR
+        available = sorted(d.name for d in base.iterdir() if d.is_dir()) if base.is_dir() else []
+        if raw.lower() in _PROXY_AUTO:
+            if len(available) != 1:
+                raise StreamGazeError(f"${PROXY_ENV}={raw}: the dataset has {len(available)} proxy kinds "
+                                      f"({', '.join(available) or 'none: build it with --proxy-fps/--proxy-size'}); "
+                                      "name one", root)
+            return available[0]
+        name = ProxySpec.parse(raw).name
+        if name not in available:
+            raise StreamGazeError(f"${PROXY_ENV}={raw}: the dataset has no {name} proxies (it has: "
+                                  f"{', '.join(available) or 'none; build it with --proxy-fps/--proxy-size'})", root)
+        return name
+
+    def record(self, fields: Iterable[str] = RECORDED_FIELDS[:4],
+               root: str | os.PathLike[str] | None = None) -> dict:
+        """The recorded values of ``fields`` (of :data:`RECORDED_FIELDS`), in that order, as documents and
+        sample records carry them: ``clip_fps`` 0.0 when uncapped, ``proxy`` resolved for the dataset at
+        ``root`` (:meth:`proxy_for`), ``visual_form`` EgoGazeVQA's (checked by that benchmark)."""
+        values = {"prompt_mode": lambda: self.prompt_mode, "clip_fps": lambda: self.clip_fps or 0.0,
+                  "protocol": lambda: self.protocol, "visual_form": lambda: self.egogazevqa_visuals,
+                  "proxy": lambda: self.proxy_for(_need_root(root))}
+        out = {}
+        for name in fields:
+            if name not in values:
+                raise ValueError(f"{name!r} is not a recorded setting; expected one of {', '.join(RECORDED_FIELDS)}")
+            out[name] = values[name]()
+        return out
+
+    @property
+    def vl4gaze_judge(self) -> tuple[str, str, str] | None:
+        """(url, model, key) of VL4Gaze's judge, or None when none is configured (no URL or no model)."""
+        if not (self.vl4gaze_judge_url and self.vl4gaze_judge_model):
+            return None
+        return self.vl4gaze_judge_url, self.vl4gaze_judge_model, self.vl4gaze_judge_key
+
+
+def with_flags(environ: Mapping[str, str] | None = None, **flags: str | None) -> RunSettings:
+    """The settings of ``environ`` (default ``os.environ``) with a command's flags over them: each flag
+    given (not None) stands for its variable (``prompt_mode`` for ``$STREAMGAZE_PROMPT_MODE``, ...), as if
+    it had been set, so a flag overrides the variable and is checked with the variable's message."""
+    names = {"prompt_mode": PROMPT_MODE_ENV, "clip_fps": CLIP_FPS_ENV, "protocol": PROTOCOL_ENV, "proxy": PROXY_ENV}
+    env = dict(os.environ if environ is None else environ)
+    env.update({names[k]: str(v) for k, v in flags.items() if v is not None})
+    return RunSettings.from_env(env)
+
+
+def given(settings: RunSettings | None) -> RunSettings:
+    """``settings``, or for a direct library call that passes none the process's (:meth:`RunSettings.from_env`)."""
+    return RunSettings.from_env() if settings is None else settings
+
+
+def _need_root(root) -> Path:
+    if root is None:
+        raise ValueError("the proxy setting is recorded for a dataset: give its root")
+    return Path(root)
+
+
+def _env_fps(env: Mapping[str, str]) -> float | None:
+    raw = env.get(CLIP_FPS_ENV, "").strip()
+    if not raw:
+        return None
+    try:
+        fps = float(raw)
+    except ValueError:
+        raise StreamGazeError(f"${CLIP_FPS_ENV}={raw!r} is not a number") from None
+    if not fps > 0:
+        raise StreamGazeError(f"${CLIP_FPS_ENV} must be > 0, got {raw}")
+    return fps
+
+
+def _env_count(env: Mapping[str, str], name: str, default: int) -> int:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise StreamGazeError(f"${name}={raw!r} is not a whole number") from None
+    if value < 0:
+        raise StreamGazeError(f"${name} must be >= 0, got {raw}")
+    return value

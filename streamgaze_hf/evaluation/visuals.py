@@ -1,0 +1,198 @@
+"""Evaluation machinery shared by every benchmark's documents: run settings, window clips, gaze.
+
+A benchmark's evaluation module (``benchmarks/<name>/evaluation.py``) turns its dataset rows into
+evaluation documents and scores responses; what the model is shown is prepared here, the same way for
+all of them:
+- :func:`doc_visuals` prepares exactly the document's window as a clip (no frame after the window end,
+  none before its start) — for every model, never left to model wrappers (reference bug 3); in the
+  salience gaze mode the window's salience map comes first;
+- :func:`video_geometry`, :func:`gaze_tracks`, :func:`clip_fixations`: the dataset's videos and gaze as
+  known at a window's end.
+
+The run settings (prompt mode, clip fps, protocol, proxy) are one ``streamgaze_hf.evaluation.settings.RunSettings``
+object that the callers pass (the CLI and the lmms-eval glue build it from the environment, so every rank
+of a distributed run agrees); every document records them, and its clip is prepared from what it records.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from ..dataset.load import config_file, dataset_file, read_config
+from ..gaze.salience import salience_heatmap, track_salience_map
+from ..gaze.track import GazeTrack
+from ..util.fsutil import atomic_output
+from ..util.provenance import run_provenance
+from .protocols import get_protocol
+from .settings import RunSettings, given
+
+
+def run_settings(root: str | os.PathLike[str] | None = None, settings: RunSettings | None = None) -> dict:
+    """The settings of an evaluation that change a number (``settings``, validated: see
+    ``streamgaze_hf.evaluation.settings``), and what ran it (toolkit, lmms-eval, datasets: ``run_provenance``); with ``root`` also the proxy videos it
+    clips (:meth:`RunSettings.proxy_for`)."""
+    s = given(settings)
+    out = {**s.record(("prompt_mode", "protocol", "clip_fps")), **run_provenance()}
+    if root is not None:
+        out.update(s.record(("proxy",), root))
+    return out
+
+
+# ---- videos and gaze ------------------------------------------------------------------------------
+
+def video_geometry(root: Path) -> dict[str, dict]:
+    """video_id -> {video_id, width, height, fps} of every video of the dataset at ``root``."""
+    table = read_config(root, "videos", ["video_id", "width", "height", "fps"])
+    return {r["video_id"]: r for r in table.to_pylist()}
+
+
+def gaze_tracks(root: Path, video_ids: set[str], geometry: dict[str, dict]) -> dict[str, GazeTrack]:
+    """The gaze samples of the given videos (empty when the dataset has none, e.g. the release)."""
+    import pyarrow.compute as pc
+
+    path = config_file(root, "gaze")
+    if not path.is_file() or not video_ids:
+        return {}
+    table = read_config(root, "gaze", filters=[("video_id", "in", sorted(video_ids))])
+    tracks = {}
+    for vid in sorted(video_ids):
+        part = table.filter(pc.equal(table["video_id"], vid))
+        if part.num_rows == 0:
+            continue
+        g = geometry[vid]
+        tracks[vid] = GazeTrack(part["t"].to_numpy(), part["x"].to_numpy(zero_copy_only=False),
+                                part["y"].to_numpy(zero_copy_only=False),
+                                part["valid"].to_numpy(zero_copy_only=False), g["width"], g["height"], g["fps"])
+    return tracks
+
+
+def video_gaze_track(root: Path, video_id: str, width: int, height: int) -> GazeTrack | None:
+    """One video's gaze samples (None without any), read once per dataset version and video.
+
+    Memoised (the last few videos) on the gaze file's path, size and mtime, so the salience variant
+    reads a video's gaze once, not once per document."""
+    path = config_file(root, "gaze")
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return _video_gaze_track(str(path.resolve()), st.st_size, st.st_mtime_ns, str(root), video_id, int(width),
+                             int(height))
+
+
+@lru_cache(maxsize=8)
+def _video_gaze_track(_path: str, _size: int, _mtime_ns: int, root: str, video_id: str, width: int,
+                      height: int) -> GazeTrack | None:
+    geometry = {video_id: {"width": width, "height": height, "fps": 30.0}}
+    return gaze_tracks(Path(root), {video_id}, geometry).get(video_id)
+
+
+def clip_fixations(fixations: list[dict], end: float, track: GazeTrack | None) -> list[dict]:
+    """The fixation list as known at time ``end``: later fixations dropped; one still running at
+    ``end`` is cut there and its centroid recomputed from the samples up to ``end`` (dropped when
+    no gaze samples are available: never a position from after ``end``)."""
+    out = []
+    for f in fixations:
+        if f["start"] > end:
+            continue
+        if f["end"] <= end:
+            out.append(dict(f))
+            continue
+        if track is None:
+            continue
+        part = track.between(f["start"], end)
+        ok = part.in_frame
+        if ok.any():
+            out.append({"start": f["start"], "end": round(end, 3), "x": round(float(np.mean(part.x[ok])), 4),
+                        "y": round(float(np.mean(part.y[ok])), 4)})
+    return out
+
+
+def doc_window(doc: dict) -> tuple[float, float]:
+    return float(doc["window_start"]), float(doc["window_end"])
+
+
+# ---- what the model sees ---------------------------------------------------------------------------
+
+def doc_clip_spec(doc: dict) -> tuple[Path, float, float, float | None]:
+    """(video file, window start, window end, fps cap) of the document's clip: the overlay video in
+    visual mode, the original video in the other modes."""
+    rel = doc["overlay_path"] if doc["gaze"] == "visual" else doc["video_path"]
+    if doc.get("proxy"):
+        from ..video.proxy import proxy_rel_path
+
+        rel = proxy_rel_path(rel, doc["proxy"])
+    start, end = doc_window(doc)
+    return dataset_file(doc["dataset_root"], rel), start, end, doc_fps_cap(doc)
+
+
+def doc_media(doc: dict) -> list[str]:
+    """The dataset files (paths relative to the root) a document's visuals are made from, for any registered
+    benchmark: its image (VL4Gaze), its keyframes (EgoGazeVQA), or its clip's source video in the variant
+    it shows (overlay, original or a proxy: :func:`doc_clip_spec`'s rule)."""
+    if doc.get("image_path"):
+        return [str(doc["image_path"])]
+    frames = doc.get("frames")
+    if isinstance(frames, (list, tuple)) and frames and isinstance(frames[0], dict) and "path" in frames[0]:
+        return [str(f["path"]) for f in frames]
+    if "window_start" not in doc:
+        return []
+    rel = doc.get("overlay_path") if doc.get("gaze") == "visual" else doc.get("video_path")
+    if not rel:
+        return []
+    if doc.get("proxy"):
+        from ..video.proxy import proxy_rel_path
+
+        rel = proxy_rel_path(rel, doc["proxy"])
+    return [str(rel)]
+
+
+def doc_visuals(doc: dict, cache_dir: str | os.PathLike[str] | None = None) -> list[str]:
+    """Local files for the model: the window clip of the overlay video (visual mode) or of the
+    original video (other modes), preceded by the window's salience map image in salience mode."""
+    from ..video.clips import clip_cache_dir, prepare_clip
+
+    clip = prepare_clip(*doc_clip_spec(doc), cache_dir=cache_dir)
+    visuals = [str(clip)]
+    if doc["gaze"] == "salience":
+        visuals.insert(0, str(salience_image(doc, Path(cache_dir) if cache_dir else clip_cache_dir())))
+    return visuals
+
+
+def doc_fps_cap(doc: dict) -> float | None:
+    """The frame-rate cap of the document's clip: the lower of ``clip_fps`` and the protocol's."""
+    start, end = doc_window(doc)
+    caps = [c for c in (doc["clip_fps"] or None, get_protocol(doc.get("protocol", "default")).fps_cap(end - start))
+            if c]
+    return min(caps) if caps else None
+
+
+def salience_image(doc: dict, cache_dir: Path) -> Path:
+    """PNG heat map of the gaze in the document's window (EgoGazeVQA Algorithm 1), cached."""
+    import cv2
+
+    root = Path(doc["dataset_root"])
+    start, end = doc_window(doc)
+    key = hashlib.sha256(json.dumps([str(root), doc["video_id"], start, end, "salience-v1"]).encode()).hexdigest()
+    out = cache_dir / "salience" / f"{key[:32]}.png"
+    if out.is_file():
+        return out
+    width, height = doc["frame_width"], doc["frame_height"]
+    track = video_gaze_track(root, doc["video_id"], width, height)
+    if track is not None:
+        sal = track_salience_map(track, start, end)
+    else:  # no gaze samples (e.g. the official release): the fixation centroids in the window
+        from ..gaze.salience import salience_map
+
+        pts = np.array([[f["x"] * width, f["y"] * height] for f in doc["fixations"]]).reshape(-1, 2)
+        sal = salience_map(pts, width, height)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_output(out) as tmp:
+        cv2.imwrite(str(tmp), salience_heatmap(sal))
+    return out

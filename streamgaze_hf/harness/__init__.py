@@ -1,0 +1,9 @@
+"""Running lmms-eval over the toolkit's tasks (``streamgaze eval``): the run, and what it needs and leaves.
+
+* ``run.py``: lmms-eval's CLI in this process over our task folder (its task-index patch), the run's
+  settings recorded in its results files;
+* ``process.py``: the process settings lmms-eval gets (honest version banner, no ``datasets`` bars);
+* ``checks.py``: the requested tasks planned against the dataset before the run, the results required after;
+* ``files.py``: the files a run's tasks read and show, fetched and verified before it starts;
+* ``samples.py``: the per-sample records a run logged (``--log_samples``).
+"""

@@ -1,0 +1,217 @@
+"""Did an lmms-eval run produce its results? (``streamgaze eval``)
+
+lmms-eval exits 0 on most failures (an unknown task, a model that raises, a dataset that cannot be
+read): it logs the error and writes no results file. ``streamgaze eval`` therefore
+
+1. checks the requested task names before the run (:func:`plan_tasks`): a name of one of our
+   benchmarks that no task YAML defines, or a task with no questions in the dataset, is one clear
+   error (exit 2); a group whose member task has no questions runs as its other members (a note says so);
+2. runs lmms-eval with an ERROR-level log collector and always with an ``--output_path`` (a temporary
+   one, removed afterwards, when none was given);
+3. checks what it wrote (:func:`results_problem`): a new ``*_results.json`` holding every requested
+   task or group; otherwise it fails (exit 1) with the cause as the last line: lmms-eval's own
+   error when it logged one.
+
+Harness-agnostic: the task and group names come from the caller (``lmms_tasks``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+from ..util.errors import StreamGazeError
+
+#: exit status of an evaluation that ran but did not produce its results (bad input stays 2)
+RUN_FAILED = 1
+
+
+class EvalRunFailed(StreamGazeError):
+    """The evaluation harness ran but produced no (or incomplete) results."""
+
+    exit_code = RUN_FAILED
+
+
+def tasks_arg(args: Sequence[str]) -> tuple[int, list[str]] | None:
+    """(index of the value, task names) of ``--tasks X,Y`` or ``--tasks=X,Y`` in lmms-eval arguments."""
+    for i, arg in enumerate(args):
+        if arg == "--tasks" and i + 1 < len(args):
+            return i + 1, [t.strip() for t in args[i + 1].split(",") if t.strip()]
+        if arg.startswith("--tasks="):
+            return i, [t.strip() for t in arg.split("=", 1)[1].split(",") if t.strip()]
+    return None
+
+
+def _set_tasks(args: list[str], index: int, names: list[str]) -> list[str]:
+    value = ",".join(names)
+    args = list(args)
+    args[index] = f"--tasks={value}" if args[index].startswith("--tasks=") else value
+    return args
+
+
+def task_of_name(name: str) -> tuple[str, str] | None:
+    """(benchmark, task id) of an lmms-eval task name of a registered benchmark (any gaze, reasoning
+    or slice suffix), by the longest task-name prefix; None for a group or another harness's task."""
+    from ..registry import benchmarks
+
+    best = None
+    for bench in benchmarks():
+        for task in bench.tasks:
+            base = bench.lmms_task_name(task.id)
+            if (name == base or name.startswith(base + "_")) and (best is None or len(base) > best[0]):
+                best = (len(base), bench.name, task.id)
+    return None if best is None else best[1:]
+
+
+def _leaves(name: str, groups: Mapping[str, Sequence[str]], seen: frozenset = frozenset()) -> list[str]:
+    if name not in groups or name in seen:
+        return [name]
+    return [leaf for member in groups[name] for leaf in _leaves(member, groups, seen | {name})]
+
+
+def plan_tasks(args: Sequence[str], known: frozenset[str], groups: Mapping[str, Sequence[str]],
+               empty: Callable[[str, str], bool], note: Callable[[str], None]) -> list[str]:
+    """The lmms-eval arguments with ``--tasks`` checked against our task names (``known``) and the
+    dataset (``empty(benchmark, task_id)``: the task has no questions); see the module docstring."""
+    found = tasks_arg(args)
+    if found is None:
+        return list(args)
+    index, names = found
+    prefixes = tuple(f"{n}_" for n in _benchmark_names())
+    unknown = [n for n in names if n not in known and (n.startswith(prefixes) or n in _benchmark_names())]
+    if unknown:
+        raise StreamGazeError(f"unknown task {unknown[0]!r}: no task or group of that name (`streamgaze "
+                              "tasks-dir` prints the folder of our task YAMLs)")
+    planned = []
+    for name in names:
+        leaves = _leaves(name, groups)
+        dropped = [leaf for leaf in leaves if (t := task_of_name(leaf)) and empty(*t)]
+        if not dropped:
+            planned.append(name)
+        elif name not in groups:
+            benchmark, task_id = task_of_name(name)
+            raise StreamGazeError(f"task {name!r} has no questions in this dataset ({benchmark} task {task_id}: "
+                                  "0 rows, see `streamgaze stats`); leave it out of --tasks")
+        else:
+            kept = [leaf for leaf in leaves if leaf not in dropped]
+            note(f"{', '.join(dropped)} has no questions in this dataset: group {name} runs as its "
+                 f"{len(kept)} other task(s), without a group score")
+            planned.extend(k for k in kept if k not in planned)
+    return _set_tasks(list(args), index, planned) if planned != names else list(args)
+
+
+def _benchmark_names() -> list[str]:
+    from ..registry import benchmarks
+
+    return [b.name for b in benchmarks()]
+
+
+def output_path(args: Sequence[str]) -> str | None:
+    for i, arg in enumerate(args):
+        if arg == "--output_path" and i + 1 < len(args):
+            return args[i + 1]
+        if arg.startswith("--output_path="):
+            return arg.split("=", 1)[1]
+    return None
+
+
+def results_files(out: str | os.PathLike[str]) -> list[Path]:
+    return sorted(Path(out).rglob("*_results.json"))
+
+
+def results_problem(new_files: Sequence[Path], requested: Sequence[str] | None, out: str) -> str | None:
+    """What is missing from a run's new results files: none written, unreadable, or a requested task
+    or group absent from every one; None when every requested name has results."""
+    if not new_files:
+        return f"lmms-eval wrote no *_results.json under {out}"
+    have: set[str] = set()
+    for path in new_files:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            return f"unreadable results file {path}: {exc}"
+        have.update((data.get("results") or {}).keys(), (data.get("group_subtasks") or {}).keys())
+    missing = [t for t in (requested or []) if t not in have]
+    if missing:
+        return f"the results ({new_files[-1]}) have no {', '.join(missing)}"
+    return None
+
+
+@contextmanager
+def collect_errors():
+    """Collect the ERROR-level messages lmms-eval logs (loguru) while the block runs. lmms-eval
+    reconfigures loguru (``logger.remove()``) at start-up; the collector is added back each time."""
+    messages: list[str] = []
+    try:
+        from loguru import logger
+    except ImportError:  # pragma: no cover - lmms-eval depends on loguru
+        yield messages
+        return
+
+    def collect(message) -> None:
+        messages.append(str(message.record["message"]))
+
+    original_remove = logger.remove
+    state = {"id": logger.add(collect, level="ERROR", format="{message}")}
+
+    def remove(handler_id=None):
+        original_remove(handler_id)
+        if handler_id is None or handler_id == state["id"]:
+            state["id"] = logger.add(collect, level="ERROR", format="{message}")
+
+    logger.remove = remove
+    try:
+        yield messages
+    finally:
+        del logger.remove  # back to the class's method
+        try:
+            original_remove(state["id"])
+        except ValueError:
+            pass
+
+
+def _short(message: str) -> str:
+    line = message.strip().splitlines()[0] if message.strip() else message
+    line = line.replace(". Please set `--verbosity=DEBUG` to get more information.", "")
+    return line if len(line) <= 300 else line[:297] + "..."
+
+
+def run_checked(args: list[str], run: Callable[[list[str]], int], annotate: Callable[[list[Path]], None]) -> int:
+    """Run lmms-eval (``run(args)``, its exit status) and check its results (module docstring);
+    ``annotate(new_results_files)`` records our settings in them. Raises :class:`EvalRunFailed` (or a
+    :class:`StreamGazeError` from our task code) when the run did not produce its results."""
+    import shutil
+    import tempfile
+
+    found = tasks_arg(args)
+    requested = found[1] if found else None
+    out = output_path(args)
+    tmp = None
+    if out is None:
+        tmp = tempfile.mkdtemp(prefix="streamgaze-eval-")
+        out, args = tmp, [*args, "--output_path", tmp]
+    before = set(results_files(out))
+    try:
+        with collect_errors() as errors:
+            try:
+                rc = run(args)
+            except StreamGazeError:
+                raise
+            except Exception as exc:  # lmms-eval re-raises with --verbosity DEBUG
+                raise EvalRunFailed(f"lmms-eval failed: {type(exc).__name__}: {_short(str(exc))}") from exc
+        new = [p for p in results_files(out) if p not in before]
+        if new:
+            annotate(new)
+        problem = results_problem(new, requested, out)
+        if rc and not problem:
+            problem = f"lmms-eval exited with status {rc}"
+        if problem:
+            cause = f"; lmms-eval: {_short(errors[-1])}" if errors else ""
+            raise EvalRunFailed(f"the evaluation did not produce its results: {problem}{cause}")
+        return 0
+    finally:
+        if tmp:
+            shutil.rmtree(tmp, ignore_errors=True)

@@ -1,0 +1,61 @@
+"""The process settings ``streamgaze eval`` gives lmms-eval before running it in the same process.
+
+* **Honest version banner.** lmms-eval prints "branch: … / commit: …" above its result tables and
+  stores them as ``git_branch`` / ``git_hash`` / ``lmms_eval_version``, asking git about the directory
+  that holds the ``lmms_eval`` package. For a pip install that is ``site-packages``, and when the
+  virtual environment sits inside a clone of this toolkit (``make setup``'s ``.venv``), git walks up
+  and answers with the *toolkit's* branch and commit. ``GIT_CEILING_DIRECTORIES`` stops git at the
+  package's own directory: a real lmms-eval checkout still reports itself; a pip install (no
+  checkout) is named by lmms-eval's own fallback variables as ``release@v<version>`` (branch
+  "release", commit "v0.7.3"), never by ``GITHUB_SHA`` of a CI run of the toolkit. The toolkit names itself under its own fields (``toolkit_version``, ``toolkit_commit``
+  in every sample record and submission; :mod:`streamgaze_hf.util.provenance`).
+* **No ``datasets`` progress noise.** ``datasets`` bars ("Generating test split", "Map") say nothing
+  about an evaluation (the task configs are read through the toolkit's reader, lmms_tasks/utils.py),
+  so they are turned off.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from pathlib import Path
+
+__all__ = ["prepare_lmms_eval_process", "lmms_eval_repo_root"]
+
+def _installed_version() -> str | None:
+    from importlib import metadata
+
+    try:
+        return metadata.version("lmms-eval")
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def lmms_eval_repo_root() -> Path | None:
+    """The directory lmms-eval asks git about (the parent of the ``lmms_eval`` package)."""
+    spec = importlib.util.find_spec("lmms_eval")
+    if spec is None or not spec.origin:
+        return None
+    return Path(spec.origin).resolve().parents[1]
+
+
+def prepare_lmms_eval_process() -> None:
+    """Set this process up for an in-process lmms-eval run (see the module docstring)."""
+    from ..util.provenance import RELEASE_BRANCH, toolkit_commit
+
+    toolkit_commit()  # resolved (and cached) before the ceiling below applies to this process
+    root = lmms_eval_repo_root()
+    if root is not None:
+        ceilings = [c for c in os.environ.get("GIT_CEILING_DIRECTORIES", "").split(os.pathsep) if c]
+        if str(root.parent) not in ceilings:
+            os.environ["GIT_CEILING_DIRECTORIES"] = os.pathsep.join([*ceilings, str(root.parent)])
+        version = _installed_version()
+        if not (root / ".git").exists() and version:
+            os.environ.setdefault("LMMS_EVAL_GIT_BRANCH", RELEASE_BRANCH)
+            os.environ.setdefault("LMMS_EVAL_GIT_COMMIT", f"v{version}")
+    os.environ.setdefault("HF_DATASETS_DISABLE_PROGRESS_BARS", "1")
+    if "datasets" in sys.modules:
+        from datasets.utils.logging import disable_progress_bar
+
+        disable_progress_bar()

@@ -1,0 +1,235 @@
+"""The leaderboard page: one self-contained index.html (inline CSS and JS, chart as a data URI).
+
+Every user-provided string goes through :func:`html.escape` (``quote=True``), in text and in
+attributes; links are rendered only for http(s) URLs. A Content-Security-Policy allows only the
+page's own inline script (by hash), so even a missed escape could not run injected code.
+One table per dataset section (rows are ranked only within their dataset), each with its chart. The settings that decide
+whether two rows are comparable (gaze, prompt, clip fps cap, frames, params) sit under the model name,
+so the page needs no horizontal scrolling at 1280 px. Clicking a column header sorts its table by it
+(numbers: descending first, ascending first where lower is better; blanks always last) and the line
+above the table says the current order. Each benchmark's tables sit in a ``section.benchmark`` of
+their own (with a heading and a link bar when the site has several benchmarks), each table with that
+benchmark's columns.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from collections.abc import Mapping, Sequence
+from html import escape
+
+from ..submission.coverage import fmt_coverage
+from ..submission.schema import valid_url
+from ..util.htmlpage import attr, page_head
+from .rows import BADGES, Column, Row, html_columns, settings_columns
+from .sections import Section
+
+__all__ = ["render_html"]
+
+_CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;margin:1.2rem;color:#1b1f24}
+h1{font-size:1.5rem;margin:0 0 .3rem}
+h2{font-size:1.1rem;margin:1.6rem 0 .2rem}
+p.meta{color:#57606a;margin:.2rem 0 .6rem;font-size:.9rem}
+p.note{color:#57606a;margin:.1rem 0 .3rem;font-size:.8rem;max-width:70rem}
+p.sorted{color:#57606a;margin:.1rem 0 .4rem;font-size:.8rem}
+.wrap{overflow-x:auto}
+table{border-collapse:collapse;font-size:.8rem}
+th,td{padding:.25rem .32rem;border-bottom:1px solid #d0d7de;text-align:right;white-space:nowrap}
+th{background:#f6f8fa;position:sticky;top:0;vertical-align:bottom}
+th button{font:inherit;font-weight:600;background:none;border:0;cursor:pointer;padding:0;color:inherit}
+th[aria-sort=ascending] button::after{content:" \\25B2"}
+th[aria-sort=descending] button::after{content:" \\25BC"}
+td.text,th.text{text-align:left}
+td.model{white-space:normal;min-width:12rem;max-width:19rem}
+td.overall{font-weight:700}
+td.coverage.partial,td.partial .cov{color:#9a6700;font-weight:600}
+.cov{display:block;font-size:.65rem}
+tr.paper td,tr.human td{color:#57606a}
+tr.paper .name,tr.human .name{font-style:italic}
+tr.human td{background:#fff8e5}
+.badge{display:inline-block;margin-left:.4rem;padding:0 .35rem;border-radius:.6rem;font-size:.7rem;
+font-style:normal;background:#eaeef2;color:#57606a}
+.settings{display:block;margin-top:.1rem;font-size:.7rem;color:#57606a;line-height:1.35}
+.setting{display:inline-block;margin-right:.55rem;white-space:nowrap}
+.setting b{font-weight:600;color:#6e7781}
+ul.notes{font-size:.82rem;color:#57606a;max-width:70rem}
+nav.benchmarks{margin:.3rem 0 .6rem;font-size:.95rem}
+nav.benchmarks a{margin-right:1rem}
+h2.benchmark{font-size:1.35rem;margin:2rem 0 .2rem;border-bottom:2px solid #d0d7de}
+figure{margin:1rem 0 0}
+img.chart{max-width:100%;border:1px solid #d0d7de}
+figcaption{font-size:.8rem;color:#57606a;max-width:70rem}
+"""
+
+_JS = """
+(function () {
+  Array.prototype.forEach.call(document.querySelectorAll("table.leaderboard"), function (table) {
+    var tbody = table.tBodies[0];
+    var status = document.getElementById(table.getAttribute("data-status"));
+    var headers = Array.prototype.slice.call(table.tHead.rows[0].cells);
+    Array.prototype.forEach.call(tbody.rows, function (r, i) { r.setAttribute("data-order", String(i)); });
+    headers.forEach(function (th, col) {
+      var button = th.querySelector("button");
+      if (!button) { return; }
+      button.addEventListener("click", function () {
+        var numeric = th.getAttribute("data-kind") === "num";
+        var lower = th.getAttribute("data-better") === "lower";
+        var current = th.getAttribute("aria-sort");
+        var dir = current === "descending" ? "ascending" : current === "ascending" ? "descending"
+          : (numeric && th.getAttribute("data-key") !== "rank" && !lower ? "descending" : "ascending");
+        headers.forEach(function (h) { if (h.querySelector("button")) { h.setAttribute("aria-sort", "none"); } });
+        th.setAttribute("aria-sort", dir);
+        var sign = dir === "ascending" ? 1 : -1;
+        var rows = Array.prototype.slice.call(tbody.rows);
+        rows.sort(function (a, b) {
+          var x = a.cells[col].getAttribute("data-sort"), y = b.cells[col].getAttribute("data-sort");
+          var order = Number(a.getAttribute("data-order")) - Number(b.getAttribute("data-order"));
+          if (x === "" || y === "") { return x === y ? order : (x === "" ? 1 : -1); }
+          var c = numeric ? Number(x) - Number(y) : x.localeCompare(y, undefined, {sensitivity: "base", numeric: true});
+          return c !== 0 ? sign * c : order;
+        });
+        rows.forEach(function (r) { tbody.appendChild(r); });
+        if (status) {
+          status.textContent = "Sorted by " + th.getAttribute("data-label") + " (" + dir + "); ranks stay "
+            + "by overall. Click a column header to sort.";
+        }
+      });
+    });
+  });
+})();
+"""
+
+
+def _sort_value(col: Column, row: Row) -> str:
+    value = col.get(row)
+    if value is None or value == "":
+        return ""
+    return repr(float(value)) if col.numeric else str(value)
+
+
+def _settings(row: Row, columns: tuple[Column, ...]) -> str:
+    """The settings that decide comparability, compactly under the model name (never off-screen)."""
+    parts = []
+    for col in settings_columns(columns):
+        value = col.get(row)
+        text = "" if value is None else str(value)
+        parts.append(f'<span class="setting" data-key="{attr(col.key)}" title="{attr(col.title)}">'
+                     f"<b>{escape(col.label)}</b> {escape(text) if text else '&ndash;'}</span>")
+    return f'<span class="settings">{"".join(parts)}</span>'
+
+
+def _cell(col: Column, row: Row, columns: tuple[Column, ...]) -> str:
+    value = col.get(row)
+    classes = [col.key, "num" if col.numeric else "text"]
+    if col.key == "model":
+        name = f'<span class="name">{escape(row.name)}</span>'
+        if row.url and valid_url(row.url):
+            name = f'<a href="{attr(row.url)}" rel="nofollow noopener noreferrer">{name}</a>'
+        if row.source in BADGES:
+            name += f'<span class="badge">{escape(BADGES[row.source])}</span>'
+        text = name + _settings(row, columns)
+    elif col.key == "coverage":
+        text = escape(col.text(value))
+        if value is not None and value < 1.0:
+            classes.append("partial")
+    elif col.is_score:
+        text = escape(col.text(value))
+        answered, expected = (row.task_coverage or {}).get(col.key, (0, 0))
+        if answered < expected:  # a partial task: its coverage beside the score (and in the tooltip)
+            classes.append("partial")
+            cov = fmt_coverage(answered, expected)
+            return (f'<td class="{" ".join(classes)}" data-sort="{attr(_sort_value(col, row))}" '
+                    f'title="{attr("coverage " + cov)}">{text}<span class="cov">{escape(cov.split(" ")[0])}</span></td>')
+    else:
+        text = escape("" if value is None else str(value))
+    return f'<td class="{" ".join(classes)}" data-sort="{attr(_sort_value(col, row))}">{text}</td>'
+
+
+def _direction(col: Column) -> str:
+    return "descending" if col.higher_is_better else "ascending"
+
+
+def _header(col: Column) -> str:
+    sort = f' aria-sort="{_direction(col)}"' if col.key == "overall" else ' aria-sort="none"'
+    classes = "num" if col.numeric else "text"
+    title = f' title="{attr(col.title)}"' if col.title else ""
+    better = "" if col.higher_is_better else ' data-better="lower"'
+    return (f'<th class="{classes}" data-key="{attr(col.key)}" data-label="{attr(col.label)}" '
+            f'data-kind="{"num" if col.numeric else "text"}"{better}{sort}{title} scope="col">'
+            f'<button type="button">{escape(col.label)}</button></th>')
+
+
+def _figure(chart: tuple[bytes, str] | None) -> str:
+    """A section's chart (PNG bytes, caption) as an inline figure."""
+    if not chart:
+        return ""
+    data = base64.b64encode(chart[0]).decode("ascii")
+    return (f'\n<figure><img class="chart" alt="Per-task scores (grouped bars)" src="data:image/png;base64,{data}">'
+            f"<figcaption>{escape(chart[1])}</figcaption></figure>")
+
+
+def _section(i: int, sec: Section, chart: tuple[bytes, str] | None = None) -> str:
+    columns = sec.columns
+    shown = html_columns(columns)
+    head = "".join(_header(c) for c in shown)
+    body = "\n".join(f'<tr class="{attr(r.source)}">' + "".join(_cell(c, r, columns) for c in shown) + "</tr>"
+                     for r in sec.rows)
+    ranked = sum(r.rank is not None for r in sec.rows)
+    overall = next(c for c in shown if c.key == "overall")
+    return f"""<section class="dataset" data-section="{attr(sec.key)}">
+<h2>{escape(sec.title)}</h2>
+<p class="note">{escape(sec.note)} {ranked} ranked row(s).</p>
+<p class="sorted" id="sorted-{i}" aria-live="polite">Sorted by {escape(overall.label)} ({_direction(overall)}). Click a column header to sort.</p>
+<div class="wrap">
+<table class="leaderboard" id="leaderboard-{i}" data-status="sorted-{i}">
+<thead><tr>{head}</tr></thead>
+<tbody>
+{body}
+</tbody>
+</table>
+</div>{_figure(chart)}
+</section>"""
+
+
+def _benchmarks(sections: Sequence[Section], charts: Mapping[str, tuple[bytes, str]]) -> str:
+    """The tables, one ``section.benchmark`` per benchmark (registry order kept from ``sections``); a
+    heading per benchmark and a link bar to each when there are several."""
+    from ..registry import get_benchmark
+
+    groups: dict[str, list[tuple[int, Section]]] = {}
+    for i, sec in enumerate(sections):
+        groups.setdefault(sec.benchmark, []).append((i, sec))
+    several = len(groups) > 1
+    out = []
+    if several:
+        links = "".join(f'<a href="#benchmark-{attr(name)}">{escape(get_benchmark(name).title)}</a>' for name in groups)
+        out.append(f'<nav class="benchmarks" aria-label="Benchmarks">{links}</nav>')
+    for name, secs in groups.items():
+        heading = f'\n<h2 class="benchmark">{escape(get_benchmark(name).title)}</h2>' if several else ""
+        tables = "\n".join(_section(i, sec, charts.get(sec.key)) for i, sec in secs)
+        out.append(f'<section class="benchmark" id="benchmark-{attr(name)}" data-benchmark="{attr(name)}">'
+                   f"{heading}\n{tables}\n</section>")
+    return "\n".join(out)
+
+
+def render_html(sections: Sequence[Section], *, title: str, meta: str, notes: Sequence[str],
+                charts: Mapping[str, tuple[bytes, str]] | None = None, extra_html: str = "") -> str:
+    """The page: title, one meta line, one sortable table per dataset section (rows in the given
+    order), each followed by its chart (``charts``: section key -> (PNG bytes, caption); a chart draws
+    only the rows of its own table), notes; ``extra_html`` (already escaped, e.g. the streaming table)
+    after the notes."""
+    script_hash = base64.b64encode(hashlib.sha256(_JS.encode("utf-8")).digest()).decode("ascii")
+    csp = f"default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-{script_hash}'"
+    tables = _benchmarks(sections, charts or {})
+    notes_html = "".join(f"<li>{escape(n)}</li>" for n in notes)
+    return page_head(title, csp, _CSS) + f"""<h1>{escape(title)}</h1>
+<p class="meta">{escape(meta)}</p>
+{tables}
+<ul class="notes">{notes_html}</ul>
+{extra_html}
+<script>{_JS}</script>
+</body>
+</html>
+"""

@@ -1,0 +1,180 @@
+"""Leaderboard rows and columns, shared by the HTML, Markdown, CSV and chart renderers.
+
+A table's columns come from its benchmark's declaration (``Benchmark.leaderboard_columns``: Overall and
+the score columns, e.g. category means and tasks; ``leaderboard_settings``: the settings under each
+model name): :func:`benchmark_columns`. Nothing here names a benchmark.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..registry.contract import score_text, to_fraction
+
+__all__ = ["Row", "Column", "SETTINGS_COLUMNS", "SOURCE_LABELS", "BADGES", "sort_rows", "category_means",
+           "coverage_text", "benchmark_columns", "html_columns", "settings_columns", "chart_columns"]
+
+#: how each row source is shown: re-scored submissions vs numbers copied from the paper
+SOURCE_LABELS = {"submission": "submission (re-scored)", "paper": "reported in the paper",
+                 "human": "reported in the paper (human)"}
+#: the short mark beside a model name on the page (the page has no separate Source column)
+BADGES = {"paper": "reported in the paper", "human": "reported in the paper"}
+
+
+@dataclass
+class Row:
+    """One leaderboard line. ``tasks``: every score column's value by column key (category means too;
+    ``categories`` given to the constructor are merged into it), in the column's unit (fractions for
+    ratios); None = not available (blank)."""
+
+    name: str
+    source: str  # a key of SOURCE_LABELS
+    tasks: dict[str, float | None]
+    overall: float | None
+    categories: dict[str, float | None] = field(default_factory=dict)
+    dataset: str = ""
+    gaze: str = ""
+    prompt_mode: str = ""
+    clip_fps: str = ""
+    protocol: str = ""
+    by_source: str = ""  # overall score per video source in percent, e.g. "egtea 31.2 · holoassist 28.0"
+    frames: str = ""
+    params: str = ""
+    coverage: float | None = None
+    url: str = ""
+    group: str = ""
+    rank: int | None = None
+    file: str = ""
+    section: str = ""  # the leaderboard section (one per dataset; see sections.py)
+    task_coverage: dict[str, tuple[int, int]] | None = None  # column key -> (answered, expected); submissions
+
+    def __post_init__(self) -> None:
+        if self.categories:
+            self.tasks = {**self.categories, **self.tasks}
+
+    @property
+    def source_label(self) -> str:
+        return SOURCE_LABELS[self.source]
+
+
+def category_means(benchmark, tasks: dict[str, float | None]) -> dict[str, float | None]:
+    """One mean per category of ``benchmark`` over its tasks that have a score (None when none has)."""
+    out: dict[str, float | None] = {}
+    for cat in benchmark.categories:
+        vals = [tasks[t.id] for t in benchmark.tasks if t.category == cat and tasks.get(t.id) is not None]
+        out[cat] = sum(vals) / len(vals) if vals else None
+    return out
+
+
+def coverage_text(value: float | None) -> str:
+    """A row's coverage (a fraction) as people read it: ``"100%"``, else one decimal, never rounded up to
+    100% (blank when unknown)."""
+    if value is None:
+        return ""
+    return "100%" if value >= 1.0 else f"{min(100.0 * value, 99.9):.1f}%"
+
+
+@dataclass(frozen=True)
+class Column:
+    key: str
+    label: str
+    numeric: bool
+    get: Callable[[Row], object]
+    title: str = ""
+    settings: bool = False  # a setting that changes a number (shown, never averaged)
+    digits: int = 3  # decimals shown for a unit other than a percent unit
+    higher_is_better: bool = True
+    unit: str = "fraction"  # a score's unit (benchmarks.api.LeaderboardColumn)
+    score: bool = False  # a score column (Overall, a declared column, the coverage)
+
+    @property
+    def is_score(self) -> bool:
+        return self.score
+
+    def text(self, value) -> str:
+        """A score cell as people read it: percent with one decimal, or the column's own unit
+        (:func:`~streamgaze_hf.registry.contract.score_text`); the coverage column as :func:`coverage_text`."""
+        if self.key == "coverage":
+            return coverage_text(value)
+        return score_text(value, self.unit, self.digits)
+
+    def fraction(self, value):
+        """A score for a machine-readable file: a fraction when the unit is a percent unit."""
+        return to_fraction(value, self.unit)
+
+
+_SHARED: dict[str, Column] = {c.key: c for c in (
+    Column("rank", "#", True, lambda r: r.rank, "rank among the rows on the same dataset (Human: not ranked)"),
+    Column("model", "Model", False, lambda r: r.name),
+    Column("source", "Source", False, lambda r: r.source_label,
+           "re-scored from raw responses, or copied from the paper"),
+    Column("coverage", "Coverage", True, lambda r: r.coverage, "answered / expected items; missing = wrong",
+           score=True),
+    Column("dataset", "Dataset", False, lambda r: r.dataset, "dataset version", True),
+)}
+#: every setting a benchmark may show under the model name (``Benchmark.leaderboard_settings``: their keys)
+SETTINGS_COLUMNS: dict[str, Column] = {c.key: c for c in (
+    Column("gaze", "Gaze", False, lambda r: r.gaze, "gaze input: visual overlay, none, text, salience", True),
+    Column("prompt_mode", "Prompt", False, lambda r: r.prompt_mode,
+           "prompt/parser: default (ours) or reference (the official code's)", True),
+    Column("clip_fps", "Clip fps cap", False, lambda r: r.clip_fps, "frame-rate cap of the window clips", True),
+    Column("protocol", "Protocol", False, lambda r: r.protocol,
+           "frame sampling and generation: default (ours) or a paper_* family protocol", True),
+    Column("frames", "Frames", False, lambda r: r.frames, "frames given to the model", True),
+    Column("params", "Params", False, lambda r: r.params, "model size", True),
+    Column("by_source", "By source", False, lambda r: r.by_source,
+           "overall score (mean of the task scores) on each video source's questions", True),
+)}
+
+
+def html_columns(columns: tuple[Column, ...]) -> tuple[Column, ...]:
+    """A table's page columns: scores only (the dataset is the section, settings sit in the model cell)."""
+    return tuple(c for c in columns if not c.settings and c.key != "source")
+
+
+def settings_columns(columns: tuple[Column, ...]) -> tuple[Column, ...]:
+    """A table's settings that decide whether two rows are comparable (under the model name)."""
+    return tuple(c for c in columns if c.settings and c.key != "dataset")
+
+
+def _score_column(col, get: Callable[[Row], object]) -> Column:
+    better = "higher" if col.higher_is_better else "lower"
+    title = f"{col.title}; {better} is better" if col.title else f"{better} is better"
+    return Column(col.key, col.label, True, get, title, digits=col.digits, higher_is_better=col.higher_is_better,
+                  unit=col.unit, score=True)
+
+
+def benchmark_columns(benchmark) -> tuple[Column, ...]:
+    """The columns of a registered benchmark's table: rank, model, source, its Overall, its declared score
+    columns (``Benchmark.score_columns``), coverage, the dataset, then its settings
+    (``Benchmark.leaderboard_settings``)."""
+    return (_SHARED["rank"], _SHARED["model"], _SHARED["source"],
+            _score_column(benchmark.overall_column(), lambda r: r.overall),
+            *(_score_column(c, lambda r, k=c.key: r.tasks.get(k)) for c in benchmark.score_columns()),
+            _SHARED["coverage"], _SHARED["dataset"], *(SETTINGS_COLUMNS[k] for k in benchmark.leaderboard_settings))
+
+
+def chart_columns(benchmark) -> tuple[Column, ...]:
+    """The columns a benchmark's chart draws: its declared score columns that are tasks (in task order) and
+    shown as percentages; empty when it has none (no chart)."""
+    by_key = {c.key: c for c in benchmark_columns(benchmark)}
+    return tuple(by_key[t] for t in benchmark.task_ids
+                 if t in by_key and by_key[t].unit in ("fraction", "percent"))
+
+
+def sort_rows(rows: list[Row], higher_is_better: bool = True) -> list[Row]:
+    """Overall descending (ascending when lower is better; blank last); ties: submissions first, then by
+    name. Ranks every row but the Human reference and rows without an overall score (e.g. a benchmark
+    whose metrics have no common unit), so call it on the rows of one dataset (one leaderboard section)
+    only."""
+    order = {"submission": 0, "paper": 1, "human": 2}
+    sign = -1.0 if higher_is_better else 1.0
+    out = sorted(rows, key=lambda r: (r.overall is None, sign * (r.overall or 0.0), order[r.source], r.name))
+    rank = 0
+    for r in out:
+        r.rank = None
+        if r.source != "human" and r.overall is not None:
+            rank += 1
+            r.rank = rank
+    return out

@@ -1,0 +1,102 @@
+"""``streamgaze push-submission FILE --requests ORG/REQUESTS`` (and ``submit ... --push``): a submission sent
+to the leaderboard as a pull request on the requests dataset.
+
+The file is validated and re-scored locally first (against ``--dataset``, else the dataset revision the file
+pins, ``hf://datasets/<dataset.repo>@<dataset.commit>``); an invalid file is refused before anything is sent.
+The pull request adds exactly one file, ``submissions/<benchmark>/<model-slug>/<UTC timestamp>.json`` (the
+file's bytes unchanged), made with the user's token (``HF_TOKEN`` or the cached login); the Hub records the
+token's user as the pull request's author, and the description names them too.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from ...submission.schema import submission_benchmark
+from ...util.errors import StreamGazeError
+from .untrusted import check_size, submission_path
+
+__all__ = ["PushResult", "push_submission", "open_pull_request", "pinned_dataset", "hub_api", "hub_error"]
+
+
+@dataclass(frozen=True)
+class PushResult:
+    url: str  # the pull request's address
+    path: str  # the file's path in the requests repository
+    author: str
+
+    def format(self) -> str:
+        return f"opened a pull request adding {self.path} (author {self.author}):\n{self.url}"
+
+
+def hub_api(token: str | None = None):
+    """An ``HfApi`` with the user's token (``token``, else ``HF_TOKEN`` or the cached login)."""
+    from huggingface_hub import HfApi
+
+    return HfApi(token=token)
+
+
+def hub_error(exc: Exception, what: str) -> StreamGazeError:
+    """A Hub client error as one line naming what was being done."""
+    response = getattr(exc, "response", None)
+    status = getattr(response, "status_code", None)
+    detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    if status in (401, 403):
+        detail = (f"the token cannot do this ({status}): log in with `hf auth login` or set HF_TOKEN to a token "
+                  "with write access")
+    return StreamGazeError(f"{what}: {detail}")
+
+
+def pinned_dataset(sub: dict) -> str | None:
+    """The dataset revision a submission pins (``hf://datasets/REPO@COMMIT``), or None (a local dataset)."""
+    ds = sub.get("dataset", {})
+    if ds.get("repo") and ds.get("commit"):
+        return f"hf://datasets/{ds['repo']}@{ds['commit']}"
+    return None
+
+
+def push_submission(path: str | os.PathLike[str], requests: str, dataset: str | None = None, *,
+                    token: str | None = None, when: datetime | None = None,
+                    timeout_s: float | None = None) -> PushResult:
+    """Validate ``path`` locally, then open the pull request on the requests dataset ``requests``."""
+    from ...submission.validate import load_submission
+    from .bounded import rescore_bounded
+
+    path = Path(path)
+    if not path.is_file():
+        raise StreamGazeError("no such submission file", path)
+    check_size(path.stat().st_size, str(path))
+    sub = load_submission(path)
+    root = dataset or pinned_dataset(sub)
+    if root is None:
+        raise StreamGazeError("the submission was made on a local dataset: pass --dataset with it (the leaderboard "
+                              "re-scores against the dataset revision on the Hub the file names)", path)
+    checked = rescore_bounded(path, root, **({} if timeout_s is None else {"timeout_s": timeout_s}))
+    if checked.submission["run"]["model"] == "streamgaze_oracle":
+        raise StreamGazeError("this is the oracle baseline (it reads the answer key): never ranked", path)
+    return open_pull_request(requests, path.read_bytes(), sub, token=token, when=when,
+                             how="with `streamgaze push-submission`")
+
+
+def open_pull_request(requests: str, data: bytes, sub: dict, *, token: str | None = None,
+                      when: datetime | None = None, how: str = "") -> PushResult:
+    """The pull request adding ``data`` (a validated submission ``sub``'s bytes) to the requests dataset, made
+    with the token's user (``whoami``) as its author."""
+    from huggingface_hub import CommitOperationAdd
+
+    api = hub_api(token)
+    try:
+        author = api.whoami()["name"]
+    except Exception as exc:  # noqa: BLE001 - any client failure is one line
+        raise hub_error(exc, "who is pushing (whoami)") from None
+    target = submission_path(submission_benchmark(sub), sub["model"]["name"], when)
+    try:
+        info = api.create_commit(requests, [CommitOperationAdd(target, data)], repo_type="dataset",
+                                 create_pr=True, commit_message=f"Submission: {sub['model']['name'][:80]}",
+                                 commit_description=f"Submitted by {author} {how}.".replace("  ", " "))
+    except Exception as exc:  # noqa: BLE001
+        raise hub_error(exc, f"opening the pull request on {requests}") from None
+    return PushResult(str(info.pr_url), target, author)

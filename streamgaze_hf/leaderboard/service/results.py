@@ -1,0 +1,231 @@
+"""The results dataset: one row per accepted submission, per benchmark, plus each paper's reference rows.
+
+Layout of the results repository (a Hugging Face dataset, ``load_dataset("ORG/RESULTS", "<benchmark>")``)::
+
+    README.md                                   card: one config per benchmark and one per its paper rows
+    data/<benchmark>/train-00000-of-00001.parquet          accepted submissions, re-scored
+    data/<benchmark>_paper/train-00000-of-00001.parquet    the paper's rows, reported (never re-scored)
+    site/index.html, leaderboard.md, <csv>, chart.png      the static site of these rows
+
+Columns (:func:`schema`): the model (name, URL, params, frames); the settings that change numbers (gaze,
+prompt mode, clip fps cap, protocol, proxy, visual form); the dataset (repo, revision, commit, version,
+manifest sha256); the versions of the toolkit, lmms-eval and datasets that made the submission ("" when the
+file does not say); ``overall``, ``score_<column>`` for each of the benchmark's declared leaderboard columns
+(category means, tasks, ...) and ``task_<id>`` for each task's accuracy, fractions for every ratio in every
+benchmark; the coverage; the submitter and the pull request; the leaderboard section; ``reported`` (True:
+copied from the paper). Rows are sorted by pull request number, so the files are the same bytes for the
+same rows. Nothing here names a benchmark: columns come from the registry.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+from ... import __version__
+from ...registry import Benchmark, benchmarks, get_benchmark
+from ...registry.contract import score_text
+from ..rows import Row, benchmark_columns
+from ..sections import Section, group_sections, reference_section_of
+from ..site import reference_row, render_sections
+
+__all__ = ["schema", "result_row", "paper_result_rows", "results_files", "read_results", "results_sections",
+           "leaderboard_rows", "data_path", "CARD", "SITE_DIR"]
+
+CARD = "README.md"
+SITE_DIR = "site"
+_STRING_FIELDS = ("model_name", "model_url", "model_params", "model_frames", "gaze", "prompt_mode")
+_SETTINGS = ("protocol", "proxy", "visual_form")
+_DATASET = ("dataset_repo", "dataset_revision", "dataset_commit", "dataset_version", "dataset_manifest_sha256")
+_VERSIONS = ("toolkit_version", "lmms_eval_version", "datasets_version")
+_TAIL = ("submitter", "submission_path", "submitted_at", "section", "section_title", "section_note", "source",
+         "by_source")
+
+
+def data_path(config: str) -> str:
+    return f"data/{config}/train-00000-of-00001.parquet"
+
+
+def schema(bench: Benchmark):
+    """The columns of ``bench``'s results (and paper) config, in order."""
+    import pyarrow as pa
+
+    fields = [pa.field(n, pa.string()) for n in _STRING_FIELDS]
+    fields += [pa.field("clip_fps", pa.float64())] + [pa.field(n, pa.string()) for n in _SETTINGS + _DATASET + _VERSIONS]
+    fields += [pa.field("overall", pa.float64())]
+    fields += [pa.field(f"score_{c.key}", pa.float64()) for c in bench.score_columns()]
+    fields += [pa.field(f"task_{t}", pa.float64()) for t in bench.task_ids]
+    fields += [pa.field("coverage", pa.float64()), pa.field("answered", pa.int64()), pa.field("expected", pa.int64()),
+               pa.field("pr_number", pa.int64())]
+    fields += [pa.field(n, pa.string()) for n in _TAIL] + [pa.field("reported", pa.bool_())]
+    return pa.schema(fields)
+
+
+def _versions(sub: Mapping) -> dict[str, str]:
+    run = sub.get("run", {})
+    # submissions name lmms-eval and datasets in ``run`` only (schema.RUN_FIELDS; the top level is closed)
+    lmms = run.get("lmms_eval_version") or (run.get("harness_version", "") if run.get("harness") == "lmms-eval" else "")
+    return {"toolkit_version": str(run.get("toolkit_version") or sub.get("toolkit_version") or ""),
+            "lmms_eval_version": str(lmms), "datasets_version": str(run.get("datasets_version") or "")}
+
+
+def result_row(bench: Benchmark, sub: Mapping, scores: Mapping, section: Sequence[str], *, submitter: str,
+               pr_number: int, path: str, dataset=None) -> dict:
+    """The results row of an accepted submission (``scores``: recomputed; ``section``: key, title, note;
+    ``dataset``: what it was scored against, with ``repo``, ``revision`` and ``commit``, else the file's)."""
+    values = bench.evaluation_api().leaderboard_values(scores)
+    st, model, ds = sub["settings"], sub["model"], sub["dataset"]
+    row = {"model_name": model["name"], "model_url": model["url"], "model_params": model["params"],
+           "model_frames": model["frames"], "gaze": st["gaze"], "prompt_mode": st["prompt_mode"],
+           "clip_fps": float(st["clip_fps"]), "protocol": st.get("protocol", "default"), "proxy": st.get("proxy", ""),
+           "visual_form": st.get("visual_form", ""),
+           "dataset_repo": getattr(dataset, "repo", "") or ds.get("repo", ""),
+           "dataset_revision": getattr(dataset, "revision", "") or ds.get("commit", ""),
+           "dataset_commit": getattr(dataset, "commit", "") or ds.get("commit", ""),
+           "dataset_version": ds["version"], "dataset_manifest_sha256": ds["manifest_sha256"], **_versions(sub),
+           "overall": values["overall"]}
+    row.update({f"score_{c.key}": values["columns"].get(c.key) for c in bench.score_columns()})
+    tasks = scores.get("tasks", {})
+    row.update({f"task_{t}": tasks.get(t, {}).get("accuracy") for t in bench.task_ids})
+    cov = scores["coverage"]
+    row.update(coverage=float(cov["fraction"]), answered=int(cov["answered"]), expected=int(cov["expected"]),
+               pr_number=int(pr_number), submitter=submitter, submission_path=path,
+               submitted_at=path.rsplit("/", 1)[-1].removesuffix(".json"), section=section[0],
+               section_title=section[1], section_note=section[2], source="submission", reported=False,
+               by_source=" · ".join(f"{s} {score_text(v)}" for s, v in values.get("by_source", {}).items()))
+    return row
+
+
+def paper_result_rows(bench: Benchmark) -> list[dict]:
+    """``bench``'s paper rows as results rows, marked ``reported`` (copied from the paper, never re-scored)."""
+    key, title, note = reference_section_of(bench)
+    out = []
+    for ref in bench.reference_rows():
+        r = reference_row(ref, key)
+        row = dict.fromkeys(schema(bench).names, None)
+        row.update({n: "" for n in (*_STRING_FIELDS, *_SETTINGS, *_DATASET, *_VERSIONS, *_TAIL)})
+        row.update(model_name=r.name, model_params=r.params, model_frames=r.frames, gaze=r.gaze,
+                   prompt_mode=r.prompt_mode, dataset_version=r.dataset, overall=r.overall, section=key,
+                   section_title=title, section_note=note, source=r.source, reported=True)
+        row.update({f"score_{c.key}": r.tasks.get(c.key) for c in bench.score_columns()})
+        row.update({f"task_{t}": r.tasks.get(t) for t in bench.task_ids})
+        out.append(row)
+    return out
+
+
+def _parquet(bench: Benchmark, rows: Iterable[dict]) -> bytes:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.Table.from_pylist(list(rows), schema=schema(bench))
+    buf = io.BytesIO()
+    pq.write_table(table, buf, compression="snappy")
+    return buf.getvalue()
+
+
+def _card(names: Sequence[str], with_rows: Sequence[str]) -> str:
+    configs = []
+    for name in names:
+        for config in ((name,) if name in with_rows else ()) + (f"{name}_paper",):
+            configs += [f"- config_name: {config}", "  data_files:", "  - split: train", f"    path: {data_path(config)}"]
+    lines = ["---", "license: cc-by-4.0", "pretty_name: Gaze benchmarks leaderboard results",
+             "tags:", "- leaderboard", "- gaze", "- egocentric", "configs:", *configs, "---", "",
+             "# Leaderboard results", "",
+             "One row per accepted submission, re-scored from its raw responses by streamgaze-toolkit against the "
+             "dataset revision it pins; one config per benchmark with accepted submissions "
+             f"({', '.join(f'`{n}`' for n in with_rows) or 'none yet'}), and one `<benchmark>_paper` config per "
+             "benchmark with the paper's reference rows (`reported: true`: copied from the paper, never "
+             "re-scored).", "",
+             "```python", "from datasets import load_dataset",
+             f'rows = load_dataset("ORG/RESULTS", "{(list(with_rows) or [names[0] + "_paper"])[0]}", split="train")',
+             "```", "",
+             "Scores (`overall`, `score_<column>`, `task_<task>`) are fractions in [0, 1] for every ratio; "
+             "a column of another unit (degrees, L2, BLEU) keeps its unit. `coverage` is answered / expected "
+             "items (missing answers count as wrong). Settings that change numbers: `gaze`, `prompt_mode`, "
+             "`clip_fps` (0 = no cap), `protocol`, `proxy`, `visual_form`, `model_frames`. Provenance: "
+             "`dataset_repo`, `dataset_revision`, `dataset_commit`, `dataset_version`, `dataset_manifest_sha256`, "
+             "`toolkit_version`, `lmms_eval_version`, `datasets_version`, `submitter`, `pr_number`, "
+             "`submission_path` (in the requests dataset).", "",
+             "The static leaderboard of these rows is under `site/`. Written by `streamgaze leaderboard sync`.", ""]
+    return "\n".join(lines)
+
+
+def leaderboard_rows(bench: Benchmark, rows: Iterable[Mapping]) -> list[Row]:
+    """Results rows as leaderboard rows (one table's lines)."""
+    out = []
+    for r in rows:
+        fps = r.get("clip_fps")
+        out.append(Row(name=r["model_name"], source="submission" if not r["reported"] else r["source"],
+                       tasks={c.key: r.get(f"score_{c.key}") for c in bench.score_columns()}, overall=r["overall"],
+                       dataset=r["dataset_version"], gaze=r["gaze"], prompt_mode=r["prompt_mode"],
+                       clip_fps="" if r["reported"] else ("none" if not fps else f"{fps:g}"),
+                       protocol=r["protocol"], by_source=r.get("by_source") or "", frames=r["model_frames"],
+                       params=r["model_params"], coverage=r["coverage"], url=r["model_url"],
+                       file=r["submission_path"], section=r["section"]))
+    return out
+
+
+def results_sections(rows_by_bench: Mapping[str, Sequence[Mapping]], paper: Mapping[str, Sequence[Mapping]] | None = None
+                     ) -> list[Section]:
+    """The leaderboard sections of results rows (and paper rows: default, each benchmark's own), every
+    registered benchmark in registry order, one section per dataset, each ranked on its own."""
+    sections: list[Section] = []
+    for bench in benchmarks():
+        refs = list((paper or {}).get(bench.name, paper_result_rows(bench) if paper is None else []))
+        rows = [*rows_by_bench.get(bench.name, []), *refs]
+        if not rows:
+            continue
+        titles = {}
+        for r in rows:
+            titles.setdefault(r["section"], (r["section_title"], r["section_note"]))
+        sections += group_sections(leaderboard_rows(bench, rows), titles, benchmark=bench.name,
+                                   columns=benchmark_columns(bench),
+                                   higher_is_better=bench.overall_column().higher_is_better)
+    return sections
+
+
+def _sorted(rows: Iterable[Mapping]) -> list[dict]:
+    return sorted((dict(r) for r in rows), key=lambda r: (r["pr_number"], r["submission_path"]))
+
+
+def results_files(rows_by_bench: Mapping[str, Sequence[Mapping]]) -> dict[str, bytes]:
+    """Every file of the results repository (path -> bytes) for these accepted rows: deterministic."""
+    names = [b.name for b in benchmarks()]
+    with_rows = [n for n in names if rows_by_bench.get(n)]  # a config of no rows would not load
+    files: dict[str, bytes] = {CARD: _card(names, with_rows).encode("utf-8")}
+    for bench in benchmarks():
+        if bench.name in with_rows:
+            files[data_path(bench.name)] = _parquet(bench, _sorted(rows_by_bench[bench.name]))
+        files[data_path(f"{bench.name}_paper")] = _parquet(bench, paper_result_rows(bench))
+    n = sum(len(v) for v in rows_by_bench.values())
+    meta = (f"{n} accepted submission(s), each re-scored from its raw responses against the dataset revision it "
+            f"pins by streamgaze-toolkit {__version__}. One table per dataset, each sorted by overall.")
+    sections = results_sections({k: _sorted(v) for k, v in rows_by_bench.items()})
+    for name, data in render_sections(sections, meta).items():
+        files[f"{SITE_DIR}/{name}"] = data
+    return files
+
+
+def read_results(files: Mapping[str, Path]) -> dict[str, list[dict]]:
+    """Accepted rows per benchmark from the results configs' parquet files (``files``: repository path ->
+    local file; a benchmark without its file has no rows)."""
+    import pyarrow.parquet as pq
+
+    out: dict[str, list[dict]] = {}
+    for bench in benchmarks():
+        local = files.get(data_path(bench.name))
+        if local is not None:
+            out[bench.name] = pq.read_table(local).to_pylist()
+    return out
+
+
+def local_results(root: str | Path) -> dict[str, list[dict]]:
+    """Accepted rows per benchmark of a results directory (a clone or download of the repository)."""
+    root = Path(root)
+    return read_results({data_path(b.name): root / data_path(b.name) for b in benchmarks()
+                         if (root / data_path(b.name)).is_file()})
+
+
+def benchmark_of_config(config: str) -> str:
+    return get_benchmark(config.removesuffix("_paper")).name

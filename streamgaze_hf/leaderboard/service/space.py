@@ -1,0 +1,84 @@
+"""``streamgaze leaderboard space --out DIR``: the folder of a Hugging Face Space running the leaderboard app.
+
+``app.py`` builds :func:`~.app.build_app` from the Space's settings (the results and requests datasets and
+the scoring datasets, written in as defaults, overridable by the Space's variables ``RESULTS``, ``REQUESTS``
+and ``DATASETS``); ``requirements.txt`` pins this toolkit's version with the ``[leaderboard]`` extra;
+``README.md`` carries the Space metadata (sdk gradio at the installed version, app_file). The Space's
+secret ``HF_TOKEN`` is the token that opens pull requests.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from ... import __version__
+from ...util.errors import StreamGazeError
+from ...util.fsutil import atomic_directory
+
+__all__ = ["write_space", "space_files"]
+
+
+def _gradio_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("gradio")
+    except PackageNotFoundError:
+        return "5.0.0"
+
+
+def space_files(results: str | None, requests: str | None, datasets: Sequence[str] = ()) -> dict[str, str]:
+    app = f'''"""The leaderboard Space: written by `streamgaze leaderboard space` (streamgaze-toolkit {__version__})."""
+import json
+import os
+
+from streamgaze_hf.leaderboard.service.app import build_app
+
+RESULTS = os.environ.get("RESULTS", {json.dumps(results)})
+REQUESTS = os.environ.get("REQUESTS", {json.dumps(requests)})
+DATASETS = json.loads(os.environ.get("DATASETS", {json.dumps(json.dumps(list(datasets)))}))
+
+demo = build_app(RESULTS or None, REQUESTS or None, DATASETS)
+
+if __name__ == "__main__":
+    demo.launch()
+'''
+    readme = f"""---
+title: Gaze benchmarks leaderboard
+emoji: 👀
+colorFrom: blue
+colorTo: green
+sdk: gradio
+sdk_version: {_gradio_version()}
+app_file: app.py
+pinned: false
+license: cc-by-4.0
+short_description: Re-scored results of gaze-guided video benchmarks
+---
+
+# Gaze benchmarks leaderboard
+
+The leaderboard of StreamGaze and the other gaze-guided video benchmarks of streamgaze-toolkit: tables from
+the results dataset {results or "(none set: the papers' rows only)"}, a Submit tab that re-scores an uploaded
+submission and opens a pull request on {requests or "(no requests dataset set)"}, and an About tab.
+
+Settings (Space variables): `RESULTS`, `REQUESTS`, `DATASETS` (a JSON list of `hf://datasets/ORG/NAME@REV`);
+the secret `HF_TOKEN` opens the pull requests. Written by `streamgaze leaderboard space`.
+"""
+    return {"app.py": app, "requirements.txt": f"streamgaze-toolkit[leaderboard]=={__version__}\n",
+            "README.md": readme}
+
+
+def write_space(out: str | os.PathLike[str], results: str | None, requests: str | None,
+                datasets: Sequence[str] = ()) -> Path:
+    """Write the Space folder into ``out`` (a new or empty directory), atomically."""
+    out = Path(out)
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise StreamGazeError("exists and is not empty: the Space folder goes into a new or empty directory", out)
+    with atomic_directory(out) as tmp:
+        for name, text in space_files(results, requests, datasets).items():
+            (tmp / name).write_text(text, encoding="utf-8")
+    return out

@@ -1,0 +1,493 @@
+"""The contract between the registry and a benchmark (docs/adding-a-benchmark.md), in one file:
+
+* the declarations: :class:`TaskDef`, :class:`DatasetLayout`, :class:`LeaderboardColumn` and
+  :class:`Benchmark` (its fields are explained in ``streamgaze_hf/benchmarks/__init__.py``);
+* :class:`EvaluationModule`: the functions a benchmark's evaluation module defines, and
+  :class:`Evaluation`, that module seen through the contract, with a default for every optional hook
+  (:data:`HOOKS`). Shared code calls ``benchmark.evaluation_api().<hook>(...)`` and never probes a
+  module for what it has;
+* the importer kinds (:data:`IMPORTER_KINDS`: ``release``, the official release files; ``raw``, the
+  raw recordings through a pipeline);
+* :func:`declare`: a :class:`Benchmark` whose module references (``"module:attribute"`` strings) follow
+  from its package name, the same file for the same job in every benchmark package (:data:`PACKAGE_FILES`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any, Protocol, runtime_checkable
+
+from ..util.errors import StreamGazeError
+
+__all__ = ["TaskDef", "DatasetLayout", "LeaderboardColumn", "Benchmark", "EvaluationModule", "Evaluation",
+           "IMPORTER_KINDS", "PACKAGE_FILES", "REQUIRED", "HOOKS", "declare", "leaderboard_column", "resolve",
+           "score_text", "to_fraction", "PERCENT_UNITS"]
+
+#: importer kinds: ``release`` converts a benchmark's official release files, ``raw`` builds the dataset
+#: from raw recordings (or annotations) through the benchmark's pipeline
+IMPORTER_KINDS: tuple[str, ...] = ("release", "raw")
+#: the file and function of each job inside a benchmark package ``<package>.<file>:<attribute>``
+PACKAGE_FILES: Mapping[str, str] = {
+    "evaluation": "evaluation",
+    "paper_rows": "paper:paper_rows",
+    "release": "release:import_release",
+    "raw": "build:build_dataset",
+    "qa_features": "schema:QA_FEATURES",
+    "validate_row": "schema:validate_row",
+    "file_paths": "schema:file_paths",
+    "card_intro": "card:intro",
+    "card_sections": "card:sections",
+    "cli": "cli",
+    "report": "report",
+    "leaderboard": "leaderboard",
+}
+_EVALUATIONS: dict[str, Evaluation] = {}
+
+
+def resolve(ref: str) -> Any:
+    """The object named by ``"package.module:attribute"`` (or a module for ``"package.module"``)."""
+    module, _, attr = ref.partition(":")
+    obj = importlib.import_module(module)
+    return getattr(obj, attr) if attr else obj
+
+
+@dataclass(frozen=True)
+class TaskDef:
+    """One row of a benchmark's task table.
+
+    ``visual_rule``: what the model is shown (StreamGaze: the time window rule; EgoGazeVQA: the
+    frame group). ``option_count``: the number of options of every question, or None when it varies
+    (StreamGaze: at least 4) or when the task is answered Yes/No (``proactive``). ``release_file``: the
+    file of the benchmark's official release that holds the task's questions ("" when not one file).
+    """
+
+    id: str
+    name: str
+    category: str
+    visual_rule: str
+    option_count: int | None = None
+    proactive: bool = False
+    lmms_name: str = ""
+    release_file: str = ""
+
+
+@dataclass(frozen=True)
+class DatasetLayout:
+    """What the shared dataset writer, loader, statistics and card need to know about a benchmark.
+
+    Every benchmark writes the same directory layout (card, CHANGELOG, manifest, ``data/<config>/``,
+    files) and shares the ``videos``, ``gaze`` and ``fixations`` configs; the QA configs (one per
+    task) follow ``qa_features``. ``validate_row(row, duration)`` returns a list of problems (empty =
+    valid); ``file_paths(row)`` the dataset-relative files a QA row refers to (each must be written
+    with the dataset). ``qa_sort_keys`` orders the QA rows deterministically. Card texts, filled into
+    the one card skeleton of ``dataset/card.py``: ``card_intro(stats, version)`` (what the benchmark is,
+    how to load it) and ``card_sections(stats, root)`` (Markdown sections after the video-files note).
+    """
+
+    dataset_name: str
+    pretty_name: str
+    qa_features: str  # "module:attribute" of a datasets.Features
+    validate_row: str  # "module:function" (row, duration) -> list[str]
+    file_paths: str  # "module:function" (row) -> list[str]
+    qa_sort_keys: tuple[str, ...]
+    tags: tuple[str, ...] = ()
+    card_intro: str = ""  # "module:function" (declare() names card.py:intro)
+    card_sections: str = ""  # "module:function" (declare() names card.py:sections)
+    loading_example: str = ""  # the config name used in the card's loading example
+    task_categories: tuple[str, ...] = ("video-text-to-text",)  # the card's Hugging Face task categories
+    license: str = "cc-by-4.0"  # the card's licence id (Hugging Face: "other" when it is not one licence)
+    license_note: str = ""  # the card's "## License" text ("" = the default text of dataset/card.py)
+    media: str = "video"  # "image": the rows of the videos config are still images (no durations in the stats)
+
+
+@dataclass(frozen=True)
+class LeaderboardColumn:
+    """One score column of a benchmark's leaderboard table (see the module docstring).
+
+    ``unit``: what the stored value is. ``"fraction"`` (in [0, 1]) and ``"percent"`` (in [0, 100]) are
+    shown to people as a percent with one decimal (as papers and lmms-eval print scores); any other unit
+    (degrees, a distance, BLEU) is shown as stored with ``digits`` decimals. Machine-readable outputs
+    (JSON, the leaderboard CSV) hold fractions for both percent units (:meth:`fraction`).
+    """
+
+    key: str
+    label: str
+    higher_is_better: bool = True
+    title: str = ""
+    digits: int = 3
+    unit: str = "fraction"
+    #: the unit this column had in ``schema_version`` 1 submission files when it differs (``"percent"``:
+    #: EgoGazeVQA's and StreamEQA's accuracies); such files are converted when read (submission/schema.py)
+    legacy_unit: str = ""
+
+    @property
+    def is_percent(self) -> bool:
+        return self.unit in PERCENT_UNITS
+
+    def text(self, value: float | None, blank: str = "") -> str:
+        """``value`` as people read it (:func:`score_text`)."""
+        return score_text(value, self.unit, self.digits, blank)
+
+    def fraction(self, value: float | None) -> float | None:
+        """``value`` for a machine-readable file: a fraction for both percent units, else as stored."""
+        return to_fraction(value, self.unit)
+
+
+#: units shown as a percent with one decimal
+PERCENT_UNITS = ("fraction", "percent")
+
+
+def to_fraction(value: float | None, unit: str) -> float | None:
+    """A stored score for a machine-readable file: a fraction for ``unit="percent"``, else as stored."""
+    return None if value is None else (value / 100.0 if unit == "percent" else value)
+
+
+def score_text(value: float | None, unit: str = "fraction", digits: int = 3, blank: str = "") -> str:
+    """The one rule for a score shown to people: a fraction (``unit="fraction"``) or a percentage
+    (``"percent"``) as a percent with one decimal, without the sign (tables say "%" in their header or
+    note); any other unit as stored with ``digits`` decimals; ``blank`` when undefined."""
+    if value is None:
+        return blank
+    if unit == "fraction":
+        return f"{100.0 * value:.1f}"
+    if unit == "percent":
+        return f"{value:.1f}"
+    return f"{value:.{digits}f}"
+
+
+def leaderboard_column(spec: LeaderboardColumn | tuple | Mapping) -> LeaderboardColumn:
+    """A column declaration as a :class:`LeaderboardColumn` (from itself, a tuple or a mapping)."""
+    if isinstance(spec, LeaderboardColumn):
+        return spec
+    if isinstance(spec, Mapping):
+        return LeaderboardColumn(**spec)
+    return LeaderboardColumn(*spec)
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """A benchmark's declaration (see the module docstring).
+
+    ``gaze_variants``: lmms-eval task-name suffix -> gaze mode ("" is the benchmark's plain task);
+    ``metrics``: metric names reported per task kind ("mc", "proactive") or per task id; ``evaluation``: the
+    module that meets :class:`EvaluationModule` (shared code reaches it through :meth:`evaluation_api`);
+    ``importers``: importer kind (:data:`IMPORTER_KINDS`) -> "module:function";
+    ``paper_rows``: "module:function" returning the paper's reference rows;
+    ``leaderboard_columns``: the leaderboard's score columns (module docstring; empty = one accuracy
+    column per task); ``streaming``: the module of its streaming evaluation (``streamgaze stream-eval``:
+    runner, results, submissions and leaderboard table; "" = none); ``parsed_answers``: what a
+    submission's ``parsed`` answer of a multiple-choice task is, ``"string"`` (a letter, or null) or
+    ``"any"`` (any JSON value the evaluation module's ``score_doc`` parses to); ``window_clips``: its
+    documents are shown as window clips of the shared clip cache (``streamgaze_hf.evaluation.visuals.doc_visuals``),
+    which ``streamgaze clips warm`` and the lmms-eval prefetcher prepare ahead of the model; ``review``:
+    what its human-verification pages review (``streamgaze review``): ``"fixations"`` (corrections) or
+    ``"questions"`` (verdicts), "" for none; ``record_fields``: what each per-sample record of its
+    lmms-eval samples files must carry for ``streamgaze submit`` (with ``checkpoint_index`` when the
+    benchmark has checkpointed tasks).
+    """
+
+    name: str
+    title: str
+    paper: str
+    tasks: tuple[TaskDef, ...]
+    categories: tuple[str, ...]
+    gaze_variants: Mapping[str, str]
+    metrics: Mapping[str, tuple[str, ...]]
+    evaluation: str
+    dataset: DatasetLayout
+    root_env: str
+    default_root: str
+    prompt_modes: tuple[str, ...] = ("default", "reference")
+    importers: Mapping[str, str] = field(default_factory=dict)
+    paper_rows: str = ""
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    leaderboard_columns: tuple = ()
+    streaming: str = ""
+    parsed_answers: str = "any"
+    window_clips: bool = False
+    review: str = ""
+    record_fields: tuple[str, ...] = ("question_id", "task", "response", "gaze", "prompt_mode")
+    #: the leaderboard layout besides its columns: the page's title when the site shows this benchmark alone
+    #: ("" = "<title> leaderboard"), the notes under its tables, the settings shown under each model name
+    #: (keys of the shared settings columns, submission/rows.py), and its CSV file's name
+    leaderboard_title: str = ""
+    leaderboard_notes: tuple[str, ...] = ()
+    leaderboard_settings: tuple[str, ...] = ("gaze", "prompt_mode", "frames", "params")
+    leaderboard_csv: str = ""
+
+    @property
+    def task_ids(self) -> tuple[str, ...]:
+        return tuple(t.id for t in self.tasks)
+
+    def task(self, task_id: str) -> TaskDef:
+        for t in self.tasks:
+            if t.id == task_id:
+                return t
+        raise KeyError(f"unknown {self.name} task {task_id!r}; tasks are {', '.join(self.task_ids)}")
+
+    def require_task(self, task_id: str) -> TaskDef:
+        """:meth:`task`, with an unknown id reported as a :class:`StreamGazeError` (user input)."""
+        try:
+            return self.task(task_id)
+        except KeyError as exc:
+            raise StreamGazeError(str(exc.args[0])) from None
+
+    def tasks_in(self, category: str) -> tuple[TaskDef, ...]:
+        return tuple(t for t in self.tasks if t.category == category)
+
+    def lmms_task_name(self, task_id: str, gaze: str | None = None) -> str:
+        """The lmms-eval task name of a task in a gaze mode (default: the plain variant)."""
+        base = self.task(task_id).lmms_name or f"{self.name}_{task_id}"
+        if gaze is None:
+            return base
+        for suffix, mode in self.gaze_variants.items():
+            if mode == gaze:
+                return base + suffix
+        raise KeyError(f"unknown {self.name} gaze mode {gaze!r}; modes are {', '.join(self.gaze_variants.values())}")
+
+    def metric_names(self, task_id: str) -> tuple[str, ...]:
+        """The task's metrics: ``metrics[task_id]`` when the benchmark declares per-task metrics
+        (VL4Gaze), else those of its kind (``"mc"`` or ``"proactive"``)."""
+        if task_id in self.metrics:
+            return self.metrics[task_id]
+        return self.metrics["proactive" if self.task(task_id).proactive else "mc"]
+
+    def evaluation_module(self):
+        """The evaluation module itself (its benchmark-specific functions too)."""
+        return resolve(self.evaluation)
+
+    def evaluation_api(self) -> Evaluation:
+        """The evaluation module through the contract: its required functions and every optional hook,
+        the module's own or the default (:class:`Evaluation`). Built once per benchmark."""
+        ev = _EVALUATIONS.get(self.name)
+        if ev is None or ev.module is not self.evaluation_module():
+            ev = _EVALUATIONS[self.name] = Evaluation(self, self.evaluation_module())
+        return ev
+
+    def importer(self, name: str = "release") -> Callable:
+        """The importer of a kind (:data:`IMPORTER_KINDS`: ``release`` or ``raw``)."""
+        try:
+            return resolve(self.importers[name])
+        except KeyError:
+            raise KeyError(f"{self.name} has no importer {name!r}; importers: {', '.join(self.importers)}") from None
+
+    def streaming_module(self) -> ModuleType:
+        """The benchmark's streaming evaluation (:attr:`streaming`); StreamGazeError when it has none."""
+        if not self.streaming:
+            raise StreamGazeError(f"{self.title} has no streaming evaluation (stream-eval)")
+        return resolve(self.streaming)
+
+    def optional_module(self, job: str) -> ModuleType | None:
+        """The module of an optional job of the benchmark's package (:data:`PACKAGE_FILES`: ``cli``,
+        ``report``), or None when the package has no such file."""
+        module = f"{self.evaluation.partition(':')[0].rsplit('.', 1)[0]}.{PACKAGE_FILES[job]}"
+        return resolve(module) if importlib.util.find_spec(module) is not None else None
+
+    def cli_options(self, kind: str) -> tuple[str, Callable | None] | None:
+        """The benchmark's own ``build``/``import`` sub-command for an importer kind, from its package's
+        ``cli.py`` (:data:`PACKAGE_FILES`): ``(help, configure)`` where ``configure(parser)`` adds the
+        options and returns the handler (None: the common options), or None when it declares none."""
+        module = self.optional_module("cli")
+        return None if module is None else getattr(module, {"raw": "RAW", "release": "RELEASE"}[kind], None)
+
+    def reference_rows(self) -> list:
+        return list(resolve(self.paper_rows)()) if self.paper_rows else []
+
+    def score_columns(self) -> tuple[LeaderboardColumn, ...]:
+        """The leaderboard's score columns (without Overall): declared, else one per task."""
+        cols = [leaderboard_column(c) for c in self.leaderboard_columns]
+        if not cols:
+            return tuple(LeaderboardColumn(t.id, t.name, True, f"{t.name} ({t.category}): accuracy") for t in self.tasks)
+        return tuple(c for c in cols if c.key != "overall")
+
+    @property
+    def page_title(self) -> str:
+        """The leaderboard page's title when it shows this benchmark alone."""
+        return self.leaderboard_title or f"{self.title} leaderboard"
+
+    @property
+    def csv_name(self) -> str:
+        """The file name of its leaderboard table as CSV."""
+        return self.leaderboard_csv or f"leaderboard-{self.name}.csv"
+
+    def overall_column(self) -> LeaderboardColumn:
+        """The Overall column (label, direction): a declared ``"overall"`` column, else the mean of the
+        score columns, higher is better."""
+        for c in self.leaderboard_columns:
+            col = leaderboard_column(c)
+            if col.key == "overall":
+                return col
+        first = next(iter(self.score_columns()), LeaderboardColumn("", ""))
+        return LeaderboardColumn("overall", "Overall", True, "unweighted mean of the task scores", first.digits,
+                                 first.unit)
+
+
+# ---- the evaluation module --------------------------------------------------------------------------
+
+#: the functions every evaluation module defines
+REQUIRED: tuple[str, ...] = ("load_docs", "doc_visuals", "doc_prompt", "doc_target", "score_doc", "task_metrics")
+#: the optional hooks (defaults in :class:`Evaluation`); ``BREAKDOWN_KEYS`` is the optional attribute
+#: that goes with ``breakdown``
+HOOKS: tuple[str, ...] = ("leaderboard_scores", "metric_value", "breakdown", "baseline_random_answer",
+                          "score_answers", "leaderboard_values")
+
+
+@runtime_checkable
+class EvaluationModule(Protocol):
+    """What a benchmark's evaluation module defines (module-level functions).
+
+    * ``load_docs(task_id, gaze, root=None, *, rows=None, settings=None)``: the task's evaluation documents
+      (each carries ``benchmark`` (StreamGaze's may leave it out), ``task`` and ``question_id``), derived
+      from ``rows`` (the task config's rows) when given, else from the config read at ``root``, for the run
+      ``settings`` (``streamgaze_hf.evaluation.settings.RunSettings``; None: ``given``), which each document records;
+    * ``doc_visuals(doc)``: what the model is shown (clip paths from the shared clip cache, images);
+    * ``doc_prompt(doc)``, ``doc_target(doc)``: the prompt text and the reference answer;
+    * ``score_doc(doc, response)``: the per-sample record (parsed answer, ``correct``, settings);
+    * ``task_metrics(records)``: one task's metrics, fractions in [0, 1], None where undefined.
+
+    Optional hooks (:data:`HOOKS`), with the defaults of :class:`Evaluation`: ``leaderboard_scores(records)``,
+    ``metric_value(records, name)``, ``BREAKDOWN_KEYS`` + ``breakdown(records, key)``,
+    ``baseline_random_answer(rng, doc)``.
+    """
+
+    def load_docs(self, task_id: str, gaze: str = ..., root: Any = None, *, rows: Any = None,
+                  settings: Any = None) -> list[dict]: ...
+
+    def doc_visuals(self, doc: Mapping) -> list: ...
+
+    def doc_prompt(self, doc: Mapping) -> str: ...
+
+    def doc_target(self, doc: Mapping) -> str: ...
+
+    def score_doc(self, doc: Mapping, response: str) -> dict: ...
+
+    def task_metrics(self, records: list[dict]) -> dict: ...
+
+
+class Evaluation:
+    """A benchmark's evaluation module through the contract: the :data:`REQUIRED` functions, and each
+    optional hook of :data:`HOOKS` — the module's own where it defines one, else the default below.
+    A module without a required function is refused (``TypeError`` naming the benchmark and the
+    functions) when the benchmark's evaluation is first asked for."""
+
+    def __init__(self, benchmark: Benchmark, module: ModuleType) -> None:
+        missing = [name for name in REQUIRED if not callable(getattr(module, name, None))]
+        if missing:
+            raise TypeError(f"the evaluation module {module.__name__} of {benchmark.name} lacks "
+                            f"{', '.join(missing)} (streamgaze_hf/registry/contract.py: EvaluationModule)")
+        self.benchmark = benchmark
+        self.module = module
+        self._hooks: dict[str, Callable] = {name: getattr(module, name) for name in HOOKS
+                                            if callable(getattr(module, name, None))}
+        #: record fields ``validate`` breaks the task metrics down by (with the module's ``breakdown``)
+        self.breakdown_keys: tuple[str, ...] = tuple(getattr(module, "BREAKDOWN_KEYS", ()))
+        if self.breakdown_keys and "breakdown" not in self._hooks:
+            raise TypeError(f"the evaluation module {module.__name__} of {benchmark.name} declares "
+                            "BREAKDOWN_KEYS but no breakdown(records, key)")
+
+    def has_hook(self, name: str) -> bool:
+        """Whether the module defines the hook ``name`` itself (else the default runs)."""
+        return name in self._hooks
+
+    # -- required
+    def load_docs(self, task_id: str, *args: Any, **kwargs: Any) -> list[dict]:
+        return self.module.load_docs(task_id, *args, **kwargs)
+
+    def doc_visuals(self, doc: Mapping, *args: Any, **kwargs: Any) -> list:
+        return self.module.doc_visuals(doc, *args, **kwargs)
+
+    def doc_prompt(self, doc: Mapping) -> str:
+        return self.module.doc_prompt(doc)
+
+    def doc_target(self, doc: Mapping) -> str:
+        return self.module.doc_target(doc)
+
+    def score_doc(self, doc: Mapping, response: str) -> dict:
+        return self.module.score_doc(doc, response)
+
+    def task_metrics(self, records: list[dict]) -> dict:
+        return self.module.task_metrics(records)
+
+    # -- hooks
+    def leaderboard_scores(self, records: Mapping[str, list[dict]]) -> dict:
+        """``{"columns": {key: value or None}, "overall": value or None}`` of the records (task id ->
+        records). Default: each task's ``task_metrics`` accuracy (None: no records) and their
+        unweighted mean, fractions."""
+        if "leaderboard_scores" in self._hooks:
+            return self._hooks["leaderboard_scores"](records)
+        cols = {t: (self.task_metrics(records[t])["accuracy"] if records.get(t) else None)
+                for t in self.benchmark.task_ids}
+        defined = [v for v in cols.values() if v is not None]
+        return {"columns": cols, "overall": sum(defined) / len(defined) if defined else None}
+
+    def metric_value(self, records: Iterable[dict], name: str) -> float:
+        """One metric of a task's records as lmms-eval's table shows it. Default: the ``task_metrics``
+        fraction in percent. Undefined (no records, a ratio with an empty denominator, a metric the
+        task does not report) is NaN, never a made-up 0 or 100: the one rule of every task file."""
+        records = list(records)
+        if not records:
+            return math.nan
+        if "metric_value" in self._hooks:
+            return float(self._hooks["metric_value"](records, name))
+        value = self.task_metrics(records).get(name)
+        return math.nan if value is None else 100.0 * float(value)
+
+    def breakdowns(self, records: Iterable[Mapping]) -> dict[str, dict]:
+        """``{key: breakdown(records, key)}`` for each of the module's ``BREAKDOWN_KEYS`` but ``task``
+        (default: none)."""
+        records = list(records)
+        return {k: self._hooks["breakdown"](records, k) for k in self.breakdown_keys if k != "task"}
+
+    def baseline_random_answer(self, rng: Any, doc: Mapping) -> str | None:
+        """The random baseline's answer by the benchmark's own rule, or None (default): the shared rule,
+        a uniform option letter or Yes/No (``streamgaze_hf.evaluation.baselines.random_answer``)."""
+        if "baseline_random_answer" in self._hooks:
+            return self._hooks["baseline_random_answer"](rng, doc)
+        return None
+
+    def leaderboard_values(self, scores: Mapping) -> dict:
+        """A validated submission's ``scores`` as leaderboard values: ``{"overall": x, "columns": {column key:
+        x}, "by_source": {source: overall}}``. Default: the shared layout's ``overall`` and ``columns`` (no
+        per-source overall); a benchmark with its own layout (``score_answers``) defines the hook."""
+        if "leaderboard_values" in self._hooks:
+            return self._hooks["leaderboard_values"](scores)
+        return {"overall": scores.get("overall"), "columns": dict(scores.get("columns") or {}), "by_source": {}}
+
+    def score_answers(self, key: Any, responses: Mapping, prompt_mode: str, clip_fps: float) -> Any:
+        """A whole answer key scored into the benchmark's own submission scores layout (a
+        ``streamgaze_hf.submission.answer_key.Rescored``), or None (default): the shared layout of
+        ``streamgaze_hf.submission.answer_key.score_responses`` (columns, coverage, tasks, breakdowns)."""
+        if "score_answers" in self._hooks:
+            return self._hooks["score_answers"](key, responses, prompt_mode, clip_fps)
+        return None
+
+
+# ---- declaring a benchmark ---------------------------------------------------------------------------
+
+def package_ref(package: str, job: str) -> str:
+    """The ``"module:attribute"`` of a job (a key of :data:`PACKAGE_FILES`) in a benchmark package."""
+    return f"{package}.{PACKAGE_FILES[job]}"
+
+
+def declare(package: str, *, dataset: Mapping[str, Any], importers: Sequence[str] = ("release",),
+            **fields: Any) -> Benchmark:
+    """A :class:`Benchmark` whose module references follow from ``package`` (a benchmark package's
+    ``__name__``) by :data:`PACKAGE_FILES`: ``evaluation.py``, ``paper.py:paper_rows``, one importer per
+    kind in ``importers`` (``release.py:import_release``, ``build.py:build_dataset``), the dataset
+    layout's ``schema.py`` (``QA_FEATURES``, ``validate_row``, ``file_paths``) and ``card.py`` (``intro``,
+    ``sections``). ``dataset``: the other :class:`DatasetLayout` fields;
+    ``fields``: the other :class:`Benchmark` fields (an explicit reference there wins)."""
+    unknown = [k for k in importers if k not in IMPORTER_KINDS]
+    if unknown:
+        raise ValueError(f"unknown importer kinds {unknown}; kinds are {', '.join(IMPORTER_KINDS)}")
+    refs = {job: package_ref(package, job)
+            for job in ("qa_features", "validate_row", "file_paths", "card_intro", "card_sections")}
+    fields.setdefault("evaluation", package_ref(package, "evaluation"))
+    fields.setdefault("paper_rows", package_ref(package, "paper_rows"))
+    fields.setdefault("importers", {kind: package_ref(package, kind) for kind in importers})
+    return Benchmark(dataset=DatasetLayout(**{**refs, **dataset}), **fields)

@@ -1,0 +1,178 @@
+"""Score raw responses against a dataset's answer key with the shared scoring code.
+
+Both ``submit`` and ``validate`` go through :func:`score_responses`, which scores the evaluation
+documents of the dataset's benchmark with its evaluation module (``score_doc``, ``task_metrics``, the
+``leaderboard_scores`` hook and ``breakdown``; see ``streamgaze_hf.registry``), so reference prompt mode
+uses the reference parsers exactly as the lmms-eval plugin does, into the scores layout of
+:mod:`streamgaze_hf.submission.schema` ("Benchmarks"). A benchmark with a layout of its own (StreamGaze:
+overall and category means, per-source scores, bootstrap errors) scores the key in its ``score_answers``
+hook. A question without an answer is wrong and counted (``n_missing``), never excluded.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..dataset.load import DEFAULT_BENCHMARK, nonempty_tasks, read_manifest, resolve_root
+from ..dataset.writer import manifest_digest
+from ..registry import get_benchmark
+from ..util.errors import StreamGazeError
+
+__all__ = ["ItemKey", "AnswerKey", "Rescored", "load_answer_key", "score_responses"]
+
+#: one scored item: (question id, checkpoint index); the index is -1 for multiple-choice questions
+ItemKey = tuple[str, int]
+
+
+@dataclass
+class AnswerKey:
+    """The evaluation documents of every task of one dataset build, indexed by item."""
+
+    root: Path
+    version: str
+    manifest_sha256: str
+    gaze: str
+    docs: dict[str, dict[ItemKey, dict]]
+    task_of: dict[str, str]
+    benchmark: str = DEFAULT_BENCHMARK
+
+    @property
+    def expected(self) -> int:
+        return sum(len(d) for d in self.docs.values())
+
+    def problem(self, task_id: str, qid: str, checkpoint: int) -> str | None:
+        """Why (task, question, checkpoint) is not an item of this dataset, or None when it is."""
+        owner = self.task_of.get(qid)
+        if owner is None:
+            return f"unknown question id {qid!r} (not in dataset version {self.version})"
+        if owner != task_id:
+            return f"question id {qid!r} is a {owner} question, not a {task_id} one"
+        if (qid, checkpoint) not in self.docs[task_id]:
+            if checkpoint < 0:
+                return f"question {qid!r} of the proactive task {task_id} needs a checkpoint index"
+            n = sum(1 for q, _ in self.docs[task_id] if q == qid)
+            return f"question {qid!r} has no checkpoint {checkpoint} (it has {n})"
+        return None
+
+
+def dataset_of(root: str | os.PathLike[str] | None, benchmark: str | None = None) -> tuple[Path, str]:
+    """The dataset root (``root``, else the benchmark's ``$..._ROOT``, else its default directory) and
+    its benchmark (its manifest's); StreamGazeError when ``benchmark`` is given and the dataset is
+    another benchmark's."""
+
+    from ..dataset.load import benchmark_of
+
+    bench = get_benchmark(benchmark or DEFAULT_BENCHMARK)
+    path = resolve_root(root, env=bench.root_env, default=bench.default_root)
+    found = benchmark_of(read_manifest(path))
+    if benchmark is not None and found != benchmark:
+        raise StreamGazeError(f"this dataset is {found}'s, but the submission or run is for {benchmark}: pass a "
+                              f"{benchmark} dataset (--dataset)", path)
+    return path, found
+
+
+def load_answer_key(root: str | os.PathLike[str] | None, gaze: str = "visual",
+                    benchmark: str | None = None) -> AnswerKey:
+    """Load every task's evaluation documents (proactive: one per checkpoint) of the dataset at ``root``
+    (of ``benchmark``, checked; by default the benchmark its manifest names)."""
+
+
+    path, name = dataset_of(root, benchmark)
+    bench = get_benchmark(name)
+    module = bench.evaluation_api()
+    manifest = read_manifest(path)
+    docs: dict[str, dict[ItemKey, dict]] = {}
+    task_of: dict[str, str] = {}
+    present = nonempty_tasks(path, bench.task_ids)
+    for task_id in bench.task_ids:
+        by_item: dict[ItemKey, dict] = {}
+        for doc in (module.load_docs(task_id, gaze, path) if task_id in present else ()):
+            by_item[(doc["question_id"], int(doc.get("checkpoint_index", -1)))] = doc
+            task_of[doc["question_id"]] = task_id
+        docs[task_id] = by_item
+    return AnswerKey(path, str(manifest["version"]), manifest_digest(path), gaze, docs, task_of, name)
+
+
+@dataclass
+class Rescored:
+    """Scores recomputed from raw responses, with the per-item records and what was missing."""
+
+    scores: dict
+    records: dict[str, list[dict]] = field(default_factory=dict)
+    missing: list[tuple[str, str, int]] = field(default_factory=list)  # (task, question id, checkpoint)
+
+    @property
+    def coverage(self) -> float:
+        return float(self.scores["coverage"]["fraction"])
+
+
+def score_responses(key: AnswerKey, responses: Mapping[ItemKey, str], prompt_mode: str,
+                    clip_fps: float = 0.0) -> Rescored:
+    """Score ``responses`` (item -> raw response) against ``key`` under ``prompt_mode``.
+
+    Every item of the key is scored; unanswered items are wrong (parsed None). Items not in the key
+    raise ``KeyError`` (callers check them first with :meth:`AnswerKey.problem` for a clear reason).
+    """
+    known = {item for docs in key.docs.values() for item in docs}
+    unknown = [item for item in responses if item not in known]
+    if unknown:
+        raise KeyError(f"items not in the answer key: {unknown[:3]}")
+
+
+    own = get_benchmark(key.benchmark).evaluation_api().score_answers(key, responses, prompt_mode, clip_fps)
+    return own if own is not None else _score_benchmark(key, responses, prompt_mode, clip_fps)
+
+
+def leaderboard_values(benchmark: str, records: Mapping[str, list[dict]]) -> dict:
+    """``{"columns": {key: value}, "overall": value}`` of a registered benchmark's records (task id ->
+    records): its evaluation module's ``leaderboard_scores`` hook, else each task's ``task_metrics``
+    accuracy and their unweighted mean (the registry's default columns)."""
+
+
+    bench = get_benchmark(benchmark)
+    out = bench.evaluation_api().leaderboard_scores(records)
+    return {"columns": {c.key: out["columns"].get(c.key) for c in bench.score_columns()},
+            "overall": out.get("overall")}
+
+
+def _score_benchmark(key: AnswerKey, responses: Mapping[ItemKey, str], prompt_mode: str,
+                     clip_fps: float) -> Rescored:
+    """:func:`score_responses` in the shared scores layout (module docstring), through the benchmark's
+    evaluation module."""
+
+
+    module = get_benchmark(key.benchmark).evaluation_api()
+    tasks: dict[str, dict] = {}
+    records: dict[str, list[dict]] = {}
+    missing: list[tuple[str, str, int]] = []
+    for task_id, docs in key.docs.items():
+        recs, n_missing, unparsed_missing = [], 0, 0
+        for item, doc in docs.items():
+            doc = {**doc, "prompt_mode": prompt_mode, "clip_fps": float(clip_fps)}
+            if item in responses:
+                recs.append(module.score_doc(doc, responses[item]))
+                continue
+            n_missing += 1
+            missing.append((task_id, item[0], item[1]))
+            rec = {**module.score_doc(doc, ""), "missing": True}
+            unparsed_missing += rec.get("parsed") is None
+            recs.append(rec)
+        metrics = dict(module.task_metrics(recs))
+        if "n_unparsed" in metrics:  # task_metrics counts a missing answer as unparsed; report the two apart
+            metrics["n_unparsed"] = int(metrics["n_unparsed"]) - unparsed_missing
+        metrics.update(n=len(recs), n_missing=n_missing)
+        tasks[task_id] = metrics
+        records[task_id] = recs
+    expected = key.expected
+    answered = expected - len(missing)
+    every = [r for recs in records.values() for r in recs]
+    breakdowns = module.breakdowns(every)
+    scores = {**leaderboard_values(key.benchmark, records),
+              "coverage": {"answered": answered, "expected": expected,
+                           "fraction": answered / expected if expected else 0.0},
+              "tasks": tasks, "breakdowns": breakdowns}
+    return Rescored(json.loads(json.dumps(scores)), records, missing)
