@@ -38,31 +38,11 @@ from __future__ import annotations
 
 import math
 
-from streamgaze_hf.registry import Benchmark, benchmark_of_doc, benchmarks, get_benchmark
+from streamgaze_hf.registry import benchmark_of_doc, benchmarks, get_benchmark, task_index
 from streamgaze_hf.util.errors import StreamGazeError
 
 PROCESS_DOCS = "process_docs"
-
-
-# ---- variants ---------------------------------------------------------------------------------------
-
-def variants(bench: Benchmark) -> dict[str, dict]:
-    """Task-name suffix -> what the variant's documents are (``gaze``; ``reasoning`` for StreamGaze's
-    reasoning variants; ``slice``: (document field, value) for a slice task), for one benchmark."""
-    out: dict[str, dict] = {}
-    for suffix, gaze in bench.gaze_variants.items():
-        out[suffix] = {"gaze": gaze}
-        for slice_name, (field_name, value) in bench.extra.get("lmms_slices", {}).items():
-            out[f"_{slice_name}{suffix}"] = {"gaze": gaze, "slice": (field_name, value)}
-    for suffix, reasoning in reasoning_variants(bench).items():
-        out[suffix] = {"gaze": "visual", "reasoning": reasoning}
-    return out
-
-
-def reasoning_variants(bench: Benchmark) -> dict[str, str]:
-    """Task-name suffix -> reasoning mode, for a benchmark whose evaluation module declares
-    ``REASONING_VARIANTS`` (StreamGaze's paper Table 4); empty otherwise."""
-    return dict(getattr(bench.evaluation_api().module, "REASONING_VARIANTS", {}) or {})
+AGGREGATE = "aggregate_"
 
 
 def _documents(dataset, suffix: str):
@@ -72,16 +52,16 @@ def _documents(dataset, suffix: str):
 
     info = dataset.info
     bench = get_benchmark(info.dataset_name)
-    variant = variants(bench).get(suffix)
-    if variant is None:
-        raise StreamGazeError(f"{PROCESS_DOCS}{suffix}: no such variant of {bench.name}")
-    kwargs = {"reasoning": variant["reasoning"]} if variant.get("reasoning") else {}
+    task = task_index().task(bench.lmms_task_name(info.config_name) + suffix)
+    if task is None or task.benchmark != bench.name:
+        raise StreamGazeError(f"{PROCESS_DOCS}{suffix}: no such variant of {bench.name} task {info.config_name}")
+    kwargs = {"reasoning": task.reasoning} if task.reasoning else {}
     try:
         settings = RunSettings.from_env()  # the run's settings: `streamgaze eval` put them in the environment
-        docs = bench.evaluation_api().load_docs(info.config_name, variant["gaze"], root=info.description,
+        docs = bench.evaluation_api().load_docs(task.task_id, task.gaze, root=info.description,
                                                 rows=dataset, settings=settings, **kwargs)
-        if variant.get("slice"):
-            field_name, value = variant["slice"]
+        if task.slice:
+            field_name, value = task.slice
             docs = [d for d in docs if d.get(field_name) == value]
         if bench.window_clips:
             from streamgaze_hf.evaluation import prefetch
@@ -95,7 +75,10 @@ def _documents(dataset, suffix: str):
 
 
 def __getattr__(name: str):
-    """``process_docs<suffix>``: the documents of one variant (module docstring)."""
+    """``process_docs<suffix>``: the documents of one variant (module docstring); ``aggregate_<metric>``: the
+    aggregation of a metric some registered benchmark declares (:func:`aggregation`)."""
+    if name.startswith(AGGREGATE):
+        return aggregation(name[len(AGGREGATE):])
     if not name.startswith(PROCESS_DOCS):
         raise AttributeError(name)
     suffix = name[len(PROCESS_DOCS):]
@@ -226,16 +209,11 @@ def doc_to_target(doc):
 
 
 def process_results(doc, results):
-    """The per-sample record under each of the task's metrics; a benchmark whose evaluation module
-    defines ``metric_records`` (StreamGaze: one item per metric, carrying ``score`` only inside the
-    metric's denominator) gives its own items."""
-    bench = benchmark_of_doc(doc)
-    ev = bench.evaluation_api()
-    record = ev.score_doc(doc, results[0] if results else "")
-    per_metric = getattr(ev.module, "metric_records", None)
-    if callable(per_metric):
-        return per_metric(record)
-    return {m: record for m in bench.metric_names(doc["task"])}
+    """The per-sample record under each of the task's metrics (the evaluation module's ``metric_records``
+    hook: by default the same record under each; StreamGaze's proactive items carry ``score`` only inside
+    each metric's denominator)."""
+    ev = _ev(doc)
+    return ev.metric_records(ev.score_doc(doc, results[0] if results else ""))
 
 
 def _metric(items, name: str) -> float:
@@ -246,54 +224,16 @@ def _metric(items, name: str) -> float:
     return _ev(items[0]).metric_value(items, name) if items else math.nan
 
 
-def aggregate_accuracy(items):
-    return _metric(items, "accuracy")
+def aggregation(metric: str):
+    """lmms-eval's aggregation function of ``metric`` (``aggregate_<metric>`` in the task files): the
+    benchmark's ``metric_value`` hook over the items. Only metrics a registered benchmark declares have one."""
+    declared = {m for b in benchmarks() for m in b.metric_set()}
+    if metric not in declared:
+        raise AttributeError(f"{AGGREGATE}{metric}: no registered benchmark declares the metric {metric!r}")
 
+    def aggregate(items):
+        return _metric(items, metric)
 
-def aggregate_precision(items):
-    return _metric(items, "precision")
-
-
-def aggregate_recall(items):
-    return _metric(items, "recall")
-
-
-def aggregate_f1(items):
-    return _metric(items, "f1")
-
-
-def aggregate_fpr(items):
-    return _metric(items, "fpr")
-
-
-def aggregate_fnr(items):
-    return _metric(items, "fnr")
-
-
-# VL4Gaze's metrics (streamgaze_hf/benchmarks/vl4gaze/evaluation.py)
-def aggregate_bleu(items):
-    return _metric(items, "bleu")
-
-
-def aggregate_rouge_l(items):
-    return _metric(items, "rouge_l")
-
-
-def aggregate_judge(items):
-    return _metric(items, "judge")
-
-
-def aggregate_direction_acc(items):
-    return _metric(items, "direction_acc")
-
-
-def aggregate_angular_error(items):
-    return _metric(items, "angular_error")
-
-
-def aggregate_l2(items):
-    return _metric(items, "l2")
-
-
-def aggregate_inout_acc(items):
-    return _metric(items, "inout_acc")
+    aggregate.__name__ = aggregate.__qualname__ = f"{AGGREGATE}{metric}"
+    aggregate.__module__ = __name__
+    return aggregate

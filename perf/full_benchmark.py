@@ -202,10 +202,12 @@ def write_step(content_path: str, root: str) -> None:
     import pickle
 
     from streamgaze_hf.dataset.writer import write_dataset
+    from streamgaze_hf.registry import get_benchmark
 
     with open(content_path, "rb") as f:
         content = pickle.load(f)
-    write_dataset(root, content, "1.0.0", {"benchmark": "perf/full_benchmark.py"}, force=True, progress=False)
+    write_dataset(root, content, "1.0.0", {"benchmark": "perf/full_benchmark.py"}, force=True, progress=False,
+                  benchmark=get_benchmark("streamgaze"))
 
 
 # ------------------------------------------------------------------------------------------------ steps

@@ -51,6 +51,7 @@ def _full_benchmark():
 def build_dataset(work: Path, scale: float, seed: int = 0) -> Path:
     """The media-less dataset of the release's shape (reused when ``work`` already holds it)."""
     from streamgaze_hf.dataset.writer import DatasetContent, write_dataset
+    from streamgaze_hf.registry import get_benchmark
 
     root = work / "streamgaze"
     if (root / "manifest.json").is_file():
@@ -88,7 +89,8 @@ def build_dataset(work: Path, scale: float, seed: int = 0) -> Path:
         sel = v["fstart"] + 0.4 <= we
         row["fixations"] = [{"start": float(f), "end": float(f + 0.4), "x": 0.5, "y": 0.5} for f in v["fstart"][sel]]
     content.qa = qa
-    write_dataset(root, content, "1.0.0", {"benchmark": "perf/leaderboard_service.py"}, force=True, progress=False)
+    write_dataset(root, content, "1.0.0", {"benchmark": "perf/leaderboard_service.py"}, force=True, progress=False,
+                  benchmark=get_benchmark("streamgaze"))
     return root
 
 

@@ -82,15 +82,14 @@ def _eval(p: argparse.ArgumentParser) -> Handler:
                          protocol=protocol.name if protocol else None)
         settings = run_settings(root, chosen)  # validates the settings (the proxy too) before lmms-eval starts
         os.environ.update(chosen.to_env())  # lmms-eval's task glue, here and in its child processes, reads them
-        from lmms_tasks import group_members, task_names
-
         from ..dataset.load import task_is_empty
         from ..harness.checks import plan_tasks, run_checked
         from ..harness.run import annotate_results, prepare_files, run_lmms_eval
+        from ..registry import task_index
 
-        args = plan_tasks(args, task_names(), group_members(), task_is_empty(os.environ[bench.root_env]),
+        args = plan_tasks(args, task_index(), task_is_empty(os.environ[bench.root_env]),
                           lambda note: print(f"streamgaze: note: {note}", file=sys.stderr))
-        prepare_files(root, bench.name, args)
+        prepare_files(root, bench, args)
         return run_checked(args, run_lmms_eval, lambda paths: annotate_results(paths, settings))
 
     return run

@@ -31,14 +31,14 @@ from datasets.utils.metadata import MetadataConfigs
 from huggingface_hub import DatasetCardData
 
 from ..registry import get_benchmark, resolve
-from .load import DEFAULT_BENCHMARK, config_features, config_names, config_rows, data_file, sha256_file
+from .load import config_features, config_names, config_rows, data_file, sha256_file
 from .schema import PREVIEWS_CONFIG, VIDEO_FILES_CONFIG, VIEWER_FEATURES
 from .stats import Stats, manifest_counts, markdown_tables
 from .viewer import viewer_configs
 
 
 def _benchmark(stats: Stats) -> str:
-    return stats.get("benchmark", DEFAULT_BENCHMARK)
+    return stats["benchmark"]
 
 
 def _split_info(path: Path) -> tuple[int, int]:
@@ -59,7 +59,7 @@ def declared_configs(stats: Stats) -> list[str]:
 
 
 def dataset_infos(root: str | os.PathLike[str], configs: list[str],
-                  benchmark: str = DEFAULT_BENCHMARK) -> DatasetInfosDict:
+                  benchmark: str) -> DatasetInfosDict:
     """``dataset_info`` of ``configs``, measured from the parquet files under ``root``."""
     infos = DatasetInfosDict()
     for config in configs:

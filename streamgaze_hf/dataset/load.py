@@ -1,12 +1,12 @@
-"""Find and load a built StreamGaze dataset (docs/datasets.md).
+"""Find and load a built dataset of any registered benchmark (docs/datasets.md).
 
 The contract is a *path*: ``load_dataset(<root>, "<task>", split="test")``. A bare
-``load_dataset("streamgaze", ...)`` works only from the root's parent directory and silently falls
+``load_dataset("<name>", ...)`` works only from the root's parent directory and silently falls
 back to a stale cached build when the directory is missing offline (hf_datasets_notes.md §1.4), so
 :func:`resolve_root` always hands ``datasets`` an absolute path to an existing dataset.
 
 :func:`resolve_root` is the one rule for every dataset root a command takes (``--root``, ``--dataset``,
-``$STREAMGAZE_ROOT``, a benchmark's ``$..._ROOT``): a local directory, or a Hub reference
+a benchmark's ``$..._ROOT``): a local directory, or a Hub reference
 ``hf://datasets/ORG/NAME@REV`` resolved to the snapshot directory of one commit in the Hugging Face
 cache (streamgaze_hf/hub/). Files are read through :func:`dataset_files` / :func:`config_file`: a file a
 snapshot lacks is downloaded, and every file is checked against the manifest the first time it is used.
@@ -18,10 +18,7 @@ import os
 from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
-
-import datasets
-import pyarrow as pa
+from typing import TYPE_CHECKING, Any
 
 from ..hub.verify import MANIFEST  # the manifest file's name, defined with the rule that checks it
 from ..util.errors import StreamGazeError
@@ -29,14 +26,14 @@ from ..util.fsutil import sha256_file  # noqa: F401  (re-exported: the dataset m
 from .reader import parquet_rows, read_json, read_parquet
 from .schema import CONFIG_FEATURES, VIEWER_FEATURES
 
-ROOT_ENV = "STREAMGAZE_ROOT"
-DEFAULT_ROOT = "streamgaze"
-#: the benchmark of a dataset whose manifest names none of the registered ones (older builds)
-DEFAULT_BENCHMARK = "streamgaze"
+if TYPE_CHECKING:
+    import datasets
+    import pyarrow as pa
+
 DATA_FILE_NAME = "test-00000-of-00001.parquet"
 
 
-def config_names(benchmark: str = DEFAULT_BENCHMARK) -> tuple[str, ...]:
+def config_names(benchmark: str) -> tuple[str, ...]:
     """Every config of a dataset of ``benchmark`` (registry), in card order: its task configs, then
     the shared videos, gaze and fixations configs."""
     from ..registry import get_benchmark
@@ -45,12 +42,23 @@ def config_names(benchmark: str = DEFAULT_BENCHMARK) -> tuple[str, ...]:
 
 
 def benchmark_of(manifest: dict[str, Any]) -> str:
-    """The benchmark a dataset belongs to: its manifest's ``name`` when that is a registered
-    benchmark (every dataset the writer produces), else StreamGaze."""
-    from ..registry import benchmarks
+    """The benchmark a dataset belongs to: the registered benchmark whose name (or dataset name) its
+    manifest's ``name`` is (every dataset the writer produces names one); a manifest that names none (an
+    early build) is the default benchmark's (``registry.default_benchmark``).
+
+    Raises:
+        StreamGazeError: the manifest names a benchmark no installed package registers.
+    """
+    from ..registry import benchmarks, default_benchmark
 
     name = manifest.get("name") if isinstance(manifest, dict) else None
-    return name if name in {b.name for b in benchmarks()} else DEFAULT_BENCHMARK
+    if not name:
+        return default_benchmark().name
+    for bench in benchmarks():
+        if name in (bench.name, bench.dataset.dataset_name):
+            return bench.name
+    raise StreamGazeError(f"a dataset of the benchmark {name!r}, which no installed package registers (benchmarks: "
+                          f"{', '.join(b.name for b in benchmarks())}); install the package that declares it")
 
 
 def data_file(root: str | os.PathLike[str], config: str) -> Path:
@@ -58,15 +66,18 @@ def data_file(root: str | os.PathLike[str], config: str) -> Path:
     return Path(root) / "data" / config / DATA_FILE_NAME
 
 
-def config_features(config: str, benchmark: str = DEFAULT_BENCHMARK) -> datasets.Features:
-    """The ``datasets.Features`` of a config (the benchmark's QA schema for every task config; the
-    Hub-facing ``previews`` and older ``video_files`` configs' ``Video`` columns, viewer.py)."""
+def config_features(config: str, benchmark: str | None = None) -> datasets.Features:
+    """The ``datasets.Features`` of a config: the shared ``videos``, ``gaze`` and ``fixations`` configs',
+    the Hub-facing ``previews`` and older ``video_files`` configs' (``Video`` columns, viewer.py), else a
+    task config's: the QA schema of ``benchmark`` (required for a task config)."""
     from ..registry import get_benchmark, resolve
 
     if config in CONFIG_FEATURES:
         return CONFIG_FEATURES[config]
     if config in VIEWER_FEATURES:
         return VIEWER_FEATURES[config]
+    if benchmark is None:
+        raise ValueError(f"the features of the task config {config!r} are its benchmark's: name the benchmark")
     return resolve(get_benchmark(benchmark).dataset.qa_features)
 
 
@@ -75,8 +86,8 @@ def read_config(root: str | os.PathLike[str], config: str, columns: list[str] | 
     """The rows of one config of the dataset at ``root`` as an arrow table (the one reader,
     ``dataset/reader.py``: StreamGazeError naming the file when it is missing, damaged or of another
     schema). ``benchmark`` defaults to the one the dataset's manifest names."""
-    if benchmark is None:
-        benchmark = benchmark_of(read_manifest(root)) if config not in CONFIG_FEATURES else DEFAULT_BENCHMARK
+    if benchmark is None and config not in CONFIG_FEATURES:
+        benchmark = benchmark_of(read_manifest(root))
     return read_parquet(config_file(root, config), f"parquet file of config {config!r}",
                         config_features(config, benchmark), columns, filters)
 
@@ -124,19 +135,34 @@ def _how_to_build(root: Path) -> str:
     )
 
 
-def resolve_root(root: str | os.PathLike[str] | None = None, env: str = ROOT_ENV,
-                 default: str = DEFAULT_ROOT, check: bool = True) -> Path:
-    """The dataset root: ``root`` if given, else ``$STREAMGAZE_ROOT``, else ``./streamgaze``
-    (another benchmark passes its own variable and default, e.g. ``$EGOGAZEVQA_ROOT``).
+def resolve_root(root: str | os.PathLike[str] | None = None, env: str | None = None,
+                 default: str | None = None, check: bool = True) -> Path:
+    """The dataset root: ``root`` if given, else ``$<env>``, else ``./<default>``.
 
     Each may be a Hub reference ``hf://datasets/ORG/NAME@REV``: the result is then the snapshot
     directory of the revision's commit in the Hugging Face cache, holding the manifest and the card
     (other files are fetched when first used; streamgaze_hf/hub/).
 
-    Raises :class:`StreamGazeError` (saying where it looked and how to build a dataset) when the
-    chosen directory holds no built dataset (no ``manifest.json``), and, with ``check``, when one
-    of its files is unreadable, truncated or of another schema (:func:`check_dataset_files`).
+    Args:
+        root: the root a command was given (a directory or a Hub reference), or None.
+        env: the variable naming the root when none is given (a benchmark's ``root_env``, e.g.
+            ``$EGOGAZEVQA_ROOT``); None: the default benchmark's (``registry.default_benchmark``).
+        default: the directory looked at last (a benchmark's ``default_root``); None: the default
+            benchmark's.
+        check: also open every parquet file's footer (:func:`check_dataset_files`).
+
+    Returns:
+        The absolute path of the dataset (a Hub reference: its snapshot directory).
+
+    Raises:
+        StreamGazeError: the chosen directory holds no built dataset (saying where it looked and how to
+            build one), or with ``check`` one of its files is unreadable, truncated or of another schema.
     """
+    if env is None or default is None:
+        from ..registry import default_benchmark
+
+        fallback = default_benchmark()
+        env, default = env or fallback.root_env, default or fallback.default_root
     if root is not None:
         where, raw = "the given path", str(root)
     elif os.environ.get(env):
@@ -156,7 +182,7 @@ def resolve_root(root: str | os.PathLike[str] | None = None, env: str = ROOT_ENV
     if not (path / MANIFEST).is_file():
         state = "does not exist" if not path.exists() else f"has no {MANIFEST}"
         raise StreamGazeError(
-            f"no StreamGaze dataset here: looked at {where}, which {state}; {_how_to_build(path)}", path
+            f"no dataset here: looked at {where}, which {state}; {_how_to_build(path)}", path
         )
     from ..hub.reference import snapshot_of
 
@@ -218,10 +244,10 @@ def read_manifest(root: str | os.PathLike[str]) -> dict[str, Any]:
     """The parsed ``manifest.json`` of a built dataset (StreamGazeError if missing or unreadable)."""
     path = Path(root) / MANIFEST
     if not path.is_file():
-        raise StreamGazeError(f"not a StreamGaze dataset (no {MANIFEST}); {_how_to_build(Path(root))}", root)
+        raise StreamGazeError(f"not a built dataset (no {MANIFEST}); {_how_to_build(Path(root))}", root)
     manifest = read_json(path, "manifest")
     if not isinstance(manifest, dict) or "version" not in manifest:
-        raise StreamGazeError("manifest has no version: not a StreamGaze dataset manifest", path)
+        raise StreamGazeError("manifest has no version: not a dataset manifest of this toolkit", path)
     return manifest
 
 
@@ -241,7 +267,7 @@ def benchmark_root(benchmark: str, root: str | os.PathLike[str] | None = None, b
     return path
 
 
-def config_rows(counts: dict[str, Any], benchmark: str = DEFAULT_BENCHMARK) -> dict[str, int]:
+def config_rows(counts: dict[str, Any], benchmark: str) -> dict[str, int]:
     """Rows per config (card order) from a manifest's ``counts`` object."""
     task_ids = config_names(benchmark)[: -len(CONFIG_FEATURES)]
     rows = {task_id: int(counts["questions"].get(task_id, 0)) for task_id in task_ids}
@@ -280,6 +306,8 @@ def load_config(
     # error, and nothing is written to the Hugging Face cache (``cache_dir`` is kept for callers). On a
     # Hub snapshot the file is fetched first; every file is checked against the manifest on first use.
     del cache_dir
+    import datasets
+
     config_file(path, name)
     return datasets.Dataset(read_config(path, name, benchmark=benchmark))
 
@@ -288,7 +316,7 @@ def load_task(
     task_id: str, root: str | os.PathLike[str] | None = None, cache_dir: str | os.PathLike[str] | None = None
 ) -> datasets.Dataset:
     """The ``test`` split of one task config as a ``datasets.Dataset`` (rows follow the QA schema of
-    the dataset's benchmark: QA_FEATURES for StreamGaze)."""
+    the dataset's benchmark, its ``schema.py``)."""
     path = resolve_root(root)
     task_ids = config_names(benchmark_of(read_manifest(path)))[: -len(CONFIG_FEATURES)]
     if task_id not in task_ids:

@@ -1,7 +1,8 @@
-"""Row schemas of every config of the dataset (docs/datasets.md), as ``datasets.Features``.
+"""Row schemas of the configs every benchmark's dataset shares (docs/datasets.md), as ``datasets.Features``.
 
-All ten task configs share ``QA_FEATURES``; unused fields stay empty ("" / [] / NaN). Video files
-are relative path strings (not the ``Video`` feature): an evaluation harness decodes them itself.
+The task configs follow the benchmark's own QA schema (its ``schema.py:QA_FEATURES``, declared to the
+registry); the ``videos``, ``gaze`` and ``fixations`` configs are shared. Video files are relative path
+strings (not the ``Video`` feature): an evaluation harness decodes them itself.
 The Hub-facing configs are the exceptions (viewer.py), which the toolkit never reads: ``previews``
 (``PREVIEW_FEATURES``: a small copy of each video as a ``datasets.Video`` column, bytes embedded) and,
 in datasets built before previews existed, ``video_files`` (``VIDEO_FILE_FEATURES``: every video whole).
@@ -10,31 +11,9 @@ in datasets built before previews existed, ``video_files`` (``VIDEO_FILE_FEATURE
 from __future__ import annotations
 
 import json
-import math
 import string
 
 from datasets import Features, List, Value, Video
-
-QA_FEATURES = Features({
-    "question_id": Value("string"),
-    "task": Value("string"),
-    "category": Value("string"),
-    "video_id": Value("string"),
-    "source": Value("string"),
-    "video_path": Value("string"),  # relative to the dataset root
-    "overlay_path": Value("string"),  # relative to the dataset root
-    "question": Value("string"),
-    "options": List(Value("string")),  # option texts without "A. " labels
-    "answer": Value("string"),  # letter; "" for proactive
-    "answer_text": Value("string"),
-    "query_time": Value("float64"),  # seconds
-    "window_start": Value("float64"),
-    "window_end": Value("float64"),
-    "checkpoints": List({"time": Value("float64"), "label": Value("string")}),  # proactive: label Yes/No
-    "fixations": List({"start": Value("float64"), "end": Value("float64"),
-                       "x": Value("float64"), "y": Value("float64")}),  # up to the window end
-    "metadata": Value("string"),  # JSON object of task-specific extras
-})
 
 VIDEO_FEATURES = Features({
     "video_id": Value("string"),
@@ -108,13 +87,6 @@ def letter(index: int) -> str:
 
 def letter_index(answer: str) -> int:
     return LETTERS.index(answer)
-
-
-def empty_qa_row() -> dict:
-    return {"question_id": "", "task": "", "category": "", "video_id": "", "source": "", "video_path": "",
-            "overlay_path": "", "question": "", "options": [], "answer": "", "answer_text": "",
-            "query_time": math.nan, "window_start": math.nan, "window_end": math.nan, "checkpoints": [],
-            "fixations": [], "metadata": "{}"}
 
 
 def dump_metadata(extras: dict) -> str:

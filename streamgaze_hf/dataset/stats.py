@@ -22,7 +22,6 @@ import pyarrow.compute as pc
 from ..registry import get_benchmark
 from ..util.errors import StreamGazeError
 from .load import (
-    DEFAULT_BENCHMARK,
     benchmark_of,
     check_dataset_files,
     config_features,
@@ -51,7 +50,7 @@ class Table:
 # ---------------------------------------------------------------------------------------------- reading
 
 
-def _read(root: Path, config: str, columns: list[str], benchmark: str = DEFAULT_BENCHMARK) -> pa.Table:
+def _read(root: Path, config: str, columns: list[str], benchmark: str | None = None) -> pa.Table:
     return read_config(root, config, columns, benchmark=benchmark)
 
 
@@ -91,7 +90,7 @@ def _durations(values: list[float]) -> dict[str, float | int]:
     }
 
 
-def stats_from_files(root: str | os.PathLike[str], version: str, benchmark: str = DEFAULT_BENCHMARK) -> Stats:
+def stats_from_files(root: str | os.PathLike[str], version: str, benchmark: str) -> Stats:
     """Statistics of the dataset directory ``root`` of ``benchmark`` (only its parquet files are read)."""
     root = Path(root)
     tasks, questions_by_source = _task_stats(root, benchmark)
@@ -255,7 +254,7 @@ def _aligned(table: Table) -> str:
 
 def format_stats(stats: Stats) -> str:
     """Readable aligned text tables (what ``streamgaze stats ROOT`` prints)."""
-    head = f"{get_benchmark(stats.get('benchmark', DEFAULT_BENCHMARK)).title} dataset {stats['version']}"
+    head = f"{get_benchmark(stats['benchmark']).title} dataset {stats['version']}"
     return "\n\n".join([head, *(_aligned(t) for t in stats_tables(stats))])
 
 

@@ -54,13 +54,12 @@ from ..util.fsutil import atomic_directory
 from ..video.preview import DEFAULT_PREVIEW
 from .card import render_card
 from .integrity import dataset_files, manifest_problems  # noqa: F401  (dataset_files re-exported)
-from .load import DEFAULT_BENCHMARK, MANIFEST, config_names, data_file, read_manifest, sha256_file
+from .load import MANIFEST, config_names, data_file, read_manifest, sha256_file
 from .schema import FIXATION_FEATURES, GAZE_FEATURES, VIDEO_FEATURES
 from .stats import Stats, manifest_counts, stats_from_files
 from .viewer import PREVIEWS_CONFIG, write_previews
 
 SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
-DATASET_NAME = "streamgaze"
 CARD, CHANGELOG = "README.md", "CHANGELOG.md"
 PARQUET_OPTIONS: dict[str, Any] = {  # fixed, so the bytes only depend on the rows (and pyarrow's version)
     "compression": "zstd",
@@ -404,7 +403,7 @@ def render_manifest(root: Path, version: str, build_info: dict, stats: Stats, pr
     None when the dataset has none (built with ``previews=False``, or no video files)."""
     manifest = {
         "previews": previews,
-        "name": get_benchmark(stats.get("benchmark", DEFAULT_BENCHMARK)).dataset.dataset_name,
+        "name": get_benchmark(stats["benchmark"]).dataset.dataset_name,
         "version": version,
         "toolkit_version": __version__,
         "build": build_info,
@@ -514,7 +513,7 @@ def write_dataset(
     force: bool = False,
     changelog: str = "",
     progress: bool = True,
-    benchmark: str = DEFAULT_BENCHMARK,
+    benchmark: Benchmark,
     previews: bool = True,
     workers: int = 1,
 ) -> Path:
@@ -523,13 +522,13 @@ def write_dataset(
     ``build_info`` (plain JSON data: inputs, options, seeds) is recorded in the manifest. An existing
     dataset of the same version is only replaced with ``force``; one of another version is replaced
     and its CHANGELOG sections are kept. ``changelog`` is this version's entry (default: a summary of
-    the counts). ``benchmark`` (registry name) decides the task configs, their row schema and
+    the counts). ``benchmark`` (a registered benchmark) decides the task configs, their row schema and
     validation, and the card's texts. ``previews``: also write the ``previews`` config, a small copy of
     every video for the Hub's dataset viewer (viewer.py; recorded in the manifest), built in ``workers``
     processes. Returns ``root``.
     """
     root = Path(root)
-    bench = get_benchmark(benchmark)
+    bench = benchmark
     check_version(version)
     _check_build_info(build_info)
     previous = _previous_changelog(root, version, force)

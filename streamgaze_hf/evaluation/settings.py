@@ -2,8 +2,8 @@
 
 :class:`RunSettings` holds what a run chooses that changes what the model is shown, how its answer is
 parsed, or how clips are prepared: the prompt mode, the clip frame-rate cap, the frame-sampling protocol,
-the proxy videos, the clip prefetcher, and the benchmark-specific options (EgoGazeVQA's visual form,
-VL4Gaze's judge). The edges build it: the CLI from its flags over :meth:`RunSettings.from_env`, the
+the proxy videos, the clip prefetcher, and each registered benchmark's own options (``Benchmark.run_options``,
+e.g. EgoGazeVQA's visual form, VL4Gaze's judge: :meth:`RunSettings.option`). The edges build it: the CLI from its flags over :meth:`RunSettings.from_env`, the
 lmms-eval glue (``lmms_tasks/utils.py``) with :meth:`RunSettings.from_env` in every process of a run (the
 CLI hands its settings to lmms-eval and its child processes with :meth:`RunSettings.to_env`; its flags are
 the variables they set: :func:`with_flags`). Library functions take it as an argument (``settings=``); a
@@ -19,15 +19,15 @@ contract: users, scripts and tests set them):
 ``STREAMGAZE_PROXY``           clip the dataset's proxy videos: a proxy name or ``auto`` (unset: off)
 ``STREAMGAZE_PREFETCH``        clip-prefetch worker threads (default 2; 0 = off)
 ``STREAMGAZE_PREFETCH_AHEAD``  how many documents the prefetcher runs ahead (default 0: no bound)
-``EGOGAZEVQA_VISUALS``         EgoGazeVQA's visual form: ``images`` (default) or ``clip``
-``VL4GAZE_JUDGE_URL``,         VL4Gaze's optional VLM judge of GOD answers (an OpenAI-compatible endpoint,
-``VL4GAZE_JUDGE_MODEL``,       its model name and key); without URL and model the judge metric is NaN
-``VL4GAZE_JUDGE_KEY``
 =============================  ===========================================================================
 
+and the variables of every registered benchmark's ``run_options`` (for example ``EGOGAZEVQA_VISUALS``,
+EgoGazeVQA's visual form; a secret one, such as a judge's key, is never shown).
+
 What a run records (:meth:`RunSettings.record`): every evaluation document carries the recorded fields its
-benchmark declares (StreamGaze: ``prompt_mode``, ``clip_fps``, ``protocol``, ``proxy``; EgoGazeVQA:
-``prompt_mode``, ``visual_form``; ...), each sample record copies them from its document, and
+benchmark declares (its evaluation module's ``RECORDED_SETTINGS``: shared ones such as ``prompt_mode``,
+``clip_fps``, ``protocol``, ``proxy``, and its options' ``recorded_as`` fields), each sample record copies
+them from its document, and
 ``streamgaze eval`` writes them (with the toolkit's version) into lmms-eval's results files.
 
 Not run settings, read where they are used: the dataset roots (``$STREAMGAZE_ROOT``, ... name the data,
@@ -44,6 +44,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..registry import RunOption, run_options
 from ..util.errors import StreamGazeError
 from .prompts import PROMPT_MODES
 from .protocols import get_protocol
@@ -54,14 +55,11 @@ PROXY_ENV = "STREAMGAZE_PROXY"
 PROTOCOL_ENV = "STREAMGAZE_PROTOCOL"
 PREFETCH_ENV = "STREAMGAZE_PREFETCH"
 PREFETCH_AHEAD_ENV = "STREAMGAZE_PREFETCH_AHEAD"
-EGOGAZEVQA_VISUALS_ENV = "EGOGAZEVQA_VISUALS"
-VL4GAZE_JUDGE_ENV = ("VL4GAZE_JUDGE_URL", "VL4GAZE_JUDGE_MODEL", "VL4GAZE_JUDGE_KEY")
-#: every variable :meth:`RunSettings.from_env` reads
-ENV_VARIABLES = (PROMPT_MODE_ENV, CLIP_FPS_ENV, PROTOCOL_ENV, PROXY_ENV, PREFETCH_ENV, PREFETCH_AHEAD_ENV,
-                 EGOGAZEVQA_VISUALS_ENV, *VL4GAZE_JUDGE_ENV)
+#: the shared variables :meth:`RunSettings.from_env` reads (besides the benchmarks' own: :func:`env_variables`)
+ENV_VARIABLES = (PROMPT_MODE_ENV, CLIP_FPS_ENV, PROTOCOL_ENV, PROXY_ENV, PREFETCH_ENV, PREFETCH_AHEAD_ENV)
 DEFAULT_PREFETCH = 2
-#: the fields a document can record, in the order documents have always carried them
-RECORDED_FIELDS = ("prompt_mode", "clip_fps", "protocol", "proxy", "visual_form")
+#: the shared fields a document can record, in the order documents have always carried them
+RECORDED_FIELDS = ("prompt_mode", "clip_fps", "protocol", "proxy")
 _PROXY_OFF = ("", "0", "off", "none", "no")
 _PROXY_AUTO = ("auto", "1", "on", "yes")
 
@@ -77,10 +75,9 @@ class RunSettings:
     proxy: str = ""
     prefetch: int = DEFAULT_PREFETCH
     prefetch_ahead: int = 0
-    egogazevqa_visuals: str = "images"
-    vl4gaze_judge_url: str = ""
-    vl4gaze_judge_model: str = ""
-    vl4gaze_judge_key: str = field(default="", repr=False)
+    #: the benchmarks' own options given (name -> value; an option not given has its declared default);
+    #: not in the repr, since an option may be a secret
+    options: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.prompt_mode not in PROMPT_MODES:
@@ -90,6 +87,29 @@ class RunSettings:
         get_protocol(self.protocol)
         if self.prefetch < 0 or self.prefetch_ahead < 0:
             raise StreamGazeError("prefetch workers and lookahead must be >= 0")
+        declared = run_options()
+        for name, value in self.options.items():
+            if name not in declared:
+                raise StreamGazeError(f"unknown run option {name!r}; options are {', '.join(declared) or 'none'}")
+            _check_option(declared[name], value, name)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, RunSettings):
+            return NotImplemented
+        shared = ("prompt_mode", "clip_fps", "protocol", "proxy", "prefetch", "prefetch_ahead")
+        return (all(getattr(self, f) == getattr(other, f) for f in shared)
+                and all(self.option(n) == other.option(n) for n in run_options()))
+
+    def option(self, name: str) -> str:
+        """The value of a benchmark's own run option (``Benchmark.run_options``): as given, else its default.
+
+        Raises:
+            KeyError: no registered benchmark declares an option of that name.
+        """
+        declared = run_options()
+        if name not in declared:
+            raise KeyError(f"unknown run option {name!r}; options are {', '.join(declared) or 'none'}")
+        return self.options.get(name, declared[name].default)
 
     # ---- the environment (the edges only) ----------------------------------------------------------
 
@@ -106,21 +126,23 @@ class RunSettings:
             get_protocol(protocol)
         except StreamGazeError as exc:
             raise StreamGazeError(f"${PROTOCOL_ENV}: {exc}") from None
-        judge = [env.get(k, "").strip() for k in VL4GAZE_JUDGE_ENV]
+        options = {}
+        for option in run_options().values():
+            raw = env.get(option.env, "").strip()
+            if raw:
+                _check_option(option, raw, f"${option.env}")
+                options[option.name] = raw
         return cls(prompt_mode=mode, clip_fps=_env_fps(env), protocol=protocol, proxy=env.get(PROXY_ENV, "").strip(),
                    prefetch=_env_count(env, PREFETCH_ENV, DEFAULT_PREFETCH),
-                   prefetch_ahead=_env_count(env, PREFETCH_AHEAD_ENV, 0),
-                   egogazevqa_visuals=env.get(EGOGAZEVQA_VISUALS_ENV, "").strip() or "images",
-                   vl4gaze_judge_url=judge[0], vl4gaze_judge_model=judge[1], vl4gaze_judge_key=judge[2])
+                   prefetch_ahead=_env_count(env, PREFETCH_AHEAD_ENV, 0), options=options)
 
     def to_env(self) -> dict[str, str]:
         """Every variable :meth:`from_env` reads (an unset one as ""), so that :meth:`from_env` in another
         process (lmms-eval's, its children) gives these settings back whatever that process inherited."""
-        judge = (self.vl4gaze_judge_url, self.vl4gaze_judge_model, self.vl4gaze_judge_key)
         return {PROMPT_MODE_ENV: self.prompt_mode, CLIP_FPS_ENV: "" if self.clip_fps is None else str(self.clip_fps),
                 PROTOCOL_ENV: self.protocol, PROXY_ENV: self.proxy, PREFETCH_ENV: str(self.prefetch),
-                PREFETCH_AHEAD_ENV: str(self.prefetch_ahead), EGOGAZEVQA_VISUALS_ENV: self.egogazevqa_visuals,
-                **dict(zip(VL4GAZE_JUDGE_ENV, judge, strict=True))}
+                PREFETCH_AHEAD_ENV: str(self.prefetch_ahead),
+                **{o.env: self.options.get(name, "") for name, o in run_options().items()}}
 
     # ---- what a run records ------------------------------------------------------------------------
 
@@ -147,27 +169,42 @@ class RunSettings:
                                   f"{', '.join(available) or 'none; build it with --proxy-fps/--proxy-size'})", root)
         return name
 
-    def record(self, fields: Iterable[str] = RECORDED_FIELDS[:4],
+    def record(self, fields: Iterable[str] = RECORDED_FIELDS,
                root: str | os.PathLike[str] | None = None) -> dict:
-        """The recorded values of ``fields`` (of :data:`RECORDED_FIELDS`), in that order, as documents and
-        sample records carry them: ``clip_fps`` 0.0 when uncapped, ``proxy`` resolved for the dataset at
-        ``root`` (:meth:`proxy_for`), ``visual_form`` EgoGazeVQA's (checked by that benchmark)."""
+        """The recorded values of ``fields``, in that order, as documents and sample records carry them.
+
+        Args:
+            fields: shared fields (:data:`RECORDED_FIELDS`) and the ``recorded_as`` fields of the
+                benchmarks' options.
+            root: the dataset (needed for ``proxy``, resolved by :meth:`proxy_for`).
+
+        Returns:
+            field -> value; ``clip_fps`` 0.0 when uncapped.
+
+        Raises:
+            ValueError: a field that is neither shared nor an option's ``recorded_as``.
+        """
         values = {"prompt_mode": lambda: self.prompt_mode, "clip_fps": lambda: self.clip_fps or 0.0,
-                  "protocol": lambda: self.protocol, "visual_form": lambda: self.egogazevqa_visuals,
-                  "proxy": lambda: self.proxy_for(_need_root(root))}
+                  "protocol": lambda: self.protocol, "proxy": lambda: self.proxy_for(_need_root(root))}
+        values.update({o.recorded_as: (lambda name=name: self.option(name))
+                       for name, o in run_options().items() if o.recorded_as and not o.secret})
         out = {}
         for name in fields:
             if name not in values:
-                raise ValueError(f"{name!r} is not a recorded setting; expected one of {', '.join(RECORDED_FIELDS)}")
+                raise ValueError(f"{name!r} is not a recorded setting; expected one of {', '.join(values)}")
             out[name] = values[name]()
         return out
 
-    @property
-    def vl4gaze_judge(self) -> tuple[str, str, str] | None:
-        """(url, model, key) of VL4Gaze's judge, or None when none is configured (no URL or no model)."""
-        if not (self.vl4gaze_judge_url and self.vl4gaze_judge_model):
-            return None
-        return self.vl4gaze_judge_url, self.vl4gaze_judge_model, self.vl4gaze_judge_key
+
+def env_variables() -> tuple[str, ...]:
+    """Every variable :meth:`RunSettings.from_env` reads: the shared ones and the benchmarks' options'."""
+    return ENV_VARIABLES + tuple(o.env for o in run_options().values())
+
+
+def _check_option(option: RunOption, value: str, where: str) -> None:
+    if option.choices and value not in option.choices:
+        shown = "<hidden>" if option.secret else repr(value)
+        raise StreamGazeError(f"{where}={shown}; expected one of {', '.join(option.choices)}")
 
 
 def with_flags(environ: Mapping[str, str] | None = None, **flags: str | None) -> RunSettings:

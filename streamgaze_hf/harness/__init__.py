@@ -4,6 +4,7 @@
   settings recorded in its results files;
 * ``process.py``: the process settings lmms-eval gets (honest version banner, no ``datasets`` bars);
 * ``checks.py``: the requested tasks planned against the dataset before the run, the results required after;
-* ``files.py``: the files a run's tasks read and show, fetched and verified before it starts;
-* ``samples.py``: the per-sample records a run logged (``--log_samples``).
+* ``files.py``: the files a run's tasks read and show, fetched and verified before it starts.
+
+What a run logged (``--log_samples``) is read by :mod:`streamgaze_hf.submission.lmms_output`.
 """

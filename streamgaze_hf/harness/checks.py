@@ -12,17 +12,18 @@ read): it logs the error and writes no results file. ``streamgaze eval`` therefo
    task or group; otherwise it fails (exit 1) with the cause as the last line: lmms-eval's own
    error when it logged one.
 
-Harness-agnostic: the task and group names come from the caller (``lmms_tasks``).
+Harness-agnostic: the task and group names come from the registry's task index.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+from ..registry import TaskIndex
 from ..util.errors import StreamGazeError
 
 #: exit status of an evaluation that ran but did not produce its results (bad input stays 2)
@@ -45,6 +46,12 @@ def tasks_arg(args: Sequence[str]) -> tuple[int, list[str]] | None:
     return None
 
 
+def requested_tasks(args: Sequence[str]) -> list[str]:
+    """The task and group names of lmms-eval's ``--tasks`` (none: [])."""
+    found = tasks_arg(args)
+    return found[1] if found else []
+
+
 def _set_tasks(args: list[str], index: int, names: list[str]) -> list[str]:
     value = ",".join(names)
     args = list(args)
@@ -52,61 +59,48 @@ def _set_tasks(args: list[str], index: int, names: list[str]) -> list[str]:
     return args
 
 
-def task_of_name(name: str) -> tuple[str, str] | None:
-    """(benchmark, task id) of an lmms-eval task name of a registered benchmark (any gaze, reasoning
-    or slice suffix), by the longest task-name prefix; None for a group or another harness's task."""
-    from ..registry import benchmarks
+def plan_tasks(args: Sequence[str], index: TaskIndex, empty: Callable[[str, str], bool],
+               note: Callable[[str], None]) -> list[str]:
+    """The lmms-eval arguments with ``--tasks`` checked against the task index and the dataset.
 
-    best = None
-    for bench in benchmarks():
-        for task in bench.tasks:
-            base = bench.lmms_task_name(task.id)
-            if (name == base or name.startswith(base + "_")) and (best is None or len(base) > best[0]):
-                best = (len(base), bench.name, task.id)
-    return None if best is None else best[1:]
+    Args:
+        args: lmms-eval's arguments.
+        index: every registered benchmark's task and group names (``registry.task_index()``).
+        empty: ``empty(benchmark, task_id)``: the task has no questions in the dataset.
+        note: prints one note line (a group run without its empty member).
 
+    Returns:
+        The arguments, ``--tasks`` without the empty members of a group.
 
-def _leaves(name: str, groups: Mapping[str, Sequence[str]], seen: frozenset = frozenset()) -> list[str]:
-    if name not in groups or name in seen:
-        return [name]
-    return [leaf for member in groups[name] for leaf in _leaves(member, groups, seen | {name})]
-
-
-def plan_tasks(args: Sequence[str], known: frozenset[str], groups: Mapping[str, Sequence[str]],
-               empty: Callable[[str, str], bool], note: Callable[[str], None]) -> list[str]:
-    """The lmms-eval arguments with ``--tasks`` checked against our task names (``known``) and the
-    dataset (``empty(benchmark, task_id)``: the task has no questions); see the module docstring."""
+    Raises:
+        StreamGazeError: a name that looks like one of ours but is none, or a task with no questions.
+    """
     found = tasks_arg(args)
     if found is None:
         return list(args)
-    index, names = found
-    prefixes = tuple(f"{n}_" for n in _benchmark_names())
-    unknown = [n for n in names if n not in known and (n.startswith(prefixes) or n in _benchmark_names())]
+    position, names = found
+    benches = list(index.benchmarks)
+    prefixes = tuple(f"{n}_" for n in benches)
+    unknown = [n for n in names if n not in index.names and (n.startswith(prefixes) or n in benches)]
     if unknown:
         raise StreamGazeError(f"unknown task {unknown[0]!r}: no task or group of that name (`streamgaze "
                               "tasks-dir` prints the folder of our task YAMLs)")
     planned = []
     for name in names:
-        leaves = _leaves(name, groups)
-        dropped = [leaf for leaf in leaves if (t := task_of_name(leaf)) and empty(*t)]
+        leaves = index.leaves(name)
+        dropped = [leaf for leaf in leaves if (t := index.task(leaf)) and empty(t.benchmark, t.task_id)]
         if not dropped:
             planned.append(name)
-        elif name not in groups:
-            benchmark, task_id = task_of_name(name)
-            raise StreamGazeError(f"task {name!r} has no questions in this dataset ({benchmark} task {task_id}: "
-                                  "0 rows, see `streamgaze stats`); leave it out of --tasks")
+        elif name not in index.groups:
+            task = index.task(name)
+            raise StreamGazeError(f"task {name!r} has no questions in this dataset ({task.benchmark} task "
+                                  f"{task.task_id}: 0 rows, see `streamgaze stats`); leave it out of --tasks")
         else:
             kept = [leaf for leaf in leaves if leaf not in dropped]
             note(f"{', '.join(dropped)} has no questions in this dataset: group {name} runs as its "
                  f"{len(kept)} other task(s), without a group score")
             planned.extend(k for k in kept if k not in planned)
-    return _set_tasks(list(args), index, planned) if planned != names else list(args)
-
-
-def _benchmark_names() -> list[str]:
-    from ..registry import benchmarks
-
-    return [b.name for b in benchmarks()]
+    return _set_tasks(list(args), position, planned) if planned != names else list(args)
 
 
 def output_path(args: Sequence[str]) -> str | None:
@@ -186,8 +180,7 @@ def run_checked(args: list[str], run: Callable[[list[str]], int], annotate: Call
     import shutil
     import tempfile
 
-    found = tasks_arg(args)
-    requested = found[1] if found else None
+    requested = requested_tasks(args) or None
     out = output_path(args)
     tmp = None
     if out is None:

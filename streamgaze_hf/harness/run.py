@@ -13,19 +13,19 @@ from __future__ import annotations
 
 import sys
 
+from ..registry import Benchmark, task_index
 from ..util.errors import StreamGazeError
 
 
-def prepare_files(root, benchmark: str, args: list[str]) -> None:
-    """Fetch (a Hub dataset) and verify what the run's tasks of ``benchmark`` read and show, before
-    lmms-eval starts (files.py)."""
-    from lmms_tasks import group_members
+def prepare_files(root, bench: Benchmark, args: list[str]) -> None:
+    """Fetch (a Hub dataset) and verify what the run's tasks of ``bench`` read and show, before lmms-eval
+    starts (files.py)."""
+    from .checks import requested_tasks
+    from .files import prepare_run_files
 
-    from .files import lmms_selection, prepare_run_files, tasks_argument
-
-    pairs = lmms_selection(tasks_argument(args), group_members()).get(benchmark, [])
+    pairs = task_index().selection(requested_tasks(args)).get(bench.name, [])
     if pairs:
-        prepare_run_files(root, benchmark, pairs)
+        prepare_run_files(root, bench, pairs)
 
 
 def annotate_results(paths: list, settings: dict) -> None:
@@ -46,13 +46,11 @@ def annotate_results(paths: list, settings: dict) -> None:
 
 
 def only_our_tasks(args: list[str]) -> bool:
-    """Whether ``--tasks`` names only task folders of ours (so lmms-eval need not index its own)."""
-    from lmms_tasks import task_names
+    """Whether ``--tasks`` names only tasks and groups of ours (so lmms-eval need not index its own)."""
+    from .checks import requested_tasks
 
-    from .files import tasks_argument
-
-    requested = tasks_argument(args)
-    return bool(requested) and set(requested) <= task_names()
+    requested = requested_tasks(args)
+    return bool(requested) and set(requested) <= task_index().names
 
 
 def skip_builtin_task_index() -> None:

@@ -3,7 +3,7 @@
 A demo-scale build (a few videos, a few hundred questions) and the full benchmark give numbers that
 cannot be compared, so a demo submission is never ranked among the paper's rows. Each benchmark has its
 sections: its reference rows (``Benchmark.reference_rows()``) in ``<name>-reference``, joined by submissions
-on a dataset of exactly the paper's question count (``extra["reference_questions"]``); other datasets in
+on a dataset of exactly the paper's question count (``Benchmark.reference_questions``); other datasets in
 ``<name>-dataset-<version>``. A benchmark with its own rule declares it in its package's ``leaderboard.py``
 (``dataset_section(manifest)``, ``reference_section()``; StreamGaze's tells the complete official release
 apart), which :func:`section_of` and :func:`reference_section_of` ask first. Sections holding submissions
@@ -68,7 +68,7 @@ def reference_section_of(benchmark) -> tuple[str, str, str]:
 
 def reference_section(benchmark) -> tuple[str, str, str]:
     """(key, title, note) of a registered benchmark's reference-rows section (the shared rule)."""
-    n = benchmark.extra.get("reference_questions")
+    n = benchmark.reference_questions
     size = f" ({n:,} questions)" if isinstance(n, int) else ""
     title = f"{benchmark.title}: the paper's benchmark{size}"
     note = (f"Rows marked 'reported in the paper' are copied from the {benchmark.title} paper (its own scorer and "
@@ -81,7 +81,7 @@ def benchmark_dataset_section(benchmark, manifest: Mapping[str, Any]) -> tuple[s
     this manifest (the shared rule)."""
     version = str(manifest.get("version", "?"))
     n_q = _questions(manifest)
-    if n_q and n_q == benchmark.extra.get("reference_questions"):
+    if n_q and n_q == benchmark.reference_questions:
         key, title, note = reference_section(benchmark)
         return key, title, note + f" Submissions here are on dataset version {version}."
     counts = manifest.get("counts") if isinstance(manifest.get("counts"), dict) else {}

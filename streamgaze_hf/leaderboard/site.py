@@ -203,8 +203,9 @@ def write_leaderboard(submissions: Sequence[str | os.PathLike[str]], root, out: 
     keys: dict = {}
     by_bench: dict[str, list[ValidationReport]] = {}
     for path in submissions:
-        name = submission_benchmark(load_submission(path))
-        if roots and name not in roots and not os.environ.get(get_benchmark(name).root_env):
+        bench = submission_benchmark(load_submission(path))
+        name = bench.name
+        if roots and name not in roots and not os.environ.get(bench.root_env):
             raise StreamGazeError(f"the submission is for {name}, but no {name} dataset is among --dataset "
                                   f"({', '.join(str(p) for p in roots.values())}): add --dataset with its dataset", path)
         by_bench.setdefault(name, []).append(validate_submission(path, roots.get(name), key_cache=keys))

@@ -6,8 +6,11 @@ dataset layout (the QA row schema and validation, card texts) and its paper refe
 machinery (the gaze core, video, the parser, the dataset writer and card, lmms-eval task generation,
 submissions) asks the registry for those data and never imports a benchmark package itself.
 
-Declarations are light: heavy parts (evaluation documents, importers, prompts) are named by
-``"module:attribute"`` strings and imported on first use, so looking a benchmark up costs nothing.
+Benchmarks are found through the entry points of the group ``streamgaze.benchmarks`` (the built-in
+ones are this distribution's own; a package installed with pip adds one: ``name = "package.module"``, the
+module that registers it). Declarations are light: heavy parts (evaluation documents, importers, prompts)
+are named by ``"module:attribute"`` strings and imported on first use, so looking a benchmark up costs
+little.
 The declaration types, the evaluation module's protocol with its default hooks, the importer kinds and
 ``declare`` (references derived from the package name) are in ``contract.py``; this module is the registry.
 
@@ -41,7 +44,7 @@ benchmark gets its own section of the one site, with its own columns, ranking an
 * ``paper_rows`` returns reference rows: ``streamgaze_hf.leaderboard.rows.Row`` objects or dicts
   ``{name, group, source ("paper" | "human"), gaze, prompt_mode, dataset, tasks {column key: value
   or None}, overall}`` (optional ``frames``, ``params``). They are shown in a section of their own,
-  never re-scored; a human row is never ranked. ``extra["reference_questions"]``: the question count
+  never re-scored; a human row is never ranked. ``reference_questions``: the question count
   of the paper's full benchmark; a submission on a dataset of exactly that many questions is ranked
   in the reference section.
 """
@@ -50,7 +53,9 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Mapping
+from importlib.metadata import EntryPoint, entry_points
 
+from ..util.errors import StreamGazeError
 from .contract import (
     IMPORTER_KINDS,
     Benchmark,
@@ -58,23 +63,45 @@ from .contract import (
     Evaluation,
     EvaluationModule,
     LeaderboardColumn,
+    LmmsOptions,
+    LmmsTask,
+    RunOption,
     TaskDef,
     declare,
     leaderboard_column,
     resolve,
 )
+from .task_index import TaskIndex
 
-__all__ = ["TaskDef", "DatasetLayout", "LeaderboardColumn", "Benchmark", "Evaluation", "EvaluationModule",
-           "IMPORTER_KINDS", "declare", "leaderboard_column", "register", "get_benchmark", "benchmarks",
-           "benchmark_of_doc", "resolve"]
+__all__ = ["TaskDef", "DatasetLayout", "LeaderboardColumn", "LmmsOptions", "LmmsTask", "RunOption", "Benchmark",
+           "Evaluation",
+           "EvaluationModule", "IMPORTER_KINDS", "ENTRY_POINT_GROUP", "TaskIndex", "declare", "leaderboard_column",
+           "register", "get_benchmark", "benchmarks", "run_options", "benchmark_of_doc", "default_benchmark", "task_index",
+           "resolve"]
 
+#: the entry-point group a distribution declares its benchmarks in (``name = "package.module"``)
+ENTRY_POINT_GROUP = "streamgaze.benchmarks"
+#: where the built-in benchmark packages live (found by listing it when this distribution's own entry
+#: points are not installed, e.g. a source tree on ``PYTHONPATH``)
+BUILTIN_PACKAGE = "streamgaze_hf.benchmarks"
 
 _REGISTRY: dict[str, Benchmark] = {}
+_STATE = {"discovered": False, "index": None, "index_of": ()}
 
 
 def register(benchmark: Benchmark) -> Benchmark:
-    """Add a benchmark to the registry (its name must be new). Returns it, so a declaration module
-    can write ``BENCHMARK = register(Benchmark(...))``."""
+    """Add a benchmark to the registry (its name must be new).
+
+    Args:
+        benchmark: the declaration (usually ``declare(__name__, ...)`` in the benchmark package's
+            ``__init__.py``).
+
+    Returns:
+        The same benchmark, so a declaration module can write ``BENCHMARK = register(declare(...))``.
+
+    Raises:
+        ValueError: another benchmark of that name is already registered.
+    """
     if benchmark.name in _REGISTRY and _REGISTRY[benchmark.name] is not benchmark:
         raise ValueError(f"benchmark {benchmark.name!r} is already registered")
     _REGISTRY[benchmark.name] = benchmark
@@ -82,8 +109,12 @@ def register(benchmark: Benchmark) -> Benchmark:
 
 
 def get_benchmark(name: str) -> Benchmark:
-    """The registered benchmark ``name`` (KeyError listing the known ones otherwise)."""
-    _load_builtin()
+    """The registered benchmark ``name``.
+
+    Raises:
+        KeyError: no benchmark of that name (the message lists the registered ones).
+    """
+    _discover()
     try:
         return _REGISTRY[name]
     except KeyError:
@@ -92,22 +123,86 @@ def get_benchmark(name: str) -> Benchmark:
 
 
 def benchmarks() -> tuple[Benchmark, ...]:
-    """Every registered benchmark: the built-in ones in their fixed order (StreamGaze first), then
-    any others in registration order."""
-    _load_builtin()
-    builtin = [_REGISTRY[m.rsplit(".", 1)[1]] for m in _BUILTIN]
-    return tuple(builtin + [b for b in _REGISTRY.values() if b not in builtin])
+    """Every registered benchmark, by its declared ``order`` (the built-in ones first, StreamGaze first),
+    then by name."""
+    _discover()
+    return tuple(sorted(_REGISTRY.values(), key=lambda b: (b.order, b.name)))
 
 
 def benchmark_of_doc(doc: Mapping) -> Benchmark:
-    """The benchmark an evaluation document belongs to (StreamGaze documents carry no name)."""
-    return get_benchmark(str(doc.get("benchmark") or "streamgaze"))
+    """The benchmark an evaluation document belongs to (every document names it: ``doc["benchmark"]``).
+
+    Raises:
+        KeyError: the document names no registered benchmark.
+    """
+    return get_benchmark(str(doc["benchmark"]))
 
 
-_BUILTIN = ("streamgaze_hf.benchmarks.streamgaze", "streamgaze_hf.benchmarks.egogazevqa",
-            "streamgaze_hf.benchmarks.streameqa", "streamgaze_hf.benchmarks.vl4gaze")
+def default_benchmark() -> Benchmark:
+    """The benchmark a command means when it names none, and the benchmark of a dataset or submission file
+    that names none (made before files named their benchmark): the one registered benchmark that declares
+    ``default``.
+
+    Raises:
+        StreamGazeError: no registered benchmark (or more than one) declares ``default``.
+    """
+    claims = [b for b in benchmarks() if b.default]
+    if len(claims) != 1:
+        raise StreamGazeError("no single default benchmark: "
+                              f"{', '.join(b.name for b in claims) or 'no registered benchmark'} declares default=True")
+    return claims[0]
 
 
-def _load_builtin() -> None:
-    for module in _BUILTIN:
-        importlib.import_module(module)
+def run_options() -> dict[str, RunOption]:
+    """Every registered benchmark's own run settings by name.
+
+    Raises:
+        StreamGazeError: two benchmarks declare the same option name or variable.
+    """
+    out: dict[str, RunOption] = {}
+    envs: dict[str, str] = {}
+    for bench in benchmarks():
+        for option in bench.run_options:
+            if option.name in out or option.env in envs:
+                raise StreamGazeError(f"run option {option.name!r} (${option.env}) of {bench.name} is declared twice")
+            out[option.name], envs[option.env] = option, bench.name
+    return out
+
+
+def task_index() -> TaskIndex:
+    """The one index of every registered benchmark's lmms-eval task and group names (built once, again
+    when a benchmark is registered)."""
+    _discover()
+    if _STATE["index"] is None or _STATE["index_of"] != tuple(_REGISTRY):
+        _STATE["index"], _STATE["index_of"] = TaskIndex(benchmarks()), tuple(_REGISTRY)
+    return _STATE["index"]
+
+
+def _entry_points() -> list[EntryPoint]:
+    return sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: (ep.name, ep.value))
+
+
+def _discover() -> None:
+    """Import every benchmark package named by an entry point (once per process)."""
+    if _STATE["discovered"]:
+        return
+    _STATE["discovered"] = True
+    eps = _entry_points()
+    modules = [(ep.name, ep.value, ep.dist.name if ep.dist else "?") for ep in eps]
+    if not any(value.startswith(BUILTIN_PACKAGE + ".") for _, value, _ in modules):  # not installed: a source tree
+        import pkgutil
+
+        package = importlib.import_module(BUILTIN_PACKAGE)
+        modules += [(m.name, f"{BUILTIN_PACKAGE}.{m.name}", "streamgaze_hf (source tree)")
+                    for m in pkgutil.iter_modules(package.__path__) if m.ispkg]
+    for name, value, dist in modules:
+        try:
+            importlib.import_module(value.partition(":")[0])
+        except Exception as exc:
+            _STATE["discovered"] = False
+            raise StreamGazeError(f"benchmark {name!r} of {dist} ({ENTRY_POINT_GROUP} entry point {value}) "
+                                  f"failed to load: {type(exc).__name__}: {exc}") from exc
+        if name not in _REGISTRY:
+            _STATE["discovered"] = False
+            raise StreamGazeError(f"benchmark entry point {name!r} of {dist} ({value}) registered no benchmark "
+                                  f"named {name!r}")

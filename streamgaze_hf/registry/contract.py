@@ -24,7 +24,8 @@ from typing import Any, Protocol, runtime_checkable
 
 from ..util.errors import StreamGazeError
 
-__all__ = ["TaskDef", "DatasetLayout", "LeaderboardColumn", "Benchmark", "EvaluationModule", "Evaluation",
+__all__ = ["TaskDef", "DatasetLayout", "LeaderboardColumn", "LmmsOptions", "LmmsTask", "RunOption", "Benchmark",
+           "EvaluationModule", "Evaluation",
            "IMPORTER_KINDS", "PACKAGE_FILES", "REQUIRED", "HOOKS", "declare", "leaderboard_column", "resolve",
            "score_text", "to_fraction", "PERCENT_UNITS"]
 
@@ -169,7 +170,71 @@ def leaderboard_column(spec: LeaderboardColumn | tuple | Mapping) -> Leaderboard
     return LeaderboardColumn(*spec)
 
 
+#: metrics where a lower value is better in every benchmark (proactive alerts' false positive / negative rates)
+LOWER_IS_BETTER: tuple[str, ...] = ("fpr", "fnr")
+
+
 @dataclass(frozen=True)
+class LmmsOptions:
+    """How a benchmark's lmms-eval tasks are named and rendered beyond its tasks and gaze variants
+    (``lmms_tasks/generate.py``; the task index, :meth:`Benchmark.lmms_tasks`).
+
+    ``slices``: slice name -> (document field, value): besides each plain task, a task
+    ``<task><_slice><gaze suffix>`` keeping the documents whose field has that value, and a group per slice
+    (StreamEQA's time directions). ``reasoning``: task-name suffix -> reasoning mode, each a variant of the
+    plain gaze mode (StreamGaze's paper Table 4); the evaluation module's ``load_docs`` takes
+    ``reasoning=``. ``category_groups``: one group per category over the plain tasks. ``cluster_key``: the
+    document field lmms-eval clusters standard errors by. ``lower_is_better``: metrics (besides
+    :data:`LOWER_IS_BETTER`) where lower is better. ``source``: what the generated files' header names as
+    their source ("" = the registry).
+    """
+
+    slices: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    reasoning: Mapping[str, str] = field(default_factory=dict)
+    category_groups: bool = False
+    cluster_key: str = ""
+    lower_is_better: tuple[str, ...] = ()
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class LmmsTask:
+    """One lmms-eval task of a benchmark (an entry of the task index): its name and what its documents are.
+
+    ``suffix``: the variant part of the name after the task's base name ("" = the plain task); ``gaze``: the
+    gaze mode of its documents; ``reasoning``: the reasoning mode ("" = none); ``slice``: (document field,
+    value) the task keeps, or None."""
+
+    name: str
+    benchmark: str
+    task_id: str
+    gaze: str
+    suffix: str = ""
+    reasoning: str = ""
+    slice: tuple[str, str] | None = None
+
+
+@dataclass(frozen=True)
+class RunOption:
+    """A run setting of one benchmark's own (``Benchmark.run_options``), read from the environment at the
+    edges like the shared ones (``streamgaze_hf.evaluation.settings.RunSettings.option``).
+
+    ``name``: the key the benchmark's code asks for; ``env``: the variable that sets it (a contract:
+    users and scripts set it); ``default``: its value when unset; ``choices``: the values it may take
+    (empty: any); ``secret``: never shown or recorded (a key); ``recorded_as``: the document and record
+    field that carries it ("" = not recorded); ``help``: one line for the docs.
+    """
+
+    name: str
+    env: str
+    default: str = ""
+    choices: tuple[str, ...] = ()
+    secret: bool = False
+    recorded_as: str = ""
+    help: str = ""
+
+
+@dataclass(frozen=True, eq=False)
 class Benchmark:
     """A benchmark's declaration (see the module docstring).
 
@@ -188,7 +253,12 @@ class Benchmark:
     what its human-verification pages review (``streamgaze review``): ``"fixations"`` (corrections) or
     ``"questions"`` (verdicts), "" for none; ``record_fields``: what each per-sample record of its
     lmms-eval samples files must carry for ``streamgaze submit`` (with ``checkpoint_index`` when the
-    benchmark has checkpointed tasks).
+    benchmark has checkpointed tasks). A registered benchmark is one object: equal only to itself (and hashable,
+    a dictionary key). ``lmms``: how its lmms-eval tasks are named and rendered
+    (:class:`LmmsOptions`); ``reference_questions``: the question count of the paper's full benchmark (a
+    submission on a dataset of exactly that many questions is ranked with the paper's rows; None = never);
+    ``run_options``: run settings of its own (:class:`RunOption`); ``extra``: the benchmark's own data,
+    which shared code never reads.
     """
 
     name: str
@@ -219,6 +289,14 @@ class Benchmark:
     leaderboard_notes: tuple[str, ...] = ()
     leaderboard_settings: tuple[str, ...] = ("gaze", "prompt_mode", "frames", "params")
     leaderboard_csv: str = ""
+    lmms: LmmsOptions = field(default_factory=LmmsOptions)
+    run_options: tuple[RunOption, ...] = ()
+    reference_questions: int | None = None
+    #: where it is listed (help, registry order, the site's sections): lower first, ties by name
+    order: int = 100
+    #: whether it is the benchmark a command means when it names none, and the benchmark of datasets and
+    #: submissions made before files named theirs; exactly one registered benchmark declares it
+    default: bool = False
 
     @property
     def task_ids(self) -> tuple[str, ...]:
@@ -249,6 +327,37 @@ class Benchmark:
             if mode == gaze:
                 return base + suffix
         raise KeyError(f"unknown {self.name} gaze mode {gaze!r}; modes are {', '.join(self.gaze_variants.values())}")
+
+    def lmms_tasks(self) -> tuple[LmmsTask, ...]:
+        """Every lmms-eval task of the benchmark, in the generated files' order: per gaze variant (and per
+        slice of each), then per reasoning variant, each over the task table."""
+        variants: list[tuple[str, str, str, tuple[str, str] | None]] = []
+        for suffix, gaze in self.gaze_variants.items():
+            variants.append((suffix, gaze, "", None))
+            variants += [(f"_{name}{suffix}", gaze, "", tuple(where)) for name, where in self.lmms.slices.items()]
+        plain = next((g for s, g in self.gaze_variants.items() if s == ""), next(iter(self.gaze_variants.values())))
+        variants += [(suffix, plain, mode, None) for suffix, mode in self.lmms.reasoning.items()]
+        return tuple(LmmsTask(self.lmms_task_name(t.id) + suffix, self.name, t.id, gaze, suffix, reasoning, where)
+                     for suffix, gaze, reasoning, where in variants for t in self.tasks)
+
+    def lmms_groups(self) -> dict[str, tuple[str, ...]]:
+        """Group name -> member task names: one group per variant suffix over the task table (``<name><suffix>``,
+        the paper's "Avg."), and with ``lmms.category_groups`` one per category over the plain tasks."""
+        groups: dict[str, list[str]] = {}
+        for task in self.lmms_tasks():
+            groups.setdefault(f"{self.name}{task.suffix}", []).append(task.name)
+        if self.lmms.category_groups:
+            for cat in self.categories:
+                groups[f"{self.name}_{cat}"] = [self.lmms_task_name(t.id) for t in self.tasks_in(cat)]
+        return {name: tuple(members) for name, members in groups.items()}
+
+    def lower_is_better(self, metric: str) -> bool:
+        """Whether a lower value of ``metric`` is better (:data:`LOWER_IS_BETTER` and ``lmms.lower_is_better``)."""
+        return metric in LOWER_IS_BETTER or metric in self.lmms.lower_is_better
+
+    def metric_set(self) -> tuple[str, ...]:
+        """Every metric name the benchmark reports, in declaration order."""
+        return tuple(dict.fromkeys(m for names in self.metrics.values() for m in names))
 
     def metric_names(self, task_id: str) -> tuple[str, ...]:
         """The task's metrics: ``metrics[task_id]`` when the benchmark declares per-task metrics
@@ -334,7 +443,7 @@ REQUIRED: tuple[str, ...] = ("load_docs", "doc_visuals", "doc_prompt", "doc_targ
 #: the optional hooks (defaults in :class:`Evaluation`); ``BREAKDOWN_KEYS`` is the optional attribute
 #: that goes with ``breakdown``
 HOOKS: tuple[str, ...] = ("leaderboard_scores", "metric_value", "breakdown", "baseline_random_answer",
-                          "score_answers", "leaderboard_values")
+                          "score_answers", "leaderboard_values", "metric_records")
 
 
 @runtime_checkable
@@ -436,6 +545,13 @@ class Evaluation:
             return float(self._hooks["metric_value"](records, name))
         value = self.task_metrics(records).get(name)
         return math.nan if value is None else 100.0 * float(value)
+
+    def metric_records(self, record: Mapping) -> dict[str, Mapping]:
+        """The items a harness aggregates per metric for one per-sample record (lmms-eval's
+        ``process_results``). Default: the same record under each of its task's metrics."""
+        if "metric_records" in self._hooks:
+            return self._hooks["metric_records"](record)
+        return {m: record for m in self.benchmark.metric_names(str(record["task"]))}
 
     def breakdowns(self, records: Iterable[Mapping]) -> dict[str, dict]:
         """``{key: breakdown(records, key)}`` for each of the module's ``BREAKDOWN_KEYS`` but ``task``

@@ -17,9 +17,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..dataset.load import DEFAULT_BENCHMARK, nonempty_tasks, read_manifest, resolve_root
+from ..dataset.load import nonempty_tasks, read_manifest, resolve_root
 from ..dataset.writer import manifest_digest
-from ..registry import get_benchmark
+from ..registry import Benchmark, default_benchmark, get_benchmark
 from ..util.errors import StreamGazeError
 
 __all__ = ["ItemKey", "AnswerKey", "Rescored", "load_answer_key", "score_responses"]
@@ -30,7 +30,7 @@ ItemKey = tuple[str, int]
 
 @dataclass
 class AnswerKey:
-    """The evaluation documents of every task of one dataset build, indexed by item."""
+    """The evaluation documents of every task of one dataset build of one benchmark, indexed by item."""
 
     root: Path
     version: str
@@ -38,7 +38,12 @@ class AnswerKey:
     gaze: str
     docs: dict[str, dict[ItemKey, dict]]
     task_of: dict[str, str]
-    benchmark: str = DEFAULT_BENCHMARK
+    bench: Benchmark
+
+    @property
+    def benchmark(self) -> str:
+        """The benchmark's name."""
+        return self.bench.name
 
     @property
     def expected(self) -> int:
@@ -59,30 +64,43 @@ class AnswerKey:
         return None
 
 
-def dataset_of(root: str | os.PathLike[str] | None, benchmark: str | None = None) -> tuple[Path, str]:
-    """The dataset root (``root``, else the benchmark's ``$..._ROOT``, else its default directory) and
-    its benchmark (its manifest's); StreamGazeError when ``benchmark`` is given and the dataset is
-    another benchmark's."""
+def dataset_of(root: str | os.PathLike[str] | None, bench: Benchmark | None = None) -> tuple[Path, Benchmark]:
+    """The dataset a submission or run is scored against, and its benchmark.
 
+    Args:
+        root: the dataset root; None: the benchmark's ``$..._ROOT``, else its default directory.
+        bench: the benchmark the submission or run is for; None: the one the dataset's manifest names.
+
+    Returns:
+        (the resolved root, the dataset's benchmark).
+
+    Raises:
+        StreamGazeError: no dataset there, or ``bench`` is given and the dataset is another benchmark's.
+    """
     from ..dataset.load import benchmark_of
 
-    bench = get_benchmark(benchmark or DEFAULT_BENCHMARK)
-    path = resolve_root(root, env=bench.root_env, default=bench.default_root)
-    found = benchmark_of(read_manifest(path))
-    if benchmark is not None and found != benchmark:
-        raise StreamGazeError(f"this dataset is {found}'s, but the submission or run is for {benchmark}: pass a "
-                              f"{benchmark} dataset (--dataset)", path)
+    wanted = bench or default_benchmark()
+    path = resolve_root(root, env=wanted.root_env, default=wanted.default_root)
+    found = get_benchmark(benchmark_of(read_manifest(path)))
+    if bench is not None and found is not bench:
+        raise StreamGazeError(f"this dataset is {found.name}'s, but the submission or run is for {bench.name}: pass "
+                              f"a {bench.name} dataset (--dataset)", path)
     return path, found
 
 
 def load_answer_key(root: str | os.PathLike[str] | None, gaze: str = "visual",
-                    benchmark: str | None = None) -> AnswerKey:
-    """Load every task's evaluation documents (proactive: one per checkpoint) of the dataset at ``root``
-    (of ``benchmark``, checked; by default the benchmark its manifest names)."""
+                    bench: Benchmark | None = None) -> AnswerKey:
+    """Every task's evaluation documents (proactive: one per checkpoint) of a dataset, by item.
 
+    Args:
+        root: the dataset root (None: see :func:`dataset_of`).
+        gaze: the gaze mode of the documents.
+        bench: the benchmark the key is for (checked against the dataset); None: the dataset's.
 
-    path, name = dataset_of(root, benchmark)
-    bench = get_benchmark(name)
+    Raises:
+        StreamGazeError: see :func:`dataset_of`; a damaged dataset file.
+    """
+    path, bench = dataset_of(root, bench)
     module = bench.evaluation_api()
     manifest = read_manifest(path)
     docs: dict[str, dict[ItemKey, dict]] = {}
@@ -94,7 +112,7 @@ def load_answer_key(root: str | os.PathLike[str] | None, gaze: str = "visual",
             by_item[(doc["question_id"], int(doc.get("checkpoint_index", -1)))] = doc
             task_of[doc["question_id"]] = task_id
         docs[task_id] = by_item
-    return AnswerKey(path, str(manifest["version"]), manifest_digest(path), gaze, docs, task_of, name)
+    return AnswerKey(path, str(manifest["version"]), manifest_digest(path), gaze, docs, task_of, bench)
 
 
 @dataclass
@@ -121,19 +139,14 @@ def score_responses(key: AnswerKey, responses: Mapping[ItemKey, str], prompt_mod
     unknown = [item for item in responses if item not in known]
     if unknown:
         raise KeyError(f"items not in the answer key: {unknown[:3]}")
-
-
-    own = get_benchmark(key.benchmark).evaluation_api().score_answers(key, responses, prompt_mode, clip_fps)
+    own = key.bench.evaluation_api().score_answers(key, responses, prompt_mode, clip_fps)
     return own if own is not None else _score_benchmark(key, responses, prompt_mode, clip_fps)
 
 
-def leaderboard_values(benchmark: str, records: Mapping[str, list[dict]]) -> dict:
-    """``{"columns": {key: value}, "overall": value}`` of a registered benchmark's records (task id ->
-    records): its evaluation module's ``leaderboard_scores`` hook, else each task's ``task_metrics``
-    accuracy and their unweighted mean (the registry's default columns)."""
-
-
-    bench = get_benchmark(benchmark)
+def leaderboard_values(bench: Benchmark, records: Mapping[str, list[dict]]) -> dict:
+    """``{"columns": {key: value}, "overall": value}`` of a benchmark's records (task id -> records): its
+    evaluation module's ``leaderboard_scores`` hook, else each task's ``task_metrics`` accuracy and their
+    unweighted mean (the registry's default columns)."""
     out = bench.evaluation_api().leaderboard_scores(records)
     return {"columns": {c.key: out["columns"].get(c.key) for c in bench.score_columns()},
             "overall": out.get("overall")}
@@ -145,7 +158,7 @@ def _score_benchmark(key: AnswerKey, responses: Mapping[ItemKey, str], prompt_mo
     evaluation module."""
 
 
-    module = get_benchmark(key.benchmark).evaluation_api()
+    module = key.bench.evaluation_api()
     tasks: dict[str, dict] = {}
     records: dict[str, list[dict]] = {}
     missing: list[tuple[str, str, int]] = []
@@ -171,7 +184,7 @@ def _score_benchmark(key: AnswerKey, responses: Mapping[ItemKey, str], prompt_mo
     answered = expected - len(missing)
     every = [r for recs in records.values() for r in recs]
     breakdowns = module.breakdowns(every)
-    scores = {**leaderboard_values(key.benchmark, records),
+    scores = {**leaderboard_values(key.bench, records),
               "coverage": {"answered": answered, "expected": expected,
                            "fraction": answered / expected if expected else 0.0},
               "tasks": tasks, "breakdowns": breakdowns}

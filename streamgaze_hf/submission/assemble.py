@@ -10,7 +10,7 @@ from typing import Any
 
 from .. import __version__
 from ..hub.reference import dataset_origin
-from ..registry import get_benchmark
+from ..registry import Benchmark
 from ..util.errors import StreamGazeError
 from ..util.provenance import toolkit_commit
 from .answer_key import AnswerKey, ItemKey, Rescored, score_responses
@@ -42,15 +42,15 @@ def assemble_submission(key: AnswerKey, responses: Mapping[ItemKey, str], *, pro
                      run=run)
 
 
-def _proactive_ids(benchmark: str) -> set[str]:
-    return {t.id for t in get_benchmark(benchmark).tasks if t.proactive}
+def _proactive_ids(bench: Benchmark) -> set[str]:
+    return {t.id for t in bench.tasks if t.proactive}
 
 
 def _assemble(key: AnswerKey, rescored: Rescored, *, prompt_mode: str, clip_fps: float, protocol: str,
               model: Mapping[str, str], run: Mapping[str, Any],
               extra_settings: Mapping[str, str] | None = None) -> dict:
     answers: dict[str, dict] = {}
-    proactive_ids = _proactive_ids(key.benchmark)
+    proactive_ids = _proactive_ids(key.bench)
     for task_id in key.docs:
         proactive = task_id in proactive_ids
         by_q: dict[str, Any] = {}

@@ -24,7 +24,7 @@ from ..util.fsutil import write_text_atomic
 from ..util.provenance import redact_model_args, run_provenance
 from .answer_key import AnswerKey, ItemKey, Rescored, load_answer_key, score_responses
 from .assemble import ORACLE_MODELS, _assemble, assemble_submission, is_oracle
-from .lmms_output import LmmsRun, benchmark_task_names, read_run
+from .lmms_output import LmmsRun, read_run
 
 __all__ = ["ORACLE_MODELS", "build_submission", "assemble_submission", "dumps_submission", "write_submission",
            "redact_model_args", "is_oracle"]
@@ -60,14 +60,13 @@ def _collect(run: LmmsRun) -> tuple[str, str, float, str, dict[str, str]]:
     """The run's (gaze, prompt mode, clip fps, protocol, {optional setting: value}): one of each, and
     every record agreeing with its task (records made before protocols existed name none: ``default``;
     an optional setting a record does not carry is ``""``)."""
-    names = benchmark_task_names(run.benchmark)
-    gaze_of = {name: names[name][1] for name in run.samples}
+    gaze_of = {name: run.tasks[name].gaze for name in run.samples}
     modes: dict[str, str] = {}
     fps: dict[float, str] = {}
     protocols: dict[str, str] = {}
     optional: dict[str, dict[str, str]] = {k: {} for k in OPTIONAL_SETTINGS}
     for name, recs in run.samples.items():
-        task_id, gaze = names[name]
+        task_id, gaze = run.tasks[name].task_id, run.tasks[name].gaze
         for rec in recs:
             if rec["task"] != task_id or rec["gaze"] != gaze:
                 raise StreamGazeError(f"record of question {rec['question_id']!r} is for task {rec['task']} / gaze "
@@ -100,10 +99,9 @@ def run_toolkit(run: LmmsRun) -> dict[str, str]:
 
 
 def _responses(run: LmmsRun, key: AnswerKey) -> dict[ItemKey, str]:
-    names = benchmark_task_names(run.benchmark)
     responses: dict[ItemKey, str] = {}
     for name, recs in run.samples.items():
-        task_id = names[name][0]
+        task_id = run.tasks[name].task_id
         for rec in recs:
             item = (str(rec["question_id"]), int(rec["checkpoint_index"]))
             problem = key.problem(task_id, *item)
@@ -120,9 +118,8 @@ def _responses(run: LmmsRun, key: AnswerKey) -> dict[ItemKey, str]:
 
 def _cross_check(run: LmmsRun, rescored: Rescored, key: AnswerKey) -> None:
     """lmms-eval's own per-sample verdicts and reported accuracies must equal the re-scoring."""
-    names = benchmark_task_names(run.benchmark)
     for name, recs in run.samples.items():
-        task_id = names[name][0]
+        task_id = run.tasks[name].task_id
         ours = {(r["question_id"], r["checkpoint_index"]): r for r in rescored.records[task_id]}
         for rec in recs:
             mine = ours[(str(rec["question_id"]), int(rec["checkpoint_index"]))]
@@ -172,7 +169,7 @@ def build_submission(output_dir: str | os.PathLike[str], root: str | os.PathLike
         raise StreamGazeError(f"this run is the {run_model} baseline, which reads the answer key; it cannot be "
                               "submitted", run.results_path)
     gaze, prompt_mode, clip_fps, protocol, extra_settings = _collect(run)
-    key = load_answer_key(root, gaze, run.benchmark)
+    key = load_answer_key(root, gaze, run.bench)
     responses = _responses(run, key)
     limit = cfg.get("limit")
     run_info = {"harness": "lmms-eval", "harness_version": harness_version(run.results),

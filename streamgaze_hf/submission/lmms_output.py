@@ -1,14 +1,15 @@
-"""Read what ``lmms-eval --log_samples --output_path D`` wrote for the StreamGaze tasks.
+"""Read what ``lmms-eval --log_samples --output_path D`` wrote for a registered benchmark's tasks.
 
 lmms-eval writes ``D/[<model_sanitized>/]<YYYYMMDD_HHMMSS>_results.json`` and, per task,
 ``..._samples_<task>.jsonl`` (one line per document; our per-sample record under the metric key
-``accuracy``, or for tasks without an accuracy metric under their first metric's key). A directory may hold several runs: the newest results file is used, with the samples
-files of the same timestamp prefix in the same directory. Samples of tasks that are not StreamGaze
-tasks are ignored; a run may cover only some StreamGaze tasks.
+``accuracy``, or for tasks without an accuracy metric under their first metric's key). A directory may
+hold several runs: :func:`read_run` uses the newest results file, with the samples files of the same
+timestamp prefix in the same directory; samples of other tasks are ignored, and a run may cover only some
+of the benchmark's tasks. The run's benchmark is the one whose lmms-eval task names (the registry's task
+index) its samples files carry (``benchmark=`` picks one when a run holds several).
 
-Any registered benchmark's tasks are read the same way (``read_run(dir, benchmark)``): the run's
-benchmark is the one whose lmms-eval task names its samples files carry (``--benchmark`` picks one
-when a run holds several).
+:func:`sample_records` reads every samples file of one benchmark below a directory, whatever its run (a
+benchmark's own report of a run); both read each line with the same rule.
 """
 
 from __future__ import annotations
@@ -16,24 +17,18 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..dataset.load import DEFAULT_BENCHMARK
-from ..registry import benchmarks, get_benchmark
+from ..registry import Benchmark, LmmsTask, benchmarks, default_benchmark, get_benchmark, task_index
 from ..util.errors import StreamGazeError
 
-__all__ = ["LmmsRun", "read_run", "benchmark_task_names"]
+__all__ = ["LmmsRun", "read_run", "read_samples", "sample_records"]
 
 _RESULTS = re.compile(r"^(?P<prefix>.+)_results\.json$")
-
-
-def benchmark_task_names(benchmark: str) -> dict[str, tuple[str, str]]:
-    """Every lmms-eval task name of a registered benchmark -> (task id, gaze mode)."""
-    bench = get_benchmark(benchmark)
-    return {bench.lmms_task_name(t) + suffix: (t, gaze) for t in bench.task_ids
-            for suffix, gaze in bench.gaze_variants.items()}
+_SAMPLES = re.compile(r"_samples_(?P<task>.+)\.jsonl$")
 
 
 @dataclass
@@ -44,7 +39,13 @@ class LmmsRun:
     results: dict[str, Any]
     samples: dict[str, list[dict]]  # lmms-eval task name -> records (file order)
     sample_paths: dict[str, Path]
-    benchmark: str = DEFAULT_BENCHMARK
+    bench: Benchmark
+    #: lmms-eval task name -> what the task is (task id, gaze mode, ...), for the run's samples
+    tasks: dict[str, LmmsTask]
+
+    @property
+    def benchmark(self) -> str:
+        return self.bench.name
 
     @property
     def config(self) -> dict[str, Any]:
@@ -86,13 +87,13 @@ def _record_of(sample: Any, fields: tuple[str, ...]) -> dict | None:
     return None
 
 
-def _read_samples(path: Path, benchmark: str = DEFAULT_BENCHMARK) -> list[dict]:
-    records = []
+def _sample_lines(path: Path, bench: Benchmark) -> Iterator[tuple[int, dict]]:
+    """(line number, per-sample record) of every line of one samples file."""
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
         raise StreamGazeError(f"unreadable samples file: {exc}", path) from None
-    fields = get_benchmark(benchmark).record_fields
+    fields = bench.record_fields
     for lineno, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -102,29 +103,69 @@ def _read_samples(path: Path, benchmark: str = DEFAULT_BENCHMARK) -> list[dict]:
             raise StreamGazeError(f"line {lineno}: malformed JSON ({exc.msg})", path) from None
         rec = _record_of(sample, fields)
         if rec is None:
-            raise StreamGazeError(f"line {lineno}: no {benchmark} record under 'accuracy' or the task's "
+            raise StreamGazeError(f"line {lineno}: no {bench.name} record under 'accuracy' or the task's "
                                   f"first metric (needs {', '.join(fields)}); was this written by the "
-                                  f"{benchmark} tasks?", path)
+                                  f"{bench.name} tasks?", path)
         if "checkpoint_index" not in fields:  # a benchmark without checkpoints: every item is one question
             rec = {"checkpoint_index": -1, **rec}
-        records.append(rec)
-    return records
+        yield lineno, rec
 
 
-def _run_benchmark(tasks: list[str], benchmark: str | None, results_path: Path) -> str:
+def read_samples(path: str | os.PathLike[str], bench: Benchmark) -> list[dict]:
+    """The per-sample records of one lmms-eval samples file of ``bench``'s tasks, in file order.
+
+    Raises:
+        StreamGazeError: the file cannot be read, or a line is not such a record (naming the file and line).
+    """
+    return [rec for _, rec in _sample_lines(Path(path), bench)]
+
+
+def sample_records(run_dir: str | os.PathLike[str], bench: Benchmark) -> Iterator[tuple[Path, int, dict]]:
+    """(file, line number, record) of every samples file of ``bench``'s tasks below ``run_dir``, whatever
+    run wrote it (files in name order).
+
+    Raises:
+        StreamGazeError: there is no such file, or a line is not such a record.
+    """
+    run = Path(run_dir)
+    names = task_index().of_benchmark(bench)
+    files = sorted(p for p in run.rglob("*_samples_*.jsonl")
+                   if (m := _SAMPLES.search(p.name)) and m.group("task") in names)
+    if not files:
+        raise StreamGazeError(f"no {bench.title} samples (*_samples_{bench.name}_*.jsonl): run lmms-eval with "
+                              f"--log_samples on the {bench.name} tasks", run)
+    for path in files:
+        for lineno, rec in _sample_lines(path, bench):
+            yield path, lineno, rec
+
+
+def _run_benchmark(tasks: list[str], benchmark: str | None, results_path: Path) -> Benchmark:
     """The one benchmark whose tasks the samples files are of (``benchmark`` when given)."""
-    found = [b.name for b in benchmarks() if any(t in benchmark_task_names(b.name) for t in tasks)]
     if benchmark is not None:
-        return benchmark
+        return get_benchmark(benchmark)
+    index = task_index()
+    found = [b for b in benchmarks() if any(index.benchmark_of(t) == b.name for t in tasks)]
     if len(found) > 1:
-        raise StreamGazeError(f"the run has samples of several benchmarks ({', '.join(found)}): a submission is for "
-                              "one benchmark; pass --benchmark", results_path)
-    return found[0] if found else DEFAULT_BENCHMARK
+        raise StreamGazeError(f"the run has samples of several benchmarks ({', '.join(b.name for b in found)}): a "
+                              "submission is for one benchmark; pass --benchmark", results_path)
+    return found[0] if found else default_benchmark()
 
 
 def read_run(output_dir: str | os.PathLike[str], benchmark: str | None = None) -> LmmsRun:
-    """The newest lmms-eval run under ``output_dir`` with its samples of one registered benchmark
-    (``benchmark``, else the one its samples files are of; StreamGaze when they are of none)."""
+    """The newest lmms-eval run under ``output_dir`` with its samples of one registered benchmark.
+
+    Args:
+        output_dir: lmms-eval's ``--output_path`` of a ``--log_samples`` run.
+        benchmark: whose tasks to read; None: the one its samples files are of (the default benchmark when
+            they are of none).
+
+    Returns:
+        The run: its results, and the samples of the benchmark's tasks by task name.
+
+    Raises:
+        StreamGazeError: no results, several runs at the newest timestamp, samples of several benchmarks
+            (without ``benchmark``), no samples of the benchmark, or an unreadable file.
+    """
     root = Path(output_dir)
     if not root.is_dir():
         raise StreamGazeError("not a directory (expected an lmms-eval --output_path)", root)
@@ -136,17 +177,16 @@ def read_run(output_dir: str | os.PathLike[str], benchmark: str | None = None) -
     files = {path.name[len(prefix) + len("_samples_"):-len(".jsonl")]: path
              for path in sorted(results_path.parent.glob(f"{prefix}_samples_*.jsonl"))}
     bench = _run_benchmark(list(files) or list(results["results"]), benchmark, results_path)
-    names = benchmark_task_names(bench)
+    names = task_index().of_benchmark(bench)
     samples: dict[str, list[dict]] = {}
     paths: dict[str, Path] = {}
     for task, path in files.items():
         if task in names:
-            samples[task] = _read_samples(path, bench)
+            samples[task] = read_samples(path, bench)
             paths[task] = path
     if not samples:
-        title = get_benchmark(bench).title
         ours = [n for n in results["results"] if n in names]
-        why = (f"the run has {title} results but no samples files: re-run lmms-eval with --log_samples"
-               if ours else f"the run has no {title} tasks (lmms-eval --tasks {bench} ...)")
+        why = (f"the run has {bench.title} results but no samples files: re-run lmms-eval with --log_samples"
+               if ours else f"the run has no {bench.title} tasks (lmms-eval --tasks {bench.name} ...)")
         raise StreamGazeError(why, results_path)
-    return LmmsRun(results_path, results, samples, paths, bench)
+    return LmmsRun(results_path, results, samples, paths, bench, {n: names[n] for n in samples})

@@ -73,9 +73,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..dataset.load import DEFAULT_BENCHMARK  # also a submission's benchmark when it names none
 from ..evaluation.protocols import PROTOCOLS
-from ..registry import Benchmark, benchmarks, get_benchmark
+from ..registry import Benchmark, benchmarks, default_benchmark, get_benchmark
 from .strictjson import (
     StrictJSONError,
     check_object,
@@ -90,7 +89,7 @@ from .strictjson import (
     string,
 )
 
-__all__ = ["SCHEMA_VERSION", "READABLE_VERSIONS", "MAX_SUBMISSION_BYTES", "upgrade", "DEFAULT_BENCHMARK", "parse_submission", "check_structure", "valid_url",
+__all__ = ["SCHEMA_VERSION", "READABLE_VERSIONS", "MAX_SUBMISSION_BYTES", "upgrade", "parse_submission", "check_structure", "valid_url",
            "submission_benchmark"]
 
 SCHEMA_VERSION = 2
@@ -133,9 +132,11 @@ def _benchmark(v: Any) -> str | None:
     return None if isinstance(v, str) and v in names else f"one of {', '.join(map(repr, names))}"
 
 
-def submission_benchmark(data: dict) -> str:
-    """The benchmark a (structurally checked) submission is for: its ``benchmark``, else StreamGaze."""
-    return str(data.get("benchmark") or DEFAULT_BENCHMARK)
+def submission_benchmark(data: dict) -> Benchmark:
+    """The benchmark a (structurally checked) submission is for: its ``benchmark``, else (a file made before
+    submissions named theirs) the default benchmark."""
+    name = data.get("benchmark")
+    return get_benchmark(str(name)) if name else default_benchmark()
 
 
 def _json_value(v: Any) -> str | None:
@@ -206,7 +207,7 @@ def upgrade(data: dict) -> dict:
     scores = data["scores"]
     if has_own_layout(scores):
         return data
-    bench = get_benchmark(submission_benchmark(data))
+    bench = submission_benchmark(data)
     legacy = {c.key for c in (bench.overall_column(), *bench.score_columns()) if c.legacy_unit == "percent"}
     columns = scores.get("columns")
     if isinstance(columns, dict):
@@ -228,15 +229,14 @@ def check_structure(data: Any) -> None:
                               f"(this toolkit reads schema_version {' and '.join(map(str, READABLE_VERSIONS))})")
     check_object(data, "", TOP_FIELDS, optional=TOP_OPTIONAL)
     check_object(data["dataset"], "dataset", DATASET_FIELDS, optional=DATASET_OPTIONAL)
-    name = submission_benchmark(data)
-    bench = get_benchmark(name)
+    bench = submission_benchmark(data)
     check_object(data["settings"], "settings", settings_fields(bench), optional=SETTINGS_OPTIONAL)
     if "streaming" in data and not bench.streaming:
         offered = " and ".join(f"{b.title}'s" for b in benchmarks() if b.streaming)
-        raise StrictJSONError(f"streaming: stream-eval submissions are {offered} only, not {name}'s")
+        raise StrictJSONError(f"streaming: stream-eval submissions are {offered} only, not {bench.name}'s")
     check_object(data["model"], "model", MODEL_FIELDS)
     check_object(data["run"], "run", RUN_FIELDS, optional=RUN_OPTIONAL)
-    check_answers(data["answers"], name)
+    check_answers(data["answers"], bench)
     if "streaming" in data:
         check_streaming(data["streaming"], bench)
 
@@ -262,9 +262,8 @@ def check_streaming(streaming: dict, bench: Benchmark) -> None:
                 raise StrictJSONError(f"{where} must be a list of alert times (numbers >= 0)")
 
 
-def check_answers(answers: dict, benchmark: str = DEFAULT_BENCHMARK) -> None:
+def check_answers(answers: dict, bench: Benchmark) -> None:
     """``answers``: task id -> question id -> answer (proactive: checkpoint index -> answer)."""
-    bench = get_benchmark(benchmark)
     task_ids, checkpointed = bench.task_ids, set(proactive_ids(bench))
     mc_fields = MC_ANSWER_FIELDS if bench.parsed_answers == "string" else {**MC_ANSWER_FIELDS, "parsed": _json_value}
     check_object(answers, "answers", {t: obj for t in task_ids}, duplicate_name="task",

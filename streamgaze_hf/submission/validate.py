@@ -20,7 +20,7 @@ from typing import Any
 
 from ..dataset.load import read_manifest
 from ..dataset.writer import manifest_digest
-from ..registry import get_benchmark
+from ..registry import Benchmark
 from ..util.errors import StreamGazeError
 from .answer_key import AnswerKey, ItemKey, Rescored, dataset_of, load_answer_key, score_responses
 from .build import is_oracle
@@ -79,8 +79,13 @@ class ValidationReport:
         return is_oracle(self.submission["run"]["model"])
 
     @property
+    def bench(self) -> Benchmark:
+        """The submission's benchmark (the answer key's)."""
+        return self.key.bench
+
+    @property
     def benchmark(self) -> str:
-        return submission_benchmark(self.submission)
+        return self.key.bench.name
 
     def format(self, all_missing: bool = False) -> str:
         """The human-readable report: settings, per-task table with each task's coverage, category
@@ -88,7 +93,7 @@ class ValidationReport:
         if not has_own_layout(self.scores):  # the shared scores layout (submission/schema.py "Benchmarks")
             return self._format_benchmark(all_missing)
         # the category layout of a benchmark's own score_answers hook (StreamGaze's)
-        bench = get_benchmark(self.benchmark)
+        bench = self.bench
         sub, s = self.submission, self.scores
         st = sub["settings"]
         fps = "none" if not st["clip_fps"] else f"{st['clip_fps']:g} fps"
@@ -135,7 +140,7 @@ class ValidationReport:
     def _format_benchmark(self, all_missing: bool) -> str:
         """:meth:`format` for a benchmark other than StreamGaze: its leaderboard values, each task's
         metrics and coverage, and the breakdowns (e.g. per source, scenario, activity)."""
-        bench = get_benchmark(self.benchmark)
+        bench = self.bench
         sub, s = self.submission, self.scores
         st = sub["settings"]
         lines = [f"{self.path}: valid",
@@ -180,7 +185,7 @@ class ValidationReport:
             if len(shown) < len(self.missing):
                 lines.append(f"  ... and {len(self.missing) - len(shown)} more (--all-missing lists them all)")
         if self.streaming is not None:
-            lines += ["", get_benchmark(self.key.benchmark).streaming_module().format_streaming(self.streaming)]
+            lines += ["", self.bench.streaming_module().format_streaming(self.streaming)]
         if self.is_oracle:
             lines.append("note: the oracle baseline reads the answer key: valid for testing, never ranked")
         return lines
@@ -202,7 +207,7 @@ def _responses(sub: dict, key: AnswerKey) -> dict[ItemKey, tuple[str, Any, str]]
     from .assemble import _proactive_ids
 
     out: dict[ItemKey, tuple[str, Any, str]] = {}
-    proactive_ids = _proactive_ids(key.benchmark)
+    proactive_ids = _proactive_ids(key.bench)
     for task_id, by_q in sub["answers"].items():
         proactive = task_id in proactive_ids
         unknown = []
@@ -259,15 +264,15 @@ def validate_submission(path: str | os.PathLike[str], root: str | os.PathLike[st
     """
     path = Path(path)
     sub = load_submission(path)
-    benchmark = submission_benchmark(sub)
+    bench = submission_benchmark(sub)
     cache = {} if key_cache is None else key_cache
-    root_path, _ = dataset_of(root, benchmark)
+    root_path, _ = dataset_of(root, bench)
     try:
         _check_dataset(sub, root_path)
         gaze = sub["settings"]["gaze"]
-        key = cache.get((benchmark, gaze))
+        key = cache.get((bench.name, gaze))
         if key is None or key.root != root_path:
-            key = cache[(benchmark, gaze)] = load_answer_key(root_path, gaze, benchmark)
+            key = cache[(bench.name, gaze)] = load_answer_key(root_path, gaze, bench)
         items = _responses(sub, key)
         st = sub["settings"]
         rescored = score_responses(key, {i: r for i, (r, _, _) in items.items()}, st["prompt_mode"], st["clip_fps"])
@@ -295,7 +300,7 @@ def _check_streaming(sub: dict, key: AnswerKey) -> dict | None:
             problem = key.problem(task_id, qid, 0)
             if problem:
                 raise StreamGazeError(f"streaming.alerts.{task_id}[{qid!r}]: {problem}")
-    expected = get_benchmark(key.benchmark).streaming_module().recompute_streaming(key, alerts)
+    expected = key.bench.streaming_module().recompute_streaming(key, alerts)
     _compare(sub["streaming"]["scores"], expected, "streaming.scores")
     return expected
 

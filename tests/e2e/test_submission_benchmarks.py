@@ -59,7 +59,7 @@ def ego_dataset(base: Path) -> Path:
 
 def ego_submission(root: Path, out: Path, name: str = "Ego synthetic", responses=None) -> Path:
     """A submission of the fixed :data:`RESPONSES` (or ``responses``: question text -> response)."""
-    key = load_answer_key(root, "none", "egogazevqa")
+    key = load_answer_key(root, "none", EGO)
     by_text = RESPONSES if responses is None else responses
     answers = {item: by_text[doc["question"]] for docs in key.docs.values() for item, doc in docs.items()
                if by_text.get(doc["question"]) is not None}

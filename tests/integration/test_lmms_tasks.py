@@ -6,11 +6,10 @@ import yaml
 
 from lmms_tasks import TASKS_DIR
 from lmms_tasks.generate import render_task_files
-from lmms_tasks.utils import variants
 from streamgaze_hf.benchmarks.streamgaze.evaluation import GAZE_VARIANTS
 from streamgaze_hf.benchmarks.streamgaze.tasks import TASKS
 from streamgaze_hf.cli import main
-from streamgaze_hf.registry import get_benchmark
+from streamgaze_hf.registry import get_benchmark, task_index
 
 PACKAGE = Path(TASKS_DIR).parent
 
@@ -21,6 +20,34 @@ def test_committed_task_files_match_the_task_table():
         assert (PACKAGE / rel).read_text() == text, f"{rel} is stale: run build_scripts/generate_lmms_tasks.py"
     on_disk = {str(p.relative_to(PACKAGE)) for p in (PACKAGE / "tasks").rglob("*") if p.suffix in (".yaml", ".json")}
     assert on_disk == set(files)
+
+
+def test_the_task_index_is_what_the_task_files_define():
+    """One index of lmms task names (registry.task_index): every task and group the committed YAMLs
+    define, each task's config and documents' variant, each group's members; nothing else."""
+    import re
+
+    index = task_index()
+    defined, groups = set(), {}
+    for path in (PACKAGE / "tasks").rglob("*.yaml"):
+        cfg = yaml.load(path.read_text(), Loader=_Loader)
+        if "group" in cfg:
+            groups[cfg["group"]] = tuple(cfg["task"])
+            defined.add(cfg["group"])
+        elif "task" in cfg:
+            defined.add(cfg["task"])
+            task = index.task(cfg["task"])
+            assert task.task_id == cfg["dataset_name"] and cfg["process_docs"].endswith(f"process_docs{task.suffix}")
+    assert defined == index.names and groups == index.groups
+    assert index.leaves("streamgaze_past") == ["streamgaze_nfi", "streamgaze_otp", "streamgaze_gsm", "streamgaze_sr"]
+    assert index.selection(["streamgaze_past", "streamgaze_nfi_nogaze", "egogazevqa_gazev", "mme"]) == {
+        "streamgaze": [("nfi", "visual"), ("otp", "visual"), ("gsm", "visual"), ("sr", "visual"), ("nfi", "none")],
+        "egogazevqa": [("spatial", "visual"), ("temporal", "visual"), ("causal", "visual")]}
+    direction = index.task("streameqa_planning_backward_ext_gazetext")
+    assert (direction.task_id, direction.gaze, direction.slice, direction.suffix) == (
+        "planning", "text", ("direction", "backward"), "_backward_ext_gazetext")
+    assert index.benchmark_of("vl4gaze") == "vl4gaze" and index.benchmark_of("mme") is None
+    assert not [n for n in index.names if not re.fullmatch(r"[a-z0-9_]+", n)]
 
 
 class _Loader(yaml.SafeLoader):
@@ -39,7 +66,9 @@ def test_every_task_and_variant_names_its_dataset_config_and_variant():
             assert cfg["task"] == name
             assert cfg["dataset_name"] == spec.id and "dataset_kwargs" not in cfg
             assert cfg["process_docs"] == f"lmms_tasks.utils.process_docs{suffix}"
-            assert variants(get_benchmark("streamgaze"))[suffix] == {"gaze": gaze}
+            task = task_index().task(name)
+            assert (task.benchmark, task.task_id, task.gaze, task.reasoning, task.slice) == (
+                "streamgaze", spec.id, gaze, "", None)
             metrics = {m["metric"] for m in cfg["metric_list"]}
             assert metrics == ({"accuracy", "precision", "recall", "f1", "fpr", "fnr"} if spec.proactive
                                else {"accuracy"})
@@ -54,7 +83,7 @@ def test_tasks_dir_command(capsys):
 
 
 def test_egogazevqa_folder_is_generated_from_the_registry():
-    from streamgaze_hf.registry import get_benchmark
+    from streamgaze_hf.registry import task_index
 
     bench = get_benchmark("egogazevqa")
     base = Path(TASKS_DIR) / "egogazevqa"
@@ -66,7 +95,7 @@ def test_egogazevqa_folder_is_generated_from_the_registry():
             cfg = yaml.load((base / f"{name}.yaml").read_text(), Loader=_Loader)
             assert cfg["task"] == name and cfg["include"] == "_egogazevqa_template.yaml"
             assert cfg["dataset_name"] == spec.id and "dataset_kwargs" not in cfg
-            assert variants(bench)[suffix] == {"gaze": gaze}
+            assert (task_index().task(name).task_id, task_index().task(name).gaze) == (spec.id, gaze)
             assert [m["metric"] for m in cfg["metric_list"]] == ["accuracy"]
         group = yaml.load((base / f"_group_egogazevqa{suffix}.yaml").read_text(), Loader=_Loader)
         assert group["task"] == [f"egogazevqa_{t}{suffix}" for t in ("spatial", "temporal", "causal")]
@@ -82,10 +111,9 @@ def test_egogazevqa_folder_is_generated_from_the_registry():
 def test_eval_skips_lmms_evals_own_task_index_only_for_our_tasks():
     """`streamgaze eval` tells lmms-eval not to index its ~3,400 built-in task YAMLs when every task
     asked for is ours (10-60 s of start-up); any other name keeps lmms-eval's defaults."""
-    from lmms_tasks import task_names
     from streamgaze_hf.harness.run import only_our_tasks as _only_our_tasks
 
-    names = task_names()
+    names = task_index().names
     assert {"streamgaze", "streamgaze_oi_easy", "streamgaze_gta_salience", "streamgaze_past",
             "egogazevqa", "egogazevqa_spatial_gazev"} <= names
     assert "mme" not in names

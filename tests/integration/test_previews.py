@@ -117,7 +117,7 @@ def test_previews_are_declared_listed_and_recorded_but_not_a_toolkit_config(demo
     rel = data_file(root, PREVIEWS_CONFIG).relative_to(root).as_posix()
     assert rel in manifest["files"] and not any("video_files" in f or "preview" in f.split("/")[-1]
                                                  for f in manifest["files"] if f != rel)
-    assert PREVIEWS_CONFIG not in config_names()
+    assert PREVIEWS_CONFIG not in config_names("streamgaze")
     meta = check_card(root, "0.1.0", set(dataset_files(root)))
     entry = next(c for c in meta["configs"] if c["config_name"] == PREVIEWS_CONFIG)
     assert entry["data_files"] == [{"split": "test", "path": f"data/{PREVIEWS_CONFIG}/test-*.parquet"}]
@@ -145,7 +145,7 @@ def test_a_dataset_with_the_older_video_files_config_keeps_loading_and_validatin
     pq.write_table(pa.Table.from_pylist(rows, schema=VIDEO_FILE_FEATURES.arrow_schema), path, row_group_size=1,
                    compression="none", use_dictionary=False, version=PARQUET_OPTIONS["version"])
     old = read_manifest(root)
-    stats = stats_from_files(root, "0.1.0")
+    stats = stats_from_files(root, "0.1.0", "streamgaze")
     (root / "README.md").write_text(render_card(root, "0.1.0", stats), encoding="utf-8")
     (root / "manifest.json").write_text(render_manifest(root, "0.1.0", old["build"], stats), encoding="utf-8")
     manifest = json.loads((root / "manifest.json").read_text())

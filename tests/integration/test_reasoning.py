@@ -4,10 +4,10 @@ from pathlib import Path
 
 import pytest
 
-from lmms_tasks import TASKS_DIR, utils
+from lmms_tasks import TASKS_DIR
 from streamgaze_hf.benchmarks.streamgaze import evaluation, prompts
 from streamgaze_hf.benchmarks.streamgaze.tasks import TASKS
-from streamgaze_hf.registry import get_benchmark
+from streamgaze_hf.registry import get_benchmark, task_index
 from streamgaze_hf.scoring import reasoning_answer
 
 FIG19 = ("You are an expert at gaze-conditioned streaming video reasoning.\n\nRules:\n"
@@ -80,12 +80,13 @@ def test_scoring_reads_only_the_answer_tag_in_both_prompt_modes():
 
 def test_reasoning_task_files_name_their_variant():
     base = Path(TASKS_DIR) / "streamgaze"
-    for suffix, reasoning in evaluation.REASONING_VARIANTS.items():
+    for suffix, reasoning in get_benchmark("streamgaze").lmms.reasoning.items():
         for spec in TASKS:
             text = (base / f"{spec.lmms_name}{suffix}.yaml").read_text()
             assert f"dataset_name: {spec.id}\n" in text
             assert f"process_docs: !function lmms_tasks.utils.process_docs{suffix}\n" in text
-            assert utils.variants(get_benchmark("streamgaze"))[suffix] == {"gaze": "visual", "reasoning": reasoning}
+            task = task_index().task(f"{spec.lmms_name}{suffix}")
+            assert (task.task_id, task.gaze, task.reasoning, task.suffix) == (spec.id, "visual", reasoning, suffix)
             assert "max_new_tokens: 1024" in text and "until: []" in text
         assert (base / f"_group_streamgaze{suffix}.yaml").is_file()
 

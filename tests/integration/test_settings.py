@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from streamgaze_hf.evaluation.settings import ENV_VARIABLES, RunSettings, with_flags
+from streamgaze_hf.evaluation.settings import ENV_VARIABLES, RunSettings, env_variables, with_flags
+from streamgaze_hf.registry import benchmarks
 from streamgaze_hf.util.errors import StreamGazeError
 
 PACKAGE_DIRS = [Path(__file__).resolve().parents[2] / d for d in ("streamgaze_hf", "lmms_tasks")]
@@ -24,7 +25,8 @@ def test_an_empty_environment_gives_the_defaults():
     assert s == RunSettings()
     assert (s.prompt_mode, s.clip_fps, s.protocol, s.proxy, s.prefetch, s.prefetch_ahead) == \
         ("default", None, "default", "", 2, 0)
-    assert (s.egogazevqa_visuals, s.vl4gaze_judge) == ("images", None)
+    assert (s.option("egogazevqa_visuals"), s.option("vl4gaze_judge_url"), s.option("vl4gaze_judge_key")) == \
+        ("images", "", "")
 
 
 def test_every_variable_is_read_with_its_meaning():
@@ -35,17 +37,21 @@ def test_every_variable_is_read_with_its_meaning():
     s = RunSettings.from_env(env)
     assert (s.prompt_mode, s.clip_fps, s.protocol, s.proxy, s.prefetch, s.prefetch_ahead) == \
         ("reference", 1.5, "paper_qwen2_5_vl", "auto", 0, 16)
-    assert s.egogazevqa_visuals == "clip"
-    assert s.vl4gaze_judge == ("http://j/v1", "judge-7b", "sk-secret")
+    assert s.option("egogazevqa_visuals") == "clip"
+    assert [s.option(f"vl4gaze_judge_{k}") for k in ("url", "model", "key")] == ["http://j/v1", "judge-7b", "sk-secret"]
     assert "sk-secret" not in repr(s)  # the key never reaches a log line
     with pytest.raises(dataclasses.FrozenInstanceError):
         s.prompt_mode = "default"  # type: ignore[misc]
     # to_env hands the same settings to another process, whatever that process inherited
     assert RunSettings.from_env({"STREAMGAZE_CLIP_FPS": "9", **s.to_env()}) == s
     assert RunSettings.from_env(RunSettings().to_env()) == RunSettings()
-    assert set(s.to_env()) == set(ENV_VARIABLES)
-    # a judge needs both URL and model
-    assert RunSettings.from_env({"VL4GAZE_JUDGE_URL": "http://j/v1"}).vl4gaze_judge is None
+    assert set(s.to_env()) == set(env_variables()) == set(ENV_VARIABLES) | {
+        "EGOGAZEVQA_VISUALS", "VL4GAZE_JUDGE_URL", "VL4GAZE_JUDGE_MODEL", "VL4GAZE_JUDGE_KEY"}
+    # the benchmarks' own options are declared by them, checked like the shared ones
+    with pytest.raises(StreamGazeError, match=r"\$EGOGAZEVQA_VISUALS='video'; expected one of images, clip"):
+        RunSettings.from_env({"EGOGAZEVQA_VISUALS": "video"})
+    with pytest.raises(KeyError, match="unknown run option 'nope'"):
+        RunSettings().option("nope")
 
 
 @pytest.mark.parametrize("env, message", [
@@ -84,7 +90,7 @@ def test_the_object_checks_its_own_values():
 
 
 def test_the_record_and_the_proxy_it_resolves(tmp_path):
-    s = RunSettings(prompt_mode="reference", clip_fps=None, protocol="paper_api", egogazevqa_visuals="clip")
+    s = RunSettings(prompt_mode="reference", clip_fps=None, protocol="paper_api", options={"egogazevqa_visuals": "clip"})
     assert list(s.record(("protocol", "prompt_mode", "clip_fps"))) == ["protocol", "prompt_mode", "clip_fps"]
     assert s.record(("prompt_mode", "clip_fps", "protocol", "proxy", "visual_form"), tmp_path) == {
         "prompt_mode": "reference", "clip_fps": 0.0, "protocol": "paper_api", "proxy": "", "visual_form": "clip"}
@@ -149,7 +155,10 @@ def test_only_the_settings_module_names_the_run_setting_variables():
     for path, name in _modules():
         if name == "evaluation/settings.py":
             continue
-        named = sorted(_code_strings(ast.parse(path.read_text(encoding="utf-8"))) & set(ENV_VARIABLES))
+        named = sorted(_code_strings(ast.parse(path.read_text(encoding="utf-8"))) & set(env_variables()))
+        if name.endswith("/__init__.py") and "benchmarks" in path.parts:  # a benchmark declares its own
+            own = {o.env for b in benchmarks() if path.parent.name == b.name for o in b.run_options}
+            named = [n for n in named if n not in own]
         if named:
             offenders[name] = named
     assert offenders == {}, f"modules that read run settings from the environment themselves: {offenders}"
@@ -168,7 +177,7 @@ COMBOS = {
     "reference": ({"STREAMGAZE_PROMPT_MODE": "reference"}, RunSettings(prompt_mode="reference")),
     "clip_fps": ({"STREAMGAZE_CLIP_FPS": "1.5", "STREAMGAZE_PROTOCOL": "paper_api"},
                  RunSettings(clip_fps=1.5, protocol="paper_api")),
-    "visuals": ({"EGOGAZEVQA_VISUALS": "clip"}, RunSettings(egogazevqa_visuals="clip")),
+    "visuals": ({"EGOGAZEVQA_VISUALS": "clip"}, RunSettings(options={"egogazevqa_visuals": "clip"})),
 }
 
 
@@ -194,7 +203,7 @@ def test_documents_and_records_are_those_of_the_environment(combo, demo_dataset,
     from streamgaze_hf.registry import get_benchmark
 
     env, explicit = COMBOS[combo]
-    for name in ENV_VARIABLES:
+    for name in env_variables():
         monkeypatch.delenv(name, raising=False)
     cases = [("streamgaze", demo_dataset, task, gaze) for task in ("oi_easy", "gta") for gaze in ("visual", "text")]
     cases += [("egogazevqa", ego_root, "spatial", gaze) for gaze in ("none", "text")]

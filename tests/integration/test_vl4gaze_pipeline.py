@@ -164,7 +164,7 @@ def test_a_bad_json_answer_is_asked_again(tmp_path):
 def test_oracle_answers_score_perfectly_and_wrong_ones_do_not(built, monkeypatch):
     _, _, result, _, _ = built
     monkeypatch.setenv("VL4GAZE_ROOT", str(result.root))
-    for k in evaluation.JUDGE_ENV:
+    for k in ("VL4GAZE_JUDGE_URL", "VL4GAZE_JUDGE_MODEL", "VL4GAZE_JUDGE_KEY"):
         monkeypatch.delenv(k, raising=False)
     all_docs = {t: evaluation.load_docs(t) for t in TASKS}
     for task, docs in all_docs.items():

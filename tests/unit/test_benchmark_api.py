@@ -106,19 +106,20 @@ def test_a_module_without_a_required_function_is_refused():
 
 
 def _mc(task: str, correct: bool) -> dict:
-    return {"task": task, "correct": correct, "parsed": "A" if correct else "B"}
+    return {"benchmark": "streamgaze", "task": task, "correct": correct, "parsed": "A" if correct else "B"}
 
 
 def _yes_no(parsed: str | None, label: str) -> dict:
-    return {"task": "gta", "parsed": parsed, "label": label, "checkpoint_index": 0}
+    return {"benchmark": "streamgaze", "task": "gta", "parsed": parsed, "label": label, "checkpoint_index": 0}
 
 
 def test_default_hooks():
     bench = get_benchmark("streamgaze")
     ev = bench.evaluation_api()
-    # StreamGaze scores a submission in its own layout (score_answers) and reads it (leaderboard_values);
+    # StreamGaze scores a submission in its own layout (score_answers) and reads it (leaderboard_values), its
+    # proactive items carry each metric's denominator (metric_records);
     # every other hook is the default
-    assert [h for h in HOOKS if ev.has_hook(h)] == ["score_answers", "leaderboard_values"]
+    assert [h for h in HOOKS if ev.has_hook(h)] == ["score_answers", "leaderboard_values", "metric_records"]
     assert get_benchmark("egogazevqa").evaluation_api().score_answers(None, {}, "default", 0.0) is None
     scores = ev.leaderboard_scores({"oi_easy": [_mc("oi_easy", True), _mc("oi_easy", False)],
                                     "nfi": [_mc("nfi", True)], "sr": []})
@@ -176,8 +177,9 @@ def test_the_glue_module_gives_the_benchmarks_metric_value_and_nan_when_undefine
 
 
 def test_random_baseline_keeps_the_shared_rule_without_a_hook():
-    doc = {"task": "oi_easy", "question_id": "q1", "checkpoint_index": -1, "options": ["a", "b", "c", "d"]}
+    doc = {"benchmark": "streamgaze", "task": "oi_easy", "question_id": "q1", "checkpoint_index": -1,
+           "options": ["a", "b", "c", "d"]}
     assert baselines.random_doc_answer(7, doc) == baselines.random_answer(7, "q1", -1, False, 4)
-    proactive = {"task": "gta", "question_id": "q2", "checkpoint_index": 3, "options": []}
+    proactive = {"benchmark": "streamgaze", "task": "gta", "question_id": "q2", "checkpoint_index": 3, "options": []}
     assert baselines.random_doc_answer(7, proactive) in ("Yes", "No")
     assert baselines.random_doc_answer(7, proactive) == baselines.random_answer(7, "q2", 3, True, 0)

@@ -19,11 +19,12 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
+from streamgaze_hf.benchmarks.streamgaze.qa.common import empty_qa_row
 from streamgaze_hf.benchmarks.streamgaze.tasks import TASK_IDS, TASKS, get_task, window
 from streamgaze_hf.cli import main as cli_main
 from streamgaze_hf.dataset import writer as writer_module
 from streamgaze_hf.dataset.load import config_names, load_task, read_manifest, resolve_root, sha256_file
-from streamgaze_hf.dataset.schema import dump_metadata, empty_qa_row
+from streamgaze_hf.dataset.schema import dump_metadata
 from streamgaze_hf.dataset.stats import compute_stats, format_stats
 from streamgaze_hf.dataset.writer import (
     DatasetContent,
@@ -32,6 +33,7 @@ from streamgaze_hf.dataset.writer import (
     verify_dataset,
     write_dataset,
 )
+from streamgaze_hf.registry import get_benchmark
 from streamgaze_hf.util.errors import StreamGazeError
 
 VIDEOS = [("egtea_01", "egtea", 120.0), ("egtea_02", "egtea", 90.5), ("holo_01", "holoassist", 200.0)]
@@ -144,6 +146,7 @@ def make_content(tmp_path: Path) -> DatasetContent:
 
 def build(root: Path, content: DatasetContent, version: str = "1.0.0", **kw) -> Path:
     kw.setdefault("previews", False)  # the videos here are a few bytes of text (previews: test_previews.py)
+    kw.setdefault("benchmark", get_benchmark("streamgaze"))
     return write_dataset(root, content, version, BUILD, progress=False, **kw)
 
 

@@ -15,7 +15,7 @@ wording), ``visuals`` (GazeV circles, GazeS salience map, frames as a clip), ``e
 
 from __future__ import annotations
 
-from ...registry import LeaderboardColumn, TaskDef, declare, register
+from ...registry import LeaderboardColumn, RunOption, TaskDef, declare, register
 
 NAME = "egogazevqa"
 #: release dataset names (file-name suffixes) -> our ``source`` values (those StreamGaze uses)
@@ -69,6 +69,12 @@ BENCHMARK = register(declare(
     root_env="EGOGAZEVQA_ROOT",
     default_root="egogazevqa",
     importers=("release", "raw"),
-    extra={"sources": SOURCES, "group_size": GROUP_SIZE, "reference_questions": PAPER_QUESTIONS},
+    extra={"sources": SOURCES, "group_size": GROUP_SIZE},
+    reference_questions=PAPER_QUESTIONS,
+    # the form the keyframes are shown in (visuals.py): as images (the paper's), or as one short clip
+    run_options=(RunOption("egogazevqa_visuals", "EGOGAZEVQA_VISUALS", "images", ("images", "clip"),
+                           recorded_as="visual_form",
+                           help="EgoGazeVQA's visual form: images (default) or clip"),),
+    order=1,
     leaderboard_columns=LEADERBOARD_COLUMNS,
 ))

@@ -22,24 +22,25 @@ from pathlib import Path
 
 from ... import scoring
 from ...dataset.load import benchmark_root, load_task
-from ...evaluation.settings import EGOGAZEVQA_VISUALS_ENV, RunSettings, given
+from ...evaluation.settings import RunSettings, given
 from ...util.errors import StreamGazeError
 from . import BENCHMARK, NAME
 from .prompts import GAZE_MODES, question_prompt
 from .visuals import VISUAL_FORMS
 from .visuals import doc_visuals as _doc_visuals
 
-VISUAL_FORM_ENV = EGOGAZEVQA_VISUALS_ENV  # read by RunSettings.from_env
+#: the run option of the visual form (declared in __init__.py, read by RunSettings.from_env)
+VISUAL_FORM_OPTION = "egogazevqa_visuals"
 BREAKDOWN_KEYS = ("task", "source", "scenario", "activity")
 #: the run settings every document and sample record carries (``RunSettings.record``), in this order
 RECORDED_SETTINGS = ("prompt_mode", "visual_form")
 
 
 def visual_form(settings: RunSettings | None = None) -> str:
-    """The run's visual form (``RunSettings.egogazevqa_visuals``), checked."""
-    form = given(settings).egogazevqa_visuals
+    """The run's visual form (the run option ``egogazevqa_visuals``), checked."""
+    form = given(settings).option(VISUAL_FORM_OPTION)
     if form not in VISUAL_FORMS:
-        raise StreamGazeError(f"${VISUAL_FORM_ENV}={form!r}; expected one of {', '.join(VISUAL_FORMS)}")
+        raise StreamGazeError(f"visual form {form!r}; expected one of {', '.join(VISUAL_FORMS)}")
     return form
 
 

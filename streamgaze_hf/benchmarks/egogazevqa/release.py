@@ -67,7 +67,7 @@ from ...dataset.import_report import ImportReport, Problem, ProblemSink
 from ...dataset.schema import LETTERS, dump_metadata
 from ...gaze.sources.egtea import DEFAULT_FPS as EGTEA_FPS
 from ...util.errors import StreamGazeError, VideoError
-from . import CATEGORIES, GROUP_SIZE, NAME, OPTION_COUNT, SOURCES
+from . import BENCHMARK, CATEGORIES, GROUP_SIZE, OPTION_COUNT, SOURCES
 from .schema import validate_row
 
 __all__ = ["import_release", "parse_options", "parse_answer", "SKIP_KINDS", "NOTE_KINDS"]
@@ -498,7 +498,7 @@ def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[s
                       "inputs": _input_hashes(release, csvs), "report": report.counts()}
         entry = changelog or f"Imported from the official EgoGazeVQA release ({release.resolve().name})."
         root = write_dataset(out, content, version, build_info, force=force, changelog=entry,
-                             progress=progress, benchmark=NAME, previews=previews)
+                             progress=progress, benchmark=BENCHMARK, previews=previews)
     report.root, report.version = str(root), version
     return report
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import os
 
-from ...harness.samples import sample_records
+from ...submission.lmms_output import sample_records
 from ...util.errors import StreamGazeError
+from . import BENCHMARK
 from .evaluation import BREAKDOWN_KEYS, breakdown, task_metrics
 
 HEADINGS = {"task": "category", "source": "source", "scenario": "scenario", "activity": "activity"}
@@ -26,7 +27,7 @@ def read_run(run_dir: str | os.PathLike[str]) -> dict[str, list[dict]]:
     appears twice in a mode: several runs in one directory)."""
     by_mode: dict[str, list[dict]] = {}
     seen: set[tuple[str, str]] = set()
-    for path, n, rec in sample_records(run_dir, "egogazevqa", "EgoGazeVQA"):
+    for path, n, rec in sample_records(run_dir, BENCHMARK):
         key = (rec["gaze"], rec["question_id"])
         if key in seen:
             raise StreamGazeError(f"line {n}: question {key[1]} ({key[0]}) seen twice: several runs below "

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...registry import LeaderboardColumn, TaskDef, declare, register
+from ...registry import LeaderboardColumn, LmmsOptions, TaskDef, declare, register
 
 NAME = "streameqa"
 LEVELS: tuple[str, ...] = ("perception", "interaction", "planning")
@@ -135,5 +135,7 @@ BENCHMARK = register(declare(
     leaderboard_columns=tuple(LeaderboardColumn(key, label, hib, unit="fraction", legacy_unit="percent") for key, label, hib in LEADERBOARD_COLUMNS)
     + (LeaderboardColumn("overall", "Overall", True, "mean of the three levels' accuracies, as the paper's "
                          "rows here (the paper prints no overall)", unit="fraction", legacy_unit="percent"),),
-    extra={"context_s": CONTEXT_S, "min_window_s": MIN_WINDOW_S, "lmms_slices": LMMS_SLICES},
+    extra={"context_s": CONTEXT_S, "min_window_s": MIN_WINDOW_S},
+    lmms=LmmsOptions(slices=LMMS_SLICES),
+    order=2,
 ))

@@ -47,7 +47,18 @@ from tqdm import tqdm
 from ...dataset.import_report import ImportReport, Problem, ProblemSink, snippet
 from ...dataset.schema import LETTERS, dump_metadata
 from ...util.errors import StreamGazeError, VideoError
-from . import CONTEXT_S, LEVELS, NAME, OPTION_COUNT, RELEASE_FILES, SOURCE, SUBTASK_BY_CODE, SUBTASKS, SubTask
+from . import (
+    BENCHMARK,
+    CONTEXT_S,
+    LEVELS,
+    NAME,
+    OPTION_COUNT,
+    RELEASE_FILES,
+    SOURCE,
+    SUBTASK_BY_CODE,
+    SUBTASKS,
+    SubTask,
+)
 from .schema import is_short, validate_row, window
 
 __all__ = ["import_release", "parse_realtime", "parse_options", "parse_gt", "SKIP_KINDS", "NOTE_KINDS"]
@@ -284,7 +295,7 @@ def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[s
                       "report": report.counts()}
         entry = changelog or f"Imported from the official StreamEQA release ({release.resolve().name})."
         root = write_dataset(out, content, version, build_info, force=force, changelog=entry,
-                             progress=progress, benchmark=NAME, previews=previews)
+                             progress=progress, benchmark=BENCHMARK, previews=previews)
     report.root, report.version = str(root), version
     return report
 

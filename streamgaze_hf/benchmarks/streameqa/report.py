@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import os
 
-from ...harness.samples import sample_records
+from ...submission.lmms_output import sample_records
 from ...util.errors import StreamGazeError
-from . import DIRECTIONS, LEVELS, subtasks
+from . import BENCHMARK, DIRECTIONS, LEVELS, subtasks
 from .evaluation import table_breakdown
 
 #: the one-line help of ``streamgaze report streameqa``
@@ -26,7 +26,7 @@ HELP = ("accuracy of an lmms-eval StreamEQA run per task code, level and directi
 def read_run(run_dir: str | os.PathLike[str]) -> dict[str, list[dict]]:
     """Per gaze mode, the records of one run (each question once)."""
     by_mode: dict[str, dict[str, dict]] = {}
-    for path, n, rec in sample_records(run_dir, "streameqa", "StreamEQA"):
+    for path, n, rec in sample_records(run_dir, BENCHMARK):
         mode, qid = rec["gaze"], rec["question_id"]
         seen = by_mode.setdefault(mode, {})
         if qid in seen and seen[qid]["response"] != rec["response"]:

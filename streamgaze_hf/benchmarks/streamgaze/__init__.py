@@ -10,7 +10,7 @@ export (``sft_export.py``), its leaderboard layout (``leaderboard.py``) and the 
 
 from __future__ import annotations
 
-from ...registry import declare, register
+from ...registry import LmmsOptions, declare, register
 from . import leaderboard
 from .tasks import CATEGORIES, TASKS
 
@@ -43,7 +43,10 @@ BENCHMARK = register(declare(
     leaderboard_settings=leaderboard.SETTINGS,
     leaderboard_csv="leaderboard.csv",
     # lmms-eval task files (lmms_tasks/generate.py): the header names the task table, the standard errors
-    # are clustered by video, and each category (past, present, proactive) has a group
-    extra={"lmms_task_source": "streamgaze_hf/benchmarks/streamgaze/tasks.py", "lmms_cluster_key": "video_id",
-           "lmms_category_groups": True},
+    # are clustered by video, each category (past, present, proactive) has a group, and the reasoning
+    # variants of the paper's Table 4 (prompts of Figs. 19-21) run on the visual gaze setting
+    lmms=LmmsOptions(source="streamgaze_hf/benchmarks/streamgaze/tasks.py", cluster_key="video_id",
+                     category_groups=True, reasoning={"_cot_text": "text", "_cot_gaze": "gaze", "_cot_visual": "visual"}),
+    order=0,
+    default=True,  # what a command means when it names no benchmark; datasets and submissions naming none
 ))

@@ -36,6 +36,7 @@ from ...util.errors import StreamGazeError
 from ...util.fsutil import write_text_atomic
 from ...video.proxy import ProxySpec
 from ...video.reader import VideoInfo, probe_video
+from . import BENCHMARK
 from .qa.context import VideoContext
 from .qa.generate import DEFAULT_CAP, generate_questions
 from .qa.present import fap_unavailable
@@ -321,7 +322,7 @@ def build_dataset(raw: str | os.PathLike[str], out: str | os.PathLike[str], vers
     if review_stats is not None:
         build_info["human_verification"] = review_stats
     root = write_dataset(out, content, version, build_info, force=force, changelog=changelog, previews=previews,
-                         workers=workers)
+                         workers=workers, benchmark=BENCHMARK)
     if not keep_work:
         shutil.rmtree(work, ignore_errors=True)
     return root

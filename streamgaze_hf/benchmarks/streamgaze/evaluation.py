@@ -43,8 +43,6 @@ from .tasks import TASK_IDS, get_task
 
 #: task-name suffix -> gaze-input mode (paper Table 3); "" is the paper's main setting
 GAZE_VARIANTS: dict[str, str] = dict(BENCHMARK.gaze_variants)
-#: task-name suffix -> reasoning variant (paper Table 4, prompts of Figs. 19-21), on the visual gaze setting
-REASONING_VARIANTS: dict[str, str] = {"_cot_text": "text", "_cot_gaze": "gaze", "_cot_visual": "visual"}
 
 
 def task_name(task_id: str, gaze: str = "visual") -> str:
@@ -76,7 +74,8 @@ def load_docs(task_id: str, gaze: str = "visual", root: str | os.PathLike[str] |
     rows = [dict(r) for r in (load_task(task_id, root_path) if rows is None else rows)]
     check_variant(task_id, gaze, rows, root_path)
     geometry = video_geometry(root_path)
-    fields = {"dataset_root": str(root_path), "gaze": gaze, **given(settings).record(RECORDED_SETTINGS, root_path)}
+    fields = {"benchmark": BENCHMARK.name, "dataset_root": str(root_path), "gaze": gaze,
+              **given(settings).record(RECORDED_SETTINGS, root_path)}
     if reasoning:
         fields["reasoning"] = reasoning
     tracks = {}
@@ -150,8 +149,8 @@ def score_doc(doc: dict, response: str) -> dict:
     ``toolkit_version``, ``toolkit_commit``, ``lmms_eval_version``, ``datasets_version``; lmms-eval's own "branch / commit" fields describe the
     directory it was started in, not lmms-eval)."""
     response = response or ""
-    rec = {"question_id": doc["question_id"], "task": doc["task"], "video_id": doc["video_id"],
-           "source": doc.get("source", ""), "checkpoint_index": int(doc["checkpoint_index"]), "response": response,
+    rec = {"benchmark": BENCHMARK.name, "question_id": doc["question_id"], "task": doc["task"],
+           "video_id": doc["video_id"], "source": doc.get("source", ""), "checkpoint_index": int(doc["checkpoint_index"]), "response": response,
            "gaze": doc["gaze"], "prompt_mode": doc["prompt_mode"], "clip_fps": doc["clip_fps"],
            "protocol": doc.get("protocol", "default"), "proxy": doc.get("proxy", ""),
            **run_provenance()}

@@ -33,10 +33,12 @@ from pathlib import Path
 from tqdm import tqdm
 
 from ...dataset.import_report import Problem, ProblemSink
-from ...dataset.schema import LETTERS, dump_metadata, empty_qa_row
+from ...dataset.schema import LETTERS, dump_metadata
 from ...util.errors import StreamGazeError, VideoError
 from ...video.proxy import ProxySpec
 from ...video.reader import VideoInfo, probe_video
+from . import BENCHMARK
+from .qa.common import empty_qa_row
 from .qa.validate import validate_qa_row
 from .release_gaze import (
     fixation_track,
@@ -147,7 +149,7 @@ def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[s
             build_info["proxy"] = proxy.as_dict()
         entry = changelog or f"Imported from the official release ({name})."
         root = write_dataset(out, content, version, build_info, force=force, changelog=entry,
-                             progress=progress, previews=previews)
+                             progress=progress, benchmark=BENCHMARK, previews=previews)
     report.root, report.version = str(root), version
     report.variants = variant_support(root)
     return report

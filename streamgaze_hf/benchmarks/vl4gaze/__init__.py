@@ -21,7 +21,7 @@ metrics, leaderboard hook), ``paper`` (main-table reference rows), ``card`` (dat
 
 from __future__ import annotations
 
-from ...registry import LeaderboardColumn, TaskDef, declare, register
+from ...registry import LeaderboardColumn, LmmsOptions, RunOption, TaskDef, declare, register
 
 NAME = "vl4gaze"
 #: where an image (and its gaze annotation) comes from
@@ -98,5 +98,12 @@ BENCHMARK = register(declare(
     prompt_modes=("default", "reference"),
     importers=("raw",),  # from gaze-following annotations (GazeFollow, VideoAttentionTarget) through §3
     leaderboard_columns=LEADERBOARD_COLUMNS,
-    extra={"sources": SOURCES, "lower_is_better": LOWER_IS_BETTER},
+    extra={"sources": SOURCES},
+    lmms=LmmsOptions(lower_is_better=LOWER_IS_BETTER),
+    # the optional VLM judge of GOD answers (an OpenAI-compatible endpoint, its model and key); without URL
+    # and model the judge metric is NaN
+    run_options=(RunOption("vl4gaze_judge_url", "VL4GAZE_JUDGE_URL", help="VL4Gaze's judge: endpoint URL"),
+                 RunOption("vl4gaze_judge_model", "VL4GAZE_JUDGE_MODEL", help="VL4Gaze's judge: model name"),
+                 RunOption("vl4gaze_judge_key", "VL4GAZE_JUDGE_KEY", secret=True, help="VL4Gaze's judge: API key")),
+    order=3,
 ))

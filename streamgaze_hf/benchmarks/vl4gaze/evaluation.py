@@ -28,12 +28,13 @@ from pathlib import Path
 
 from ... import scoring
 from ...dataset.load import benchmark_root, dataset_file, load_task
-from ...evaluation.settings import VL4GAZE_JUDGE_ENV, RunSettings, given
+from ...evaluation.settings import RunSettings, given
 from ...util.errors import StreamGazeError
 from . import BENCHMARK, COLUMN_METRICS, NAME
 from .prompts import eval_prompt
 
-JUDGE_ENV = VL4GAZE_JUDGE_ENV  # (URL, model, key), read by RunSettings.from_env
+#: the judge's run options (URL, model, key; declared in __init__.py, read by RunSettings.from_env)
+JUDGE_OPTIONS = ("vl4gaze_judge_url", "vl4gaze_judge_model", "vl4gaze_judge_key")
 #: the run settings every document records (``RunSettings.record``)
 RECORDED_SETTINGS = ("prompt_mode",)
 JUDGE_PROMPT = """A person in this image is being asked about: "{question}".
@@ -189,12 +190,11 @@ def _judge_validate(answer: dict) -> float:
 
 
 def judge_score(doc: Mapping, response: str, settings: RunSettings | None = None) -> float | None:
-    """The VLM judge's score (0-1) of a GOD answer, or None when no judge is configured
-    (``RunSettings.vl4gaze_judge``; ``settings``: see ``streamgaze_hf.evaluation.settings.given``)."""
-    judge = given(settings).vl4gaze_judge
-    if judge is None:
+    """The VLM judge's score (0-1) of a GOD answer, or None when no judge is configured (the run options
+    :data:`JUDGE_OPTIONS`: no URL or no model; ``settings``: see ``streamgaze_hf.evaluation.settings.given``)."""
+    url, model, key = (given(settings).option(name) for name in JUDGE_OPTIONS)
+    if not (url and model):
         return None
-    url, model, key = judge
     import cv2
 
     path = dataset_file(doc["dataset_root"], doc["image_path"])

@@ -141,7 +141,6 @@ def submit_upload(path: str | None, requests: str | None, choices: Mapping | Non
     """The Submit tab's work: re-score the uploaded file on the server (against ``choices``, the app's
     datasets from :func:`~.sync.dataset_choices`; none: the revision the file pins) and, when it is valid and
     the app has a requests dataset, open the pull request. Returns the Markdown shown (user strings escaped)."""
-    from ...registry import get_benchmark
     from ...submission.schema import submission_benchmark
     from .hub_push import open_pull_request
     from .sync import rescore_file, scored_table
@@ -151,7 +150,7 @@ def submit_upload(path: str | None, requests: str | None, choices: Mapping | Non
     try:
         checked, against = rescore_file(Path(path), dict(choices or {}), timeout_s)
         sub = checked.submission
-        bench = get_benchmark(submission_benchmark(sub))
+        bench = submission_benchmark(sub)
         row = result_row(bench, sub, checked.scores, checked.section, submitter="", pr_number=0, path="upload.json",
                          dataset=against)
         text = (f"**Re-scored** on the server: {comment_text(sub['model']['name'])} on {comment_text(bench.title)} "

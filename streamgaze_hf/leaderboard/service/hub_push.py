@@ -92,7 +92,7 @@ def open_pull_request(requests: str, data: bytes, sub: dict, *, token: str | Non
         author = api.whoami()["name"]
     except Exception as exc:  # noqa: BLE001 - any client failure is one line
         raise hub_error(exc, "who is pushing (whoami)") from None
-    target = submission_path(submission_benchmark(sub), sub["model"]["name"], when)
+    target = submission_path(submission_benchmark(sub).name, sub["model"]["name"], when)
     try:
         info = api.create_commit(requests, [CommitOperationAdd(target, data)], repo_type="dataset",
                                  create_pr=True, commit_message=f"Submission: {sub['model']['name'][:80]}",

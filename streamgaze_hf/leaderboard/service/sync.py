@@ -85,7 +85,7 @@ def dataset_choices(refs: Sequence[str]) -> dict[str, DatasetChoice]:
 
     out: dict[str, DatasetChoice] = {}
     for ref in refs:
-        _, bench = dataset_of(ref)
+        bench = dataset_of(ref)[1].name
         if bench in out:
             raise StreamGazeError(f"two {bench} datasets given ({out[bench].ref} and {ref}): one per benchmark")
         hub = parse_reference(ref) if is_reference(ref) else None
@@ -153,7 +153,7 @@ def rescore_file(local: Path, choices: dict[str, DatasetChoice], timeout_s: floa
     check(sub)
     if sub["run"]["model"] == "streamgaze_oracle":
         raise StreamGazeError("the oracle baseline (it reads the answer key) is never ranked")
-    bench = submission_benchmark(sub)
+    bench = submission_benchmark(sub).name
     if choices:
         against = choose_root(bench, sub, choices)
     else:
@@ -172,7 +172,7 @@ def review_file(local: Path, repo_path: str, choices: dict[str, DatasetChoice], 
     parts = parse_submission_path(repo_path)
 
     def matches_path(sub: dict) -> None:
-        bench = submission_benchmark(sub)
+        bench = submission_benchmark(sub).name
         if bench != parts.benchmark:
             raise StreamGazeError(f"a {bench} submission under submissions/{parts.benchmark}/")
         if model_slug(sub["model"]["name"]) != parts.slug:
@@ -183,7 +183,7 @@ def review_file(local: Path, repo_path: str, choices: dict[str, DatasetChoice], 
         checked, against = rescore_file(local, choices, timeout_s, matches_path)
     except StreamGazeError as exc:
         return Decision(num, False, exc.reason if exc.path == str(local) else str(exc), path=repo_path)
-    b = get_benchmark(submission_benchmark(checked.submission))
+    b = submission_benchmark(checked.submission)
     row = result_row(b, checked.submission, checked.scores, checked.section, submitter=submitter, pr_number=num,
                      path=repo_path, dataset=against)
     return Decision(num, True, row=row, path=repo_path)

@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 import hashlib
+import math
 import random
 
-from ....dataset.schema import dump_metadata, empty_qa_row, letter
+from ....dataset.schema import dump_metadata, letter
 from ..tasks import get_task, window
 from .context import VideoContext
+
+
+def empty_qa_row() -> dict:
+    """A QA row of ``schema.QA_FEATURES`` with every field empty ("" / [] / NaN)."""
+    return {"question_id": "", "task": "", "category": "", "video_id": "", "source": "", "video_path": "",
+            "overlay_path": "", "question": "", "options": [], "answer": "", "answer_text": "",
+            "query_time": math.nan, "window_start": math.nan, "window_end": math.nan, "checkpoints": [],
+            "fixations": [], "metadata": "{}"}
 
 
 def task_rng(seed: int, video_id: str, task_id: str) -> random.Random:
