@@ -1,12 +1,18 @@
 """`streamgaze ...`: thin command-line glue over the library.
 
 One module per group of commands: data.py (world, overlay, gaze, build, import, stats, doctor),
-review.py, evaluate.py (tasks-dir, eval, report, stream-eval, export-sft), submit.py (submit,
-import-official-results, validate, compare, leaderboard), cache.py (clips) and hub.py (publish). A job
-done for several benchmarks is one verb with the benchmark's name: ``import BENCH SRC``, ``build BENCH``,
-``report BENCH RUN``, ``eval [BENCH]``; a command that reads a dataset takes ``--dataset`` and learns the
-benchmark from its manifest. The older names (:data:`ALIASES`) still work for one version, each with one
-``streamgaze: note: 'OLD' is deprecated; use 'NEW'`` line on stderr; they are not listed in the help.
+review.py, evaluate.py (tasks-dir, eval, report), submit.py (submit, push-submission, validate, compare,
+leaderboard), cache.py (clips) and hub.py (publish); a benchmark adds commands of its own
+(``Benchmark.commands``, e.g. StreamGaze's ``stream-eval``, ``export-sft``, ``import-official-results``),
+listed after the group it names. A job done for several benchmarks is one verb with the benchmark's name:
+``import BENCH SRC``, ``build BENCH``, ``report BENCH RUN``, ``eval [BENCH]``; a command that reads a dataset
+takes ``--dataset`` and learns the benchmark from its manifest. Old command names (:data:`ALIASES` and each
+benchmark's ``aliases``) still work, each with one ``streamgaze: note: 'OLD' is deprecated; use 'NEW'`` line
+on stderr; they are not listed in the help.
+
+Start-up: only the command being run is configured (its arguments added, its benchmark plug-ins asked), and
+no command module imports the library at module level, so ``streamgaze --help``, ``--version`` and every
+``<command> --help`` answer without importing ``datasets``, pandas, torch, lmms-eval or PyAV.
 
 Every bad input surfaces as one line ``streamgaze: error: <file>: <reason>`` and exit code 2.
 """
@@ -18,10 +24,11 @@ import sys
 from collections.abc import Callable, Sequence
 
 from ..util.errors import StreamGazeError
+from ..util.provenance import TOOLKIT
 from . import cache, data, evaluate, hub, review, submit
-from .base import COMMANDS, deprecated
+from .base import COMMANDS, Configure, deprecated
 
-__all__ = ["main", "build_parser", "ALIASES"]
+__all__ = ["main", "build_parser", "ALIASES", "GROUPS"]
 
 #: the command modules in the help's order (each registers its commands in its own order)
 GROUPS = (data, review, evaluate, submit, cache, hub)
@@ -37,28 +44,35 @@ def _take_benchmark(rest: list[str]) -> tuple[str | None, list[str]]:
     return None, rest
 
 
-def _renamed(verb: str, bench: str) -> Callable[[list[str]], tuple[list[str], str]]:
-    return lambda rest: ([verb, bench, *rest], f"{verb} {bench}")
+def _default_benchmark() -> str:
+    from ..registry import default_benchmark
+
+    return default_benchmark().name
 
 
 def _import_release(rest: list[str]) -> tuple[list[str], str]:
     bench, rest = _take_benchmark(rest)
-    return ["import", bench or "streamgaze", *rest], f"import {bench or 'streamgaze'}"
+    bench = bench or _default_benchmark()
+    return ["import", bench, *rest], f"import {bench}"
 
 
-#: old command name -> its arguments as the new command's, and the new command's name
+#: old command names of the shared commands -> their arguments as the new command's, and its name (the
+#: benchmarks' own old names are their ``aliases``)
 ALIASES: dict[str, Callable[[list[str]], tuple[list[str], str]]] = {
     "import-release": _import_release,
-    "import-egogazevqa": _renamed("import", "egogazevqa"),
-    "import-streameqa": _renamed("import", "streameqa"),
-    "build-vl4gaze": _renamed("build", "vl4gaze"),
-    "egogazevqa-report": _renamed("report", "egogazevqa"),
-    "streameqa-report": _renamed("report", "streameqa"),
 }
 
 
+def _benchmark_alias(name: str) -> tuple[str, ...] | None:
+    """The arguments a benchmark's old command name stands for (``Benchmark.aliases``), or None."""
+    from ..registry import benchmarks
+
+    return next((b.aliases[name] for b in benchmarks() if name in b.aliases), None)
+
+
 def _build_without_bench(rest: list[str]) -> list[str]:
-    """``build --raw ...`` (no BENCH): StreamGaze's build; ``build --benchmark X ...`` (deprecated): X's."""
+    """``build --raw ...`` (no BENCH): the default benchmark's build; ``build --benchmark X ...``
+    (deprecated): X's."""
     from .base import benchmark_names
 
     if not rest or rest[0] in ("-h", "--help") or rest[0] in benchmark_names():
@@ -66,14 +80,14 @@ def _build_without_bench(rest: list[str]) -> list[str]:
     bench, rest = _take_benchmark(rest)
     if bench is not None:
         deprecated(f"build --benchmark {bench}", f"build {bench}")
-    return ["build", bench or "streamgaze", *rest]
+    return ["build", bench or _default_benchmark(), *rest]
 
 
 def canonical_argv(argv: Sequence[str]) -> list[str]:
-    """``argv`` with an old command name (:data:`ALIASES`, ``build --benchmark X``) spelt as the new
-    command; the deprecation line is printed here."""
+    """``argv`` with an old command name (:data:`ALIASES`, a benchmark's ``aliases``, ``build --benchmark X``)
+    spelt as the new command; the deprecation line is printed here."""
     argv = list(argv)
-    if not argv:
+    if not argv or argv[0].startswith("-"):
         return argv
     if argv[0] in ALIASES:
         new, name = ALIASES[argv[0]](argv[1:])
@@ -83,17 +97,50 @@ def canonical_argv(argv: Sequence[str]) -> list[str]:
         return _build_without_bench(argv[1:])
     if argv[0] == "leaderboard" and len(argv) > 1 and argv[1] in submit.LEADERBOARD_VERBS:
         return [f"leaderboard {argv[1]}", *argv[2:]]  # `leaderboard sync ...`: a command of its own
+    if argv[0] not in COMMANDS and (alias := _benchmark_alias(argv[0])) is not None:
+        deprecated(argv[0], " ".join(alias))
+        return [*alias, *argv[1:]]
     return argv
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="streamgaze", description=__doc__.splitlines()[0])
+def commands() -> list[tuple[str, str, Configure | str]]:
+    """(name, help, configure) of every command in the help's order: each group's shared commands, then the
+    benchmarks' own commands of that group (``configure``: a function, or a benchmark's ``"module:function"``)."""
+    order = {m.__name__.rsplit(".", 1)[1]: i for i, m in enumerate(GROUPS)}
+    listed = [(order[configure.__module__.rsplit(".", 1)[1]], 0, name, help_text, configure)
+              for name, (help_text, configure) in COMMANDS.items()]
+    from ..registry import benchmarks
+
+    for bench in benchmarks():
+        for name, cmd in bench.commands.items():
+            if name in COMMANDS:
+                raise StreamGazeError(f"{bench.name} declares the command {name!r}, which the toolkit already has")
+            listed.append((order.get(cmd.group, len(order)), 1, name, cmd.help, cmd.configure))
+    return [(name, help_text, configure) for *_, name, help_text, configure in sorted(listed, key=lambda c: c[:2])]
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The ``streamgaze`` argument parser.
+
+    Args:
+        command: configure only this command (the one being run: the others are listed with their help but
+            get no arguments, so start-up imports nothing a command does not need); "" configures none (the
+            top-level help); None configures every command (docs/cli.md).
+
+    Returns:
+        The parser; each configured command's namespace carries its handler as ``_handler``.
+    """
+    parser = argparse.ArgumentParser(prog=TOOLKIT, description=__doc__.splitlines()[0])
     parser.add_argument("--version", action=_VersionAction, help="print the toolkit's version and commit, then exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    order = {m.__name__: i for i, m in enumerate(GROUPS)}
-    for name, (help_text, configure) in sorted(COMMANDS.items(), key=lambda c: order[c[1][1].__module__]):
+    for name, help_text, configure in commands():
         p = sub.add_parser(name, help=help_text, description=help_text)
-        p.set_defaults(_handler=configure(p))
+        if command is None or command == name:
+            if isinstance(configure, str):
+                from ..registry import resolve
+
+                configure = resolve(configure)
+            p.set_defaults(_handler=configure(p))
     return parser
 
 
@@ -115,7 +162,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     with console():
         try:
-            args = build_parser().parse_args(canonical_argv(sys.argv[1:] if argv is None else argv))
+            argv = canonical_argv(sys.argv[1:] if argv is None else argv)
+            command = argv[0] if argv and not argv[0].startswith("-") else ""
+            args = build_parser(command).parse_args(argv)
             rc = int(args._handler(args) or 0)
         except StreamGazeError as exc:
             print(f"streamgaze: error: {exc}", file=sys.stderr)

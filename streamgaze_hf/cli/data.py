@@ -12,7 +12,6 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from ..gaze.sources.registry import SOURCES
 from ..util.errors import StreamGazeError
 from .base import Handler, add_dataset, command, dataset_root, hidden_parser, raw_common, release_common
 
@@ -63,6 +62,8 @@ def _overlay(p: argparse.ArgumentParser) -> Handler:
 
 @command("gaze", "export the normalised gaze track of one raw recording as CSV (t, x, y, valid, in_frame)")
 def _gaze(p: argparse.ArgumentParser) -> Handler:
+    from ..gaze.sources.registry import SOURCES
+
     p.add_argument("path", help="the recording's gaze file in its native format, or (world, holoassist) its "
                    "recording directory")
     p.add_argument("--source", default="world",

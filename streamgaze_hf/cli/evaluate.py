@@ -7,15 +7,15 @@ import argparse
 import sys
 
 from ..util.errors import StreamGazeError
-from .base import Handler, add_dataset, benchmark_names, benchmark_of_root, command, dataset_root
+from .base import Handler, benchmark_names, benchmark_of_root, command
 
 
 @command("tasks-dir", "print the lmms-eval task directory (for lmms-eval --include_path)")
 def _tasks_dir(p: argparse.ArgumentParser) -> Handler:
     def run(a: argparse.Namespace) -> int:
-        from lmms_tasks import TASKS_DIR
+        from lmms_tasks import task_folder
 
-        print(TASKS_DIR)
+        print(task_folder())
         return 0
 
     return run
@@ -25,9 +25,10 @@ def _tasks_dir(p: argparse.ArgumentParser) -> Handler:
 def _eval(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--dataset", "--root", dest="root", default=None,
                    help="dataset root; its manifest says which benchmark it is (default: the benchmark's "
-                        "$..._ROOT, e.g. $STREAMGAZE_ROOT, else ./streamgaze)")
+                        "$..._ROOT, else its default directory)")
     p.add_argument("--benchmark", default=None, choices=benchmark_names(),
-                   help="whose tasks to run, the same as BENCH (default: the dataset's, else streamgaze)")
+                   help="whose tasks to run, the same as BENCH (default: the dataset's, else the default "
+                        "benchmark's)")
     p.add_argument("--prompt-mode", choices=["default", "reference"], default=None,
                    help="prompts and parsing: ours (default) or the official code's, to compare with the paper")
     p.add_argument("--clip-fps", type=float, default=None, help="frame-rate cap of the window clips")
@@ -47,7 +48,7 @@ def _eval(p: argparse.ArgumentParser) -> Handler:
         from ..evaluation.protocols import get_protocol
         from ..evaluation.settings import with_flags
         from ..evaluation.visuals import run_settings
-        from ..registry import get_benchmark
+        from ..registry import default_benchmark, get_benchmark
         from ..util.preflight import positive, require_declared, require_module
 
         args = list(a.lmms_eval_args)
@@ -71,7 +72,7 @@ def _eval(p: argparse.ArgumentParser) -> Handler:
         name = a.benchmark
         if name is None and a.root:
             name = benchmark_of_root(resolve_root(a.root))
-        bench = get_benchmark(name or "streamgaze")
+        bench = get_benchmark(name) if name else default_benchmark()
         root = resolve_root(a.root, env=bench.root_env, default=bench.default_root)  # a Hub tag: its commit
         os.environ[bench.root_env] = str(root)
         args = args[1:] if args[:1] == ["--"] else args
@@ -95,8 +96,7 @@ def _eval(p: argparse.ArgumentParser) -> Handler:
     return run
 
 
-@command("report", "a benchmark's breakdown of an lmms-eval run (EgoGazeVQA: per gaze mode, category, source, "
-         "scenario and activity; StreamEQA: per task code, level and direction)")
+@command("report", "a benchmark's own breakdown of an lmms-eval run (`report BENCH --help` says what each shows)")
 def _report(p: argparse.ArgumentParser) -> Handler:
     from ..registry import benchmarks
     from .base import hidden_parser
@@ -132,58 +132,3 @@ def _print_report(a: argparse.Namespace, report) -> int:
     if a.json:
         write_text_atomic(a.json, json.dumps(result, indent=2, sort_keys=True) + "\n")
     return 0
-
-
-@command("stream-eval", "streaming evaluation: push each video's frames in time order, questions at their query "
-         "times; score answers, alerts and their timing")
-def _stream_eval(p: argparse.ArgumentParser) -> Handler:
-    add_dataset(p)
-    p.add_argument("--out", required=True, help="output directory (resumed when it holds the same run)")
-    p.add_argument("--model", default="random", help="random, oracle, openai, or package.module:factory "
-                   "(a StreamingModel, or a ClipModel run through the polling adapter)")
-    p.add_argument("--model-args", default="", help="k=v,... e.g. seed=1 or base_url=URL,model=NAME,max_frames=8")
-    p.add_argument("--fps", type=float, default=0.0, help="frames per second pushed to the model (0 = every frame)")
-    p.add_argument("--poll", default="checkpoints", help="clip models: poll proactive questions at their "
-                   "'checkpoints' (the paper's protocol) or every N seconds")
-    p.add_argument("--gaze", default="visual", choices=["visual", "none", "text", "salience"],
-                   help="gaze input (visual: the overlay video; text/salience: gaze samples pushed with the frames)")
-    p.add_argument("--prompt-mode", default="default", choices=["default", "reference"])
-    p.add_argument("--tasks", nargs="+", default=None, metavar="TASK", help="task ids (default: all ten)")
-
-    def run(a: argparse.Namespace) -> int:
-        from ..benchmarks.streamgaze.streaming.report import format_streaming
-        from ..benchmarks.streamgaze.streaming.runner import stream_eval
-        from ..submission.coverage import fmt_pct
-
-        metrics = stream_eval(dataset_root(a), a.out, a.model, a.model_args, gaze=a.gaze, prompt_mode=a.prompt_mode,
-                              fps=a.fps, poll=a.poll, tasks=tuple(a.tasks) if a.tasks else None)
-        c = metrics["checkpoint"]
-        print(f"{a.out}: checkpoint protocol overall {fmt_pct(c['overall'])}% (past {fmt_pct(c['past'])}%, present "
-              f"{fmt_pct(c['present'])}%, proactive {fmt_pct(c['proactive'])}%); coverage "
-              f"{100 * c['coverage']['fraction']:.1f}%")
-        print(format_streaming(metrics["streaming"]))
-        return 0
-
-    return run
-
-
-@command("export-sft", "fine-tuning samples (chat format, window clips; proactive with negative sampling) from a "
-         "built dataset")
-def _export_sft(p: argparse.ArgumentParser) -> Handler:
-    add_dataset(p)
-    p.add_argument("--out", required=True, help="output directory (samples.jsonl, clips/, manifest.json)")
-    p.add_argument("--format", default="llava", choices=["llava", "qwen"], help="chat format (default llava)")
-    p.add_argument("--gaze", default="visual", choices=["visual", "none", "text", "salience"],
-                   help="gaze input of the prompts and clips (visual: overlay clips)")
-    p.add_argument("--allow-eval-data", action="store_true",
-                   help="export a dataset whose card marks it as an evaluation set (contaminates that benchmark)")
-
-    def run(a: argparse.Namespace) -> int:
-        from ..benchmarks.streamgaze.sft_export import export_sft
-
-        m = export_sft(dataset_root(a), a.out, a.format, gaze=a.gaze, allow_eval_data=a.allow_eval_data)
-        print(f"{a.out}: {m['samples']['n']} samples ({m['proactive']['alert_turns']} proactive with "
-              f"{m['proactive']['silent_turns']} silent turns), {m['clips']} clips")
-        return 0
-
-    return run

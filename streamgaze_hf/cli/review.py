@@ -22,10 +22,10 @@ def _review_benchmark(a: argparse.Namespace, question_csvs: list) -> str:
     from ..registry import get_benchmark
 
     bench = a.benchmark or (benchmark_of_root(_local_root(a.dataset)) if a.dataset else None)
-    if bench is None:
-        bench = "egogazevqa" if question_csvs else "streamgaze"
-        note(f"'review import' guessing the benchmark is deprecated; use 'review import --benchmark {bench}'")
     kinds = review_kinds()
+    if bench is None:
+        bench = _guess_benchmark(kinds, "questions" if question_csvs else "fixations")
+        note(f"'review import' guessing the benchmark is deprecated; use 'review import --benchmark {bench}'")
     kind = kinds.get(bench)
     if kind is None:
         raise StreamGazeError(f"{get_benchmark(bench).title} has no review CSVs (review import takes "
@@ -35,6 +35,15 @@ def _review_benchmark(a: argparse.Namespace, question_csvs: list) -> str:
         what = "question-verification" if kind == "fixations" else "fixation-review"
         raise StreamGazeError(f"a {what} CSV, not a review CSV of {bench}", wrong[0])
     return bench
+
+
+def _guess_benchmark(kinds: dict[str, str], kind: str) -> str:
+    """The one benchmark whose review pages write CSVs of ``kind`` (the deprecated guess of ``review import``)."""
+    found = [name for name, k in kinds.items() if k == kind]
+    if len(found) != 1:
+        raise StreamGazeError(f"which benchmark are these review CSVs of? give --benchmark "
+                              f"({', '.join(found or kinds)})")
+    return found[0]
 
 
 def _local_root(dataset: str):

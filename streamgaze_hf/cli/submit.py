@@ -13,11 +13,11 @@ from .base import Handler, benchmark_names, command
 def _submit(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("output_dir", help="the --output_path of an `lmms-eval ... --log_samples` run (newest run used), "
                    "or a `streamgaze stream-eval` --out directory")
-    p.add_argument("--dataset", default=None, help="dataset root the run was made on (default: $STREAMGAZE_ROOT, "
-                   "else ./streamgaze)")
+    p.add_argument("--dataset", default=None, help="dataset root the run was made on (default: the run's "
+                   "benchmark's $..._ROOT, else its default directory)")
     p.add_argument("--benchmark", default=None, choices=benchmark_names(),
                    help="whose tasks to submit (default: the benchmark the run's samples files are of); "
-                        "--dataset then defaults to its $..._ROOT (e.g. $EGOGAZEVQA_ROOT)")
+                        "--dataset then defaults to its $..._ROOT")
     p.add_argument("--model-name", required=True, help="model name shown on the leaderboard")
     p.add_argument("--model-url", default="", help="http(s) link for the model (paper, repository, card)")
     p.add_argument("--params", default="", help="model size, e.g. 7B")
@@ -32,6 +32,7 @@ def _submit(p: argparse.ArgumentParser) -> Handler:
     def run(a: argparse.Namespace) -> int:
         from ..submission.build import build_submission, write_submission
         from ..submission.coverage import partial_coverage_warning, scores_line
+        from ..submission.schema import submission_benchmark
         from ..util.preflight import existing_dir, output_file
 
         existing_dir(a.output_dir, "lmms-eval output directory")
@@ -39,7 +40,7 @@ def _submit(p: argparse.ArgumentParser) -> Handler:
         sub = build_submission(a.output_dir, a.dataset, model_name=a.model_name, model_url=a.model_url,
                                params=a.params, frames=a.frames, allow_oracle=a.allow_oracle, benchmark=a.benchmark)
         write_submission(sub, a.out)
-        print(f"{a.out}: {scores_line(sub['scores'], sub.get('benchmark', 'streamgaze'))}")
+        print(f"{a.out}: {scores_line(sub['scores'], submission_benchmark(sub))}")
         warning = partial_coverage_warning(sub["scores"], sub["run"].get("limit"))
         if warning:
             print(f"streamgaze: warning: {a.out}: {warning}", file=sys.stderr)
@@ -69,39 +70,11 @@ def _push_submission(p: argparse.ArgumentParser) -> Handler:
     return run
 
 
-@command("import-official-results", "re-score the official StreamGaze evaluator's *_output.json files into a submission")
-def _import_official_results(p: argparse.ArgumentParser) -> Handler:
-    p.add_argument("results_dir", help="folder of the official run's <task>_output.json files (results_viz/)")
-    p.add_argument("--dataset", default=None, help="dataset imported from the same release with `import streamgaze` "
-                   "(default: $STREAMGAZE_ROOT, else ./streamgaze)")
-    p.add_argument("--model-name", required=True, help="model name shown on the leaderboard")
-    p.add_argument("--model-url", default="", help="http(s) link for the model")
-    p.add_argument("--params", default="", help="model size, e.g. 7B")
-    p.add_argument("--frames", default="", help="frames given to the model, e.g. 16")
-    p.add_argument("--gaze", default="visual", choices=["visual", "none", "text", "salience"],
-                   help="gaze setting of the run (default visual: the official scripts always pass the gaze "
-                        "instruction and the overlay videos)")
-    p.add_argument("--out", required=True, help="submission file to write (e.g. submission.json)")
-
-    def run(a: argparse.Namespace) -> int:
-        from ..benchmarks.streamgaze.official import import_official_results
-        from ..submission.build import write_submission
-
-        result = import_official_results(a.results_dir, a.dataset, model_name=a.model_name, model_url=a.model_url,
-                                         params=a.params, frames=a.frames, gaze=a.gaze)
-        write_submission(result.submission, a.out)
-        print(result.format())
-        print(a.out)
-        return 0
-
-    return run
-
-
 @command("validate", "re-score a submission from its raw responses and check it against the dataset")
 def _validate(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("submission", help="submission JSON file (from `streamgaze submit`)")
     p.add_argument("--dataset", default=None, help="dataset root of the submission's benchmark (default: its "
-                   "$..._ROOT: $STREAMGAZE_ROOT, else ./streamgaze; $EGOGAZEVQA_ROOT, else ./egogazevqa; ...)")
+                   "$..._ROOT, else its default directory)")
     p.add_argument("--all-missing", action="store_true", help="list every missing question (default: first 50)")
 
     def run(a: argparse.Namespace) -> int:
@@ -117,8 +90,8 @@ def _validate(p: argparse.ArgumentParser) -> Handler:
 def _compare(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("a", help="submission A")
     p.add_argument("b", help="submission B (differences are B - A)")
-    p.add_argument("--dataset", default=None, help="dataset root both were made on (default: $STREAMGAZE_ROOT, "
-                   "else ./streamgaze)")
+    p.add_argument("--dataset", default=None, help="dataset root both were made on (default: their benchmark's "
+                   "$..._ROOT, else its default directory)")
     p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--level", type=float, default=0.95, help="confidence level (default 0.95)")
@@ -142,10 +115,10 @@ def _leaderboard(p: argparse.ArgumentParser) -> Handler:
                    "validated and re-scored by its benchmark's scorer)")
     p.add_argument("--dataset", default=None, action="append",
                    help="dataset root; repeat it, one per benchmark of the submissions (told apart by their "
-                        "manifests; default: each benchmark's $..._ROOT, e.g. $STREAMGAZE_ROOT, else ./streamgaze)")
+                        "manifests; default: each benchmark's $..._ROOT, else its default directory)")
     p.add_argument("--out", required=True, help="output directory (replaced if it holds a previous leaderboard)")
     p.add_argument("--no-paper-rows", action="store_true",
-                   help="leave out the papers' reference rows (StreamGaze's Table 2, EgoGazeVQA's Table 3, ...)")
+                   help="leave out the papers' reference rows (each benchmark's paper_rows)")
 
     def run(a: argparse.Namespace) -> int:
         from ..leaderboard.site import write_leaderboard

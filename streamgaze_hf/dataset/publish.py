@@ -192,7 +192,7 @@ def usage_lines(repo_id: str, tag: str, benchmark: str) -> list[str]:
     bench = get_benchmark(benchmark)
     task = bench.task_ids[0]
     ref = reference_string(repo_id, tag)
-    flag = "" if bench.name == "streamgaze" else f" --benchmark {bench.name}"
+    flag = "" if bench.default else f" --benchmark {bench.name}"
     return [f'load_dataset("{repo_id}", "{task}", split="test", revision="{tag}")',
             f"streamgaze eval{flag} --root {ref} -- --model streamgaze_random --tasks {bench.name}",
             f"(pin it: {ref} resolves to the tag's commit; HF_HUB_OFFLINE=1 then works on the filled cache)"]

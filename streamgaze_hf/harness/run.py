@@ -35,12 +35,13 @@ def annotate_results(paths: list, settings: dict) -> None:
     import json
 
     from ..util.fsutil import atomic_output
+    from ..util.provenance import TOOLKIT
 
     for path in paths:
         data = json.loads(path.read_text(encoding="utf-8"))
-        if "streamgaze" in data:
+        if TOOLKIT in data:
             continue
-        data["streamgaze"] = settings
+        data[TOOLKIT] = settings
         with atomic_output(path) as tmp:
             tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
@@ -71,15 +72,33 @@ def skip_builtin_task_index() -> None:
     manager._streamgaze_no_defaults = True
 
 
+def names_not_folders(args: list[str]) -> list[str]:
+    """lmms-eval reads a ``--tasks`` value that is an existing directory of the working directory as a folder
+    of task YAMLs, so ``--tasks streamgaze`` run beside ``./streamgaze`` (the default dataset root) finds no
+    task. A single task or group name of ours that is also such a directory is given twice (``X,X``: no
+    directory has that name; lmms-eval's name match takes each name once)."""
+    import os
+
+    from .checks import requested_tasks, tasks_arg
+
+    names = requested_tasks(args)
+    if len(names) != 1 or names[0] not in task_index().names or not os.path.isdir(names[0]):
+        return args
+    index, _ = tasks_arg(args)
+    out = list(args)
+    out[index] = f"--tasks={names[0]},{names[0]}" if out[index].startswith("--tasks=") else f"{names[0]},{names[0]}"
+    return out
+
+
 def run_lmms_eval(args: list[str]) -> int:
     """Call lmms-eval's CLI in this process with our task directory on its include path."""
-    from lmms_tasks import TASKS_DIR
+    from lmms_tasks import task_folder
 
     from ..util.preflight import require_module
 
-    args = list(args[1:] if args[:1] == ["--"] else args)
+    args = names_not_folders(list(args[1:] if args[:1] == ["--"] else args))
     if "--include_path" not in args:
-        args += ["--include_path", TASKS_DIR]
+        args += ["--include_path", task_folder()]
     require_module("lmms_eval", "streamgaze eval")
     from .process import prepare_lmms_eval_process
 

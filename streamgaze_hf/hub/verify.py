@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..util.errors import StreamGazeError
-from ..util.fsutil import sha256_file
+from ..util.fsutil import sha256_file, user_cache_dir
 
 __all__ = ["MANIFEST", "VERIFY_CACHE_ENV", "verify_cache_dir", "file_problem", "verify_file", "is_verified"]
 
@@ -34,8 +34,7 @@ _DONE: set[str] = set()
 
 
 def verify_cache_dir() -> Path:
-    raw = os.environ.get(VERIFY_CACHE_ENV, "").strip()
-    return Path(raw).expanduser() if raw else Path.home() / ".cache" / "streamgaze" / "verified"
+    return user_cache_dir("verified", VERIFY_CACHE_ENV)
 
 
 def _identity_key(path: Path, sha256: str) -> tuple[str, os.stat_result]:

@@ -45,7 +45,7 @@ from ..gaze.fov import fov_crop, fov_radius_px, mask_fov
 from ..gaze.scanpath import FixationObjects
 from ..gaze.track import GazeTrack
 from ..util.errors import StreamGazeError
-from ..util.fsutil import write_text_atomic
+from ..util.fsutil import user_cache_dir, write_text_atomic
 from ..video.reader import read_frames_at
 from .base import VideoObjects
 from .naming import ATTRIBUTE_KINDS, BUILTIN_ATTRIBUTE_VALUES, unique_names
@@ -73,8 +73,7 @@ _RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 
 def default_cache_dir() -> Path:
     """``$STREAMGAZE_VLM_CACHE``, else ``~/.cache/streamgaze/vlm``."""
-    env = os.environ.get(CACHE_ENV)
-    return Path(env).expanduser() if env else Path.home() / ".cache" / "streamgaze" / "vlm"
+    return user_cache_dir("vlm", CACHE_ENV)
 
 
 def cache_key(model: str, prompt: str, images: Sequence[bytes]) -> str:

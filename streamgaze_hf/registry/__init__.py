@@ -59,6 +59,7 @@ from ..util.errors import StreamGazeError
 from .contract import (
     IMPORTER_KINDS,
     Benchmark,
+    CommandDef,
     DatasetLayout,
     Evaluation,
     EvaluationModule,
@@ -73,8 +74,8 @@ from .contract import (
 )
 from .task_index import TaskIndex
 
-__all__ = ["TaskDef", "DatasetLayout", "LeaderboardColumn", "LmmsOptions", "LmmsTask", "RunOption", "Benchmark",
-           "Evaluation",
+__all__ = ["TaskDef", "DatasetLayout", "LeaderboardColumn", "LmmsOptions", "LmmsTask", "RunOption", "CommandDef",
+           "Benchmark", "Evaluation",
            "EvaluationModule", "IMPORTER_KINDS", "ENTRY_POINT_GROUP", "TaskIndex", "declare", "leaderboard_column",
            "register", "get_benchmark", "benchmarks", "run_options", "benchmark_of_doc", "default_benchmark", "task_index",
            "resolve"]

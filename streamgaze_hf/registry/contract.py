@@ -24,7 +24,8 @@ from typing import Any, Protocol, runtime_checkable
 
 from ..util.errors import StreamGazeError
 
-__all__ = ["TaskDef", "DatasetLayout", "LeaderboardColumn", "LmmsOptions", "LmmsTask", "RunOption", "Benchmark",
+__all__ = ["TaskDef", "DatasetLayout", "LeaderboardColumn", "LmmsOptions", "LmmsTask", "RunOption", "CommandDef",
+           "Benchmark",
            "EvaluationModule", "Evaluation",
            "IMPORTER_KINDS", "PACKAGE_FILES", "REQUIRED", "HOOKS", "declare", "leaderboard_column", "resolve",
            "score_text", "to_fraction", "PERCENT_UNITS"]
@@ -234,6 +235,21 @@ class RunOption:
     help: str = ""
 
 
+@dataclass(frozen=True)
+class CommandDef:
+    """A ``streamgaze`` command of one benchmark's own (``Benchmark.commands``), listed with the shared ones.
+
+    ``help``: its line in ``streamgaze --help``; ``configure``: ``"module:function"`` that adds the command's
+    arguments to its parser and returns its handler (imported only when the command runs or its help is
+    asked for); ``group``: the shared command group it is listed after (``data``, ``review``,
+    ``evaluate``, ``submit``, ``cache``, ``hub``).
+    """
+
+    help: str
+    configure: str
+    group: str = "evaluate"
+
+
 @dataclass(frozen=True, eq=False)
 class Benchmark:
     """A benchmark's declaration (see the module docstring).
@@ -257,8 +273,9 @@ class Benchmark:
     a dictionary key). ``lmms``: how its lmms-eval tasks are named and rendered
     (:class:`LmmsOptions`); ``reference_questions``: the question count of the paper's full benchmark (a
     submission on a dataset of exactly that many questions is ranked with the paper's rows; None = never);
-    ``run_options``: run settings of its own (:class:`RunOption`); ``extra``: the benchmark's own data,
-    which shared code never reads.
+    ``run_options``: run settings of its own (:class:`RunOption`); ``commands``: ``streamgaze`` commands of
+    its own (name -> :class:`CommandDef`); ``aliases``: old command names -> the arguments they now stand for
+    (each prints a deprecation line); ``extra``: the benchmark's own data, which shared code never reads.
     """
 
     name: str
@@ -291,6 +308,8 @@ class Benchmark:
     leaderboard_csv: str = ""
     lmms: LmmsOptions = field(default_factory=LmmsOptions)
     run_options: tuple[RunOption, ...] = ()
+    commands: Mapping[str, CommandDef] = field(default_factory=dict)
+    aliases: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     reference_questions: int | None = None
     #: where it is listed (help, registry order, the site's sections): lower first, ties by name
     order: int = 100

@@ -94,11 +94,16 @@ def export_review(root: str | os.PathLike[str], out: str | os.PathLike[str], *, 
                   video_ids: Iterable[str] | None = None) -> list[Path]:
     """Write the review pages of ``root`` (all videos, or ``video_ids``) to ``out``; returns the
     paths written, ``out/index.html`` first. See the module docstring. A dataset of another
-    benchmark (EgoGazeVQA) gets question-verification pages (:func:`export_qa_review`)."""
+    benchmark whose pages review questions (``Benchmark.review == "questions"``, e.g. EgoGazeVQA) gets
+    question-verification pages (:func:`export_qa_review`)."""
     from ..dataset.load import benchmark_of, read_manifest, resolve_root
+    from ..registry import get_benchmark
 
-    if benchmark_of(read_manifest(resolve_root(root))) != "streamgaze":
+    bench = get_benchmark(benchmark_of(read_manifest(resolve_root(root))))
+    if bench.review == "questions":
         return export_qa_review(root, out, link=link, video_ids=video_ids)
+    if bench.review != "fixations":
+        raise StreamGazeError(f"{bench.title} datasets have no review pages (streamgaze review)", root)
     out = Path(out)
     pages, overlays = read_page_videos(root, video_ids)
     if not pages:
@@ -176,7 +181,7 @@ def export_qa_review(root: str | os.PathLike[str], out: str | os.PathLike[str], 
         source = by_video[vid][0]["source"]
         listing.append((vid, source, len(questions)))
         dest = out / pages[vid]
-        write_text_atomic(dest, render_qa_page(vid, source, questions, version, bench.title))
+        write_text_atomic(dest, render_qa_page(vid, source, questions, version, bench))
         written.append(dest)
-    write_text_atomic(written[0], render_qa_index(listing, pages, bench.title))
+    write_text_atomic(written[0], render_qa_index(listing, pages, bench))
     return written

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
 
+from ..registry import Benchmark
 from ..util.errors import StreamGazeError
 from ..util.htmlpage import attr, page_head
 from .page import _CSS, asset, export_tail, script_csp
@@ -217,8 +218,8 @@ def _csp() -> str:
     return script_csp(_QA_JS, media="img-src 'self' file: http: https: data:")
 
 
-def render_qa_page(video_id: str, source: str, questions: Sequence[QAPageQuestion], version: str = "",
-                   benchmark: str = "EgoGazeVQA") -> str:
+def render_qa_page(video_id: str, source: str, questions: Sequence[QAPageQuestion], version: str,
+                   bench: Benchmark) -> str:
     """The question-review page of one video (see the module docstring)."""
     import hashlib
     import json
@@ -227,7 +228,7 @@ def render_qa_page(video_id: str, source: str, questions: Sequence[QAPageQuestio
                "columns": list(QA_CSV_COLUMNS), "criteria": list(CRITERIA),
                "questions": [{"question_id": q.question_id, "task": q.task} for q in questions]}
     payload["key"] = hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:12]
-    title = f"{benchmark} question verification: {video_id}"
+    title = f"{bench.title} question verification: {video_id}"
     cards = "".join(_qa_card(k, q) for k, q in enumerate(questions)) or '<p class="none">No questions.</p>'
     meta = f"source {source or 'unknown'}{', dataset ' + version if version else ''} \u00b7 {len(questions)} questions"
     return page_head(title, _csp(), _CSS + _QA_CSS) + f"""<header>
@@ -247,16 +248,15 @@ def render_qa_page(video_id: str, source: str, questions: Sequence[QAPageQuestio
 {export_tail(QA_CSV_COLUMNS, payload, _QA_JS)}"""
 
 
-def render_qa_index(videos: Sequence[tuple[str, str, int]], pages: Mapping[str, str],
-                    benchmark: str = "EgoGazeVQA") -> str:
+def render_qa_index(videos: Sequence[tuple[str, str, int]], pages: Mapping[str, str], bench: Benchmark) -> str:
     """The folder's index: (video id, source, question count) per video page."""
-    title = f"{benchmark} question verification"
+    title = f"{bench.title} question verification"
     rows = "".join(f'<tr><td><a href="{attr(pages[v])}">{escape(v)}</a></td><td>{escape(s)}</td>'
                    f'<td class="num">{n}</td></tr>' for v, s, n in videos)
     return page_head(title, "default-src 'none'; style-src 'unsafe-inline'", _CSS) + f"""<header>
 <h1>{escape(title)}</h1>
 <p class="meta">{len(videos)} videos. Review every question, press <strong>Export CSV</strong> and send the CSV files
-back; they are applied with <code>streamgaze build egogazevqa ... --review CSV...</code>.</p>
+back; they are applied with <code>streamgaze build {escape(bench.name)} ... --review CSV...</code>.</p>
 <table class="videos">
 <thead><tr><th>video</th><th>source</th><th>questions</th></tr></thead>
 <tbody>

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..registry import Benchmark
+
 __all__ = ["fmt_ratio", "fmt_pct", "score_cell", "fmt_coverage", "task_coverage", "scores_line", "partial_coverage_warning", "is_partial"]
 
 
@@ -55,21 +57,19 @@ def is_partial(scores: Mapping[str, Any]) -> bool:
     return int(cov["answered"]) < int(cov["expected"])
 
 
-def scores_line(scores: Mapping[str, Any], benchmark: str = "streamgaze") -> str:
-    """One line: overall and category means (another benchmark: its leaderboard values), with the
-    coverage beside them."""
+def scores_line(scores: Mapping[str, Any], bench: Benchmark) -> str:
+    """One line of a submission's scores with the coverage beside them: in a benchmark's own layout (a
+    ``score_answers`` hook) the overall and category means, else its leaderboard values."""
     cov = scores["coverage"]
-    if benchmark != "streamgaze":
-        from ..registry import get_benchmark
+    on = f"on coverage {fmt_coverage(cov['answered'], cov['expected'])}"
+    from .schema import has_own_layout
 
-        bench = get_benchmark(benchmark)
+    if not has_own_layout(scores):  # the shared layout (submission/schema.py "Benchmarks")
         overall = bench.overall_column()
         cols = ", ".join(f"{c.label} {score_cell(c, scores['columns'].get(c.key))}" for c in bench.score_columns())
-        return (f"{overall.label} {score_cell(overall, scores['overall'])} ({cols}) on coverage "
-                f"{fmt_coverage(cov['answered'], cov['expected'])}")
-    return (f"overall {fmt_pct(scores['overall'])}% (past {fmt_pct(scores['past'])}%, present "
-            f"{fmt_pct(scores['present'])}%, proactive {fmt_pct(scores['proactive'])}%) on coverage "
-            f"{fmt_coverage(cov['answered'], cov['expected'])}")
+        return f"{overall.label} {score_cell(overall, scores['overall'])} ({cols}) {on}"
+    means = ", ".join(f"{c} {fmt_pct(scores[c])}%" for c in bench.categories)
+    return f"overall {fmt_pct(scores['overall'])}% ({means}) {on}"
 
 
 def partial_coverage_warning(scores: Mapping[str, Any], limit: float | None = None) -> str | None:

@@ -1,4 +1,5 @@
-"""Atomic file and directory writes: nothing half-written is ever left at the destination."""
+"""Atomic file and directory writes (nothing half-written is ever left at the destination), and where this
+user's caches live (:func:`user_cache_dir`)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+
+from .provenance import TOOLKIT
 
 _HASH_CHUNK = 1 << 20
 
@@ -92,3 +95,18 @@ def sha256_file(path: str | os.PathLike[str]) -> str:
         while chunk := f.read(_HASH_CHUNK):
             digest.update(chunk)
     return digest.hexdigest()
+
+
+def user_cache_dir(name: str, env: str) -> Path:
+    """Where one of this user's caches lives (the clip cache, the VLM answers, ...): ``$<env>`` when set,
+    else ``~/.cache/streamgaze/<name>``. The one rule for every cache location; nothing is created here.
+
+    Args:
+        name: the cache's folder under the toolkit's cache folder (e.g. ``clips``).
+        env: the variable that moves it (e.g. ``STREAMGAZE_CLIP_CACHE``).
+
+    Returns:
+        The directory (absolute when the variable was absolute; ``~`` expanded).
+    """
+    raw = os.environ.get(env, "").strip()
+    return Path(raw).expanduser() if raw else Path.home() / ".cache" / TOOLKIT / name

@@ -26,10 +26,13 @@ from typing import Any
 
 from .. import __version__
 
-__all__ = ["toolkit_version", "toolkit_commit", "toolkit_description", "run_provenance", "DISTRIBUTION",
+__all__ = ["toolkit_version", "toolkit_commit", "toolkit_description", "run_provenance", "DISTRIBUTION", "TOOLKIT",
            "REDACTED", "redact_model_args", "RELEASE_BRANCH", "release_version_string"]
 
 DISTRIBUTION = "streamgaze-toolkit"
+#: the toolkit's short name: its command, its folder in the user's cache (``~/.cache/streamgaze``), its key in
+#: the lmms-eval results files it annotates (named after its first benchmark, but the toolkit's own)
+TOOLKIT = "streamgaze"
 _PACKAGE_DIR = Path(__file__).resolve().parents[1]  # streamgaze_hf/
 
 

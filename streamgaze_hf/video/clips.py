@@ -64,7 +64,7 @@ import av
 import numpy as np
 
 from ..util.errors import StreamGazeError, VideoError
-from ..util.fsutil import atomic_output, write_text_atomic
+from ..util.fsutil import atomic_output, user_cache_dir, write_text_atomic
 from .packets import PacketIndex, packet_index
 from .reader import open_container
 from .smartcut import CutFailed, SourceSets, decode_range, plan_cut, smart_cut
@@ -88,8 +88,7 @@ _VERIFIED: dict[str, tuple[int, int, int, int]] = {}
 
 def clip_cache_dir() -> Path:
     """The clip cache directory: ``$STREAMGAZE_CLIP_CACHE``, else ``~/.cache/streamgaze/clips``."""
-    env = os.environ.get(CACHE_ENV)
-    return Path(env).expanduser() if env else Path.home() / ".cache" / "streamgaze" / "clips"
+    return user_cache_dir("clips", CACHE_ENV)
 
 
 def sidecar_path(clip_path: str | os.PathLike[str]) -> Path:

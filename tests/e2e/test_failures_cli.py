@@ -204,19 +204,17 @@ def test_process_docs_stops_with_one_line_on_a_damaged_dataset(damaged, monkeypa
 
 
 def test_a_group_with_an_empty_task_runs_as_its_other_tasks():
-    from lmms_tasks import group_members, task_names
     from streamgaze_hf.harness.checks import plan_tasks
+    from streamgaze_hf.registry import task_index
     from streamgaze_hf.util.errors import StreamGazeError
 
     notes = []
     args = ["--model", "m", "--tasks", "streamgaze_present,streamgaze_nfi", "--limit", "2"]
-    planned = plan_tasks(args, task_names(), group_members(), lambda b, t: (b, t) == ("streamgaze", "fap"),
-                         notes.append)
+    planned = plan_tasks(args, task_index(), lambda b, t: (b, t) == ("streamgaze", "fap"), notes.append)
     assert planned == ["--model", "m", "--tasks", "streamgaze_oi_easy,streamgaze_oi_hard,streamgaze_oar,"
                        "streamgaze_nfi", "--limit", "2"]
     assert notes == ["streamgaze_fap has no questions in this dataset: group streamgaze_present runs as its 3 "
                      "other task(s), without a group score"]
-    assert plan_tasks(args, task_names(), group_members(), lambda b, t: False, notes.append) == args
+    assert plan_tasks(args, task_index(), lambda b, t: False, notes.append) == args
     with pytest.raises(StreamGazeError, match="task 'streamgaze_fap_nogaze' has no questions"):
-        plan_tasks(["--tasks=streamgaze_fap_nogaze"], task_names(), group_members(),
-                   lambda b, t: t == "fap", notes.append)
+        plan_tasks(["--tasks=streamgaze_fap_nogaze"], task_index(), lambda b, t: t == "fap", notes.append)

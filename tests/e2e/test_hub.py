@@ -192,13 +192,11 @@ def _bench_task_ids(benchmark: str) -> tuple[str, ...]:
 
 def _doc_media(root: Path, benchmark: str, lmms_tasks: list[str]) -> list[str]:
     """The files the run's documents show, by the toolkit's own rule (evaluation.doc_media) on the local build."""
-    from lmms_tasks import group_members
     from streamgaze_hf.evaluation.visuals import doc_media
-    from streamgaze_hf.harness.files import lmms_selection
-    from streamgaze_hf.registry import get_benchmark
+    from streamgaze_hf.registry import get_benchmark, task_index
 
     module = get_benchmark(benchmark).evaluation_module()
-    return sorted({m for tid, mode in lmms_selection(lmms_tasks, group_members())[benchmark]
+    return sorted({m for tid, mode in task_index().selection(lmms_tasks)[benchmark]
                    for d in module.load_docs(tid, mode, root) for m in doc_media(d)})
 
 

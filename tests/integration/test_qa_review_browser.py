@@ -11,6 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
+from streamgaze_hf.registry import get_benchmark
 from streamgaze_hf.review.qa_review import QAPageQuestion, load_qa_verdicts, render_qa_page
 
 from ..fixtures.browser import require_browser
@@ -39,7 +40,7 @@ def test_drop_export_and_read_back(page, tmp_path):
     questions = [QAPageQuestion(f"q{k}", cat, f"Question <{k}>?", ("a", "b", "c", "d", "e"), "B", tuple(frames))
                  for k, cat in enumerate(("spatial", "temporal"))]
     html = tmp_path / "v1.html"
-    html.write_text(render_qa_page("v1", "world", questions, "1.0.0"), encoding="utf-8")
+    html.write_text(render_qa_page("v1", "world", questions, "1.0.0", get_benchmark("egogazevqa")), encoding="utf-8")
     page.goto(html.as_uri())
     page.wait_for_selector("body[data-ready='1']")
     assert page.evaluate("Array.from(document.images).every(i => i.complete && i.naturalWidth === 64)")

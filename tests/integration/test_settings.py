@@ -108,14 +108,12 @@ def test_the_record_and_the_proxy_it_resolves(tmp_path):
 #: the modules (last two path parts) that read or write the process environment, and why they may
 PROCESS_ENV_READERS = {
     "hub/reference.py": "RANK/WORLD_SIZE/MASTER_ADDR of torch launchers; the Hub pins handed to child processes",
-    "hub/verify.py": "$STREAMGAZE_VERIFY_CACHE: where this user's verification cache lives",
     "hub/fetch.py": "HF_HUB_DISABLE_PROGRESS_BARS, the Hub library's own switch",
     "harness/process.py": "prepares the lmms-eval process (git ceiling, progress bars)",
     "streaming/clip_models.py": "OPENAI_API_KEY as an API client's default key",
     "vl4gaze/cli.py": "OPENAI_API_KEY as an API client's default key",
-    "objects/vlm.py": "$STREAMGAZE_VLM_CACHE: where this user's VLM answer cache lives",
-    "video/clips.py": "$STREAMGAZE_CLIP_CACHE: where this user's clip cache lives",
-    "sources/neon.py": "$STREAMGAZE_SCENE_CACHE: where this user's joined multi-part scene videos live",
+    "util/fsutil.py": "user_cache_dir: where this user's caches live (the clip, VLM, scene and verification "
+                      "caches' $STREAMGAZE_..._CACHE)",
     "evaluation/prefetch.py": "RANK/WORLD_SIZE of torch launchers (this rank's shard)",
     "dataset/load.py": "$STREAMGAZE_ROOT and the other benchmarks' roots: where the data is",
     "leaderboard/site.py": "a benchmark's root variable (is a dataset given?)",

@@ -3,8 +3,10 @@ submodules, and the review pages' assets are package data (an installed wheel ha
 
 from __future__ import annotations
 
+import ast
 import fnmatch
 import importlib
+import re
 from pathlib import Path
 
 import pytest
@@ -64,3 +66,82 @@ def test_nothing_loose_at_the_top_of_the_package():
     ``__main__`` (docs/architecture.md)."""
     loose = sorted(p.name for p in (ROOT / "streamgaze_hf").glob("*.py"))
     assert loose == ["__init__.py", "__main__.py"]
+
+
+# ---- shared code names no benchmark (issue 35 item 4) ------------------------------------------------
+
+#: the built-in benchmarks' names (the test's own list: shared code may not have one)
+BENCHMARK_NAMES = ("streamgaze", "egogazevqa", "streameqa", "vl4gaze")
+#: the toolkit's own short name is its first benchmark's: this one definition (command, cache folder,
+#: results key) is the only place shared code spells it
+TOOLKIT_NAME = ("streamgaze_hf/util/provenance.py", "TOOLKIT")
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    return {id(n.body[0].value) for n in ast.walk(tree)
+            if isinstance(n, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+            and n.body and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+
+
+def _names_a_benchmark(text: str) -> bool:
+    """A string that is a benchmark's name, one of its lmms-eval task names, a word of it (``EgoGazeVQA's``),
+    or one of its modules (``benchmarks.streamgaze``, ``benchmarks/vl4gaze``)."""
+    from streamgaze_hf.registry import task_index
+
+    low = text.lower()
+    words = set(re.split(r"[^a-z0-9]+", low))
+    return (low in BENCHMARK_NAMES or text in task_index().names
+            or any(f"benchmarks.{n}" in low or f"benchmarks/{n}" in low for n in BENCHMARK_NAMES)
+            or any(n in words for n in BENCHMARK_NAMES if n != "streamgaze"))  # "streamgaze" is also the toolkit
+
+
+def shared_code_naming_benchmarks(files) -> list[str]:
+    """``file:line: what`` for each string constant (docstrings aside) or import in ``files`` that names one of
+    the built-in benchmarks."""
+    found = []
+    for path in files:
+        rel = path.relative_to(ROOT).as_posix()
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docs = _docstrings(tree)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:
+                if _names_a_benchmark(node.value):
+                    found.append(f"{rel}:{node.lineno}: {node.value[:80]!r}")
+            elif isinstance(node, ast.Assign) and (rel, getattr(node.targets[0], "id", "")) == TOOLKIT_NAME:
+                docs.add(id(node.value))  # the toolkit's name: its one definition
+            elif isinstance(node, ast.Import | ast.ImportFrom):
+                modules = [a.name for a in node.names] + [getattr(node, "module", None) or ""]
+                if any(f"benchmarks.{n}" in m for m in modules for n in BENCHMARK_NAMES):
+                    found.append(f"{rel}:{node.lineno}: import {modules}")
+    return found
+
+
+def _shared_files():
+    pkg = ROOT / "streamgaze_hf"
+    return [p for p in sorted(pkg.rglob("*.py")) if "benchmarks" not in p.relative_to(pkg).parts] + sorted(
+        (ROOT / "lmms_tasks").glob("*.py"))
+
+
+def test_shared_code_names_no_benchmark():
+    """Every benchmark-specific rule lives in its plug-in, or is a contract field or a required argument; the
+    shared packages (and the lmms-eval glue) name no benchmark and none of their modules."""
+    assert shared_code_naming_benchmarks(_shared_files()) == []
+
+
+def test_the_benchmark_name_check_finds_what_it_looks_for(tmp_path):
+    """The check can fail: each kind of mention it looks for is found."""
+    (tmp_path / "streamgaze_hf").mkdir()
+    probe = tmp_path / "streamgaze_hf" / "probe.py"
+    probe.write_text('"""About streamgaze and EgoGazeVQA (a docstring: fine)."""\n'
+                     'from streamgaze_hf.benchmarks.streamgaze import tasks\n'
+                     'DEFAULT = "streamgaze"\nTASK = "streamgaze_oi_easy"\nHELP = "see EgoGazeVQA\'s table"\n'
+                     'MOD = "streamgaze_hf/benchmarks/vl4gaze/card.py"\nOK = "streamgaze: error: x"\n')
+    global ROOT
+    saved, ROOT = ROOT, tmp_path
+    try:
+        found = shared_code_naming_benchmarks([probe])
+    finally:
+        ROOT = saved
+    assert [f.split(": ", 1)[0] for f in found] == [
+        "streamgaze_hf/probe.py:2", "streamgaze_hf/probe.py:3", "streamgaze_hf/probe.py:4",
+        "streamgaze_hf/probe.py:5", "streamgaze_hf/probe.py:6"]

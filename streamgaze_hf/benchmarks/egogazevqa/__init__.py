@@ -75,6 +75,8 @@ BENCHMARK = register(declare(
     run_options=(RunOption("egogazevqa_visuals", "EGOGAZEVQA_VISUALS", "images", ("images", "clip"),
                            recorded_as="visual_form",
                            help="EgoGazeVQA's visual form: images (default) or clip"),),
+    # the old command names (deprecated: each prints one line naming the new one)
+    aliases={"import-egogazevqa": ("import", "egogazevqa"), "egogazevqa-report": ("report", "egogazevqa")},
     order=1,
     leaderboard_columns=LEADERBOARD_COLUMNS,
 ))

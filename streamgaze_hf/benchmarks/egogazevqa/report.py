@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import os
 
-from ...submission.lmms_output import sample_records
 from ...util.errors import StreamGazeError
 from . import BENCHMARK
-from .evaluation import BREAKDOWN_KEYS, breakdown, task_metrics
 
 HEADINGS = {"task": "category", "source": "source", "scenario": "scenario", "activity": "activity"}
 
@@ -25,6 +23,8 @@ HELP = ("accuracy of an lmms-eval EgoGazeVQA run per gaze mode, category, source
 def read_run(run_dir: str | os.PathLike[str]) -> dict[str, list[dict]]:
     """Per gaze mode, the records of one run (StreamGazeError when there are none, or when a question
     appears twice in a mode: several runs in one directory)."""
+    from ...submission.lmms_output import sample_records  # on use: `report --help` reads HELP only
+
     by_mode: dict[str, list[dict]] = {}
     seen: set[tuple[str, str]] = set()
     for path, n, rec in sample_records(run_dir, BENCHMARK):
@@ -39,6 +39,8 @@ def read_run(run_dir: str | os.PathLike[str]) -> dict[str, list[dict]]:
 
 def run_breakdown(run_dir: str | os.PathLike[str]) -> dict:
     """{gaze mode: {"all": metrics, "exact_match": fraction, <key>: {value: metrics}}}."""
+    from .evaluation import BREAKDOWN_KEYS, breakdown, task_metrics
+
     out = {}
     for mode, recs in sorted(read_run(run_dir).items()):
         entry = {"all": task_metrics(recs),
@@ -50,6 +52,8 @@ def run_breakdown(run_dir: str | os.PathLike[str]) -> dict:
 
 
 def format_breakdown(result: dict) -> str:
+    from .evaluation import BREAKDOWN_KEYS
+
     lines = []
     for mode, entry in result.items():
         a = entry["all"]

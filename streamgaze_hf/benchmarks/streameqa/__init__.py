@@ -137,5 +137,7 @@ BENCHMARK = register(declare(
                          "rows here (the paper prints no overall)", unit="fraction", legacy_unit="percent"),),
     extra={"context_s": CONTEXT_S, "min_window_s": MIN_WINDOW_S},
     lmms=LmmsOptions(slices=LMMS_SLICES),
+    # the old command names (deprecated: each prints one line naming the new one)
+    aliases={"import-streameqa": ("import", "streameqa"), "streameqa-report": ("report", "streameqa")},
     order=2,
 ))

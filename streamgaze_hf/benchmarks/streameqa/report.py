@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import os
 
-from ...submission.lmms_output import sample_records
 from ...util.errors import StreamGazeError
 from . import BENCHMARK, DIRECTIONS, LEVELS, subtasks
-from .evaluation import table_breakdown
 
 #: the one-line help of ``streamgaze report streameqa``
 HELP = ("accuracy of an lmms-eval StreamEQA run per task code, level and direction (the supplement's Tables 5-7 "
@@ -25,6 +23,8 @@ HELP = ("accuracy of an lmms-eval StreamEQA run per task code, level and directi
 
 def read_run(run_dir: str | os.PathLike[str]) -> dict[str, list[dict]]:
     """Per gaze mode, the records of one run (each question once)."""
+    from ...submission.lmms_output import sample_records  # on use: `report --help` reads HELP only
+
     by_mode: dict[str, dict[str, dict]] = {}
     for path, n, rec in sample_records(run_dir, BENCHMARK):
         mode, qid = rec["gaze"], rec["question_id"]
@@ -38,6 +38,8 @@ def read_run(run_dir: str | os.PathLike[str]) -> dict[str, list[dict]]:
 
 def run_breakdown(run_dir: str | os.PathLike[str]) -> dict:
     """{gaze mode: ``evaluation.table_breakdown`` of its records}."""
+    from .evaluation import table_breakdown
+
     return {mode: table_breakdown(recs) for mode, recs in sorted(read_run(run_dir).items())}
 
 

@@ -10,7 +10,7 @@ export (``sft_export.py``), its leaderboard layout (``leaderboard.py``) and the 
 
 from __future__ import annotations
 
-from ...registry import LmmsOptions, declare, register
+from ...registry import CommandDef, LmmsOptions, declare, register
 from . import leaderboard
 from .tasks import CATEGORIES, TASKS
 
@@ -47,6 +47,15 @@ BENCHMARK = register(declare(
     # variants of the paper's Table 4 (prompts of Figs. 19-21) run on the visual gaze setting
     lmms=LmmsOptions(source="streamgaze_hf/benchmarks/streamgaze/tasks.py", cluster_key="video_id",
                      category_groups=True, reasoning={"_cot_text": "text", "_cot_gaze": "gaze", "_cot_visual": "visual"}),
+    # its own commands (cli.py): the streaming evaluation, the fine-tuning export, the official results
+    commands={
+        "stream-eval": CommandDef("streaming evaluation: push each video's frames in time order, questions at their "
+                                  "query times; score answers, alerts and their timing", f"{__name__}.cli:stream_eval"),
+        "export-sft": CommandDef("fine-tuning samples (chat format, window clips; proactive with negative sampling) "
+                                 "from a built dataset", f"{__name__}.cli:export_sft"),
+        "import-official-results": CommandDef("re-score the official StreamGaze evaluator's *_output.json files into "
+                                              "a submission", f"{__name__}.cli:import_official_results", "submit"),
+    },
     order=0,
     default=True,  # what a command means when it names no benchmark; datasets and submissions naming none
 ))

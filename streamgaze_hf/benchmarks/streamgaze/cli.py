@@ -1,5 +1,6 @@
-"""StreamGaze's command-line options: its ``streamgaze build streamgaze`` and ``streamgaze import
-streamgaze`` sub-commands.
+"""StreamGaze's command line: its ``streamgaze build streamgaze`` and ``streamgaze import streamgaze``
+sub-commands, and its own commands (``Benchmark.commands``: ``stream-eval``, ``export-sft``,
+``import-official-results``).
 
 The shared CLI (``streamgaze_hf/cli/data.py``) asks the registry for them (``Benchmark.cli_options``): ``RAW``
 and ``RELEASE`` are ``(help, configure)`` pairs, ``configure(parser)`` adds the options and returns the
@@ -11,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ...cli.base import Handler, proxy_args, raw_common, release_common
+from ...cli.base import Handler, add_dataset, dataset_root, proxy_args, raw_common, release_common
 from ...gaze.sources.registry import SOURCES
 from ...util.errors import StreamGazeError
 from . import BENCHMARK
@@ -90,3 +91,87 @@ def skipped_report(skipped: dict[str, dict[str, str]]) -> list[str]:
 
 RAW = ("the paper's pipeline: raw recordings -> fixations -> objects -> QA (docs/streamgaze.md)", _raw)
 RELEASE = ("the official StreamGaze release (qa/*.json, metadata/*.csv, videos)", _release)
+
+
+# ---- its own commands (Benchmark.commands) ----------------------------------------------------------
+
+def stream_eval(p: argparse.ArgumentParser) -> Handler:
+    """``streamgaze stream-eval``: its arguments; returns its handler (docs/streaming.md)."""
+    add_dataset(p)
+    p.add_argument("--out", required=True, help="output directory (resumed when it holds the same run)")
+    p.add_argument("--model", default="random", help="random, oracle, openai, or package.module:factory "
+                   "(a StreamingModel, or a ClipModel run through the polling adapter)")
+    p.add_argument("--model-args", default="", help="k=v,... e.g. seed=1 or base_url=URL,model=NAME,max_frames=8")
+    p.add_argument("--fps", type=float, default=0.0, help="frames per second pushed to the model (0 = every frame)")
+    p.add_argument("--poll", default="checkpoints", help="clip models: poll proactive questions at their "
+                   "'checkpoints' (the paper's protocol) or every N seconds")
+    p.add_argument("--gaze", default="visual", choices=["visual", "none", "text", "salience"],
+                   help="gaze input (visual: the overlay video; text/salience: gaze samples pushed with the frames)")
+    p.add_argument("--prompt-mode", default="default", choices=["default", "reference"])
+    p.add_argument("--tasks", nargs="+", default=None, metavar="TASK", help="task ids (default: all ten)")
+
+    def run(a: argparse.Namespace) -> int:
+        from ...submission.coverage import fmt_pct
+        from .streaming.report import format_streaming
+        from .streaming.runner import stream_eval as run_stream_eval
+
+        metrics = run_stream_eval(dataset_root(a), a.out, a.model, a.model_args, gaze=a.gaze,
+                                  prompt_mode=a.prompt_mode, fps=a.fps, poll=a.poll,
+                                  tasks=tuple(a.tasks) if a.tasks else None)
+        c = metrics["checkpoint"]
+        print(f"{a.out}: checkpoint protocol overall {fmt_pct(c['overall'])}% (past {fmt_pct(c['past'])}%, present "
+              f"{fmt_pct(c['present'])}%, proactive {fmt_pct(c['proactive'])}%); coverage "
+              f"{100 * c['coverage']['fraction']:.1f}%")
+        print(format_streaming(metrics["streaming"]))
+        return 0
+
+    return run
+
+
+def export_sft(p: argparse.ArgumentParser) -> Handler:
+    """``streamgaze export-sft``: its arguments; returns its handler (docs/streamgaze.md)."""
+    add_dataset(p)
+    p.add_argument("--out", required=True, help="output directory (samples.jsonl, clips/, manifest.json)")
+    p.add_argument("--format", default="llava", choices=["llava", "qwen"], help="chat format (default llava)")
+    p.add_argument("--gaze", default="visual", choices=["visual", "none", "text", "salience"],
+                   help="gaze input of the prompts and clips (visual: overlay clips)")
+    p.add_argument("--allow-eval-data", action="store_true",
+                   help="export a dataset whose card marks it as an evaluation set (contaminates that benchmark)")
+
+    def run(a: argparse.Namespace) -> int:
+        from .sft_export import export_sft as run_export_sft
+
+        m = run_export_sft(dataset_root(a), a.out, a.format, gaze=a.gaze, allow_eval_data=a.allow_eval_data)
+        print(f"{a.out}: {m['samples']['n']} samples ({m['proactive']['alert_turns']} proactive with "
+              f"{m['proactive']['silent_turns']} silent turns), {m['clips']} clips")
+        return 0
+
+    return run
+
+
+def import_official_results(p: argparse.ArgumentParser) -> Handler:
+    """``streamgaze import-official-results``: its arguments; returns its handler (docs/leaderboard.md)."""
+    p.add_argument("results_dir", help="folder of the official run's <task>_output.json files (results_viz/)")
+    p.add_argument("--dataset", default=None, help="dataset imported from the same release with `import streamgaze` "
+                   "(default: $STREAMGAZE_ROOT, else ./streamgaze)")
+    p.add_argument("--model-name", required=True, help="model name shown on the leaderboard")
+    p.add_argument("--model-url", default="", help="http(s) link for the model")
+    p.add_argument("--params", default="", help="model size, e.g. 7B")
+    p.add_argument("--frames", default="", help="frames given to the model, e.g. 16")
+    p.add_argument("--gaze", default="visual", choices=["visual", "none", "text", "salience"],
+                   help="gaze setting of the run (default visual: the official scripts always pass the gaze "
+                        "instruction and the overlay videos)")
+    p.add_argument("--out", required=True, help="submission file to write (e.g. submission.json)")
+
+    def run(a: argparse.Namespace) -> int:
+        from ...submission.build import write_submission
+        from .official import import_official_results as run_import
+
+        result = run_import(a.results_dir, a.dataset, model_name=a.model_name, model_url=a.model_url,
+                            params=a.params, frames=a.frames, gaze=a.gaze)
+        write_submission(result.submission, a.out)
+        print(result.format())
+        print(a.out)
+        return 0
+
+    return run

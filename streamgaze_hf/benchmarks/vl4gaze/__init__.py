@@ -105,5 +105,7 @@ BENCHMARK = register(declare(
     run_options=(RunOption("vl4gaze_judge_url", "VL4GAZE_JUDGE_URL", help="VL4Gaze's judge: endpoint URL"),
                  RunOption("vl4gaze_judge_model", "VL4GAZE_JUDGE_MODEL", help="VL4Gaze's judge: model name"),
                  RunOption("vl4gaze_judge_key", "VL4GAZE_JUDGE_KEY", secret=True, help="VL4Gaze's judge: API key")),
+    # the old command names (deprecated: each prints one line naming the new one)
+    aliases={"build-vl4gaze": ("build", "vl4gaze")},
     order=3,
 ))

@@ -31,13 +31,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
 from ...util.errors import GazeFormatError, StreamGazeError
+from ...util.fsutil import user_cache_dir
 from ..track import GazeTrack
 from .base import Recording
 from .wearable import (
@@ -148,8 +148,7 @@ def scene_video(directory: Path) -> Path:
 
 
 def _cache_dir() -> Path:
-    env = os.environ.get("STREAMGAZE_SCENE_CACHE")
-    return Path(env).expanduser() if env else Path.home() / ".cache" / "streamgaze" / "scene"
+    return user_cache_dir("scene", "STREAMGAZE_SCENE_CACHE")
 
 
 def _directory(path: Path) -> Path:
