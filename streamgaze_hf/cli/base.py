@@ -36,7 +36,7 @@ def deprecated(old: str, new: str) -> None:
 
 
 def benchmark_names() -> list[str]:
-    """The registered benchmarks' names (``--benchmark`` choices), StreamGaze first."""
+    """The registered benchmarks' names (``--benchmark`` choices), in registry order (StreamGaze first)."""
     from ..registry import benchmarks
 
     return [b.name for b in benchmarks()]
@@ -59,7 +59,7 @@ def dataset_root(a: argparse.Namespace) -> str:
 
 
 def benchmark_of_root(root) -> str:
-    """The benchmark of a local dataset by its manifest (StreamGaze for a folder without one)."""
+    """The benchmark of a local dataset by its manifest (the default benchmark for a folder without one)."""
     from pathlib import Path
 
     from ..dataset.load import MANIFEST, benchmark_of, read_manifest

@@ -49,7 +49,19 @@ def video_problem(path: Path, rel: str) -> str | None:
 
 def dataset_problems(root: str | os.PathLike[str], decode: bool = True, progress: bool = True) -> list[str]:
     """Every problem of the dataset at ``root`` (see the module docstring); empty when it is sound.
-    Raises StreamGazeError only when ``root`` is not a dataset at all (no readable manifest)."""
+
+    Args:
+        root: a local dataset directory.
+        decode: also decode every frame of every video (check 3; the slow part).
+        progress: show a progress bar over the videos.
+
+    Returns:
+        One line per problem, ``<path in the dataset>: <problem>``, in check order.
+
+    Raises:
+        StreamGazeError: only when ``root`` is not a dataset at all: no such directory, no readable
+            manifest, or a manifest naming a benchmark no installed package registers.
+    """
     root = Path(root)
     if not root.is_dir():
         raise StreamGazeError("no such dataset directory", root)

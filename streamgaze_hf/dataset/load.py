@@ -316,7 +316,22 @@ def load_task(
     task_id: str, root: str | os.PathLike[str] | None = None, cache_dir: str | os.PathLike[str] | None = None
 ) -> datasets.Dataset:
     """The ``test`` split of one task config as a ``datasets.Dataset`` (rows follow the QA schema of
-    the dataset's benchmark, its ``schema.py``)."""
+    the dataset's benchmark, its ``schema.py``).
+
+    Args:
+        task_id: a task id of the dataset's benchmark (read from its manifest).
+        root: the dataset, a directory or a Hub reference (:func:`resolve_root`; None: the default
+            benchmark's ``$..._ROOT``, else its default directory).
+        cache_dir: unused (the rows are read through the one reader; nothing is written to the Hugging Face
+            cache); kept for callers.
+
+    Returns:
+        The task's rows, read from its parquet file (fetched and verified first on a Hub snapshot).
+
+    Raises:
+        StreamGazeError: no dataset at the root (:func:`resolve_root`), a task id the dataset's benchmark
+            does not have, a task with no questions in this version, or a damaged file (naming it).
+    """
     path = resolve_root(root)
     task_ids = config_names(benchmark_of(read_manifest(path)))[: -len(CONFIG_FEATURES)]
     if task_id not in task_ids:

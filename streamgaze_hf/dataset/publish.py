@@ -226,7 +226,29 @@ def _same_content(api, repo_id: str, commit: str, root: Path) -> tuple[bool, str
 
 def publish(root: str | os.PathLike[str], repo_id: str, *, private: bool = False, create_pr: bool = False,
             message: str | None = None) -> PublishResult:
-    """Validate ``root`` and the token, then upload and tag (see the module docstring)."""
+    """Validate ``root`` and the token, then upload and tag (see the module docstring).
+
+    Args:
+        root: a local dataset directory (not a Hub reference).
+        repo_id: the dataset repository ``ORG/NAME`` (created when it does not exist).
+        private: create the repository as private (an existing one keeps its visibility).
+        create_pr: open a pull request with the version instead of committing it (no tag until it is merged
+            and ``publish`` runs again).
+        message: the commit message (None: ``"<benchmark title> v<version>"``).
+
+    Returns:
+        The :class:`PublishResult`: the commit, and ``status`` ``"published"``, ``"unchanged"`` (the tag
+        already holds exactly this dataset: nothing uploaded) or ``"pull-request"``; ``lines`` say how to
+        load and evaluate the published version.
+
+    Raises:
+        StreamGazeError: before any upload, for a Hub reference or a repository id that is not ``ORG/NAME``,
+            a dataset that does not match its manifest, a version that is not ``X.Y.Z``, a card not ready for
+            the Hub, a token that cannot write the repository, or a tag ``v<version>`` that holds other
+            content; after it started, for an interrupted upload (run the same command again to resume).
+        huggingface_hub.errors.HfHubHTTPError: listing the repository's tags or files failed for another
+            reason than a missing repository (these two requests are not wrapped).
+    """
     from ..hub.reference import is_reference
 
     if is_reference(str(root)):

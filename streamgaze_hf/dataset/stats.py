@@ -125,9 +125,18 @@ def stats_from_files(root: str | os.PathLike[str], version: str, benchmark: str)
 
 
 def compute_stats(root: str | os.PathLike[str]) -> Stats:
-    """Statistics of the built dataset at ``root`` (version from its manifest).
+    """Statistics of the built dataset at ``root`` (version from its manifest; ``streamgaze stats``).
 
-    Raises :class:`StreamGazeError` naming the path when ``root`` is missing or not a dataset.
+    Args:
+        root: a dataset directory, or a Hub reference ``hf://datasets/ORG/NAME@REV`` (every table is then
+            fetched in one download).
+
+    Returns:
+        The :class:`Stats` (counts per task, category and source, durations, rows of the shared configs).
+
+    Raises:
+        StreamGazeError: naming the path, when ``root`` is missing or not a dataset, its manifest names
+            no registered benchmark, or a data file is damaged (footer, schema or row count).
     """
     from ..hub.reference import is_reference
 

@@ -1,11 +1,11 @@
-"""Write a versioned StreamGaze dataset directory (docs/datasets.md).
+"""Write a versioned dataset directory of any registered benchmark (docs/datasets.md).
 
 Layout written under ``root``::
 
     README.md                                   card (see card.py)
     CHANGELOG.md                                one ``## X.Y.Z`` section per version, newest first
     manifest.json                               version, build info, counts, sha256 + size of every other file
-    data/<task id>/test-00000-of-00001.parquet  the ten task configs (QA_FEATURES)
+    data/<task id>/test-00000-of-00001.parquet  one config per task (the benchmark's QA schema)
     data/videos|gaze|fixations/test-00000-of-00001.parquet
     data/previews/test-00000-of-00001.parquet  small previews of the videos as ``Video`` cells for the Hub's
                                                 dataset viewer (viewer.py; ``previews=False``: none)
@@ -13,11 +13,13 @@ Layout written under ``root``::
 
 Guarantees:
 
-* **Validated**: every QA row passes :func:`~streamgaze_hf.benchmarks.streamgaze.qa.validate.validate_qa_row` against its
-  video's duration, rows have exactly their config's columns, ids are unique, every referenced video
-  exists and every ``video_path`` / ``overlay_path`` is one of the copied files. Problems raise
+* **Validated**: every QA row passes its benchmark's ``validate_row`` (``DatasetLayout``; StreamGaze:
+  ``benchmarks/streamgaze/schema.py``) against its video's duration, rows have exactly their config's
+  columns, ids are unique, every referenced video exists and every file a row refers to (the layout's
+  ``file_paths``: ``video_path``, ``overlay_path``, ...) is one of the copied files. Problems raise
   :class:`StreamGazeError` before anything is written.
-* **Deterministic**: rows are sorted (questions by ``video_id, query_time, question_id``; videos by
+* **Deterministic**: rows are sorted (questions by the benchmark's ``qa_sort_keys``, StreamGaze's
+  ``video_id, query_time, question_id``; videos by
   ``video_id``; gaze by ``video_id, t``; fixations by ``video_id, fixation_index``; stable, so ties
   keep their input order), parquet is written with fixed options and no timestamps, the card,
   CHANGELOG and manifest are generated from the data. Same content, version and build info (and the
@@ -82,7 +84,8 @@ SORT_KEYS: dict[str, tuple[str, ...]] = {
 class DatasetContent:
     """Everything a dataset version holds, before it is written.
 
-    ``qa``: task id -> rows following QA_FEATURES (a missing task id counts as empty);
+    ``qa``: task id -> rows following the benchmark's QA schema (``DatasetLayout.qa_features``; a missing
+    task id counts as empty);
     ``videos`` / ``gaze`` / ``fixations``: rows following VIDEO_FEATURES / GAZE_FEATURES /
     FIXATION_FEATURES; ``files``: dataset-relative path (``videos/original/<id>.mp4``) -> existing
     source file, hard-linked into the dataset when on the same filesystem, else copied.
@@ -462,7 +465,20 @@ def dataset_destination(out: str | os.PathLike[str], version: str, force: bool =
     """``out`` can receive dataset version ``version``: a semantic version, and ``out`` is absent, an
     empty directory, or a dataset of another version (or of this one with ``force``). The same rules
     the writer applies at the end (:func:`write_dataset`); run by the build and import commands
-    before any long work."""
+    before any long work.
+
+    Args:
+        out: the dataset directory to be written.
+        version: the version to write, ``X.Y.Z``.
+        force: allow replacing a dataset of this same version.
+
+    Returns:
+        ``out`` as a path.
+
+    Raises:
+        StreamGazeError: ``version`` is not semantic; ``out`` is a file, a non-empty directory that is not a
+            dataset, or a dataset of this version without ``force``; or its parent is not a directory.
+    """
     out = Path(out)
     check_destination(out, version, force)
     if out.parent.exists() and not out.parent.is_dir():
@@ -525,7 +541,29 @@ def write_dataset(
     the counts). ``benchmark`` (a registered benchmark) decides the task configs, their row schema and
     validation, and the card's texts. ``previews``: also write the ``previews`` config, a small copy of
     every video for the Hub's dataset viewer (viewer.py; recorded in the manifest), built in ``workers``
-    processes. Returns ``root``.
+    processes.
+
+    Args:
+        root: the dataset directory (written into a temporary directory beside it, then moved into place).
+        content: the tables and files (:class:`DatasetContent`).
+        version: the version, ``X.Y.Z``.
+        build_info: plain JSON data recorded in the manifest (inputs, options, seeds).
+        force: replace a dataset of the same version.
+        changelog: this version's CHANGELOG entry ("" = a summary of the counts).
+        progress: show progress bars (copying files, previews, hashing).
+        benchmark: the registered benchmark the dataset is of.
+        previews: also write the ``previews`` config.
+        workers: processes that make the previews.
+
+    Returns:
+        ``root`` as a path.
+
+    Raises:
+        StreamGazeError: before anything is written, for a bad version or destination
+            (:func:`dataset_destination`), build info that is not plain JSON, a missing source file, a row
+            that does not fit its config's schema or fails validation, a duplicate id, a reference to an
+            unknown video or file, or content without a video and a question; while writing, for a file
+            that cannot be copied or an OS error (nothing replaced then).
     """
     root = Path(root)
     bench = benchmark

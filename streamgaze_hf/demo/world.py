@@ -56,11 +56,28 @@ def video_ids(n_videos: int, seed: int) -> list[str]:
 
 def generate_world(out: str | os.PathLike[str], n_videos: int = 3, seed: int = 0, duration: float | None = None,
                    width: int = 320, height: int = 240, fps: float = 24.0, progress: bool = True) -> list[Path]:
-    """Write ``n_videos`` synthetic videos with gaze and ground truth under ``out``; return their dirs.
+    """Write ``n_videos`` synthetic videos with gaze and ground truth under ``out`` (``streamgaze world``).
 
     ``duration=None`` draws 60-120 s per video from the seed. The world is generated in a temporary
     directory inside ``out`` and moved into place only when every video is complete; an existing
     ``out/<video_id>`` is replaced.
+
+    Args:
+        out: the directory to write into (created if needed).
+        n_videos: how many videos (at least 1); video ``k`` is the same whatever the count.
+        seed: the seed every video's generator derives from.
+        duration: each video's length in seconds (at least 15); None draws 60-120 s per video.
+        width: the frame width in pixels (even, at least 64).
+        height: the frame height in pixels (even, at least 48).
+        fps: the video frame rate, in [1, 240].
+        progress: show a progress bar on stderr.
+
+    Returns:
+        The video directories ``out/<video_id>`` (:func:`video_ids`), in order.
+
+    Raises:
+        ArgumentError: (a StreamGazeError) an argument out of its range, before anything is written.
+        OSError: ``out`` cannot be written.
     """
     _check_args(n_videos, duration, width, height, fps)
     out = Path(out)

@@ -356,7 +356,27 @@ def warm_clips(root: str | os.PathLike[str] | None = None, tasks: list[str] | No
 
     Resumable: clips already in the cache are found in milliseconds and counted as ``cached``. Runs
     ``workers`` processes (1: in this process). Bad task or variant names and a missing dataset fail
-    before any work. Returns counts: documents, distinct clips, built, cached, seconds.
+    before any work.
+
+    Args:
+        root: the dataset, a directory or a Hub reference (``dataset.load.resolve_root``; None: the default
+            benchmark's root). Its manifest says which benchmark it is.
+        tasks: task ids, lmms-eval task names or categories, each entry may be comma-separated (None: every
+            task; a task with no questions is skipped unless named by its id).
+        variants: gaze variant names (:data:`VARIANT_NAMES`; None: ``visual``, the paper's main setting).
+        workers: processes that build clips (at least 1).
+        progress: show progress bars (the downloads, the clips).
+        settings: the run settings the clips are made with (None: ``settings.given``).
+
+    Returns:
+        ``tasks`` and ``variants`` (what was warmed), counts ``documents``, ``clips`` (distinct), ``built``,
+        ``cached``, and ``seconds``.
+
+    Raises:
+        StreamGazeError: an unknown task or variant name, ``workers`` below 1, no dataset at ``root``, a
+            benchmark whose documents are not window clips, or a dataset file that is missing or does not
+            match the manifest.
+        VideoError: (a StreamGazeError) a source video cannot be cut into a clip.
     """
     modes = resolve_variants(variants)
     if workers < 1:

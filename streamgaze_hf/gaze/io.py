@@ -73,7 +73,16 @@ def _num(s: str) -> float:
 
 
 def write_gaze_csv(track: GazeTrack, path: str | os.PathLike[str], with_in_frame: bool = False) -> None:
-    """Write a track as ``gaze.csv`` (deterministic text; atomic)."""
+    """Write a track as ``gaze.csv`` (deterministic text; atomic).
+
+    Args:
+        track: the gaze track (normalised coordinates).
+        path: the file to write (its parent directories are created).
+        with_in_frame: add an ``in_frame`` column (1 when the sample lies inside the frame).
+
+    Raises:
+        OSError: the file cannot be written (nothing is left at ``path`` then).
+    """
     cols = list(GAZE_COLUMNS) + (["in_frame"] if with_in_frame else [])
     lines = [",".join(cols)]
     inf = track.in_frame

@@ -312,9 +312,24 @@ def _render(src: Path, info: VideoInfo, targets: list[_Target], progress: bool, 
 def render_overlay_files(video_path: str | os.PathLike[str], gaze_csv_path: str | os.PathLike[str],
                          out_path: str | os.PathLike[str], hfov_deg: float | None = None,
                          progress: bool = True) -> Path:
-    """Probe ``video_path``, read ``gaze_csv_path`` (``t, x, y, valid``) against it and render the overlay.
+    """Probe ``video_path``, read ``gaze_csv_path`` (``t, x, y, valid``) against it and render the overlay
+    (``streamgaze overlay``; :func:`render_overlay`).
 
     Every bad input raises a :class:`StreamGazeError` naming the offending file.
+
+    Args:
+        video_path: the source video.
+        gaze_csv_path: its gaze CSV (normalised coordinates; the video gives the size and rate).
+        out_path: the overlay video to write (atomic: no file after an error).
+        hfov_deg: the camera's horizontal field of view for the FOV circle (None: 90 degrees).
+        progress: show a progress bar on stderr.
+
+    Returns:
+        The path of the written overlay video.
+
+    Raises:
+        VideoError: naming the video, when it is missing, unreadable or undecodable, or a frame cannot be encoded.
+        GazeFormatError: naming the CSV, when it is missing or not a gaze CSV.
     """
     info = probe_video(video_path)
     track = read_gaze_csv(gaze_csv_path, info.width, info.height, info.fps)

@@ -175,8 +175,22 @@ def _short(message: str) -> str:
 
 def run_checked(args: list[str], run: Callable[[list[str]], int], annotate: Callable[[list[Path]], None]) -> int:
     """Run lmms-eval (``run(args)``, its exit status) and check its results (module docstring);
-    ``annotate(new_results_files)`` records our settings in them. Raises :class:`EvalRunFailed` (or a
-    :class:`StreamGazeError` from our task code) when the run did not produce its results."""
+    ``annotate(new_results_files)`` records our settings in them.
+
+    Args:
+        args: lmms-eval's arguments (``--tasks`` already planned; without ``--output_path`` a temporary one is
+            added and removed afterwards).
+        run: runs lmms-eval on the arguments and returns its exit status.
+        annotate: called with the new ``*_results.json`` files, when there are any, before they are checked.
+
+    Returns:
+        0: the run wrote results for every requested task and group and exited 0.
+
+    Raises:
+        EvalRunFailed: (exit status 1) lmms-eval raised, exited non-zero, or wrote no, unreadable or
+            incomplete results; the message ends with lmms-eval's last logged error when it logged one.
+        StreamGazeError: raised by our task code during the run (bad input), passed on unchanged.
+    """
     import shutil
     import tempfile
 

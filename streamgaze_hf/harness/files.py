@@ -32,7 +32,8 @@ def prepare_run_files(root: str | os.PathLike[str], bench: Benchmark, pairs: lis
         Counts: ``documents``, ``media`` (distinct files).
 
     Raises:
-        StreamGazeError: a file is missing or does not match the manifest.
+        StreamGazeError: a file is missing or does not match the manifest, or a task's documents cannot be
+            made from the dataset (an unknown task or gaze mode, a damaged table).
     """
     from ..dataset.load import data_file, dataset_files
     from ..evaluation.visuals import doc_media

@@ -19,7 +19,18 @@ from ..util.errors import StreamGazeError
 
 def prepare_files(root, bench: Benchmark, args: list[str]) -> None:
     """Fetch (a Hub dataset) and verify what the run's tasks of ``bench`` read and show, before lmms-eval
-    starts (files.py)."""
+    starts (files.py).
+
+    Args:
+        root: the dataset root (a local directory or a resolved Hub reference's snapshot directory).
+        bench: the benchmark whose tasks run.
+        args: lmms-eval's arguments; their ``--tasks`` names (groups expanded through the task index) say
+            which tasks of ``bench`` run. Nothing is done when none is of ``bench``.
+
+    Raises:
+        StreamGazeError: a file is missing or does not match the manifest, or a task's documents cannot be
+            made (:func:`~streamgaze_hf.harness.files.prepare_run_files`).
+    """
     from .checks import requested_tasks
     from .files import prepare_run_files
 
@@ -91,7 +102,20 @@ def names_not_folders(args: list[str]) -> list[str]:
 
 
 def run_lmms_eval(args: list[str]) -> int:
-    """Call lmms-eval's CLI in this process with our task directory on its include path."""
+    """Call lmms-eval's CLI in this process with our task directory on its include path.
+
+    Args:
+        args: lmms-eval's arguments (a leading ``--`` is dropped); ``--include_path`` is added unless
+            given, and a run of our tasks only skips lmms-eval's index of its built-in tasks.
+
+    Returns:
+        lmms-eval's exit status (its ``SystemExit`` code; 0 when it returns normally). lmms-eval exits 0 on
+        most failures: :func:`~streamgaze_hf.harness.checks.run_checked` checks the results.
+
+    Raises:
+        StreamGazeError: lmms-eval is not installed, or our task code stopped the run with a
+            ``streamgaze: error:`` exit (bad input).
+    """
     from lmms_tasks import task_folder
 
     from ..util.preflight import require_module

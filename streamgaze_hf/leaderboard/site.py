@@ -9,7 +9,7 @@ ranked only against rows on the same dataset: one section per dataset (:mod:`.se
 demo-scale submission never appears ranked among the paper's full-benchmark rows.
 
 One site serves every registered benchmark: each submission names its benchmark (``benchmark``; none =
-StreamGaze) and is validated against that benchmark's dataset (``roots``: one dataset root per
+the default benchmark, StreamGaze) and is validated against that benchmark's dataset (``roots``: one dataset root per
 benchmark, told apart by their manifests). Each benchmark with submissions gets its own section of
 the page, with its own tables (its declared columns, ranked in its Overall's direction) and its
 reference rows (``Benchmark.reference_rows()``); StreamGaze's section is the one described above.
@@ -196,7 +196,24 @@ def write_leaderboard(submissions: Sequence[str | os.PathLike[str]], root, out: 
     """Validate every submission against its benchmark's dataset and write the site to ``out``.
 
     ``root``: a dataset root, a sequence of them (one per benchmark), or None (each benchmark's
-    ``$..._ROOT``, else its default directory)."""
+    ``$..._ROOT``, else its default directory).
+
+    Args:
+        submissions: the submission files, of any registered benchmarks.
+        root: the dataset root(s), as above (directories or Hub references).
+        out: the site's directory: absent, empty, or an earlier site (it has ``index.html``); replaced
+            atomically.
+        include_paper: also show each benchmark's reference rows (the papers' results).
+
+    Returns:
+        ``out`` as a path: ``index.html``, ``leaderboard.md``, one CSV per benchmark, ``chart.png`` (and the
+        streaming table's files when there are ``stream-eval`` submissions).
+
+    Raises:
+        StreamGazeError: ``out`` exists and is not a leaderboard directory; no dataset at a given root, or
+            two datasets of one benchmark; a submission whose benchmark has no dataset among those given
+            (and no ``$..._ROOT``), or that does not validate (:func:`validate_submission`).
+    """
     out = Path(out)
     _check_out(out)
     roots = _roots(root)

@@ -20,7 +20,8 @@ The declaration types, the evaluation module's protocol with its default hooks, 
     >>> get_benchmark("egogazevqa").task("spatial").option_count
     5
 
-Leaderboard contract (submissions and the leaderboard site, ``streamgaze_hf/submission/``): every
+Leaderboard contract (submissions, ``streamgaze_hf/submission/``, and the leaderboard site,
+``streamgaze_hf/leaderboard/``): every
 benchmark gets its own section of the one site, with its own columns, ranking and reference rows.
 
 * ``Benchmark.leaderboard_columns``: the score columns of its table, in order, each a
@@ -110,10 +111,17 @@ def register(benchmark: Benchmark) -> Benchmark:
 
 
 def get_benchmark(name: str) -> Benchmark:
-    """The registered benchmark ``name``.
+    """The registered benchmark ``name`` (discovering the entry points first, once per process).
+
+    Args:
+        name: the benchmark's name (``Benchmark.name``, e.g. ``"egogazevqa"``).
+
+    Returns:
+        Its declaration.
 
     Raises:
         KeyError: no benchmark of that name (the message lists the registered ones).
+        StreamGazeError: a benchmark entry point failed to import, or registered no benchmark of its name.
     """
     _discover()
     try:
@@ -124,8 +132,15 @@ def get_benchmark(name: str) -> Benchmark:
 
 
 def benchmarks() -> tuple[Benchmark, ...]:
-    """Every registered benchmark, by its declared ``order`` (the built-in ones first, StreamGaze first),
-    then by name."""
+    """Every registered benchmark (discovering the entry points first, once per process).
+
+    Returns:
+        The benchmarks by their declared ``order`` (the built-in ones declare 0 to 3, StreamGaze first; the
+        default is 100), then by name.
+
+    Raises:
+        StreamGazeError: a benchmark entry point failed to import, or registered no benchmark of its name.
+    """
     _discover()
     return tuple(sorted(_REGISTRY.values(), key=lambda b: (b.order, b.name)))
 
@@ -133,8 +148,14 @@ def benchmarks() -> tuple[Benchmark, ...]:
 def benchmark_of_doc(doc: Mapping) -> Benchmark:
     """The benchmark an evaluation document belongs to (every document names it: ``doc["benchmark"]``).
 
+    Args:
+        doc: an evaluation document (made by a benchmark's ``load_docs``) or a per-sample record.
+
+    Returns:
+        The registered benchmark it names.
+
     Raises:
-        KeyError: the document names no registered benchmark.
+        KeyError: the document has no ``benchmark`` field, or names no registered benchmark.
     """
     return get_benchmark(str(doc["benchmark"]))
 
@@ -143,6 +164,9 @@ def default_benchmark() -> Benchmark:
     """The benchmark a command means when it names none, and the benchmark of a dataset or submission file
     that names none (made before files named their benchmark): the one registered benchmark that declares
     ``default``.
+
+    Returns:
+        That benchmark (the built-in StreamGaze in this distribution).
 
     Raises:
         StreamGazeError: no registered benchmark (or more than one) declares ``default``.
@@ -155,7 +179,10 @@ def default_benchmark() -> Benchmark:
 
 
 def run_options() -> dict[str, RunOption]:
-    """Every registered benchmark's own run settings by name.
+    """Every registered benchmark's own run settings (``Benchmark.run_options``).
+
+    Returns:
+        Option name -> its :class:`RunOption`, over the benchmarks in registry order.
 
     Raises:
         StreamGazeError: two benchmarks declare the same option name or variable.
@@ -171,8 +198,14 @@ def run_options() -> dict[str, RunOption]:
 
 
 def task_index() -> TaskIndex:
-    """The one index of every registered benchmark's lmms-eval task and group names (built once, again
-    when a benchmark is registered)."""
+    """The one index of every registered benchmark's lmms-eval task and group names.
+
+    Returns:
+        The :class:`TaskIndex` of :func:`benchmarks`, built once and again after a benchmark is registered.
+
+    Raises:
+        StreamGazeError: a benchmark entry point failed to import, or registered no benchmark of its name.
+    """
     _discover()
     if _STATE["index"] is None or _STATE["index_of"] != tuple(_REGISTRY):
         _STATE["index"], _STATE["index_of"] = TaskIndex(benchmarks()), tuple(_REGISTRY)

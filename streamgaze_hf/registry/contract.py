@@ -1,7 +1,8 @@
 """The contract between the registry and a benchmark (docs/adding-a-benchmark.md), in one file:
 
 * the declarations: :class:`TaskDef`, :class:`DatasetLayout`, :class:`LeaderboardColumn` and
-  :class:`Benchmark` (its fields are explained in ``streamgaze_hf/benchmarks/__init__.py``);
+  :class:`Benchmark` (its fields are explained in its docstring and in the registry's,
+  ``streamgaze_hf/registry/__init__.py``);
 * :class:`EvaluationModule`: the functions a benchmark's evaluation module defines, and
   :class:`Evaluation`, that module seen through the contract, with a default for every optional hook
   (:data:`HOOKS`). Shared code calls ``benchmark.evaluation_api().<hook>(...)`` and never probes a
@@ -52,7 +53,18 @@ _EVALUATIONS: dict[str, Evaluation] = {}
 
 
 def resolve(ref: str) -> Any:
-    """The object named by ``"package.module:attribute"`` (or a module for ``"package.module"``)."""
+    """The object a declaration names, imported on first use.
+
+    Args:
+        ref: ``"package.module:attribute"``, or ``"package.module"`` for the module itself.
+
+    Returns:
+        The attribute (or the module).
+
+    Raises:
+        ImportError: the module cannot be imported (``ModuleNotFoundError`` when there is none).
+        AttributeError: the module has no such attribute.
+    """
     module, _, attr = ref.partition(":")
     obj = importlib.import_module(module)
     return getattr(obj, attr) if attr else obj
@@ -132,11 +144,26 @@ class LeaderboardColumn:
         return self.unit in PERCENT_UNITS
 
     def text(self, value: float | None, blank: str = "") -> str:
-        """``value`` as people read it (:func:`score_text`)."""
+        """``value`` as people read it (:func:`score_text` in this column's unit and digits).
+
+        Args:
+            value: a stored score of this column, or None (undefined).
+            blank: what an undefined value shows.
+
+        Returns:
+            The text (a percent with one decimal, without the sign, for both percent units).
+        """
         return score_text(value, self.unit, self.digits, blank)
 
     def fraction(self, value: float | None) -> float | None:
-        """``value`` for a machine-readable file: a fraction for both percent units, else as stored."""
+        """``value`` for a machine-readable file (:func:`to_fraction` in this column's unit).
+
+        Args:
+            value: a stored score of this column, or None.
+
+        Returns:
+            A fraction for both percent units, else the value as stored; None stays None.
+        """
         return to_fraction(value, self.unit)
 
 
@@ -145,14 +172,32 @@ PERCENT_UNITS = ("fraction", "percent")
 
 
 def to_fraction(value: float | None, unit: str) -> float | None:
-    """A stored score for a machine-readable file: a fraction for ``unit="percent"``, else as stored."""
+    """A stored score for a machine-readable file.
+
+    Args:
+        value: the score as stored, or None.
+        unit: its unit (:attr:`LeaderboardColumn.unit`).
+
+    Returns:
+        ``value / 100`` for ``unit="percent"``, else ``value`` as stored (a fraction stays one); None stays None.
+    """
     return None if value is None else (value / 100.0 if unit == "percent" else value)
 
 
 def score_text(value: float | None, unit: str = "fraction", digits: int = 3, blank: str = "") -> str:
     """The one rule for a score shown to people: a fraction (``unit="fraction"``) or a percentage
     (``"percent"``) as a percent with one decimal, without the sign (tables say "%" in their header or
-    note); any other unit as stored with ``digits`` decimals; ``blank`` when undefined."""
+    note); any other unit as stored with ``digits`` decimals; ``blank`` when undefined.
+
+    Args:
+        value: the score as stored, or None (undefined).
+        unit: its unit (:attr:`LeaderboardColumn.unit`).
+        digits: the decimals of a unit that is not a percent unit.
+        blank: what an undefined value shows.
+
+    Returns:
+        The text, e.g. ``"62.5"`` for the fraction 0.625.
+    """
     if value is None:
         return blank
     if unit == "fraction":
@@ -163,7 +208,18 @@ def score_text(value: float | None, unit: str = "fraction", digits: int = 3, bla
 
 
 def leaderboard_column(spec: LeaderboardColumn | tuple | Mapping) -> LeaderboardColumn:
-    """A column declaration as a :class:`LeaderboardColumn` (from itself, a tuple or a mapping)."""
+    """A column declaration as a :class:`LeaderboardColumn`.
+
+    Args:
+        spec: a :class:`LeaderboardColumn` (returned as is), a tuple of its fields in order
+            (``(key, label, higher_is_better)``, ...) or a mapping of them by name.
+
+    Returns:
+        The column.
+
+    Raises:
+        TypeError: the tuple or mapping does not fit the fields of :class:`LeaderboardColumn`.
+    """
     if isinstance(spec, LeaderboardColumn):
         return spec
     if isinstance(spec, Mapping):
@@ -301,7 +357,7 @@ class Benchmark:
     record_fields: tuple[str, ...] = ("question_id", "task", "response", "gaze", "prompt_mode")
     #: the leaderboard layout besides its columns: the page's title when the site shows this benchmark alone
     #: ("" = "<title> leaderboard"), the notes under its tables, the settings shown under each model name
-    #: (keys of the shared settings columns, submission/rows.py), and its CSV file's name
+    #: (keys of the shared settings columns, leaderboard/rows.py), and its CSV file's name
     leaderboard_title: str = ""
     leaderboard_notes: tuple[str, ...] = ()
     leaderboard_settings: tuple[str, ...] = ("gaze", "prompt_mode", "frames", "params")
@@ -322,23 +378,64 @@ class Benchmark:
         return tuple(t.id for t in self.tasks)
 
     def task(self, task_id: str) -> TaskDef:
+        """A row of the task table (for ids that come from code or files; :meth:`require_task` for user input).
+
+        Args:
+            task_id: the task's id (:attr:`TaskDef.id`).
+
+        Returns:
+            Its :class:`TaskDef`.
+
+        Raises:
+            KeyError: the benchmark has no such task (the message lists its task ids).
+        """
         for t in self.tasks:
             if t.id == task_id:
                 return t
         raise KeyError(f"unknown {self.name} task {task_id!r}; tasks are {', '.join(self.task_ids)}")
 
     def require_task(self, task_id: str) -> TaskDef:
-        """:meth:`task`, with an unknown id reported as a :class:`StreamGazeError` (user input)."""
+        """:meth:`task`, with an unknown id reported as a :class:`StreamGazeError` (user input).
+
+        Args:
+            task_id: the task's id, as the user gave it.
+
+        Returns:
+            Its :class:`TaskDef`.
+
+        Raises:
+            StreamGazeError: the benchmark has no such task (the message lists its task ids).
+        """
         try:
             return self.task(task_id)
         except KeyError as exc:
             raise StreamGazeError(str(exc.args[0])) from None
 
     def tasks_in(self, category: str) -> tuple[TaskDef, ...]:
+        """The tasks of one category.
+
+        Args:
+            category: one of :attr:`categories` (StreamGaze: ``past``, ``present``, ``proactive``).
+
+        Returns:
+            Its tasks in table order (empty for a category the benchmark does not have).
+        """
         return tuple(t for t in self.tasks if t.category == category)
 
     def lmms_task_name(self, task_id: str, gaze: str | None = None) -> str:
-        """The lmms-eval task name of a task in a gaze mode (default: the plain variant)."""
+        """The lmms-eval task name of a task in a gaze mode.
+
+        Args:
+            task_id: the task's id.
+            gaze: a gaze mode (a value of :attr:`gaze_variants`); None: the base name, without a suffix.
+
+        Returns:
+            ``<base><suffix>``: the base is the task's ``lmms_name`` or ``<benchmark>_<task id>``; the suffix is
+            the gaze mode's key in :attr:`gaze_variants` (the first one where two keys map to the mode).
+
+        Raises:
+            KeyError: no such task, or no such gaze mode (the message lists the modes).
+        """
         base = self.task(task_id).lmms_name or f"{self.name}_{task_id}"
         if gaze is None:
             return base
@@ -348,8 +445,13 @@ class Benchmark:
         raise KeyError(f"unknown {self.name} gaze mode {gaze!r}; modes are {', '.join(self.gaze_variants.values())}")
 
     def lmms_tasks(self) -> tuple[LmmsTask, ...]:
-        """Every lmms-eval task of the benchmark, in the generated files' order: per gaze variant (and per
-        slice of each), then per reasoning variant, each over the task table."""
+        """Every lmms-eval task of the benchmark (the entries of the task index).
+
+        Returns:
+            The tasks in the generated files' order: per gaze variant (and per slice of each,
+            :attr:`LmmsOptions.slices`), then per reasoning variant in the plain gaze mode
+            (:attr:`LmmsOptions.reasoning`), each over the task table.
+        """
         variants: list[tuple[str, str, str, tuple[str, str] | None]] = []
         for suffix, gaze in self.gaze_variants.items():
             variants.append((suffix, gaze, "", None))
@@ -360,8 +462,13 @@ class Benchmark:
                      for suffix, gaze, reasoning, where in variants for t in self.tasks)
 
     def lmms_groups(self) -> dict[str, tuple[str, ...]]:
-        """Group name -> member task names: one group per variant suffix over the task table (``<name><suffix>``,
-        the paper's "Avg."), and with ``lmms.category_groups`` one per category over the plain tasks."""
+        """The benchmark's lmms-eval groups.
+
+        Returns:
+            Group name -> member task names: one group per variant suffix over the task table
+            (``<name><suffix>``, the paper's "Avg."), and with ``lmms.category_groups`` one per category over
+            the plain tasks (``<name>_<category>``).
+        """
         groups: dict[str, list[str]] = {}
         for task in self.lmms_tasks():
             groups.setdefault(f"{self.name}{task.suffix}", []).append(task.name)
@@ -371,63 +478,146 @@ class Benchmark:
         return {name: tuple(members) for name, members in groups.items()}
 
     def lower_is_better(self, metric: str) -> bool:
-        """Whether a lower value of ``metric`` is better (:data:`LOWER_IS_BETTER` and ``lmms.lower_is_better``)."""
+        """Whether a lower value of a metric is better.
+
+        Args:
+            metric: a metric name (e.g. ``"fpr"``).
+
+        Returns:
+            True for the metrics of :data:`LOWER_IS_BETTER` and of ``lmms.lower_is_better``, else False.
+        """
         return metric in LOWER_IS_BETTER or metric in self.lmms.lower_is_better
 
     def metric_set(self) -> tuple[str, ...]:
-        """Every metric name the benchmark reports, in declaration order."""
+        """Every metric name the benchmark reports.
+
+        Returns:
+            The names of :attr:`metrics`, each once, in declaration order.
+        """
         return tuple(dict.fromkeys(m for names in self.metrics.values() for m in names))
 
     def metric_names(self, task_id: str) -> tuple[str, ...]:
         """The task's metrics: ``metrics[task_id]`` when the benchmark declares per-task metrics
-        (VL4Gaze), else those of its kind (``"mc"`` or ``"proactive"``)."""
+        (VL4Gaze), else those of its kind (``"mc"`` or ``"proactive"``).
+
+        Args:
+            task_id: the task's id.
+
+        Returns:
+            The metric names, in declaration order.
+
+        Raises:
+            KeyError: the task is unknown, or the benchmark declares no metrics for its kind.
+        """
         if task_id in self.metrics:
             return self.metrics[task_id]
         return self.metrics["proactive" if self.task(task_id).proactive else "mc"]
 
     def evaluation_module(self):
-        """The evaluation module itself (its benchmark-specific functions too)."""
+        """The evaluation module itself (its benchmark-specific functions too).
+
+        Returns:
+            The module :attr:`evaluation` names, imported on first use.
+        """
         return resolve(self.evaluation)
 
     def evaluation_api(self) -> Evaluation:
         """The evaluation module through the contract: its required functions and every optional hook,
-        the module's own or the default (:class:`Evaluation`). Built once per benchmark."""
+        the module's own or the default (:class:`Evaluation`).
+
+        Returns:
+            The :class:`Evaluation`, built once per benchmark (again if the module object changed).
+
+        Raises:
+            TypeError: the module lacks a required function, or declares ``BREAKDOWN_KEYS`` without
+                ``breakdown``.
+            ImportError: the module cannot be imported.
+        """
         ev = _EVALUATIONS.get(self.name)
         if ev is None or ev.module is not self.evaluation_module():
             ev = _EVALUATIONS[self.name] = Evaluation(self, self.evaluation_module())
         return ev
 
     def importer(self, name: str = "release") -> Callable:
-        """The importer of a kind (:data:`IMPORTER_KINDS`: ``release`` or ``raw``)."""
+        """The importer of a kind, imported on first use.
+
+        Args:
+            name: the importer kind (:data:`IMPORTER_KINDS`: ``release``, the official release files, or
+                ``raw``, the raw recordings through the benchmark's pipeline).
+
+        Returns:
+            The importer function (``release.py:import_release`` or ``build.py:build_dataset`` as declared).
+
+        Raises:
+            KeyError: the benchmark declares no importer of that kind (the message lists those it has).
+        """
         try:
             return resolve(self.importers[name])
         except KeyError:
             raise KeyError(f"{self.name} has no importer {name!r}; importers: {', '.join(self.importers)}") from None
 
     def streaming_module(self) -> ModuleType:
-        """The benchmark's streaming evaluation (:attr:`streaming`); StreamGazeError when it has none."""
+        """The benchmark's streaming evaluation (``streamgaze stream-eval``).
+
+        Returns:
+            The module :attr:`streaming` names.
+
+        Raises:
+            StreamGazeError: the benchmark has no streaming evaluation.
+        """
         if not self.streaming:
             raise StreamGazeError(f"{self.title} has no streaming evaluation (stream-eval)")
         return resolve(self.streaming)
 
     def optional_module(self, job: str) -> ModuleType | None:
         """The module of an optional job of the benchmark's package (:data:`PACKAGE_FILES`: ``cli``,
-        ``report``), or None when the package has no such file."""
+        ``report``).
+
+        Args:
+            job: a key of :data:`PACKAGE_FILES` (the file is looked for beside the evaluation module).
+
+        Returns:
+            The module, or None when the package has no such file.
+
+        Raises:
+            KeyError: ``job`` is not a key of :data:`PACKAGE_FILES`.
+        """
         module = f"{self.evaluation.partition(':')[0].rsplit('.', 1)[0]}.{PACKAGE_FILES[job]}"
         return resolve(module) if importlib.util.find_spec(module) is not None else None
 
     def cli_options(self, kind: str) -> tuple[str, Callable | None] | None:
         """The benchmark's own ``build``/``import`` sub-command for an importer kind, from its package's
         ``cli.py`` (:data:`PACKAGE_FILES`): ``(help, configure)`` where ``configure(parser)`` adds the
-        options and returns the handler (None: the common options), or None when it declares none."""
+        options and returns the handler (None: the common options), or None when it declares none.
+
+        Args:
+            kind: the importer kind, ``raw`` (``streamgaze build``: the package's ``RAW``) or ``release``
+                (``streamgaze import``: its ``RELEASE``).
+
+        Returns:
+            ``(help, configure)``, or None when the package has no ``cli.py`` or it declares none for ``kind``.
+
+        Raises:
+            KeyError: ``kind`` is neither ``raw`` nor ``release`` (only when the package has a ``cli.py``).
+        """
         module = self.optional_module("cli")
         return None if module is None else getattr(module, {"raw": "RAW", "release": "RELEASE"}[kind], None)
 
     def reference_rows(self) -> list:
+        """The paper's reference rows of the leaderboard (:attr:`paper_rows`, see the registry's docstring).
+
+        Returns:
+            The rows (``leaderboard.rows.Row`` objects or dicts); empty when the benchmark declares none.
+        """
         return list(resolve(self.paper_rows)()) if self.paper_rows else []
 
     def score_columns(self) -> tuple[LeaderboardColumn, ...]:
-        """The leaderboard's score columns (without Overall): declared, else one per task."""
+        """The leaderboard's score columns, without Overall.
+
+        Returns:
+            The declared :attr:`leaderboard_columns` but ``"overall"``; when none are declared, one accuracy
+            column per task (label: the task's name), higher is better.
+        """
         cols = [leaderboard_column(c) for c in self.leaderboard_columns]
         if not cols:
             return tuple(LeaderboardColumn(t.id, t.name, True, f"{t.name} ({t.category}): accuracy") for t in self.tasks)
@@ -444,8 +634,12 @@ class Benchmark:
         return self.leaderboard_csv or f"leaderboard-{self.name}.csv"
 
     def overall_column(self) -> LeaderboardColumn:
-        """The Overall column (label, direction): a declared ``"overall"`` column, else the mean of the
-        score columns, higher is better."""
+        """The Overall column (label, direction) rows are ranked by.
+
+        Returns:
+            A declared ``"overall"`` column, else the unweighted mean of the score columns, higher is better,
+            in the first score column's unit and digits.
+        """
         for c in self.leaderboard_columns:
             col = leaderboard_column(c)
             if col.key == "overall":
@@ -470,7 +664,7 @@ class EvaluationModule(Protocol):
     """What a benchmark's evaluation module defines (module-level functions).
 
     * ``load_docs(task_id, gaze, root=None, *, rows=None, settings=None)``: the task's evaluation documents
-      (each carries ``benchmark`` (StreamGaze's may leave it out), ``task`` and ``question_id``), derived
+      (each carries ``benchmark``, ``task`` and ``question_id``), derived
       from ``rows`` (the task config's rows) when given, else from the config read at ``root``, for the run
       ``settings`` (``streamgaze_hf.evaluation.settings.RunSettings``; None: ``given``), which each document records;
     * ``doc_visuals(doc)``: what the model is shown (clip paths from the shared clip cache, images);
@@ -480,21 +674,87 @@ class EvaluationModule(Protocol):
 
     Optional hooks (:data:`HOOKS`), with the defaults of :class:`Evaluation`: ``leaderboard_scores(records)``,
     ``metric_value(records, name)``, ``BREAKDOWN_KEYS`` + ``breakdown(records, key)``,
-    ``baseline_random_answer(rng, doc)``.
+    ``baseline_random_answer(rng, doc)``, ``metric_records(record)``, ``leaderboard_values(scores)``,
+    ``score_answers(key, responses, prompt_mode, clip_fps)``.
     """
 
     def load_docs(self, task_id: str, gaze: str = ..., root: Any = None, *, rows: Any = None,
-                  settings: Any = None) -> list[dict]: ...
+                  settings: Any = None) -> list[dict]:
+        """The evaluation documents of one task in one gaze mode.
 
-    def doc_visuals(self, doc: Mapping) -> list: ...
+        Args:
+            task_id: the task's id.
+            gaze: the gaze mode (a value of ``Benchmark.gaze_variants``).
+            root: the dataset (a directory or ``hf://`` reference; None: the benchmark's default root).
+            rows: the task config's rows when the caller has read them (lmms-eval's ``process_docs``), else
+                read from ``root``.
+            settings: the run's settings (``streamgaze_hf.evaluation.settings.RunSettings``; None: ``given``),
+                which each document records.
 
-    def doc_prompt(self, doc: Mapping) -> str: ...
+        Returns:
+            One document per question (per checkpoint of a proactive question), each with ``benchmark``,
+            ``task`` and ``question_id``.
 
-    def doc_target(self, doc: Mapping) -> str: ...
+        Raises:
+            StreamGazeError: an unknown task or gaze mode, or a dataset that cannot be read.
+        """
+        ...
 
-    def score_doc(self, doc: Mapping, response: str) -> dict: ...
+    def doc_visuals(self, doc: Mapping) -> list:
+        """What the model is shown for a document.
 
-    def task_metrics(self, records: list[dict]) -> dict: ...
+        Args:
+            doc: an evaluation document of :meth:`load_docs`.
+
+        Returns:
+            Clip paths from the shared clip cache, or images.
+        """
+        ...
+
+    def doc_prompt(self, doc: Mapping) -> str:
+        """The prompt text of a document.
+
+        Args:
+            doc: an evaluation document.
+
+        Returns:
+            The text the model is given with :meth:`doc_visuals`.
+        """
+        ...
+
+    def doc_target(self, doc: Mapping) -> str:
+        """The reference answer of a document.
+
+        Args:
+            doc: an evaluation document.
+
+        Returns:
+            The answer (an option letter, Yes/No, or the benchmark's own form).
+        """
+        ...
+
+    def score_doc(self, doc: Mapping, response: str) -> dict:
+        """One model response scored.
+
+        Args:
+            doc: an evaluation document.
+            response: the model's raw response ("" for an unanswered item).
+
+        Returns:
+            The per-sample record: the parsed answer, ``correct``, the document's identity and settings.
+        """
+        ...
+
+    def task_metrics(self, records: list[dict]) -> dict:
+        """One task's metrics.
+
+        Args:
+            records: the task's per-sample records (of :meth:`score_doc`).
+
+        Returns:
+            Metric name -> a fraction in [0, 1], or None where undefined.
+        """
+        ...
 
 
 class Evaluation:
@@ -519,33 +779,102 @@ class Evaluation:
                             "BREAKDOWN_KEYS but no breakdown(records, key)")
 
     def has_hook(self, name: str) -> bool:
-        """Whether the module defines the hook ``name`` itself (else the default runs)."""
+        """Whether the module defines an optional hook itself.
+
+        Args:
+            name: a hook of :data:`HOOKS`.
+
+        Returns:
+            True when the module defines it (a callable of that name), False when the default runs.
+        """
         return name in self._hooks
 
     # -- required
     def load_docs(self, task_id: str, *args: Any, **kwargs: Any) -> list[dict]:
+        """The module's ``load_docs`` (:meth:`EvaluationModule.load_docs`).
+
+        Args:
+            task_id: the task's id.
+            *args: ``gaze``, ``root``, as the module takes them.
+            **kwargs: ``rows``, ``settings`` and the module's own keywords (StreamGaze: ``reasoning``).
+
+        Returns:
+            The task's evaluation documents.
+        """
         return self.module.load_docs(task_id, *args, **kwargs)
 
     def doc_visuals(self, doc: Mapping, *args: Any, **kwargs: Any) -> list:
+        """The module's ``doc_visuals`` (:meth:`EvaluationModule.doc_visuals`).
+
+        Args:
+            doc: an evaluation document.
+            *args: the module's own further arguments (e.g. ``cache_dir``).
+            **kwargs: the same, by name.
+
+        Returns:
+            What the model is shown (clip paths, images).
+        """
         return self.module.doc_visuals(doc, *args, **kwargs)
 
     def doc_prompt(self, doc: Mapping) -> str:
+        """The module's ``doc_prompt``.
+
+        Args:
+            doc: an evaluation document.
+
+        Returns:
+            The prompt text.
+        """
         return self.module.doc_prompt(doc)
 
     def doc_target(self, doc: Mapping) -> str:
+        """The module's ``doc_target``.
+
+        Args:
+            doc: an evaluation document.
+
+        Returns:
+            The reference answer.
+        """
         return self.module.doc_target(doc)
 
     def score_doc(self, doc: Mapping, response: str) -> dict:
+        """The module's ``score_doc``.
+
+        Args:
+            doc: an evaluation document.
+            response: the model's raw response ("" for an unanswered item).
+
+        Returns:
+            The per-sample record.
+        """
         return self.module.score_doc(doc, response)
 
     def task_metrics(self, records: list[dict]) -> dict:
+        """The module's ``task_metrics``.
+
+        Args:
+            records: one task's per-sample records.
+
+        Returns:
+            Metric name -> a fraction in [0, 1], or None where undefined.
+        """
         return self.module.task_metrics(records)
 
     # -- hooks
     def leaderboard_scores(self, records: Mapping[str, list[dict]]) -> dict:
         """``{"columns": {key: value or None}, "overall": value or None}`` of the records (task id ->
         records). Default: each task's ``task_metrics`` accuracy (None: no records) and their
-        unweighted mean, fractions."""
+        unweighted mean, fractions.
+
+        Args:
+            records: task id -> the per-sample records ``score_doc`` made (one per item; an unanswered item
+                scored with ``missing=True``).
+
+        Returns:
+            ``{"columns": {column key: value or None}, "overall": value or None}``, in the units of the
+            benchmark's reference rows.
+        """
         if "leaderboard_scores" in self._hooks:
             return self._hooks["leaderboard_scores"](records)
         cols = {t: (self.task_metrics(records[t])["accuracy"] if records.get(t) else None)
@@ -556,7 +885,15 @@ class Evaluation:
     def metric_value(self, records: Iterable[dict], name: str) -> float:
         """One metric of a task's records as lmms-eval's table shows it. Default: the ``task_metrics``
         fraction in percent. Undefined (no records, a ratio with an empty denominator, a metric the
-        task does not report) is NaN, never a made-up 0 or 100: the one rule of every task file."""
+        task does not report) is NaN, never a made-up 0 or 100: the one rule of every task file.
+
+        Args:
+            records: one task's per-sample records.
+            name: the metric's name.
+
+        Returns:
+            The value (percent for the default), or NaN where undefined.
+        """
         records = list(records)
         if not records:
             return math.nan
@@ -567,20 +904,42 @@ class Evaluation:
 
     def metric_records(self, record: Mapping) -> dict[str, Mapping]:
         """The items a harness aggregates per metric for one per-sample record (lmms-eval's
-        ``process_results``). Default: the same record under each of its task's metrics."""
+        ``process_results``). Default: the same record under each of its task's metrics.
+
+        Args:
+            record: one per-sample record (of ``score_doc``; it names its ``task``).
+
+        Returns:
+            Metric name -> the item lmms-eval aggregates for it.
+        """
         if "metric_records" in self._hooks:
             return self._hooks["metric_records"](record)
         return {m: record for m in self.benchmark.metric_names(str(record["task"]))}
 
     def breakdowns(self, records: Iterable[Mapping]) -> dict[str, dict]:
-        """``{key: breakdown(records, key)}`` for each of the module's ``BREAKDOWN_KEYS`` but ``task``
-        (default: none)."""
+        """The task metrics broken down by the module's ``BREAKDOWN_KEYS`` (``validate`` reports them).
+
+        Args:
+            records: per-sample records.
+
+        Returns:
+            ``{key: breakdown(records, key)}`` for each of the keys but ``task``; empty when the module
+            declares none (the default).
+        """
         records = list(records)
         return {k: self._hooks["breakdown"](records, k) for k in self.breakdown_keys if k != "task"}
 
     def baseline_random_answer(self, rng: Any, doc: Mapping) -> str | None:
         """The random baseline's answer by the benchmark's own rule, or None (default): the shared rule,
-        a uniform option letter or Yes/No (``streamgaze_hf.evaluation.baselines.random_answer``)."""
+        a uniform option letter or Yes/No (``streamgaze_hf.evaluation.baselines.random_answer``).
+
+        Args:
+            rng: the generator the baseline draws from (a ``random.Random`` seeded per item).
+            doc: an evaluation document.
+
+        Returns:
+            The answer, or None to use the shared rule.
+        """
         if "baseline_random_answer" in self._hooks:
             return self._hooks["baseline_random_answer"](rng, doc)
         return None
@@ -588,7 +947,14 @@ class Evaluation:
     def leaderboard_values(self, scores: Mapping) -> dict:
         """A validated submission's ``scores`` as leaderboard values: ``{"overall": x, "columns": {column key:
         x}, "by_source": {source: overall}}``. Default: the shared layout's ``overall`` and ``columns`` (no
-        per-source overall); a benchmark with its own layout (``score_answers``) defines the hook."""
+        per-source overall); a benchmark with its own layout (``score_answers``) defines the hook.
+
+        Args:
+            scores: the ``scores`` object of a validated submission.
+
+        Returns:
+            ``{"overall": x, "columns": {column key: x}, "by_source": {source: overall}}``.
+        """
         if "leaderboard_values" in self._hooks:
             return self._hooks["leaderboard_values"](scores)
         return {"overall": scores.get("overall"), "columns": dict(scores.get("columns") or {}), "by_source": {}}
@@ -596,7 +962,17 @@ class Evaluation:
     def score_answers(self, key: Any, responses: Mapping, prompt_mode: str, clip_fps: float) -> Any:
         """A whole answer key scored into the benchmark's own submission scores layout (a
         ``streamgaze_hf.submission.answer_key.Rescored``), or None (default): the shared layout of
-        ``streamgaze_hf.submission.answer_key.score_responses`` (columns, coverage, tasks, breakdowns)."""
+        ``streamgaze_hf.submission.answer_key.score_responses`` (columns, coverage, tasks, breakdowns).
+
+        Args:
+            key: the dataset's answer key (``streamgaze_hf.submission.answer_key.AnswerKey``).
+            responses: the raw responses by item (``(question_id, checkpoint_index)`` -> response).
+            prompt_mode: the run's prompt mode.
+            clip_fps: the frame rate the run's clips were cut at.
+
+        Returns:
+            The ``Rescored`` scores, or None when the module defines no hook.
+        """
         if "score_answers" in self._hooks:
             return self._hooks["score_answers"](key, responses, prompt_mode, clip_fps)
         return None
@@ -605,7 +981,18 @@ class Evaluation:
 # ---- declaring a benchmark ---------------------------------------------------------------------------
 
 def package_ref(package: str, job: str) -> str:
-    """The ``"module:attribute"`` of a job (a key of :data:`PACKAGE_FILES`) in a benchmark package."""
+    """The ``"module:attribute"`` of a job in a benchmark package.
+
+    Args:
+        package: the benchmark package's ``__name__``.
+        job: a key of :data:`PACKAGE_FILES`.
+
+    Returns:
+        ``"<package>.<file>:<attribute>"`` (a module reference for the jobs that name a module).
+
+    Raises:
+        KeyError: ``job`` is not a key of :data:`PACKAGE_FILES`.
+    """
     return f"{package}.{PACKAGE_FILES[job]}"
 
 
@@ -616,7 +1003,21 @@ def declare(package: str, *, dataset: Mapping[str, Any], importers: Sequence[str
     kind in ``importers`` (``release.py:import_release``, ``build.py:build_dataset``), the dataset
     layout's ``schema.py`` (``QA_FEATURES``, ``validate_row``, ``file_paths``) and ``card.py`` (``intro``,
     ``sections``). ``dataset``: the other :class:`DatasetLayout` fields;
-    ``fields``: the other :class:`Benchmark` fields (an explicit reference there wins)."""
+    ``fields``: the other :class:`Benchmark` fields (an explicit reference there wins).
+
+    Args:
+        package: the benchmark package's ``__name__``.
+        dataset: the :class:`DatasetLayout` fields besides the derived references (an explicit one wins).
+        importers: the importer kinds the package has.
+        **fields: the :class:`Benchmark` fields (``name``, ``title``, ``tasks``, ...).
+
+    Returns:
+        The declaration (not yet registered: pass it to ``register``).
+
+    Raises:
+        ValueError: an importer kind is not one of :data:`IMPORTER_KINDS`.
+        TypeError: a required field is missing, or a field is unknown.
+    """
     unknown = [k for k in importers if k not in IMPORTER_KINDS]
     if unknown:
         raise ValueError(f"unknown importer kinds {unknown}; kinds are {', '.join(IMPORTER_KINDS)}")

@@ -41,21 +41,49 @@ class TaskIndex:
         return frozenset(self.tasks) | frozenset(self.groups)
 
     def task(self, name: str) -> LmmsTask | None:
-        """The task of that name, or None (a group, or a name this index does not define)."""
+        """The task of a name.
+
+        Args:
+            name: an lmms-eval task name.
+
+        Returns:
+            Its :class:`LmmsTask`, or None (a group, or a name this index does not define).
+        """
         return self.tasks.get(name)
 
     def benchmark_of(self, name: str) -> str | None:
-        """The benchmark whose task or group ``name`` is, or None."""
+        """The benchmark a task or group name belongs to.
+
+        Args:
+            name: an lmms-eval task or group name.
+
+        Returns:
+            The benchmark's name, or None when this index does not define ``name``.
+        """
         task = self.tasks.get(name)
         return task.benchmark if task is not None else self._group_of.get(name)
 
     def of_benchmark(self, benchmark: str | Benchmark) -> dict[str, LmmsTask]:
-        """One benchmark's tasks by name."""
+        """One benchmark's tasks.
+
+        Args:
+            benchmark: the benchmark, or its name.
+
+        Returns:
+            Task name -> :class:`LmmsTask`, in the index's order (empty for a benchmark not indexed).
+        """
         name = benchmark if isinstance(benchmark, str) else benchmark.name
         return {n: t for n, t in self.tasks.items() if t.benchmark == name}
 
     def leaves(self, name: str) -> list[str]:
-        """The task names a name stands for: a group's members expanded recursively; any other name itself."""
+        """The task names a name stands for.
+
+        Args:
+            name: a task or group name (or any other name).
+
+        Returns:
+            A group's members expanded recursively, in order, each once; any other name itself, alone.
+        """
         out: list[str] = []
 
         def walk(n: str, seen: frozenset[str]) -> None:
@@ -69,8 +97,15 @@ class TaskIndex:
         return out
 
     def selection(self, names: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
-        """benchmark -> [(task id, gaze mode)] of the task and group names (groups expanded; names this
-        index does not define left out), in order, each pair once."""
+        """What a ``--tasks`` selection evaluates, per benchmark.
+
+        Args:
+            names: task and group names (groups are expanded; names this index does not define are left out).
+
+        Returns:
+            Benchmark name -> [(task id, gaze mode)], in order, each pair once; a benchmark none of whose
+            tasks is named is absent. Reasoning and slice variants count as their task and gaze mode.
+        """
         out: dict[str, list[tuple[str, str]]] = {}
         for name in names:
             for leaf in self.leaves(name):
@@ -80,7 +115,15 @@ class TaskIndex:
         return {b: pairs for b, pairs in out.items() if pairs}
 
     def closest(self, name: str, n: int = 3) -> list[str]:
-        """The names most like ``name`` (for a "did you mean" line)."""
+        """The names most like a name (for a "did you mean" line).
+
+        Args:
+            name: the name that is not in the index.
+            n: at most this many.
+
+        Returns:
+            Task and group names, the closest first (``difflib`` ratio at least 0.6); empty when none is close.
+        """
         import difflib
 
         return difflib.get_close_matches(name, sorted(self.names), n=n, cutoff=0.6)

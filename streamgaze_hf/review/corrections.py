@@ -245,7 +245,16 @@ def parse_corrections(text: str, path: str = "<csv>") -> list[ReviewRow]:
 def load_corrections(csv_paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> Corrections:
     """Read and validate review CSVs (one per annotator and video, or merged ones).
 
-    Raises :class:`StreamGazeError` naming the file and the row of the first bad cell.
+    Args:
+        csv_paths: one CSV file, or several (exported by the review pages; UTF-8).
+
+    Returns:
+        The :class:`Corrections`: every row of every file, and the files in the order given.
+
+    Raises:
+        StreamGazeError: naming the file and the row of the first bad cell: no file given, a file that
+            cannot be read or is not UTF-8, a missing column, a malformed row or value, or the same decision
+            given twice by one annotator (in one file or across files).
     """
     paths = [csv_paths] if isinstance(csv_paths, (str, os.PathLike)) else list(csv_paths)
     if not paths:

@@ -92,10 +92,25 @@ def _copy(src: Path, dest: Path) -> None:
 
 def export_review(root: str | os.PathLike[str], out: str | os.PathLike[str], *, link: bool = False,
                   video_ids: Iterable[str] | None = None) -> list[Path]:
-    """Write the review pages of ``root`` (all videos, or ``video_ids``) to ``out``; returns the
-    paths written, ``out/index.html`` first. See the module docstring. A dataset of another
-    benchmark whose pages review questions (``Benchmark.review == "questions"``, e.g. EgoGazeVQA) gets
-    question-verification pages (:func:`export_qa_review`)."""
+    """Write the review pages of ``root`` (all videos, or ``video_ids``) to ``out``. See the module
+    docstring. A dataset of a benchmark whose pages review fixations (``Benchmark.review ==
+    "fixations"``, StreamGaze) gets fixation pages; one whose pages review questions (``"questions"``, e.g.
+    EgoGazeVQA) gets question-verification pages (:func:`export_qa_review`).
+
+    Args:
+        root: the dataset, a directory or a Hub reference (``dataset.load.resolve_root``).
+        out: the directory the pages are written to (created if needed).
+        link: point the pages into the dataset (relative links) instead of copying the videos.
+        video_ids: only these videos (None: every video).
+
+    Returns:
+        The paths written, ``out/index.html`` first.
+
+    Raises:
+        StreamGazeError: no dataset at ``root``; its benchmark has no review pages; a video id that is not
+            in the dataset or cannot be a page's file name; a missing overlay video (or keyframe); a dataset
+            with no videos to review.
+    """
     from ..dataset.load import benchmark_of, read_manifest, resolve_root
     from ..registry import get_benchmark
 

@@ -140,7 +140,19 @@ def parse_qa_verdicts(text: str, file: str = "<text>") -> list[QAVerdict]:
 
 
 def load_qa_verdicts(paths: Iterable[str | os.PathLike[str]]) -> QAVerdicts:
-    """Every row of the given question-review CSVs (each validated; errors name the file and row)."""
+    """Every row of the given question-review CSVs (each validated; errors name the file and row).
+
+    Args:
+        paths: the CSV files the question pages exported (UTF-8, a byte-order mark allowed).
+
+    Returns:
+        The :class:`QAVerdicts`: every row, and the files in the order given (empty for no files).
+
+    Raises:
+        StreamGazeError: naming the file (and row): a file that cannot be read or is not UTF-8, a missing
+            column, a row with another number of fields than the header, an empty ``question_id``, an
+            unknown decision or criterion, or a ``corrected_answer`` that is not a letter.
+    """
     out = QAVerdicts()
     for p in paths:
         path = Path(p)

@@ -84,6 +84,19 @@ def verification_stats(corrections: Corrections, sources: Mapping[str, str] | No
 
     A row's source is its ``source`` cell, else ``sources[video_id]`` (e.g. from the dataset's
     ``videos`` config), else ``"unknown"``.
+
+    Args:
+        corrections: the validated review rows (:func:`~streamgaze_hf.review.corrections.load_corrections`).
+        sources: video id -> source, for rows without a ``source`` cell.
+
+    Returns:
+        ``files``, ``overall`` (the counts and both ratios, fractions or None without object rows),
+        ``by_source``, ``by_video``, ``by_region`` (object regions only), ``by_annotator`` and
+        ``agreement`` (``fleiss_kappa`` or None, ``objects_with_2plus_raters``).
+
+    Raises:
+        Nothing of its own: the rows were validated when read (``load_corrections`` raises
+        ``StreamGazeError`` for a bad CSV); this only counts them.
     """
     rows = corrections.rows
     sources = sources or {}

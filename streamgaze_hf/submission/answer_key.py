@@ -97,6 +97,10 @@ def load_answer_key(root: str | os.PathLike[str] | None, gaze: str = "visual",
         gaze: the gaze mode of the documents.
         bench: the benchmark the key is for (checked against the dataset); None: the dataset's.
 
+    Returns:
+        The :class:`AnswerKey`: the dataset's version and manifest digest, and each task's documents by item
+        (tasks with no questions are empty).
+
     Raises:
         StreamGazeError: see :func:`dataset_of`; a damaged dataset file.
     """
@@ -134,6 +138,20 @@ def score_responses(key: AnswerKey, responses: Mapping[ItemKey, str], prompt_mod
 
     Every item of the key is scored; unanswered items are wrong (parsed None). Items not in the key
     raise ``KeyError`` (callers check them first with :meth:`AnswerKey.problem` for a clear reason).
+
+    Args:
+        key: the dataset's answer key (:func:`load_answer_key`).
+        responses: item ``(question id, checkpoint index)`` -> the model's raw response.
+        prompt_mode: the run's prompt mode (``reference`` uses the reference parsers).
+        clip_fps: the run's clip frame-rate cap (0: none), recorded with the scores.
+
+    Returns:
+        The :class:`Rescored` scores: in the benchmark's own layout when its evaluation module has
+        ``score_answers``, else the shared one (columns, coverage, tasks, breakdowns); the per-item records
+        and the missing items.
+
+    Raises:
+        KeyError: a response is for an item not in the key.
     """
     known = {item for docs in key.docs.values() for item in docs}
     unknown = [item for item in responses if item not in known]

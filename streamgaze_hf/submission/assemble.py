@@ -1,6 +1,7 @@
 """A submission assembled from raw responses: each answer with its parsed value and the scores
 recomputed against the answer key, checked against the schema (shared by ``submit`` of an lmms-eval
-run, :mod:`.build`, and of a ``stream-eval`` run, :mod:`.stream_run`)."""
+run, :mod:`.build`, and of a ``stream-eval`` run, a benchmark's streaming module: StreamGaze's
+``benchmarks/streamgaze/streaming/stream_run.py``)."""
 
 from __future__ import annotations
 

@@ -152,6 +152,27 @@ def build_submission(output_dir: str | os.PathLike[str], root: str | os.PathLike
     Refuses the answer-key oracle baseline unless ``allow_oracle`` (tests only): a submission of it
     validates but is never ranked. A ``streamgaze stream-eval`` output directory is turned into a
     submission by the streaming evaluation of its benchmark (``Benchmark.streaming_module()``).
+
+    Args:
+        output_dir: lmms-eval's ``--output_path`` of a ``--log_samples`` run (or a ``stream-eval`` output).
+        root: the dataset the run is scored against, a directory or a Hub reference (None: the run's
+            benchmark's ``$..._ROOT``, else its default directory).
+        model_name: the model's name on the leaderboard.
+        model_url: a link for the model ("" = none).
+        params: the model's parameter count as shown ("" = unknown).
+        frames: the frames the model was shown, as shown ("" = unknown).
+        allow_oracle: accept the answer-key oracle baseline (tests only).
+        benchmark: the benchmark whose samples to read (None: the one the samples files are of).
+
+    Returns:
+        The submission object (:mod:`.schema`, ``schema_version`` 2): settings, model, run provenance, the
+        raw responses with parsed answers, and the scores recomputed against the dataset.
+
+    Raises:
+        StreamGazeError: naming the file: no dataset at ``root`` (or one of another benchmark), no usable
+            run under ``output_dir`` (:func:`~.lmms_output.read_run`), the oracle baseline, mixed settings
+            in one run, a question id the dataset does not have or answered twice, or lmms-eval's own
+            verdicts or accuracies that differ from the re-scoring (a run on another build or toolkit).
     """
     from ..dataset.load import resolve_root
 
@@ -190,7 +211,17 @@ def dumps_submission(sub: Mapping[str, Any]) -> str:
 
 
 def write_submission(sub: Mapping[str, Any], out: str | os.PathLike[str]) -> None:
-    """Write atomically (nothing half-written at ``out``)."""
+    """Write a submission as JSON (:func:`dumps_submission`), atomically (nothing half-written at ``out``).
+
+    Args:
+        sub: the submission object (:func:`build_submission`, :func:`assemble_submission`).
+        out: the file to write (its parent directories are created).
+
+    Raises:
+        StreamGazeError: ``out`` is a directory.
+        ValueError: the submission holds a NaN or infinite number (not JSON).
+        OSError: the file cannot be written.
+    """
     if os.path.isdir(out):
         raise StreamGazeError("is a directory: --out is the submission file to write (e.g. submission.json)", out)
     write_text_atomic(out, dumps_submission(sub))

@@ -25,7 +25,27 @@ def compare_submissions(path_a: str | os.PathLike[str], path_b: str | os.PathLik
     """B − A per task (accuracy) and overall, each with a paired bootstrap interval at ``level``.
 
     Both files are validated and re-scored against the dataset at ``root`` first; they must share the
-    gaze mode, prompt mode and protocol, or the difference would not be the model's."""
+    gaze mode, prompt mode and protocol, or the difference would not be the model's.
+
+    Args:
+        path_a: submission A.
+        path_b: submission B.
+        root: the dataset both are re-scored against (None: their benchmark's ``$..._ROOT``, else its
+            default directory).
+        resamples: bootstrap resamples (at least 100).
+        seed: the seed of the resampling (task ``i`` uses ``seed + i``).
+        level: the confidence level of the intervals, in [0.5, 1).
+
+    Returns:
+        ``a`` and ``b`` (path, model name), ``tasks`` (task id -> ``a``, ``b``, ``difference``, ``ci_low``,
+        ``ci_high``, ... as fractions; tasks with no questions left out), ``overall`` (the same for the
+        unweighted mean), ``level``, ``resamples`` and ``seed``.
+
+    Raises:
+        StreamGazeError: ``resamples`` or ``level`` out of range, a submission that does not validate
+            (:func:`~.validate.validate_submission`), submissions of two benchmarks or with different gaze
+            mode, prompt mode or protocol, or a benchmark whose tasks are not all scored by accuracy.
+    """
     if resamples < 100:
         raise StreamGazeError(f"--resamples must be at least 100, got {resamples}")
     if not 0.5 <= level < 1.0:

@@ -33,7 +33,7 @@ _SAMPLES = re.compile(r"_samples_(?P<task>.+)\.jsonl$")
 
 @dataclass
 class LmmsRun:
-    """One lmms-eval run: its results file and the StreamGaze per-sample records by task name."""
+    """One lmms-eval run: its results file and its benchmark's per-sample records by task name."""
 
     results_path: Path
     results: dict[str, Any]

@@ -43,8 +43,8 @@ which is not lmms-eval's: the toolkit's version and commit have their own fields
 
 **Benchmarks.** ``benchmark`` names the registered benchmark (``streamgaze_hf.registry``) whose
 dataset the submission was made on; ``dataset.version`` and ``dataset.manifest_sha256`` are that
-dataset's. The field is optional and still schema_version 1: files written before it existed have
-none and are StreamGaze submissions, read exactly as before. The layout above is StreamGaze's. Any
+dataset's. The field is optional (it was added within schema_version 1): files written before it existed
+have none and are the default benchmark's (StreamGaze's) submissions, read exactly as before. The layout above is StreamGaze's. Any
 other benchmark's submission has the same top-level fields (no ``streaming``), with:
 
 * ``settings.gaze`` / ``settings.prompt_mode``: one of that benchmark's gaze modes and prompt modes;

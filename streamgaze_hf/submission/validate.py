@@ -6,7 +6,7 @@ manifest hash, unknown question ids or checkpoints, a parsed answer or a reporte
 differs from the recomputed one. Missing questions are not a rejection: they count as wrong, are
 listed, and the coverage is reported.
 
-A submission names its benchmark (``benchmark``; none = StreamGaze): the dataset must be that
+A submission names its benchmark (``benchmark``; none = the default benchmark, StreamGaze): the dataset must be that
 benchmark's, and its raw responses are re-scored by that benchmark's scorer into its metric set.
 """
 
@@ -259,8 +259,22 @@ def validate_submission(path: str | os.PathLike[str], root: str | os.PathLike[st
 
     ``root``: the dataset of the submission's benchmark (default: that benchmark's ``$..._ROOT``, else
     its default directory). ``key_cache`` ((benchmark, gaze mode) -> answer key, filled as keys are
-    loaded) avoids reloading the answer key when validating many files against one dataset. Raises
-    :class:`StreamGazeError` (path = the submission) with the reason of the first rejection.
+    loaded) avoids reloading the answer key when validating many files against one dataset.
+
+    Args:
+        path: the submission file.
+        root: the dataset to re-score against, a directory or a Hub reference (None: the default above).
+        key_cache: answer keys by ``(benchmark name, gaze mode)``, read and filled (None: none kept).
+
+    Returns:
+        The :class:`ValidationReport`: the submission, its recomputed scores (and time-aware scores of a
+        ``stream-eval`` submission) and the answer key.
+
+    Raises:
+        StreamGazeError: with the reason of the first rejection, naming the submission: a file that is not a
+            valid submission (schema), one made on another dataset build, an unknown or duplicate item, a
+            parsed answer or score that differs from the recomputed one. No dataset at ``root``, or one of
+            another benchmark, is reported naming the dataset.
     """
     path = Path(path)
     sub = load_submission(path)

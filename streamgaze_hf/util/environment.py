@@ -195,7 +195,16 @@ def unmet_requirements(extras: tuple[str, ...] = (), installed: dict[str, str] |
 def environment_report() -> tuple[list[str], int]:
     """``streamgaze doctor`` without a dataset: the toolkit, Python, the key packages' installed and locked
     versions (each that differs flagged), how many installed packages differ from the lock, and the declared
-    ranges. Returns the lines and the number of problems."""
+    ranges.
+
+    Returns:
+        ``(lines, problems)``: the report's lines, and the number of problems (key packages that differ from
+        the lock, other installed packages that differ from it, unmet declared ranges of the ``eval`` extra).
+
+    Raises:
+        StreamGazeError: the lock beside the source cannot be read, or has no entry for the toolkit or for an
+            extra it installs.
+    """
     import platform
 
     from .provenance import toolkit_description

@@ -124,7 +124,20 @@ def scan_cache(root: str | os.PathLike[str], read_modes: bool = False) -> CacheS
 
 
 def cache_stats(root: str | os.PathLike[str]) -> dict:
-    """Counts and bytes of the cache at ``root`` (``streamgaze clips stats``)."""
+    """Counts and bytes of the cache at ``root`` (``streamgaze clips stats``).
+
+    Args:
+        root: the clip cache directory (an absent one is an empty cache).
+
+    Returns:
+        ``cache``, ``bytes`` (in all), ``clips``, ``clip_bytes``, ``clip_modes`` (clips per mode of their
+        sidecar), ``salience_images``, ``salience_bytes``, ``index_bytes``, ``tmp_files``, ``tmp_bytes``,
+        ``orphans``, ``corrupt`` (clips whose size differs from their sidecar's) and ``oldest_use`` /
+        ``newest_use`` (epoch seconds, None when empty).
+
+    Raises:
+        StreamGazeError: ``root`` exists and is not a directory.
+    """
     scan = scan_cache(root, read_modes=True)
     clips = [e for e in scan.entries if e.kind == "clip"]
     sal = [e for e in scan.entries if e.kind == "salience"]
@@ -166,8 +179,24 @@ def _human(n: float) -> str:
 def prune_cache(root: str | os.PathLike[str], max_bytes: int | None = None, older_than: float | None = None,
                 dry_run: bool = False, now: float | None = None) -> dict:
     """Remove entries last used more than ``older_than`` seconds ago, then the least recently used ones
-    until the cache holds at most ``max_bytes``; plus stale temporary files and orphaned halves.
-    Returns what was (or, with ``dry_run``, would be) removed."""
+    until the cache holds at most ``max_bytes``; plus stale temporary files and orphaned halves (only
+    those older than a grace period, so a writer at work keeps its files).
+
+    Args:
+        root: the clip cache directory (an absent one is an empty cache).
+        max_bytes: the size to shrink the cache to (at least 0), or None.
+        older_than: remove entries not used for this many seconds, or None.
+        dry_run: only count what would be removed.
+        now: the current time in epoch seconds (None: the clock's).
+
+    Returns:
+        ``removed_entries``, ``removed_tmp``, ``removed_orphans``, ``freed_bytes``, ``kept_entries``,
+        ``bytes_after`` and ``dry_run``: what was (or, with ``dry_run``, would be) removed.
+
+    Raises:
+        StreamGazeError: neither ``max_bytes`` nor ``older_than`` given, a negative ``max_bytes``, or
+            ``root`` exists and is not a directory.
+    """
     if max_bytes is None and older_than is None:
         raise StreamGazeError("prune needs --max-bytes or --older-than")
     if max_bytes is not None and max_bytes < 0:

@@ -261,7 +261,30 @@ def build_dataset(raw: str | os.PathLike[str], out: str | os.PathLike[str], vers
                   keep_work: bool = False, proxy: ProxySpec | None = None, previews: bool = True) -> Path:
     """Build the dataset at ``out`` from the raw recordings in ``raw``: ``options`` choose the source
     layout, the object back-end and any human-verification corrections (see the module docstring).
-    ``proxy``: also store a proxy of every video (video/proxy.py), built in the work directory."""
+    ``proxy``: also store a proxy of every video (video/proxy.py), built in the work directory.
+
+    Args:
+        raw: the raw recordings, in the native layout of ``options.source``.
+        out: the dataset directory to write (atomically, at the end).
+        version: the dataset version, ``X.Y.Z``.
+        seed: the seed, when ``options`` is None (else ``options.seed`` is used).
+        workers: processes, one recording each (also for the proxies and previews).
+        force: replace a dataset of the same version at ``out``.
+        changelog: this version's CHANGELOG entry ("" = a summary of the counts).
+        options: the pipeline's options (:class:`BuildOptions`; None: the defaults with ``seed``).
+        keep_work: keep the work directory ``.<out>.work`` beside ``out`` after a successful build.
+        proxy: also store a proxy of every video (None: none).
+        previews: also write the Hub viewer's ``previews`` config.
+
+    Returns:
+        ``out`` as a path.
+
+    Raises:
+        StreamGazeError: before any work: a bad destination or version, an unknown source, a missing raw
+            directory, a bad worker count, field of view or object back-end option, or unreadable
+            corrections; during the build: a recording that cannot be read (``GazeFormatError``,
+            ``VideoError``), or content the dataset writer refuses (:func:`write_dataset`).
+    """
     from ...dataset.writer import DatasetContent, write_dataset
 
     raw, out = Path(raw), Path(out)

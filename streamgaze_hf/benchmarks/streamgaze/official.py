@@ -226,7 +226,26 @@ def _checkpoints(file: str, i: int, j: int, q: dict, found: _Question, responses
 def import_official_results(results_dir: str | os.PathLike[str], root: str | os.PathLike[str] | None, *,
                             model_name: str, model_url: str = "", params: str = "", frames: str = "",
                             gaze: str = "visual") -> OfficialImport:
-    """The submission for the official outputs in ``results_dir`` on the dataset at ``root``."""
+    """The submission for the official outputs in ``results_dir`` on the dataset at ``root``.
+
+    Args:
+        results_dir: the official evaluator's results folder (``<task file stem>_output.json`` files).
+        root: the StreamGaze dataset imported from the same release, a directory or a Hub reference (None:
+            ``$STREAMGAZE_ROOT``, else its default directory).
+        model_name: the model's name on the leaderboard.
+        model_url: a link for the model ("" = none).
+        params: the model's parameter count as shown ("" = unknown).
+        frames: the frames the model was shown, as shown ("" = unknown).
+        gaze: the gaze mode the official run used.
+
+    Returns:
+        The :class:`OfficialImport`: the submission (re-scored with our parser), the reference parser's
+        scores of the same responses, and what was matched, unanswered, unmatched and ignored.
+
+    Raises:
+        StreamGazeError: ``results_dir`` is not a directory, holds no task output file or two for one task,
+            or an output file is unreadable or malformed; no dataset at ``root``.
+    """
     files, ignored = output_files(Path(results_dir))
     key = load_answer_key(root, gaze)
     result = OfficialImport(submission={}, reference_scores={}, files={p.name: t for p, t in files.items()},

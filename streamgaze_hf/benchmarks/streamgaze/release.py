@@ -103,9 +103,27 @@ def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[s
     a video with B-frames) are smart cuts (whole GOPs copied, the partial GOPs at the window's ends
     re-encoded: video/smartcut.py). ``proxy``: also store a proxy of every video (video/proxy.py).
 
-    Returns the report (also stored, as counts, in the manifest's build_info). Raises
-    StreamGazeError if ``release_dir`` has no ``qa/`` directory, when a video path is ambiguous, or in
-    strict mode on the first skipped or flagged row (nothing is written then).
+    Args:
+        release_dir: the official release (``qa/``, optional ``metadata/``, ``videos/``).
+        out: the dataset directory to write (atomically, at the end).
+        version: the dataset version, ``X.Y.Z``.
+        strict: stop on the first skipped or flagged row instead of reporting it.
+        force: replace a dataset of the same version at ``out``.
+        progress: show progress bars.
+        changelog: this version's CHANGELOG entry ("" = "Imported from the official release (<name>).").
+        reencode: store the videos re-encoded (see above) instead of as they are.
+        proxy: also store a proxy of every video (None: none).
+        previews: also write the Hub viewer's ``previews`` config.
+
+    Returns:
+        The import report: what was imported, flagged and skipped per task, the dataset's root, version
+        and supported gaze variants (also stored, as counts, in the manifest's build_info).
+
+    Raises:
+        StreamGazeError: (nothing is written then) ``release_dir`` is missing or has no ``qa/`` directory,
+            a bad destination or version (checked before anything is read), a video path that is ambiguous,
+            no question that could be imported, in strict mode the first skipped or flagged row, or content
+            the dataset writer refuses.
     """
     from ...dataset.variants import variant_support
     from ...dataset.writer import DatasetContent, dataset_destination, write_dataset

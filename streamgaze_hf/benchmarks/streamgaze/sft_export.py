@@ -102,7 +102,28 @@ def _sample(fmt: str, sid: str, task: str, clip: str, window: tuple[float, float
 
 def export_sft(root: str | os.PathLike[str] | None, out: str | os.PathLike[str], fmt: str = "llava", *,
                gaze: str = "visual", allow_eval_data: bool = False, progress: bool = True) -> dict:
-    """Write the samples, clips and manifest to ``out``; return the manifest."""
+    """Write the samples, clips and manifest to ``out`` (see the module docstring; ``streamgaze export-sft``).
+
+    Args:
+        root: the StreamGaze dataset, a directory or a Hub reference (None: ``$STREAMGAZE_ROOT``, else its
+            default directory).
+        out: the output directory: absent, empty, or an earlier export (it has ``manifest.json``); replaced
+            atomically.
+        fmt: the sample format, ``llava`` or ``qwen``.
+        gaze: the gaze mode of the prompts and clips (``visual``: cut from the overlay videos).
+        allow_eval_data: export a dataset whose card marks it as an evaluation set.
+        progress: show a progress bar over the samples.
+
+    Returns:
+        The manifest written to ``out/manifest.json``: toolkit version, format, gaze mode, the dataset
+        (root, version, manifest sha256), the samples file (name, count, sha256, per task), the proactive
+        turns and the clip count.
+
+    Raises:
+        StreamGazeError: an unknown format or gaze mode, no dataset at ``root``, an evaluation set without
+            ``allow_eval_data``, an ``out`` that is not an export directory, or a dataset file or video that is
+            missing or damaged.
+    """
     from tqdm import tqdm
 
     from ...video.clips import prepare_clip

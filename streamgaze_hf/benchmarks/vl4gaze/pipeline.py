@@ -1,6 +1,6 @@
 """The VL4Gaze generation pipeline (paper §3) through the OpenAI-compatible VLM back-end.
 
-Per gaze annotation (one observer in one image, :class:`~.annotations.GazeAnnotation`):
+Per gaze annotation (one observer in one image, :class:`~.annotation_files.GazeAnnotation`):
 
 1. **observer descriptions** (§3.2): the image with the observer's head box drawn as a red rectangle;
    the VLM proposes unique, general and non-existent person descriptions;

@@ -31,6 +31,8 @@ class Action:
 
 @dataclass
 class Recording:
+    """One recording as every reader gives it: the video, the normalised gaze track and the action timeline."""
+
     video_id: str
     source: str  # the registry's source name (world, egtea, ..., neon, pupil_cloud, pupil_core, tobii_g3)
     video_path: Path
@@ -44,7 +46,17 @@ class Recording:
 
 
 def read_actions(path: Path) -> list[Action]:
-    """Our ``actions.json``: a list of {start, end, label, ...} (seconds); a missing file -> none."""
+    """Our ``actions.json``: a list of ``{start, end, label, ...}`` (seconds on the video clock).
+
+    Args:
+        path: the file.
+
+    Returns:
+        The actions, sorted (:func:`sort_actions`); empty when the file does not exist.
+
+    Raises:
+        StreamGazeError: naming the file, when it is not JSON or an entry lacks a number or label.
+    """
     if not path.is_file():
         return []
     try:
@@ -56,12 +68,33 @@ def read_actions(path: Path) -> list[Action]:
 
 
 def sort_actions(actions: list[Action]) -> list[Action]:
+    """The one order of an action timeline.
+
+    Args:
+        actions: the actions, in any order.
+
+    Returns:
+        A new list sorted by start, then end, then label.
+    """
     return sorted(actions, key=lambda a: (a.start, a.end, a.label))
 
 
 def find_video(raw: Path, video_id: str, extensions: tuple[str, ...] = (".mp4",), what: str = "") -> Path:
     """``<raw>/videos/<video_id><ext>`` (the first extension that exists) of a flat raw layout;
-    ``what`` names the kind of recording in the error (e.g. "session")."""
+    ``what`` names the kind of recording in the error (e.g. "session").
+
+    Args:
+        raw: the raw directory.
+        video_id: the recording's id (the video's file stem).
+        extensions: the extensions to try, in order.
+        what: the kind of recording, for the error message ("" names only the id).
+
+    Returns:
+        The first of ``<raw>/videos/<video_id><ext>`` that is a file.
+
+    Raises:
+        StreamGazeError: naming the raw directory, when none exists.
+    """
     for ext in extensions:
         path = Path(raw) / "videos" / f"{video_id}{ext}"
         if path.is_file():
@@ -73,8 +106,19 @@ def find_video(raw: Path, video_id: str, extensions: tuple[str, ...] = (".mp4",)
 
 
 def csv_header(reader: Iterator[list[str]], required: Sequence[str], path: Path) -> list[str]:
-    """The stripped header row of a gaze CSV; GazeFormatError naming the file when a required column
-    is missing."""
+    """The stripped header row of a gaze CSV.
+
+    Args:
+        reader: a ``csv.reader`` positioned at the header.
+        required: the columns that must be there.
+        path: the file (for the error).
+
+    Returns:
+        The header's column names, stripped (empty for an empty file, which then lacks every column).
+
+    Raises:
+        GazeFormatError: naming the file, when a required column is missing.
+    """
     header = [h.strip() for h in next(reader, [])]
     missing = [c for c in required if c not in header]
     if missing:
@@ -83,7 +127,20 @@ def csv_header(reader: Iterator[list[str]], required: Sequence[str], path: Path)
 
 
 def finite_float(text: str, path: Path, lineno: int, what: str = "") -> float:
-    """``text`` as a finite number; GazeFormatError naming the file, line (and field) otherwise."""
+    """A CSV field as a finite number.
+
+    Args:
+        text: the field.
+        path: the file (for the error).
+        lineno: its line number (for the error).
+        what: the field's name (for the error; "" leaves it out).
+
+    Returns:
+        The number.
+
+    Raises:
+        GazeFormatError: naming the file, line (and field), when it is not a number or not finite.
+    """
     label = f"{what} is " if what else ""
     try:
         value = float(text)
@@ -95,7 +152,20 @@ def finite_float(text: str, path: Path, lineno: int, what: str = "") -> float:
 
 
 def finite_int(text: str, path: Path, lineno: int, what: str) -> int:
-    """``text`` as an integer (``12`` or ``12.0``); GazeFormatError naming the file, line and field otherwise."""
+    """A CSV field as an integer (``12`` or ``12.0``).
+
+    Args:
+        text: the field (surrounding blanks are ignored).
+        path: the file (for the error).
+        lineno: its line number (for the error).
+        what: the field's name (for the error).
+
+    Returns:
+        The integer.
+
+    Raises:
+        GazeFormatError: naming the file, line and field, when it is not a whole finite number.
+    """
     text = text.strip()
     try:
         return int(text)
@@ -110,7 +180,20 @@ def finite_int(text: str, path: Path, lineno: int, what: str) -> int:
 
 
 def optional_float(text: str, path: Path, lineno: int, what: str) -> float:
-    """A finite number, or NaN for an empty field (or ``nan``): an untracked value; GazeFormatError otherwise."""
+    """A CSV field that may be empty: a finite number, or NaN (an untracked value).
+
+    Args:
+        text: the field; empty or ``nan`` (any case, blanks ignored) is NaN.
+        path: where the field is, with ``lineno`` and ``what`` (file, line number, field name), for the error.
+        lineno: see ``path``.
+        what: see ``path``.
+
+    Returns:
+        The number, or NaN.
+
+    Raises:
+        GazeFormatError: naming the file, line and field, when it is neither.
+    """
     text = text.strip()
     return math.nan if text.lower() in ("", "nan") else finite_float(text, path, lineno, what)
 
@@ -119,7 +202,20 @@ def csv_rows(path: Path, required: Sequence[str] | Callable[[list[str]], Sequenc
              ) -> Iterator[tuple[int, list[str], dict[str, int]]]:
     """(line number, fields, column index by name) of each non-blank data row of a gaze CSV with a
     header. ``required`` names the columns that must be there (or computes them from the header);
-    GazeFormatError naming the file for a missing column, a row of the wrong length or a non-UTF-8 file."""
+    GazeFormatError naming the file for a missing column, a row of the wrong length or a non-UTF-8 file.
+
+    Args:
+        path: the CSV file (UTF-8, a byte-order mark allowed).
+        required: the column names that must be in the header, or a function of the header that gives them.
+
+    Yields:
+        ``(line number, fields, column index by name)`` per data row, blank rows skipped.
+
+    Raises:
+        GazeFormatError: naming the file (and line), for a missing column, a row with another number of
+            fields than the header, or a file that is not UTF-8.
+        OSError: the file cannot be opened.
+    """
     try:
         with Path(path).open(newline="", encoding="utf-8-sig") as fh:
             reader = csv.reader(fh)

@@ -74,6 +74,20 @@ def read_track(path: Path, source: str, video: Path | None = None) -> GazeTrack:
     ``video`` gives the size and rate; without it the video is looked up in the source's native
     layout, else the source's nominal geometry is used where it implies one (EGTEA 1280x960 at
     24 fps, Ego4D 1088x1080 at 30 fps) and an error asks for it otherwise.
+
+    Args:
+        path: the gaze file (or directory) in the source's own format.
+        source: the source's name (one of :data:`SOURCES`).
+        video: the recording's video, for its size and frame rate (None: looked up, or nominal).
+
+    Returns:
+        The track, normalised to the video frame (origin top-left; see ``gaze/sources/base.py``).
+
+    Raises:
+        StreamGazeError: naming the file, for an unknown source, no file at ``path``, or a source that
+            needs the video when none was given or found.
+        GazeFormatError: (a StreamGazeError) the file does not follow the source's format.
+        VideoError: (a StreamGazeError) the video cannot be probed.
     """
     mod = source_module(source)
     path = Path(path)

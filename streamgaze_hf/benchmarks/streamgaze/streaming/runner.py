@@ -253,7 +253,32 @@ def stream_eval(root: str | os.PathLike[str] | None, out: str | os.PathLike[str]
                 model_args: str = "", *, gaze: str = "visual", prompt_mode: str = "default", fps: float = 0.0,
                 poll: str | float = "checkpoints", tasks: tuple[str, ...] | None = None,
                 progress: bool = True) -> dict:
-    """Load the plan, build the model (:func:`~.clip_models.make_model`) and run it."""
+    """Load the plan, build the model (:func:`~.clip_models.make_model`) and run it (``streamgaze stream-eval``).
+
+    Args:
+        root: the StreamGaze dataset, a directory or a Hub reference (None: ``$STREAMGAZE_ROOT``, else its
+            default directory).
+        out: the output directory (see the module docstring); a run of the same dataset and settings there
+            is resumed.
+        model: ``random``, ``oracle``, ``openai`` or ``module:factory``.
+        model_args: ``k=v,k2=v2`` for the model (recorded with secrets redacted).
+        gaze: the gaze mode (which video is streamed and what the prompts say).
+        prompt_mode: the prompt mode.
+        fps: the frame rate frames are pushed at (0: every frame).
+        poll: ``"checkpoints"`` (the proactive questions asked at their checkpoints) or seconds between polls.
+        tasks: the task ids to ask (None: every task with questions).
+        progress: show a progress bar over the videos.
+
+    Returns:
+        The run's metrics (also written to ``metrics.json``): ``checkpoint`` scores, ``streaming`` alert
+        metrics and ``videos`` (done, total).
+
+    Raises:
+        StreamGazeError: before streaming: a bad poll, gaze mode, prompt mode, task, ``fps`` or model
+            argument, an unknown model, no dataset at ``root``, a missing video, or an ``out`` holding
+            another run or something else; while streaming: a model that fails (e.g. the ``openai``
+            model with no usable answer).
+    """
     from .clip_models import make_model, parse_model_args
     from .polling import parse_poll
 
