@@ -56,10 +56,10 @@ class _DocModel(lmms):
         return out
 
     def loglikelihood(self, requests):
-        raise NotImplementedError("StreamGaze baselines only generate")
+        raise NotImplementedError("the toolkit's baselines only generate")
 
     def generate_until_multi_round(self, requests):
-        raise NotImplementedError("StreamGaze baselines only generate")
+        raise NotImplementedError("the toolkit's baselines only generate")
 
 
 class RandomBaseline(_DocModel):

@@ -18,9 +18,10 @@ def _clips(p: argparse.ArgumentParser) -> Handler:
                                    "($STREAMGAZE_CLIP_FPS, $STREAMGAZE_PROXY). Clips already cached are skipped.")
     add_dataset(w)
     w.add_argument("--tasks", nargs="+", default=None,
-                   help="task ids, lmms-eval task names or categories (default: all ten)")
+                   help="task ids, lmms-eval task names or categories (default: all of the dataset's benchmark)")
     w.add_argument("--variants", nargs="+", default=None,
-                   help="default, nogaze, textgaze, salience (default: default, the paper's main setting)")
+                   help="the gaze variants: default (the plain tasks), a task-name suffix without its underscore "
+                        "(e.g. nogaze, textgaze, salience) or a gaze mode (default: default)")
     w.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     w.add_argument("--cache", default=None, help=cache_help)
     w.add_argument("--clip-fps", type=float, default=None, help="frame-rate cap of the clips ($STREAMGAZE_CLIP_FPS)")

@@ -199,13 +199,20 @@ def usage_lines(repo_id: str, tag: str, benchmark: str) -> list[str]:
 
 
 def _existing_tag(api, repo_id: str, tag: str) -> str | None:
-    from huggingface_hub.errors import RepositoryNotFoundError
+    from huggingface_hub.errors import HfHubHTTPError, RepositoryNotFoundError
 
     try:
         refs = api.list_repo_refs(repo_id, repo_type="dataset")
     except RepositoryNotFoundError:
         return None
+    except (HfHubHTTPError, OSError) as exc:
+        raise StreamGazeError(f"cannot read the tags of {repo_id} on the Hub: {_first_line(exc)}") from None
     return next((t.target_commit for t in refs.tags if t.name == tag), None)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def _same_content(api, repo_id: str, commit: str, root: Path) -> tuple[bool, str]:
@@ -214,9 +221,15 @@ def _same_content(api, repo_id: str, commit: str, root: Path) -> tuple[bool, str
     remote = Path(hub_download(repo_id, "manifest.json", commit)).read_bytes()
     if remote != (root / "manifest.json").read_bytes():
         return False, "its manifest.json differs"
+    from huggingface_hub.errors import HfHubHTTPError
+
     from .writer import dataset_files
 
-    remote_files = set(api.list_repo_files(repo_id, repo_type="dataset", revision=commit)) - {".gitattributes"}
+    try:
+        remote_files = set(api.list_repo_files(repo_id, repo_type="dataset", revision=commit)) - {".gitattributes"}
+    except (HfHubHTTPError, OSError) as exc:
+        raise StreamGazeError(f"cannot list the files of {repo_id} at {commit[:12]} on the Hub: "
+                              f"{_first_line(exc)}") from None
     local = set(dataset_files(root)) | {"manifest.json"}
     if remote_files != local:
         diff = sorted(remote_files ^ local)
@@ -245,9 +258,8 @@ def publish(root: str | os.PathLike[str], repo_id: str, *, private: bool = False
         StreamGazeError: before any upload, for a Hub reference or a repository id that is not ``ORG/NAME``,
             a dataset that does not match its manifest, a version that is not ``X.Y.Z``, a card not ready for
             the Hub, a token that cannot write the repository, or a tag ``v<version>`` that holds other
-            content; after it started, for an interrupted upload (run the same command again to resume).
-        huggingface_hub.errors.HfHubHTTPError: listing the repository's tags or files failed for another
-            reason than a missing repository (these two requests are not wrapped).
+            content, or when the Hub cannot list the repository's tags or files; after it started, for an
+            interrupted upload (run the same command again to resume).
     """
     from ..hub.reference import is_reference
 
@@ -288,8 +300,7 @@ def publish(root: str | os.PathLike[str], repo_id: str, *, private: bool = False
                                  str(info.pr_url or ""), lines)
         api.create_tag(repo_id, tag=tag, tag_message=f"{title} {version}", revision=info.oid, repo_type="dataset")
     except (HfHubHTTPError, OSError, ValueError) as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise StreamGazeError(f"publishing {repo_id} {tag} was interrupted: {first}. Run the same command again: "
+        raise StreamGazeError(f"publishing {repo_id} {tag} was interrupted: {_first_line(exc)}. Run the same command again: "
                               "files the Hub already holds are not sent again", root) from exc
     return PublishResult(repo_id, version, tag, info.oid, "published", benchmark, lines=lines)
 

@@ -420,7 +420,7 @@ def manifest_digest(root: str | os.PathLike[str]) -> str:
     """sha256 of the ``manifest.json`` bytes: identifies one exact build of the dataset."""
     path = Path(root) / MANIFEST
     if not path.is_file():
-        raise StreamGazeError(f"not a StreamGaze dataset (no {MANIFEST})", root)
+        raise StreamGazeError(f"not a dataset of this toolkit (no {MANIFEST})", root)
     return sha256_file(path)
 
 
@@ -442,7 +442,7 @@ def _previous_changelog(root: Path, version: str, force: bool) -> str:
     if not (root / MANIFEST).is_file():
         if any(root.iterdir()):
             raise StreamGazeError(
-                f"exists and is not a StreamGaze dataset (no {MANIFEST}); refusing to replace "
+                f"exists and is not a dataset of this toolkit (no {MANIFEST}); refusing to replace "
                 "it: choose another output path or remove it",
                 root,
             )

@@ -293,8 +293,15 @@ def stop_prefetch() -> None:
 
 # ---- ahead of a run: `streamgaze clips warm` ----------------------------------------
 #: ``--variants`` names: the task-name suffixes (``default`` = no suffix) and the gaze modes themselves
-VARIANT_NAMES = {"default": "visual", "visual": "visual", "nogaze": "none", "none": "none",
-                 "textgaze": "text", "text": "text", "salience": "salience"}
+def variant_names(bench: Benchmark) -> dict[str, str]:
+    """``--variants`` names of a benchmark -> gaze mode: ``default`` (its plain task), each task-name suffix
+    without its underscore (StreamGaze: ``nogaze``, ``textgaze``, ``salience``) and each gaze mode itself."""
+    names = {"default": bench.plain_gaze}
+    for suffix, mode in bench.gaze_variants.items():
+        if suffix:
+            names[suffix.lstrip("_")] = mode
+        names.setdefault(mode, mode)
+    return names
 
 
 def _warm_key(doc: dict) -> tuple:
@@ -330,18 +337,19 @@ def resolve_tasks(names: list[str] | None, bench: Benchmark) -> list[str]:
     return out
 
 
-def resolve_variants(names: list[str] | None) -> list[str]:
-    """Gaze modes from ``--variants`` names (default: the paper's main setting only)."""
+def resolve_variants(names: list[str] | None, bench: Benchmark) -> list[str]:
+    """Gaze modes of ``bench`` from ``--variants`` names (:func:`variant_names`; default: its plain task's)."""
+    known = variant_names(bench)
     if not names:
-        return ["visual"]
+        return [known["default"]]
     out: list[str] = []
     for raw in names:
         for name in (n.strip() for n in raw.split(",")):
             if not name:
                 continue
-            if name.lstrip("_") not in VARIANT_NAMES:
-                raise StreamGazeError(f"unknown variant {name!r}; expected one of {', '.join(VARIANT_NAMES)}")
-            mode = VARIANT_NAMES[name.lstrip("_")]
+            if name.lstrip("_") not in known:
+                raise StreamGazeError(f"unknown variant {name!r}; expected one of {', '.join(known)}")
+            mode = known[name.lstrip("_")]
             if mode not in out:
                 out.append(mode)
     return out
@@ -363,7 +371,7 @@ def warm_clips(root: str | os.PathLike[str] | None = None, tasks: list[str] | No
             benchmark's root). Its manifest says which benchmark it is.
         tasks: task ids, lmms-eval task names or categories, each entry may be comma-separated (None: every
             task; a task with no questions is skipped unless named by its id).
-        variants: gaze variant names (:data:`VARIANT_NAMES`; None: ``visual``, the paper's main setting).
+        variants: gaze variant names (:func:`variant_names`; None: the plain task's gaze mode).
         workers: processes that build clips (at least 1).
         progress: show progress bars (the downloads, the clips).
         settings: the run settings the clips are made with (None: ``settings.given``).
@@ -378,13 +386,13 @@ def warm_clips(root: str | os.PathLike[str] | None = None, tasks: list[str] | No
             match the manifest.
         VideoError: (a StreamGazeError) a source video cannot be cut into a clip.
     """
-    modes = resolve_variants(variants)
     if workers < 1:
         raise StreamGazeError(f"--workers must be >= 1, got {workers}")
     root = resolve_root(root)
     bench = get_benchmark(benchmark_of(read_manifest(root)))
     if not bench.window_clips:
         raise StreamGazeError(f"{bench.title} documents are not window clips: there is nothing to warm", root)
+    modes = resolve_variants(variants, bench)
     task_ids = resolve_tasks(tasks, bench)
     named = {t for t in (tasks or []) if t in task_ids}  # asked for by id: an empty one is an error
     task_ids = [t for t in task_ids if t in named or t in nonempty_tasks(root, tuple(task_ids))]

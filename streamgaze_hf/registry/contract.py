@@ -456,10 +456,14 @@ class Benchmark:
         for suffix, gaze in self.gaze_variants.items():
             variants.append((suffix, gaze, "", None))
             variants += [(f"_{name}{suffix}", gaze, "", tuple(where)) for name, where in self.lmms.slices.items()]
-        plain = next((g for s, g in self.gaze_variants.items() if s == ""), next(iter(self.gaze_variants.values())))
-        variants += [(suffix, plain, mode, None) for suffix, mode in self.lmms.reasoning.items()]
+        variants += [(suffix, self.plain_gaze, mode, None) for suffix, mode in self.lmms.reasoning.items()]
         return tuple(LmmsTask(self.lmms_task_name(t.id) + suffix, self.name, t.id, gaze, suffix, reasoning, where)
                      for suffix, gaze, reasoning, where in variants for t in self.tasks)
+
+    @property
+    def plain_gaze(self) -> str:
+        """The gaze mode of its plain tasks (the task-name suffix ""; else its first gaze variant's)."""
+        return self.gaze_variants.get("", next(iter(self.gaze_variants.values())))
 
     def lmms_groups(self) -> dict[str, tuple[str, ...]]:
         """The benchmark's lmms-eval groups.

@@ -137,11 +137,11 @@ def export_review(root: str | os.PathLike[str], out: str | os.PathLike[str], *, 
         final.append(PageVideo(p.video_id, p.source, url, p.duration, p.fixations, p.dataset_version))
     names = {p.video_id: page_file_name(p.video_id) for p in final}
     index = out / "index.html"
-    write_text_atomic(index, render_index(final, names))
+    write_text_atomic(index, render_index(final, names, bench.title))
     written.append(index)
     for p in final:
         dest = out / names[p.video_id]
-        write_text_atomic(dest, render_video_page(p))
+        write_text_atomic(dest, render_video_page(p, bench.title))
         written.append(dest)
     return written
 

@@ -153,12 +153,12 @@ def _csp() -> str:
     return script_csp(_JS)
 
 
-def render_video_page(video: PageVideo) -> str:
-    """The review page of one video (see the module docstring)."""
+def render_video_page(video: PageVideo, benchmark_title: str) -> str:
+    """The review page of one video (see the module docstring), headed with its benchmark's title."""
     cards = "".join(_fixation_card(k, f, video) for k, f in enumerate(video.fixations))
     if not cards:
         cards = '<p class="none">This video has no scene-consistent fixation: nothing to review.</p>'
-    title = f"StreamGaze human verification: {video.video_id}"
+    title = f"{benchmark_title} human verification: {video.video_id}"
     version = f", dataset {video.dataset_version}" if video.dataset_version else ""
     meta = (f"source {video.source or 'unknown'}{version} \u00b7 {len(video.fixations)} fixations \u00b7 "
             f"{_clock(video.duration)} of video")
@@ -196,9 +196,9 @@ def export_tail(columns: Sequence[str], data: Any, js: str) -> str:
 """
 
 
-def render_index(videos: Sequence[PageVideo], pages: Mapping[str, str], title: str = "") -> str:
+def render_index(videos: Sequence[PageVideo], pages: Mapping[str, str], benchmark_title: str) -> str:
     """The folder's index.html: a table of the video pages (``pages``: video_id -> file name)."""
-    title = title or "StreamGaze human verification"
+    title = f"{benchmark_title} human verification"
     rows = []
     for v in videos:
         n_obj = sum(bool(f.gazed) + len(f.fov) + len(f.out) for f in v.fixations)

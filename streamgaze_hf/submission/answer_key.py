@@ -88,13 +88,13 @@ def dataset_of(root: str | os.PathLike[str] | None, bench: Benchmark | None = No
     return path, found
 
 
-def load_answer_key(root: str | os.PathLike[str] | None, gaze: str = "visual",
+def load_answer_key(root: str | os.PathLike[str] | None, gaze: str | None = None,
                     bench: Benchmark | None = None) -> AnswerKey:
     """Every task's evaluation documents (proactive: one per checkpoint) of a dataset, by item.
 
     Args:
         root: the dataset root (None: see :func:`dataset_of`).
-        gaze: the gaze mode of the documents.
+        gaze: the gaze mode of the documents (None: the benchmark's plain task's).
         bench: the benchmark the key is for (checked against the dataset); None: the dataset's.
 
     Returns:
@@ -105,6 +105,8 @@ def load_answer_key(root: str | os.PathLike[str] | None, gaze: str = "visual",
         StreamGazeError: see :func:`dataset_of`; a damaged dataset file.
     """
     path, bench = dataset_of(root, bench)
+    if gaze is None:
+        gaze = bench.plain_gaze
     module = bench.evaluation_api()
     manifest = read_manifest(path)
     docs: dict[str, dict[ItemKey, dict]] = {}

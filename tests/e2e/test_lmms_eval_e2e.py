@@ -111,4 +111,4 @@ def test_missing_dataset_root_is_one_clear_error(tmp_path):
                                      tmp_path / "nowhere", tmp_path / "out")
     assert proc.returncode == 2 and results is None
     errors = [ln for ln in proc.stderr.splitlines() if ln.startswith("streamgaze: error")]
-    assert len(errors) == 1 and "no StreamGaze dataset" in errors[0] and "streamgaze build" in errors[0]
+    assert len(errors) == 1 and "no dataset here" in errors[0] and "streamgaze build" in errors[0]

@@ -109,7 +109,7 @@ def test_build_refuses_an_existing_version_and_a_missing_raw_dir_before_work(raw
     precious.mkdir()
     (precious / "thesis.tex").write_text("keep")
     rc, _, err = cli(capsys, "build", "streamgaze", "--raw", raw_dir, "--out", precious, "--version", "1.0.0")
-    assert rc == 2 and "is not a StreamGaze dataset" in one_error(err)
+    assert rc == 2 and "is not a dataset of this toolkit" in one_error(err)
     assert no_work == [] and (precious / "thesis.tex").read_text() == "keep"
 
 

@@ -99,7 +99,7 @@ MALICIOUS = ['</script><script>alert(1)</script>', '"><img src=x onerror=alert(2
 def test_page_escapes_dataset_strings():
     fx = PageFixation(0, 1.0, 3.0, 0.5, 0.5, 0, MALICIOUS[0], (MALICIOUS[1],), (MALICIOUS[2], MALICIOUS[3]))
     video = PageVideo('v"<1>', "src<x>", "videos/v%22%3C1%3E.mp4", 10.0, [fx])
-    html = render_video_page(video)
+    html = render_video_page(video, "StreamGaze")
     block = html.split('id="review-data">', 1)[1].split("</script>", 1)[0]
     markup = html.replace(block, "")
     for bad in MALICIOUS[:3]:

@@ -196,7 +196,7 @@ QUOTES = '"><img src=x onerror=alert(2)>'
 
 def test_malicious_object_names_are_text_and_round_trip(page, tmp_path):
     fx = PageFixation(3, 1.0, 3.0, 0.5, 0.5, 0, MALICIOUS, (QUOTES,), ("<!--<script>", 'comma, "quote"'))
-    (tmp_path / "v1.html").write_text(render_video_page(PageVideo("v1", "demo", "none.mp4", 10.0, [fx])),
+    (tmp_path / "v1.html").write_text(render_video_page(PageVideo("v1", "demo", "none.mp4", 10.0, [fx]), "StreamGaze"),
                                       encoding="utf-8")
     page.goto((tmp_path / "v1.html").as_uri())
     page.wait_for_selector("body[data-ready='1']")

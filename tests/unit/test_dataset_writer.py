@@ -480,7 +480,7 @@ def test_other_bad_content_is_rejected(content, tmp_path):
         build(out, bad_path)
     (tmp_path / "notes").mkdir()
     (tmp_path / "notes" / "keep.txt").write_text("mine")
-    with pytest.raises(StreamGazeError, match="not a StreamGaze dataset"):
+    with pytest.raises(StreamGazeError, match="not a dataset of this toolkit"):
         build(tmp_path / "notes", content)
     assert (tmp_path / "notes" / "keep.txt").read_text() == "mine" and not out.exists()
 

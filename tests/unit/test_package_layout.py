@@ -90,8 +90,8 @@ def _names_a_benchmark(text: str) -> bool:
 
     low = text.lower()
     words = set(re.split(r"[^a-z0-9]+", low))
-    return (low in BENCHMARK_NAMES or text in task_index().names
-            or any(f"benchmarks.{n}" in low or f"benchmarks/{n}" in low for n in BENCHMARK_NAMES)
+    return (low in BENCHMARK_NAMES or text in task_index().names or "StreamGaze" in text  # the title, not the
+            or any(f"benchmarks.{n}" in low or f"benchmarks/{n}" in low for n in BENCHMARK_NAMES)  # toolkit's name
             or any(n in words for n in BENCHMARK_NAMES if n != "streamgaze"))  # "streamgaze" is also the toolkit
 
 
@@ -135,7 +135,8 @@ def test_the_benchmark_name_check_finds_what_it_looks_for(tmp_path):
     probe.write_text('"""About streamgaze and EgoGazeVQA (a docstring: fine)."""\n'
                      'from streamgaze_hf.benchmarks.streamgaze import tasks\n'
                      'DEFAULT = "streamgaze"\nTASK = "streamgaze_oi_easy"\nHELP = "see EgoGazeVQA\'s table"\n'
-                     'MOD = "streamgaze_hf/benchmarks/vl4gaze/card.py"\nOK = "streamgaze: error: x"\n')
+                     'MOD = "streamgaze_hf/benchmarks/vl4gaze/card.py"\nOK = "streamgaze: error: x"\n'
+                     'TITLE = "StreamGaze human verification"\n')
     global ROOT
     saved, ROOT = ROOT, tmp_path
     try:
@@ -144,4 +145,4 @@ def test_the_benchmark_name_check_finds_what_it_looks_for(tmp_path):
         ROOT = saved
     assert [f.split(": ", 1)[0] for f in found] == [
         "streamgaze_hf/probe.py:2", "streamgaze_hf/probe.py:3", "streamgaze_hf/probe.py:4",
-        "streamgaze_hf/probe.py:5", "streamgaze_hf/probe.py:6"]
+        "streamgaze_hf/probe.py:5", "streamgaze_hf/probe.py:6", "streamgaze_hf/probe.py:8"]

@@ -14,6 +14,10 @@ from ...registry import CommandDef, LmmsOptions, declare, register
 from . import leaderboard
 from .tasks import CATEGORIES, TASKS
 
+#: how to get a StreamGaze dataset, for the error that names another benchmark's
+BUILD_HINT = ("build one with `streamgaze build streamgaze --raw RAW --out ROOT --version X.Y.Z` or "
+              "`streamgaze import streamgaze RELEASE --out ROOT --version X.Y.Z`")
+
 BENCHMARK = register(declare(
     __name__,
     name="streamgaze",

@@ -34,6 +34,7 @@ from ...dataset.import_report import snippet
 from ...submission.answer_key import AnswerKey, ItemKey, load_answer_key, score_responses
 from ...submission.build import assemble_submission
 from ...util.errors import StreamGazeError
+from . import BENCHMARK
 from .release_parse import checkpoint_problem, task_for_name, video_ref_of
 from .tasks import TASK_IDS, get_task
 
@@ -247,7 +248,7 @@ def import_official_results(results_dir: str | os.PathLike[str], root: str | os.
             or an output file is unreadable or malformed; no dataset at ``root``.
     """
     files, ignored = output_files(Path(results_dir))
-    key = load_answer_key(root, gaze)
+    key = load_answer_key(root, gaze, BENCHMARK)
     result = OfficialImport(submission={}, reference_scores={}, files={p.name: t for p, t in files.items()},
                             ignored_files=ignored)
     responses: dict[ItemKey, str] = {}

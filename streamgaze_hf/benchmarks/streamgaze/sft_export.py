@@ -33,11 +33,11 @@ import shutil
 from pathlib import Path
 
 from ... import __version__
-from ...dataset.load import dataset_file, nonempty_tasks, read_manifest, resolve_root
+from ...dataset.load import benchmark_root, dataset_file, nonempty_tasks, read_manifest
 from ...dataset.writer import manifest_digest
 from ...util.errors import StreamGazeError
 from ...util.fsutil import atomic_directory
-from . import evaluation, prompts
+from . import BENCHMARK, BUILD_HINT, evaluation, prompts
 from .streaming.metrics import event_time
 from .tasks import TASKS
 
@@ -132,7 +132,7 @@ def export_sft(root: str | os.PathLike[str] | None, out: str | os.PathLike[str],
         raise StreamGazeError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
     if gaze not in evaluation.GAZE_VARIANTS.values():
         raise StreamGazeError(f"unknown gaze mode {gaze!r}")
-    path = resolve_root(root)
+    path = benchmark_root(BENCHMARK.name, root, BUILD_HINT)
     eval_card = is_eval_card(path)
     if eval_card and not allow_eval_data:
         raise StreamGazeError("the dataset card marks this dataset as an evaluation set (tag 'benchmark' / test "

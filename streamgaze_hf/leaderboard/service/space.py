@@ -61,7 +61,7 @@ short_description: Re-scored results of gaze-guided video benchmarks
 
 # Gaze benchmarks leaderboard
 
-The leaderboard of StreamGaze and the other gaze-guided video benchmarks of streamgaze-toolkit: tables from
+The leaderboard of the gaze-guided video benchmarks of streamgaze-toolkit: tables from
 the results dataset {results or "(none set: the papers' rows only)"}, a Submit tab that re-scores an uploaded
 submission and opens a pull request on {requests or "(no requests dataset set)"}, and an About tab.
 

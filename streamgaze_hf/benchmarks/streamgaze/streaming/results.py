@@ -18,6 +18,7 @@ from pathlib import Path
 
 from ....submission.answer_key import load_answer_key, score_responses
 from ....util.errors import StreamGazeError
+from .. import BENCHMARK
 from ..tasks import TASK_IDS, get_task
 from .metrics import TOLERANCES_S, alert_metrics, event_time
 
@@ -126,7 +127,7 @@ def stream_scores(events: dict[str, dict[str, float]], alerts: dict[str, dict[st
 def compute_metrics(run: StreamRunOutput, root: str | os.PathLike[str] | None) -> dict:
     """Checkpoint-protocol scores and streaming alert metrics of a run against the dataset at ``root``."""
     st = run.settings
-    key = load_answer_key(root, st.get("gaze", "visual"))
+    key = load_answer_key(root, st.get("gaze", "visual"), BENCHMARK)
     responses = {k: v for k, v in checkpoint_responses(run.records).items()
                  if key.problem(get_task_of(key, k[0]), *k) is None}
     rescored = score_responses(key, responses, st.get("prompt_mode", "default"), float(st.get("fps", 0.0)))

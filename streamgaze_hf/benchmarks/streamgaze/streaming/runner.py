@@ -28,14 +28,20 @@ from pathlib import Path
 
 import numpy as np
 
-from ....dataset.load import dataset_file, load_task, nonempty_tasks, read_manifest, resolve_root
+from ....dataset.load import (
+    benchmark_root,
+    dataset_file,
+    load_task,
+    nonempty_tasks,
+    read_manifest,
+)
 from ....dataset.writer import manifest_digest
 from ....evaluation import prompts
 from ....gaze.track import GazeTrack
 from ....util.errors import StreamGazeError
 from ....util.fsutil import write_text_atomic
 from ....util.provenance import redact_model_args
-from .. import evaluation
+from .. import BENCHMARK, BUILD_HINT, evaluation
 from ..tasks import TASK_IDS, get_task
 from .interface import (
     GAZE_SAMPLE_MODES,
@@ -108,7 +114,7 @@ def load_plan(root: str | os.PathLike[str] | None, gaze: str = "visual", prompt_
     for t in tasks or ():
         if t not in TASK_IDS:
             raise StreamGazeError(f"unknown task {t!r}; tasks are {', '.join(TASK_IDS)}")
-    path = resolve_root(root)
+    path = benchmark_root(BENCHMARK.name, root, BUILD_HINT)
     tasks = tuple(tasks or nonempty_tasks(path))  # asked for by name, an empty task is an error (load_task)
     manifest = read_manifest(path)
     plan = StreamPlan(path, str(manifest["version"]), manifest_digest(path), gaze, prompt_mode, tasks)

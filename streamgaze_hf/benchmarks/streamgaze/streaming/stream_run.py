@@ -17,6 +17,7 @@ from ....submission.assemble import assemble_submission, is_oracle
 from ....submission.schema import check_structure
 from ....submission.strictjson import StrictJSONError
 from ....util.errors import StreamGazeError
+from .. import BENCHMARK
 from .results import (
     PROACTIVE_TASKS,
     alerts_by_question,
@@ -53,7 +54,7 @@ def build_stream_submission(output_dir: str | os.PathLike[str], root: str | os.P
     if is_oracle(run_model) and not allow_oracle:
         raise StreamGazeError("this run is the oracle baseline, which reads the answer key; it cannot be submitted",
                               output_dir)
-    key = load_answer_key(root, st.get("gaze", "visual"))
+    key = load_answer_key(root, st.get("gaze", "visual"), BENCHMARK)
     if run.meta.get("dataset", {}).get("manifest_sha256") != key.manifest_sha256:
         raise StreamGazeError(f"the run was made on another dataset build (manifest sha256 "
                               f"{str(run.meta.get('dataset', {}).get('manifest_sha256'))[:16]}...), not the one at "
