@@ -7,13 +7,14 @@ mode, e.g. ``streamgaze`` or ``streamgaze_nogaze``), the value (the row's Overal
 it: percent with one decimal for a ratio), the dataset revision (the commit it was scored on), the source (the
 row in the results dataset's viewer, the submitter) and, as notes, the gaze mode, prompt mode and protocol.
 An existing file of that name on the model keeps its entries (the new one is added). The pull request's title
-names the row (``(row #N)``): before opening one, the model's pull requests are listed and a row that already
-has one gets no second (also after an interrupted sync).
+names the row (``(row #N)``): before opening one, the model's pull requests by the sync's account are listed
+and a row that already has one gets no second (also after an interrupted sync, or when the option is turned on
+later: every accepted row naming a model is considered).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
 from ... import __version__
 from ...registry import get_benchmark
@@ -65,19 +66,18 @@ def _existing(api, model_id: str, path: str) -> list:
         return []
 
 
-def open_model_card_prs(api, results: str, state: ResultsState, nums: Iterable[int],
-                        log: Callable[[str], None] = lambda _m: None) -> list[str]:
-    """One pull request per row of ``nums`` that names a Hub model and has none yet; their addresses."""
+def open_model_card_prs(api, results: str, state: ResultsState, log: Callable[[str], None] = lambda _m: None
+                        ) -> list[str]:
+    """One pull request per accepted row that names a Hub model and has none yet; the new ones' addresses."""
     from huggingface_hub import CommitOperationAdd
 
-    wanted = set(nums)
     me = api.whoami()["name"]
     out = []
     for bench_name, rows in state.rows.items():
         bench = get_benchmark(bench_name)
         ordered = sorted(rows, key=lambda r: (r["pr_number"], r["submission_path"]))
         for index, row in enumerate(ordered):
-            if row["pr_number"] not in wanted or not row.get("model_id"):
+            if not row.get("model_id"):
                 continue
             title = pr_title(bench.title, row["pr_number"])
             model = row["model_id"]

@@ -218,6 +218,13 @@ class _Sync:
 
     # ---- one pull request ----------------------------------------------------------------------------------
     def review(self, num: int) -> Decision:
+        """The decision on one open pull request (the reason of a refusal); _Left when the Hub failed."""
+        try:
+            return self._review(num)
+        except StreamGazeError as exc:
+            return Decision(num, False, exc.reason)
+
+    def _review(self, num: int) -> Decision:
         try:
             details, description = self._details(num)
         except Exception as exc:  # noqa: BLE001
@@ -360,9 +367,7 @@ class _Sync:
         if self.options.model_card_prs:
             from .eval_results import open_model_card_prs
 
-            report.model_card_prs = open_model_card_prs(self.api, self.results, self.store.read(),
-                                                        {r["pr_number"] for r in accepted} | set(report.recovered),
-                                                        self.log)
+            report.model_card_prs = open_model_card_prs(self.api, self.results, self.store.read(), self.log)
         return report
 
     def write_results(self, new_rows: list[dict], report: SyncReport) -> None:
