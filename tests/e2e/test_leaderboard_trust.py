@@ -47,6 +47,8 @@ def hub(demo_dataset, tmp_path_factory):
         stub.put_model("grace/bare-1b", {"config.json": b"{}"}, safetensors={"total": 1_100_000_000,
                                                                              "parameters": {"F32": 1_100_000_000}})
         stub.put_model("grace/secret-3b", {"README.md": LICENSED_CARD}, private=True)
+        stub.put_model("grace/look-2b", {"README.md": LICENSED_CARD}, safetensors={"total": 2_200_000_000,
+                                                                                  "parameters": {"BF16": 2_200_000_000}})
         yield stub, commit, tmp_path_factory.mktemp("trust")
 
 
@@ -249,14 +251,26 @@ def test_a_head_changed_during_the_sync_never_lands(hub, demo_dataset, online):
     assert not any(r.path.endswith("/merge") for r in stub.requests)
 
 
-def test_flags_and_results_on_the_models_page(hub, online):
+def test_flags_and_results_on_the_models_page(hub, demo_dataset, online):
+    """Each test of this module stands alone (they may run in different workers); this one's rows are its own."""
     import yaml
     from huggingface_hub import parse_eval_result_entries
 
+    from streamgaze_hf.submission.answer_key import load_answer_key
+
     stub, commit, work = hub
+    key = load_answer_key(demo_dataset)
+    subs = work / "flags"
+    subs.mkdir()
     env = hub_env(stub, work / "maint", "tok-maint")
+    _open_pr(stub, "tok-heidi", "Flag me", _submission(key, subs, "Flag me", 0.5, commit))
+    _open_pr(stub, "tok-grace", "Look 2B", _submission(key, subs, "Look 2B", 0.55, commit,
+                                                      url=f"{stub.url}/grace/look-2b", params="2B"))
+    proc = _sync(stub, work / "maint")  # accepted, no model-card pull request without the option
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert not stub.models["grace/look-2b"].discussions
     rows = {r["model_name"]: r for r in load_results(hub_env(stub, work / "r3"), RESULTS, "streamgaze")}
-    num = rows["Alpha"]["pr_number"]
+    num = rows["Flag me"]["pr_number"]
     link = f"{stub.url}/datasets/{REQUESTS}/discussions/99"
     proc = run_sg(env, "leaderboard", "flag", str(num), "--results", RESULTS, "--reason", "trained on the test set?",
                   "--discussion", link)
@@ -276,18 +290,19 @@ def test_flags_and_results_on_the_models_page(hub, online):
     assert proc.returncode == 0, proc.stderr
     assert not any(r["flag_reason"] for r in load_results(hub_env(stub, work / "r6"), RESULTS, "streamgaze"))
 
-    # --model-card-prs: the accepted row naming grace/gaze-7b got one pull request on the model, never two
-    model = stub.models["grace/gaze-7b"]
+    # --model-card-prs: the accepted row naming grace/look-2b got one pull request on the model, never two
+    model = stub.models["grace/look-2b"]
     assert [d.title for d in model.discussions.values()] == [
-        f"Add StreamGaze leaderboard result (row #{rows['Gaze 7B']['pr_number']})"]
+        f"Add StreamGaze leaderboard result (row #{rows['Look 2B']['pr_number']})"]
     [(path, kind)] = stub.diff(model, model.discussions[1].base, model.prs[1])
     assert (path, kind) == (".eval_results/streamgaze.yaml", "new")
     text = stub.blobs[model.commits[model.prs[1]][path].blob].decode()
     [entry] = parse_eval_result_entries(yaml.safe_load(text))
-    row = rows["Gaze 7B"]
+    row = rows["Look 2B"]
     assert (entry.dataset_id, entry.task_id, entry.value, entry.dataset_revision) == (
         DATA, "streamgaze", round(100 * row["overall"], 1), commit)
     assert entry.source_url.startswith(f"{stub.url}/datasets/{RESULTS}/viewer/streamgaze/train?row=")
     assert entry.notes == "gaze=visual; prompt_mode=default; protocol=default" and entry.source_user == "grace"
+    assert model.commits[model.prs[1]].keys() - {path} == model.commits[model.branches["main"]].keys()
     proc = _sync(stub, work / "maint", "--model-card-prs")
     assert proc.returncode == 0 and len(model.discussions) == 1
