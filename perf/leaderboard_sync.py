@@ -45,9 +45,8 @@ def build_dataset(work: Path) -> Path:
 
 def submissions(root: Path, work: Path, n_users: int) -> dict[str, bytes]:
     """One honest submission per (user, index) name, and the hostile bodies (made once)."""
-    from tests.e2e.test_submission import synthetic_submission
-
     from streamgaze_hf.submission.answer_key import load_answer_key
+    from tests.e2e.test_submission import synthetic_submission
 
     key = load_answer_key(root)
     out = {}

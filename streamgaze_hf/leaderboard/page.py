@@ -55,8 +55,8 @@ table{border-collapse:collapse;font-size:.8rem}
 th,td{padding:.25rem .32rem;border-bottom:1px solid #d0d7de;text-align:right;white-space:nowrap}
 th{background:#f6f8fa;position:sticky;top:0;vertical-align:bottom}
 th button{font:inherit;font-weight:600;background:none;border:0;cursor:pointer;padding:0;color:inherit}
-th[aria-sort=ascending] button::after{content:" \\25B2"}
-th[aria-sort=descending] button::after{content:" \\25BC"}
+th[aria-sort=ascending] button::after{content:" ▲"}
+th[aria-sort=descending] button::after{content:" ▼"}
 td.text,th.text{text-align:left}
 td.model{white-space:normal;min-width:12rem;max-width:19rem}
 td.overall{font-weight:700}
