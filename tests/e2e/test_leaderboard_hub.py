@@ -170,7 +170,7 @@ def test_submit_sync_results_loop(stub, demo_dataset, tmp_path, online):
     assert proc.returncode == 0, proc.stderr[-3000:]
     html = json.loads(proc.stdout.strip().splitlines()[-1])
     tables = html.split('<section class="dataset"')[1:]
-    assert len(tables) == 2 and "dataset 0.1.0" in tables[0] and "the paper" in tables[1]
+    assert len(tables) == 2 and "<h2>Dataset 0.1.0 (" in tables[0] and "<h2>Full benchmark: the official release" in tables[1]
     assert re.findall(r'<span class="name">(.*?)</span>', tables[0]) == ["Alpha &lt;b&gt;7B&lt;/b&gt; | *x*",
                                                                          "Carol random"]
     assert "by @alice" in tables[0] and "<b>7B" not in html

@@ -36,7 +36,7 @@ LICENSED_CARD = b"---\nlicense: apache-2.0\n---\n# Gaze 7B\n\nA model that looks
 @pytest.fixture(scope="module")
 def hub(demo_dataset, tmp_path_factory):
     """The stand-in with the dataset (tag v0.1.0), the requests dataset, the results dataset holding the
-    maintainers' leaderboard.yaml, and three models."""
+    maintainers' leaderboard.yaml, and four models; (stub, dataset commit, a folder, the answer key)."""
     with HubStub() as stub:
         stub.token_users.update(TOKENS)
         commit = put_dataset(stub, demo_dataset, DATA)
@@ -49,7 +49,9 @@ def hub(demo_dataset, tmp_path_factory):
         stub.put_model("grace/secret-3b", {"README.md": LICENSED_CARD}, private=True)
         stub.put_model("grace/look-2b", {"README.md": LICENSED_CARD}, safetensors={"total": 2_200_000_000,
                                                                                   "parameters": {"BF16": 2_200_000_000}})
-        yield stub, commit, tmp_path_factory.mktemp("trust")
+        from streamgaze_hf.submission.answer_key import load_answer_key
+
+        yield stub, commit, tmp_path_factory.mktemp("trust"), load_answer_key(demo_dataset)
 
 
 @pytest.fixture
@@ -75,6 +77,11 @@ def _open_pr(stub: HubStub, token: str, name: str, data: bytes, description: str
         REQUESTS, [CommitOperationAdd(path, data)], repo_type="dataset", create_pr=True,
         commit_message=f"Submission: {name}", commit_description=description)
     return int(info.pr_url.rstrip("/").rsplit("/", 1)[1]), path
+
+
+def _folder(work: Path, name: str) -> Path:
+    (work / name).mkdir()
+    return work / name
 
 
 def _submission(key, work: Path, name: str, right: float, commit: str, **model) -> bytes:
@@ -107,15 +114,11 @@ def _decisions(stub: HubStub, nums) -> dict[int, str]:
     return out
 
 
-def test_hostile_pull_requests_never_stop_the_sync(hub, demo_dataset, online):
+def test_hostile_pull_requests_never_stop_the_sync(hub, online):
     from huggingface_hub import CommitOperationAdd, HfApi
 
-    from streamgaze_hf.submission.answer_key import load_answer_key
-
-    stub, commit, work = hub
-    key = load_answer_key(demo_dataset)
-    subs = work / "subs"
-    subs.mkdir()
+    stub, commit, work, key = hub
+    subs = _folder(work, "subs")
     honest = _submission(key, subs, "Alpha", 0.6, commit)
     # a pull request on the dataset repository with a rewritten answer key: its commit is never an answer key
     forged = HfApi(endpoint=stub.url, token="tok-mallory").create_commit(
@@ -218,13 +221,9 @@ def test_hostile_pull_requests_never_stop_the_sync(hub, demo_dataset, online):
     assert stub.files(RESULTS) == before
 
 
-def test_a_head_changed_during_the_sync_never_lands(hub, demo_dataset, online):
-    from streamgaze_hf.submission.answer_key import load_answer_key
-
-    stub, commit, work = hub
-    key = load_answer_key(demo_dataset)
-    subs = work / "race"
-    subs.mkdir()
+def test_a_head_changed_during_the_sync_never_lands(hub, online):
+    stub, commit, work, key = hub
+    subs = _folder(work, "race")
     scored = _submission(key, subs, "Judy", 0.3, commit)
     raised = _submission(key, subs, "Judy", 0.95, commit)  # valid too: a higher score
     num, path = _open_pr(stub, "tok-judy", "Judy", scored)
@@ -250,18 +249,29 @@ def test_a_head_changed_during_the_sync_never_lands(hub, demo_dataset, online):
     assert row["overall"] == pytest.approx(json.loads(scored)["scores"]["overall"], abs=1e-12)
     assert not any(r.path.endswith("/merge") for r in stub.requests)
 
+    # a sync interrupted right after its accept commit: the next one finishes it (one comment, the row added)
+    from huggingface_hub import HfApi
 
-def test_flags_and_results_on_the_models_page(hub, demo_dataset, online):
+    from streamgaze_hf.leaderboard.service.ledger import commit_accepted
+
+    kate = _submission(key, subs, "Kate", 0.4, commit)
+    num2, path2 = _open_pr(stub, "tok-carol", "Kate", kate)
+    commit_accepted(HfApi(endpoint=stub.url, token="tok-maint"), REQUESTS, num2, path2, kate, "carol")
+    proc = _sync(stub, work / "maint")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert _decisions(stub, [num2]) == {num2: "Accepted"} and stub.files(REQUESTS)[path2] == kate
+    assert sum(m[0] == f"Accept #{num2}: {path2}" for m in stub.repos[REQUESTS].messages.values()) == 1
+    row = next(r for r in load_results(hub_env(stub, work / "reader3"), RESULTS, "streamgaze") if r["pr_number"] == num2)
+    assert (row["model_name"], row["submitter"]) == ("Kate", "carol")
+
+
+def test_flags_and_results_on_the_models_page(hub, online):
     """Each test of this module stands alone (they may run in different workers); this one's rows are its own."""
     import yaml
     from huggingface_hub import parse_eval_result_entries
 
-    from streamgaze_hf.submission.answer_key import load_answer_key
-
-    stub, commit, work = hub
-    key = load_answer_key(demo_dataset)
-    subs = work / "flags"
-    subs.mkdir()
+    stub, commit, work, key = hub
+    subs = _folder(work, "flags")
     env = hub_env(stub, work / "maint", "tok-maint")
     _open_pr(stub, "tok-heidi", "Flag me", _submission(key, subs, "Flag me", 0.5, commit))
     _open_pr(stub, "tok-grace", "Look 2B", _submission(key, subs, "Look 2B", 0.55, commit,
