@@ -71,7 +71,7 @@ def _pin(data: bytes, commit: str, **model) -> bytes:
 
 def _hostile(kind: str, base: dict, commit: str, name: str) -> tuple[str, bytes, dict]:
     """(model name, file bytes, extra files) of one hostile pull request."""
-    sub = json.loads(_pin(base, commit))
+    sub = json.loads(_pin(base, commit, name=name))  # its path's slug: each is closed for its own reason
     extra: dict = {}
     if kind in ("digits", "overflow", "float"):
         where, literal = {"digits": (("settings", "clip_fps"), "1" + "0" * 5000),

@@ -36,7 +36,7 @@ from .results import data_path, local_results, paper_result_rows, read_results, 
 from .untrusted import RESCORE_TIMEOUT_S, comment_text
 
 __all__ = ["load_results", "tables_html", "filter_choices", "build_app", "serve", "submit_upload", "ABOUT",
-           "FLAG_FILTERS"]
+           "FLAG_FILTERS", "wide"]
 
 #: the flagged-rows filter's choices
 FLAG_FILTERS = ("show flagged", "hide flagged", "only flagged")
@@ -77,12 +77,19 @@ streamgaze compare sub/SUBMISSION_PATH mine.json --dataset hf://datasets/DATASET
 request.
 """
 
-#: the app's own additions to the tables' style: the tables fill the tab's width
+#: the app's own additions to the tables' style: the tables fill the tab's width; a header of several words may
+#: wrap between them, never inside a word
 _APP_CSS = """
 .wrap{overflow-x:auto;max-width:100%}
 table.leaderboard{width:100%}
+table.leaderboard th{white-space:normal;word-break:keep-all;overflow-wrap:normal;hyphens:none}
 section.dataset h2{font-size:1.05rem;margin:1rem 0 .2rem}
 """
+#: a benchmark with more score columns than this shows only its first :data:`SUMMARY_COLUMNS` declared ones (a
+#: benchmark declares its summary columns first: categories, then the fine-grained ones) unless asked (a
+#: checkbox), so its table fits 1280 px (StreamEQA declares 48)
+MAX_SCORE_COLUMNS = 16
+SUMMARY_COLUMNS = 6
 
 
 def load_results(results: str | os.PathLike[str] | None, token: str | None = None) -> dict[str, list[dict]]:
@@ -122,16 +129,26 @@ def _keep(r: Mapping, gaze: Sequence[str], prompt: Sequence[str], params: str, f
             and not (flagged == FLAG_FILTERS[1] and is_flagged) and not (flagged == FLAG_FILTERS[2] and not is_flagged))
 
 
+def wide(bench: Benchmark) -> bool:
+    """Whether the benchmark's table hides its per-task columns unless asked (:data:`MAX_SCORE_COLUMNS`)."""
+    return len(bench.score_columns()) + 1 > MAX_SCORE_COLUMNS
+
+
 def tables_html(bench: Benchmark, rows: Sequence[Mapping], *, gaze: Sequence[str] = (), prompt: Sequence[str] = (),
-                params: str = "", frames: str = "", flagged: str = FLAG_FILTERS[0]) -> str:
+                params: str = "", frames: str = "", flagged: str = FLAG_FILTERS[0], tasks: bool = False) -> str:
     """One benchmark's tables: its rows (results rows and paper rows) filtered, one table per dataset section,
-    each ranked on its own (the page's renderer, with standard errors)."""
+    each ranked on its own (the page's renderer, with standard errors); a :func:`wide` benchmark's columns past
+    its summary ones only with ``tasks``."""
     chosen = [r for r in rows if _keep(r, gaze, prompt, params, frames, flagged)]
     mine = [r for r in chosen if not r["reported"]]
     paper = [r for r in chosen if r["reported"]]
     sections = [s for s in results_sections({bench.name: mine}, {bench.name: paper}) if s.benchmark == bench.name]
     if not sections:
         return '<p class="note">No rows match these filters.</p>'
+    if wide(bench) and not tasks:
+        hidden = {c.key for c in bench.score_columns()[SUMMARY_COLUMNS:]}
+        for sec in sections:
+            sec.columns = tuple(c for c in sec.columns if not (c.is_score and c.key in hidden))
     return _template_safe("\n".join(render_table(f"{bench.name}-{i}", sec, stderr=True)
                                     for i, sec in enumerate(sections)))
 
@@ -213,15 +230,18 @@ def build_app(results: str | os.PathLike[str] | None = None, requests: str | Non
                         frames = gr.Textbox(label="Frames contains", placeholder="e.g. 32")
                         flagged = gr.Radio(list(FLAG_FILTERS), value=FLAG_FILTERS[0], label="Flagged rows",
                                            elem_id=f"flagged-{bench.name}")
+                        tasks = gr.Checkbox(False, label="All columns (wide: scrolls sideways)",
+                                            visible=wide(bench), elem_id=f"tasks-{bench.name}")
                     table = gr.HTML(tables_html(bench, all_rows), elem_id=f"table-{bench.name}",
                                     css_template=TABLE_CSS + _APP_CSS, js_on_load=f"({SORT_JS.strip()})(element);")
 
-                    def update(g, p, pa, fr, fl, _bench=bench, _rows=all_rows):
+                    def update(g, p, pa, fr, fl, ta, _bench=bench, _rows=all_rows):
                         return tables_html(_bench, _rows, gaze=g or (), prompt=p or (), params=pa or "",
-                                           frames=fr or "", flagged=fl or FLAG_FILTERS[0])
+                                           frames=fr or "", flagged=fl or FLAG_FILTERS[0], tasks=bool(ta))
 
-                    for control in (gaze, prompt, params, frames, flagged):
-                        control.change(update, [gaze, prompt, params, frames, flagged], table)
+                    controls = [gaze, prompt, params, frames, flagged, tasks]
+                    for control in controls:
+                        control.change(update, controls, table)
             with gr.Tab("Submit", elem_id="tab-submit"):
                 gr.Markdown("Upload a submission file (from `streamgaze submit`). It is re-scored here from its raw "
                             "responses" + (f"; when valid, a pull request adding it to `{requests}` is opened in "
