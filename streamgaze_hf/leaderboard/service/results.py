@@ -202,8 +202,12 @@ def _card(names: Sequence[str], with_rows: Sequence[str]) -> str:
              "items (missing answers count as wrong). Settings that change numbers: `gaze`, `prompt_mode`, "
              "`clip_fps` (0 = no cap), `protocol`, `proxy`, `visual_form`, `model_frames`. Provenance: "
              "`dataset_repo`, `dataset_revision`, `dataset_commit`, `dataset_version`, `dataset_manifest_sha256`, "
-             "`toolkit_version`, `lmms_eval_version`, `datasets_version`, `submitter`, `pr_number`, "
-             "`submission_path` (in the requests dataset).", "",
+             "`toolkit_version`, `lmms_eval_version`, `datasets_version`, `submitter` (the pull request's author on the Hub, "
+             "or the user signed in on the Space), `pr_number`, `pr_url`, `requests_commit` (the commit that added the "
+             "re-scored file), `submission_path` (in the requests dataset), `run` (the same submitter's same model "
+             "again), `model_id`, `model_commit`, `model_params_hub`, `model_warnings` (the Hub model checks), "
+             "`flag_reason` and `flag_discussion` (a maintainer's flag; flagged rows are kept), `stderr_<column>` "
+             "(standard errors where the scores carry them).", "",
              "The static leaderboard of these rows is under `site/`. Written by `streamgaze leaderboard sync`.", ""]
     return "\n".join(lines)
 

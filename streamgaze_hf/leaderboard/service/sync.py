@@ -44,7 +44,7 @@ from .names import name_key
 from .pinning import ListedDataset, listed_datasets
 from .quota import DEFAULT_QUOTA, over_quota, parse_time
 from .results_repo import ResultsRepo, ResultsState
-from .untrusted import RESCORE_TIMEOUT_S, check_size, comment_text, parse_submission_path
+from .untrusted import RESCORE_TIMEOUT_S, check_size, comment_text, parse_submission_path, terminal_text
 from .verdict import verdict
 
 __all__ = ["sync", "SyncReport", "Decision", "scored_table", "git_blob_id", "SyncOptions"]
@@ -83,10 +83,10 @@ class SyncReport:
     def summary(self) -> str:
         closed = f"closed {len(self.closed)}"
         if self.closed:
-            closed += " (" + "; ".join(f"#{n}: {r}" for n, r in self.closed) + ")"
+            closed += " (" + "; ".join(f"#{n}: {terminal_text(r)}" for n, r in self.closed) + ")"
         left = f"left {len(self.left)}"
         if self.left:
-            left += " (" + "; ".join(f"#{n}: {r}" for n, r in self.left) + ")"
+            left += " (" + "; ".join(f"#{n}: {terminal_text(r)}" for n, r in self.left) + ")"
         return f"merged {len(self.merged)}, {closed}, {left}"
 
     def format(self) -> str:
@@ -343,9 +343,10 @@ class _Sync:
             try:
                 d = self.review(num)
                 acted = self.act(d)
-            except _Left as exc:
-                report.left.append((num, str(exc)))
-                self.log(f"#{num} left open: {exc}")
+            except Exception as exc:  # noqa: BLE001 - _Left (the Hub failed), or a bug of ours: never the next PR's loss
+                reason = str(exc) if isinstance(exc, _Left) else f"the sync failed on it: {type(exc).__name__}: {exc}"
+                report.left.append((num, reason.splitlines()[0][:300] if reason else type(exc).__name__))
+                self.log(f"#{num} left open: {terminal_text(report.left[-1][1])}")
                 pending = self.discussions.get(num)
                 if pending is not None and pending.author not in self.state.config.space_accounts:
                     self.counted.setdefault(pending.author, []).append(parse_time(pending.created_at) or self.now)
@@ -359,10 +360,10 @@ class _Sync:
                 self._own(d.row)
                 report.merged.append(num)
                 self.main_files.add(d.path)
-                self.log(f"#{num} accepted: {d.row['model_name']} (@{d.row['submitter']})")
+                self.log(f"#{num} accepted: {terminal_text(d.row['model_name'])} (@{d.row['submitter']})")
             else:
                 report.closed.append((num, d.reason))
-                self.log(f"#{num} closed: {d.reason}")
+                self.log(f"#{num} closed: {terminal_text(d.reason)}")
         self.write_results(accepted, report)
         if self.options.model_card_prs:
             from .eval_results import open_model_card_prs
