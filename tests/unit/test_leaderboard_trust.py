@@ -6,6 +6,7 @@ The whole loop through the Hub stand-in: tests/e2e/test_leaderboard_trust.py."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 from datetime import datetime, timedelta, timezone
 
@@ -149,3 +150,26 @@ def test_the_space_readme_enables_sign_in_and_discovery():
     meta = readme.split("---")[1]
     assert "\nhf_oauth: true\n" in meta
     assert "tags:\n- leaderboard\n- submission:automatic\n- test:public\n" in meta
+
+
+def test_the_app_shows_flags_and_filters_them():
+    from streamgaze_hf.leaderboard.service.app import FLAG_FILTERS, tables_html
+    from streamgaze_hf.leaderboard.service.results import paper_result_rows, with_flags
+    from streamgaze_hf.registry import get_benchmark
+
+    bench = get_benchmark("streamgaze")
+    template = dict(paper_result_rows(bench)[1])
+    rows = []
+    for i, name in enumerate(("Kept", "Flagged $" + "{x}")):
+        r = dict(template, model_name=name, reported=False, source="submission", submitter="alice", pr_number=i + 1,
+                 pr_url=f"https://huggingface.co/datasets/org/requests/discussions/{i + 1}", run=i + 1, coverage=1.0)
+        rows.append(r)
+    rows = with_flags({"streamgaze": rows}, {"2": {"reason": "trained on <test>", "discussion": "https://x.org/d/1"}})
+    shown = tables_html(bench, rows["streamgaze"])
+    assert shown.count('<tr class="submission flagged">') == 1 and 'href="https://x.org/d/1"' in shown
+    assert "flagged: trained on &lt;test&gt;" in shown and "<test>" not in shown
+    assert "Flagged &#36;&#123;x&#125;" in shown and "${" not in shown  # Gradio's template characters escaped
+    assert "run 2 (resubmitted)" in shown and 'href="https://huggingface.co/datasets/org/requests/discussions/1"' in shown
+    names = lambda html: re.findall(r'<span class="name">(.*?)</span>', html)  # noqa: E731
+    assert names(tables_html(bench, rows["streamgaze"], flagged=FLAG_FILTERS[1])) == ["Kept"]
+    assert names(tables_html(bench, rows["streamgaze"], flagged=FLAG_FILTERS[2])) == ["Flagged &#36;&#123;x&#125;"]
