@@ -181,7 +181,8 @@ def test_submit_sync_results_loop(stub, demo_dataset, tmp_path, online):
     # 5. a third sync changes nothing; a pull request changing the accepted file is closed, rows unchanged
     before = dict(stub.files(RESULTS))
     proc = run_sg(maint, *args)
-    assert proc.returncode == 0 and proc.stdout.strip().endswith("results: unchanged"), proc.stderr[-2000:]
+    assert proc.returncode == 0 and proc.stdout.strip().splitlines()[-2:] == [
+        "results: unchanged", "merged 0, closed 0, left 0"], proc.stderr[-2000:]
     assert stub.files(RESULTS) == before and len(stub.repos[RESULTS].commits) == 2
     changed = json.loads(honest.read_text())
     changed["model"]["params"] = "70B"
