@@ -323,7 +323,8 @@ class _Sync:
             return self.act(d)
         except HfHubHTTPError as exc:
             if exc.response is not None and exc.response.status_code in (409, 412):
-                if d.accept:  # our commit landed but its author closed it meanwhile: the comment still goes
+                if d.accept and not self._accepted_comment(d.num):
+                    # the commit landed but its author closed the pull request meanwhile: the comment still goes
                     self.api.comment_discussion(self.requests, d.num, self.comment(d, d.row["requests_commit"]),
                                                 repo_type="dataset")
                     return True
@@ -332,6 +333,13 @@ class _Sync:
         except Exception as exc:  # noqa: BLE001 - the Hub (or other writers) kept it from being decided now
             raise _Left(hub_error(exc, f"{'accepting' if d.accept else 'closing'} pull request #{d.num}").reason) from None
         return True
+
+    def _accepted_comment(self, num: int) -> bool:
+        """Whether the pull request already has an accept comment by someone other than its author (another
+        sync that finished it first)."""
+        details = self.api.get_discussion_details(self.requests, num, repo_type="dataset")
+        return any(e.type == "comment" and e.author != details.author and e.content.startswith("**Accepted**")
+                   for e in details.events)
 
     # ---- the loop ---------------------------------------------------------------------------------------
     def run(self) -> SyncReport:
