@@ -12,11 +12,12 @@ checkpoint (responses of a few words, as models give them), and, each timed ``--
 to 2 cores (``os.sched_setaffinity``), each run in a fresh process (its peak RSS and its children's):
 
 * ``baseline``: ``validate_submission`` in the process (the plain local ``streamgaze validate``);
-* ``sync``: the sync's re-score of a pull request's file (``sync.rescore_file``: the size and depth limits, the
-  parse, then the child process under the time bound), with the child's peak RSS;
+* ``sync``: the sync's re-score of a pull request's file (``verdict.verdict``: the bounded child reads it under
+  the size, depth and number limits and re-scores it under the time and memory bounds), with the child's peak
+  RSS;
 * ``app``: the Submit tab's handler (``app.submit_upload``, no requests dataset: the re-score and its table);
-* ``tab``: the app's leaderboard tab for 100 results rows: the table built (``app.table_frame``) and
-  serialised by Gradio's Dataframe for the browser.
+* ``tab``: the app's leaderboard tab for 100 results rows: the tables rendered (``app.tables_html``, the
+  page's renderer, one table per dataset).
 
 Prints each median, the service/baseline ratios, and exits 1 when a target is missed.
 """
@@ -128,15 +129,16 @@ def step(name: str, work: Path) -> dict:
 
         run = lambda: validate_submission(sub, root)  # noqa: E731
     elif name == "sync":
-        from streamgaze_hf.leaderboard.service.sync import dataset_choices, rescore_file
+        from streamgaze_hf.leaderboard.service.pinning import local_listed
+        from streamgaze_hf.leaderboard.service.verdict import verdict
 
-        choices = dataset_choices([str(root)])  # once per sync
-        run = lambda: rescore_file(sub, choices, 120.0)  # noqa: E731
+        choices = local_listed([str(root)])  # once per sync
+        run = lambda: verdict(sub, choices, timeout_s=120.0)  # noqa: E731
     else:
         from streamgaze_hf.leaderboard.service.app import submit_upload
-        from streamgaze_hf.leaderboard.service.sync import dataset_choices
+        from streamgaze_hf.leaderboard.service.pinning import local_listed
 
-        choices = dataset_choices([str(root)])  # once per app
+        choices = local_listed([str(root)])  # once per app
 
         def run():
             text = submit_upload(str(sub), None, choices)
@@ -215,14 +217,12 @@ def main(argv: list[str] | None = None) -> int:
     app_s, app_rss = measured("app", work, a.runs)
     rss = max(sync_rss, app_rss)
 
-    import gradio as gr
-
-    from streamgaze_hf.leaderboard.service.app import table_frame
+    from streamgaze_hf.leaderboard.service.app import tables_html
     from streamgaze_hf.registry import get_benchmark
 
     rows = results_rows(100)
     bench = get_benchmark("streamgaze")
-    tab_s = timed(lambda: gr.Dataframe(interactive=False).postprocess(table_frame(bench, rows)), a.runs)
+    tab_s = timed(lambda: tables_html(bench, rows), a.runs)
     numbers = {**shape, "baseline_validate_s": base, "sync_rescore_s": sync_s, "app_rescore_s": app_s,
                "peak_rss_mib": rss, "baseline_rss_mib": base_rss, "tab_100_rows_s": tab_s, "sync_over_baseline": sync_s / base,
                "app_over_baseline": app_s / base}

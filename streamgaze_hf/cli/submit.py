@@ -20,6 +20,9 @@ def _submit(p: argparse.ArgumentParser) -> Handler:
                         "--dataset then defaults to its $..._ROOT")
     p.add_argument("--model-name", required=True, help="model name shown on the leaderboard")
     p.add_argument("--model-url", default="", help="http(s) link for the model (paper, repository, card)")
+    p.add_argument("--model-id", default=None, metavar="ORG/NAME",
+                   help="the model on the Hugging Face Hub (its page becomes --model-url; the leaderboard checks it "
+                        "exists, records its commit and can add the result to its page)")
     p.add_argument("--params", default="", help="model size, e.g. 7B")
     p.add_argument("--frames", default="", help="frames given to the model, e.g. 32, 1fps, adaptive")
     p.add_argument("--out", required=True, help="submission file to write (e.g. submission.json)")
@@ -37,6 +40,10 @@ def _submit(p: argparse.ArgumentParser) -> Handler:
 
         existing_dir(a.output_dir, "lmms-eval output directory")
         output_file(a.out)
+        if a.model_id is not None:
+            from ..leaderboard.service.model_checks import model_page
+
+            a.model_url = model_page(a.model_id, a.model_url)
         sub = build_submission(a.output_dir, a.dataset, model_name=a.model_name, model_url=a.model_url,
                                params=a.params, frames=a.frames, allow_oracle=a.allow_oracle, benchmark=a.benchmark)
         write_submission(sub, a.out)
@@ -135,7 +142,7 @@ def _leaderboard(p: argparse.ArgumentParser) -> Handler:
 
 #: the leaderboard's sub-verbs: ``streamgaze leaderboard sync|serve|space ...`` (canonical_argv joins the two
 #: words); ``streamgaze leaderboard FILE.json ...`` stays the static site
-LEADERBOARD_VERBS = ("sync", "serve", "space")
+LEADERBOARD_VERBS = ("sync", "serve", "space", "flag", "unflag")
 
 
 @command("leaderboard sync", "the maintainer's sync: re-score every open pull request of the requests dataset, "
@@ -144,16 +151,56 @@ def _leaderboard_sync(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--requests", required=True, metavar="ORG/REQUESTS", help="the requests dataset (pull requests)")
     p.add_argument("--results", required=True, metavar="ORG/RESULTS", help="the results dataset (created if missing)")
     p.add_argument("--dataset", action="append", required=True,
-                   help="a dataset submissions are scored against, hf://datasets/ORG/NAME@REV; repeat it, one per "
-                        "benchmark (a submission is re-scored at the commit it pins)")
+                   help="a dataset submissions are scored against, hf://datasets/ORG/NAME@TAG or @COMMIT (a tag is "
+                        "resolved once, when the sync starts; a branch is refused); repeat it, one or more per "
+                        "benchmark (a submission is re-scored only at a listed commit)")
     p.add_argument("--timeout", type=float, default=None,
                    help="seconds one submission may take to re-score (default 120)")
+    p.add_argument("--quota", type=int, default=None,
+                   help="accepted or pending submissions per submitter in 7 days (default 5; the maintainers listed "
+                        "in the results dataset's leaderboard.yaml are exempt)")
+    p.add_argument("--model-card-prs", action="store_true",
+                   help="for each accepted submission naming a Hub model, open a pull request adding its result to "
+                        "the model's page (.eval_results/<benchmark>.yaml)")
 
     def run(a: argparse.Namespace) -> int:
-        from ..leaderboard.service.sync import sync
+        from ..leaderboard.service.sync import SyncOptions, sync
 
-        kwargs = {} if a.timeout is None else {"timeout_s": a.timeout}
-        print(sync(a.requests, a.results, a.dataset, log=print, **kwargs).format())
+        options = SyncOptions(**{k: v for k, v in (("timeout_s", a.timeout), ("quota", a.quota)) if v is not None},
+                              model_card_prs=a.model_card_prs)
+        report = sync(a.requests, a.results, a.dataset, log=print, options=options)
+        print(report.format())
+        return 1 if report.failed else 0
+
+    return run
+
+
+@command("leaderboard flag", "flag a row of the results dataset (it stays, marked, with a link to the discussion "
+         "that explains why)")
+def _leaderboard_flag(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("row", help="the row: its pull request number (pr_number, e.g. 12 or #12)")
+    p.add_argument("--results", required=True, metavar="ORG/RESULTS", help="the results dataset")
+    p.add_argument("--reason", required=True, help="why, in one line (shown in the tables)")
+    p.add_argument("--discussion", required=True, metavar="URL", help="the discussion about it (http(s) address)")
+
+    def run(a: argparse.Namespace) -> int:
+        from ..leaderboard.service.flags import flag
+
+        print(flag(a.results, a.row, a.reason, a.discussion))
+        return 0
+
+    return run
+
+
+@command("leaderboard unflag", "remove the flag of a row of the results dataset")
+def _leaderboard_unflag(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("row", help="the row: its pull request number (pr_number)")
+    p.add_argument("--results", required=True, metavar="ORG/RESULTS", help="the results dataset")
+
+    def run(a: argparse.Namespace) -> int:
+        from ..leaderboard.service.flags import unflag
+
+        print(unflag(a.results, a.row))
         return 0
 
     return run

@@ -10,6 +10,11 @@ so the page needs no horizontal scrolling at 1280 px. Clicking a column header s
 above the table says the current order. Each benchmark's tables sit in a ``section.benchmark`` of
 their own (with a heading and a link bar when the site has several benchmarks), each table with that
 benchmark's columns.
+
+The leaderboard app (``leaderboard serve``) shows the same tables (:func:`render_table`, :data:`TABLE_CSS`,
+:data:`SORT_JS`), with each score's standard error beside it. Rows of the results dataset also say who
+submitted them (a link to the pull request, the run number when a submitter sent the same model again), a
+maintainer's flag (with the discussion) and the Hub model's warnings, under the model name.
 """
 
 from __future__ import annotations
@@ -25,13 +30,24 @@ from ..util.htmlpage import attr, page_head
 from .rows import BADGES, Column, Row, html_columns, settings_columns
 from .sections import Section
 
-__all__ = ["render_html"]
+__all__ = ["render_html", "render_table", "TABLE_CSS", "SORT_JS"]
 
-_CSS = """
+_PAGE_CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;margin:1.2rem;color:#1b1f24}
 h1{font-size:1.5rem;margin:0 0 .3rem}
 h2{font-size:1.1rem;margin:1.6rem 0 .2rem}
 p.meta{color:#57606a;margin:.2rem 0 .6rem;font-size:.9rem}
+ul.notes{font-size:.82rem;color:#57606a;max-width:70rem}
+nav.benchmarks{margin:.3rem 0 .6rem;font-size:.95rem}
+nav.benchmarks a{margin-right:1rem}
+h2.benchmark{font-size:1.35rem;margin:2rem 0 .2rem;border-bottom:2px solid #d0d7de}
+figure{margin:1rem 0 0}
+img.chart{max-width:100%;border:1px solid #d0d7de}
+figcaption{font-size:.8rem;color:#57606a;max-width:70rem}
+"""
+
+#: the tables' own style (the page's and the app's)
+TABLE_CSS = """
 p.note{color:#57606a;margin:.1rem 0 .3rem;font-size:.8rem;max-width:70rem}
 p.sorted{color:#57606a;margin:.1rem 0 .4rem;font-size:.8rem}
 .wrap{overflow-x:auto}
@@ -39,8 +55,8 @@ table{border-collapse:collapse;font-size:.8rem}
 th,td{padding:.25rem .32rem;border-bottom:1px solid #d0d7de;text-align:right;white-space:nowrap}
 th{background:#f6f8fa;position:sticky;top:0;vertical-align:bottom}
 th button{font:inherit;font-weight:600;background:none;border:0;cursor:pointer;padding:0;color:inherit}
-th[aria-sort=ascending] button::after{content:" \\25B2"}
-th[aria-sort=descending] button::after{content:" \\25BC"}
+th[aria-sort=ascending] button::after{content:" ▲"}
+th[aria-sort=descending] button::after{content:" ▼"}
 td.text,th.text{text-align:left}
 td.model{white-space:normal;min-width:12rem;max-width:19rem}
 td.overall{font-weight:700}
@@ -54,52 +70,55 @@ font-style:normal;background:#eaeef2;color:#57606a}
 .settings{display:block;margin-top:.1rem;font-size:.7rem;color:#57606a;line-height:1.35}
 .setting{display:inline-block;margin-right:.55rem;white-space:nowrap}
 .setting b{font-weight:600;color:#6e7781}
-ul.notes{font-size:.82rem;color:#57606a;max-width:70rem}
-nav.benchmarks{margin:.3rem 0 .6rem;font-size:.95rem}
-nav.benchmarks a{margin-right:1rem}
-h2.benchmark{font-size:1.35rem;margin:2rem 0 .2rem;border-bottom:2px solid #d0d7de}
-figure{margin:1rem 0 0}
-img.chart{max-width:100%;border:1px solid #d0d7de}
-figcaption{font-size:.8rem;color:#57606a;max-width:70rem}
+.se{display:block;font-size:.65rem;color:#6e7781;font-weight:400}
+.by{display:block;font-size:.7rem;color:#57606a}
+.flag{display:inline-block;margin-left:.4rem;padding:0 .35rem;border-radius:.6rem;font-size:.7rem;background:#ffebe9;
+color:#a40e26}
+.warn{display:inline-block;margin-left:.4rem;padding:0 .35rem;border-radius:.6rem;font-size:.7rem;background:#fff8c5;
+color:#7d4e00}
+tr.flagged td{background:#fff5f5}
 """
+_CSS = _PAGE_CSS + TABLE_CSS
 
-_JS = """
-(function () {
-  Array.prototype.forEach.call(document.querySelectorAll("table.leaderboard"), function (table) {
-    var tbody = table.tBodies[0];
-    var status = document.getElementById(table.getAttribute("data-status"));
-    var headers = Array.prototype.slice.call(table.tHead.rows[0].cells);
-    Array.prototype.forEach.call(tbody.rows, function (r, i) { r.setAttribute("data-order", String(i)); });
-    headers.forEach(function (th, col) {
-      var button = th.querySelector("button");
-      if (!button) { return; }
-      button.addEventListener("click", function () {
-        var numeric = th.getAttribute("data-kind") === "num";
-        var lower = th.getAttribute("data-better") === "lower";
-        var current = th.getAttribute("aria-sort");
-        var dir = current === "descending" ? "ascending" : current === "ascending" ? "descending"
-          : (numeric && th.getAttribute("data-key") !== "rank" && !lower ? "descending" : "ascending");
-        headers.forEach(function (h) { if (h.querySelector("button")) { h.setAttribute("aria-sort", "none"); } });
-        th.setAttribute("aria-sort", dir);
-        var sign = dir === "ascending" ? 1 : -1;
-        var rows = Array.prototype.slice.call(tbody.rows);
-        rows.sort(function (a, b) {
-          var x = a.cells[col].getAttribute("data-sort"), y = b.cells[col].getAttribute("data-sort");
-          var order = Number(a.getAttribute("data-order")) - Number(b.getAttribute("data-order"));
-          if (x === "" || y === "") { return x === y ? order : (x === "" ? 1 : -1); }
-          var c = numeric ? Number(x) - Number(y) : x.localeCompare(y, undefined, {sensitivity: "base", numeric: true});
-          return c !== 0 ? sign * c : order;
-        });
-        rows.forEach(function (r) { tbody.appendChild(r); });
-        if (status) {
-          status.textContent = "Sorted by " + th.getAttribute("data-label") + " (" + dir + "); ranks stay "
-            + "by overall. Click a column header to sort.";
-        }
-      });
+#: the tables' sorting, one click handler on ``root`` for every table under it (tables re-rendered later, as in
+#: the app, sort too): ``(function (root) {...})(document)`` on the page, ``(element)`` in the app
+SORT_JS = """
+function (root) {
+  root.addEventListener("click", function (event) {
+    var button = event.target.closest ? event.target.closest("table.leaderboard th button") : null;
+    if (!button) { return; }
+    var th = button.closest("th"), table = th.closest("table"), tbody = table.tBodies[0];
+    var headers = Array.prototype.slice.call(table.tHead.rows[0].cells), col = headers.indexOf(th);
+    if (!table.hasAttribute("data-ready")) {
+      Array.prototype.forEach.call(tbody.rows, function (r, i) { r.setAttribute("data-order", String(i)); });
+      table.setAttribute("data-ready", "1");
+    }
+    var status = table.getAttribute("data-status") ? root.querySelector("#" + table.getAttribute("data-status")) : null;
+    var numeric = th.getAttribute("data-kind") === "num";
+    var lower = th.getAttribute("data-better") === "lower";
+    var current = th.getAttribute("aria-sort");
+    var dir = current === "descending" ? "ascending" : current === "ascending" ? "descending"
+      : (numeric && th.getAttribute("data-key") !== "rank" && !lower ? "descending" : "ascending");
+    headers.forEach(function (h) { if (h.querySelector("button")) { h.setAttribute("aria-sort", "none"); } });
+    th.setAttribute("aria-sort", dir);
+    var sign = dir === "ascending" ? 1 : -1;
+    var rows = Array.prototype.slice.call(tbody.rows);
+    rows.sort(function (a, b) {
+      var x = a.cells[col].getAttribute("data-sort"), y = b.cells[col].getAttribute("data-sort");
+      var order = Number(a.getAttribute("data-order")) - Number(b.getAttribute("data-order"));
+      if (x === "" || y === "") { return x === y ? order : (x === "" ? 1 : -1); }
+      var c = numeric ? Number(x) - Number(y) : x.localeCompare(y, undefined, {sensitivity: "base", numeric: true});
+      return c !== 0 ? sign * c : order;
     });
+    rows.forEach(function (r) { tbody.appendChild(r); });
+    if (status) {
+      status.textContent = "Sorted by " + th.getAttribute("data-label") + " (" + dir + "); ranks stay "
+        + "by overall. Click a column header to sort.";
+    }
   });
-})();
+}
 """
+_JS = f"(\n{SORT_JS.strip()}\n)(document);\n"
 
 
 def _sort_value(col: Column, row: Row) -> str:
@@ -120,22 +139,48 @@ def _settings(row: Row, columns: tuple[Column, ...]) -> str:
     return f'<span class="settings">{"".join(parts)}</span>'
 
 
-def _cell(col: Column, row: Row, columns: tuple[Column, ...]) -> str:
+def _link(url: str, text: str) -> str:
+    return f'<a href="{attr(url)}" rel="nofollow noopener noreferrer">{text}</a>' if url and valid_url(url) else text
+
+
+def _provenance(row: Row) -> str:
+    """Who submitted a results row (its pull request linked; the run number of a resubmitted model), a
+    maintainer's flag and the Hub model's warnings: under the model name."""
+    out = ""
+    if row.flag:
+        out += f'<span class="flag" title="{attr(row.flag)}">{_link(row.flag_url, "flagged")}</span>'
+    if row.warnings:
+        out += f'<span class="warn" title="{attr(row.warnings)}">{escape(row.warnings)}</span>'
+    if row.submitter:
+        by = f"by @{escape(row.submitter)}"
+        if row.pr_number is not None:
+            by += " · " + _link(row.pr_url, f"#{row.pr_number}")
+        if row.run and row.run > 1:
+            by += f" · run {row.run} (resubmitted)"
+        if row.flag:
+            by += f" · flagged: {escape(row.flag)}"
+        out += f'<span class="by">{by}</span>'
+    return out
+
+
+def _cell(col: Column, row: Row, columns: tuple[Column, ...], stderr: bool = False) -> str:
     value = col.get(row)
     classes = [col.key, "num" if col.numeric else "text"]
     if col.key == "model":
-        name = f'<span class="name">{escape(row.name)}</span>'
-        if row.url and valid_url(row.url):
-            name = f'<a href="{attr(row.url)}" rel="nofollow noopener noreferrer">{name}</a>'
+        name = _link(row.url, f'<span class="name">{escape(row.name)}</span>')
         if row.source in BADGES:
             name += f'<span class="badge">{escape(BADGES[row.source])}</span>'
-        text = name + _settings(row, columns)
+        text = name + _provenance(row) + _settings(row, columns)
     elif col.key == "coverage":
         text = escape(col.text(value))
         if value is not None and value < 1.0:
             classes.append("partial")
     elif col.is_score:
         text = escape(col.text(value))
+        se = row.stderr.get(col.key) if stderr else None
+        if se is not None and value is not None:
+            text += f'<span class="se" title="standard error">±{escape(col.text(se))}</span>'
+
         answered, expected = (row.task_coverage or {}).get(col.key, (0, 0))
         if answered < expected:  # a partial task: its coverage beside the score (and in the tooltip)
             classes.append("partial")
@@ -170,20 +215,22 @@ def _figure(chart: tuple[bytes, str] | None) -> str:
             f"<figcaption>{escape(chart[1])}</figcaption></figure>")
 
 
-def _section(i: int, sec: Section, chart: tuple[bytes, str] | None = None) -> str:
+def render_table(ident: str, sec: Section, *, stderr: bool = False, chart: tuple[bytes, str] | None = None) -> str:
+    """One dataset section's table (heading, note, sort line, table; ``chart`` after it): ``ident`` makes its
+    element ids unique on the page; ``stderr``: each score's standard error beside it."""
     columns = sec.columns
     shown = html_columns(columns)
     head = "".join(_header(c) for c in shown)
-    body = "\n".join(f'<tr class="{attr(r.source)}">' + "".join(_cell(c, r, columns) for c in shown) + "</tr>"
-                     for r in sec.rows)
+    body = "\n".join(f'<tr class="{attr(r.source)}{" flagged" if r.flag else ""}">'
+                     + "".join(_cell(c, r, columns, stderr) for c in shown) + "</tr>" for r in sec.rows)
     ranked = sum(r.rank is not None for r in sec.rows)
     overall = next(c for c in shown if c.key == "overall")
     return f"""<section class="dataset" data-section="{attr(sec.key)}">
 <h2>{escape(sec.title)}</h2>
 <p class="note">{escape(sec.note)} {ranked} ranked row(s).</p>
-<p class="sorted" id="sorted-{i}" aria-live="polite">Sorted by {escape(overall.label)} ({_direction(overall)}). Click a column header to sort.</p>
+<p class="sorted" id="sorted-{ident}" aria-live="polite">Sorted by {escape(overall.label)} ({_direction(overall)}). Click a column header to sort.</p>
 <div class="wrap">
-<table class="leaderboard" id="leaderboard-{i}" data-status="sorted-{i}">
+<table class="leaderboard" id="leaderboard-{ident}" data-status="sorted-{ident}">
 <thead><tr>{head}</tr></thead>
 <tbody>
 {body}
@@ -191,6 +238,10 @@ def _section(i: int, sec: Section, chart: tuple[bytes, str] | None = None) -> st
 </table>
 </div>{_figure(chart)}
 </section>"""
+
+
+def _section(i: int, sec: Section, chart: tuple[bytes, str] | None = None) -> str:
+    return render_table(str(i), sec, chart=chart)
 
 
 def _benchmarks(sections: Sequence[Section], charts: Mapping[str, tuple[bytes, str]]) -> str:

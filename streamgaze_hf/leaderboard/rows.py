@@ -48,6 +48,16 @@ class Row:
     file: str = ""
     section: str = ""  # the leaderboard section (one per dataset; see sections.py)
     task_coverage: dict[str, tuple[int, int]] | None = None  # column key -> (answered, expected); submissions
+    # the leaderboard service's provenance (results rows): who submitted it, where, which of their runs of this
+    # model it is, a maintainer's flag (reason, discussion), the Hub model's warnings, standard errors by column key
+    submitter: str = ""
+    pr_number: int | None = None
+    pr_url: str = ""
+    run: int | None = None
+    flag: str = ""
+    flag_url: str = ""
+    warnings: str = ""
+    stderr: dict[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.categories:

@@ -1,9 +1,14 @@
-"""Strict JSON reading for submission files: no duplicate keys, no NaN/Infinity, clear reasons.
+"""Strict JSON reading for submission files: no duplicate keys, no NaN/Infinity, bounded numbers, clear reasons.
 
 ``json.loads`` silently keeps the last of two equal keys (a duplicated question id would vanish)
 and accepts ``NaN`` / ``Infinity``. Here a duplicate key or a non-finite constant is an error; the
 duplicate is reported by :func:`check_object` with its location (``answers.nfi``), so the message
 can say *which* question id is duplicated.
+
+Numbers are bounded before they are converted: a literal of more than :data:`MAX_NUMBER_CHARS` characters
+(Python's ``int`` refuses 4,300 digits with a ``ValueError``; a 400-digit integer overflows ``float``) or a
+value beyond :data:`MAX_MAGNITUDE` is a :class:`StrictJSONError`, so every later ``float()`` or comparison
+of a submission's number is safe.
 """
 
 from __future__ import annotations
@@ -15,11 +20,15 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 __all__ = ["JSONObject", "StrictJSONError", "loads_strict", "check_object", "describe_type", "nesting_depth",
-           "MAX_DEPTH"]
+           "MAX_DEPTH", "MAX_NUMBER_CHARS", "MAX_MAGNITUDE"]
 
 #: the deepest nesting of arrays and objects a submission may have (its own layout needs 5; a hostile file's
 #: ``[[[[...`` would otherwise exhaust the parser's recursion): checked before parsing
 MAX_DEPTH = 32
+#: the longest number literal read (``-0.12345678901234567e-10`` has 24): checked before it is converted
+MAX_NUMBER_CHARS = 40
+#: the largest magnitude of a number (scores are fractions, times seconds, counts of questions)
+MAX_MAGNITUDE = 1e15
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
 
 
@@ -45,11 +54,25 @@ def _no_constant(name: str) -> Any:
     raise StrictJSONError(f"non-finite number {name} is not allowed in JSON")
 
 
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise StrictJSONError(f"number {text} is out of range")
+def _short_literal(text: str) -> str:
+    if len(text) > MAX_NUMBER_CHARS:
+        raise StrictJSONError(f"a number of {len(text):,} characters ({text[:12]}...): at most {MAX_NUMBER_CHARS} "
+                              "(checked before it is converted)")
+    return text
+
+
+def _bounded(text: str, value: float | int) -> float | int:
+    if not -MAX_MAGNITUDE <= value <= MAX_MAGNITUDE:  # NaN fails both comparisons
+        raise StrictJSONError(f"number {text} is out of range (at most {MAX_MAGNITUDE:g} in magnitude)")
     return value
+
+
+def _finite_float(text: str) -> float:
+    return _bounded(text, float(_short_literal(text)))
+
+
+def _bounded_int(text: str) -> int:
+    return _bounded(text, int(_short_literal(text)))
 
 
 def nesting_depth(text: str) -> int:
@@ -73,7 +96,7 @@ def loads_strict(text: str, max_depth: int = MAX_DEPTH) -> Any:
         raise StrictJSONError(f"nested {depth} levels deep: at most {max_depth} (checked before parsing)")
     try:
         return json.loads(text, object_pairs_hook=JSONObject, parse_constant=_no_constant,
-                          parse_float=_finite_float)
+                          parse_float=_finite_float, parse_int=_bounded_int)
     except json.JSONDecodeError as exc:
         raise StrictJSONError(f"malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
 

@@ -17,6 +17,7 @@ Slow (about a minute on 2 cores: a demo dataset, ten ``streamgaze`` processes).
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -120,9 +121,10 @@ def test_submit_sync_results_loop(stub, demo_dataset, tmp_path, online):
     procs = [start_sg(maint, *args), start_sg(hub_env(stub, tmp_path / "maint2"), *args)]
     outs = [p.communicate(timeout=300) for p in procs]
     assert all(p.returncode == 0 for p in procs), [o[1][-2000:] for o in outs]
+    # accepted pull requests are closed too: the sync commits the bytes it scored itself (never a merge)
     assert {n: stub.discussion(REQUESTS, n).status for n in (1, 2, tampered_pr, two_files_pr, big_pr)} == {
-        1: "merged", 2: "merged", tampered_pr: "closed", two_files_pr: "closed", big_pr: "closed"}
-    comments = {n: stub.comments(REQUESTS, n) for n in (1, 2, tampered_pr, two_files_pr, big_pr)}
+        1: "closed", 2: "closed", tampered_pr: "closed", two_files_pr: "closed", big_pr: "closed"}
+    comments = {n: stub.comments(REQUESTS, n, author="maintainer") for n in (1, 2, tampered_pr, two_files_pr, big_pr)}
     assert all(len(c) == 1 for c in comments.values()), comments  # one sync acted on each
     assert comments[1][0].startswith("**Accepted**") and "Alpha &lt;b&gt;7B&lt;/b&gt; \\| \\*x\\*" in comments[1][0]
     assert "<b>" not in comments[1][0] and "| Overall | Past | Present | Proactive | NFI |" in comments[1][0]
@@ -131,7 +133,9 @@ def test_submit_sync_results_loop(stub, demo_dataset, tmp_path, online):
     assert "at most 33,554,432 bytes (checked before it is read)" in comments[big_pr][0]
     assert path in stub.files(REQUESTS) and "README.md" in stub.files(REQUESTS)
     assert stub.files(REQUESTS)["README.md"] == b"# Submissions\n"
-    assert len(stub.repos[RESULTS].commits) == 2  # created, then one write (the other sync found it done)
+    # created, then one write per sync that accepted something (rows keyed by pull request: one result)
+    n_commits = len(stub.repos[RESULTS].commits)
+    assert n_commits in (2, 3)
 
     # 4. load_dataset gives exactly the accepted rows, with their provenance
     rows = load_results(hub_env(stub, tmp_path / "reader"), RESULTS, "streamgaze")
@@ -157,31 +161,36 @@ def test_submit_sync_results_loop(stub, demo_dataset, tmp_path, online):
     assert len(paper) == 14 and all(r["reported"] for r in paper) and paper[0]["model_name"] == "Human"
     card = stub.files(RESULTS)["README.md"].decode()  # a benchmark without accepted rows has only its paper config
     assert "config_name: egogazevqa_paper" in card and "config_name: egogazevqa\n" not in card
-    # the app reads the same results from the Hub (its table: the accepted rows and the paper's, marked)
+    # the app reads the same results from the Hub: one table per dataset (the demo rows apart from the paper's)
     code = ("import json; from streamgaze_hf.registry import get_benchmark; "
-            "from streamgaze_hf.leaderboard.service.app import load_results, table_frame; "
+            "from streamgaze_hf.leaderboard.service.app import load_results, tables_html; "
             "from streamgaze_hf.leaderboard.service.results import paper_result_rows; "
             f"b = get_benchmark('streamgaze'); rows = load_results({RESULTS!r})['streamgaze']; "
-            "t = table_frame(b, rows + paper_result_rows(b)); print(json.dumps([list(t['Model']), list(t['Source'])]))")
+            "print(json.dumps(tables_html(b, rows + paper_result_rows(b))))")
     proc = subprocess.run([sys.executable, "-c", code], env=hub_env(stub, tmp_path / "app"), capture_output=True,
                           text=True, timeout=180)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    models, sources = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert models[:2] == [HONEST, "Carol random"] and sources[:2] == ["submission (re-scored)"] * 2
-    assert len(models) == 2 + 14 and set(sources[2:]) == {"reported in the paper", "reported in the paper (human)"}
+    html = json.loads(proc.stdout.strip().splitlines()[-1])
+    tables = html.split('<section class="dataset"')[1:]
+    assert len(tables) == 2 and "<h2>Dataset 0.1.0 (" in tables[0] and "<h2>Full benchmark: the official release" in tables[1]
+    assert re.findall(r'<span class="name">(.*?)</span>', tables[0]) == ["Alpha &lt;b&gt;7B&lt;/b&gt; | *x*",
+                                                                         "Carol random"]
+    assert "by @alice" in tables[0] and "<b>7B" not in html
+    assert len(re.findall(r'<span class="name">', tables[1])) == 14 and "reported in the paper" in tables[1]
     site = stub.files(RESULTS)["site/index.html"].decode()
     assert "Alpha &lt;b&gt;7B&lt;/b&gt; | *x*" in site and "<b>7B</b>" not in site
 
     # 5. a third sync changes nothing; a pull request changing the accepted file is closed, rows unchanged
     before = dict(stub.files(RESULTS))
     proc = run_sg(maint, *args)
-    assert proc.returncode == 0 and proc.stdout.strip().endswith("results: unchanged"), proc.stderr[-2000:]
-    assert stub.files(RESULTS) == before and len(stub.repos[RESULTS].commits) == 2
+    assert proc.returncode == 0 and proc.stdout.strip().splitlines()[-2:] == [
+        "results: unchanged", "merged 0, closed 0, left 0"], proc.stderr[-2000:]
+    assert stub.files(RESULTS) == before and len(stub.repos[RESULTS].commits) == n_commits
     changed = json.loads(honest.read_text())
     changed["model"]["params"] = "70B"
     eve_pr = _hostile_pr(stub, "tok-eve", {path: json.dumps(changed).encode()})
     proc = run_sg(maint, *args)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert stub.discussion(REQUESTS, eve_pr).status == "closed"
-    assert "this one changes 1 files" in stub.comments(REQUESTS, eve_pr)[0]
+    assert "this one changes 1 files" in stub.comments(REQUESTS, eve_pr, author="maintainer")[0]
     assert stub.files(RESULTS) == before

@@ -1,15 +1,22 @@
-"""The leaderboard app (issue 31 item 4) in a real browser: ``streamgaze leaderboard serve`` (Gradio) against a
-local results directory and the Hub stand-in, driven by Playwright in Debian's Chromium. It shows the accepted
-row (the model name as text, markup and all); the Submit tab re-scores an uploaded file on the server and opens
-a pull request on the requests dataset (its author the app's token user). A file with a tampered score is
-rejected with its reason. Screenshots: under the test's tmp dir (copied to $STREAMGAZE_SCREENSHOTS when set).
+"""The leaderboard app (issues 31 and 37) in a real browser at 1280x800: ``streamgaze leaderboard serve`` (Gradio)
+against a local results directory and the Hub stand-in, driven by Playwright in Debian's Chromium.
 
-Slow-marked (about 40 s: the app's start-up imports Gradio).
+* The leaderboard tab shows the demo row and the paper's rows in separate tables (each ranked on its own),
+  fits 1280 px without sideways scrolling, no header breaks, every score has one decimal with its standard
+  error beside it, the submitter is shown, and a click on a header sorts its table.
+* The Submit tab refuses when nobody is signed in (nothing is sent). Signed in (the stand-in: the session
+  cookie Gradio stores after a sign-in, for ``alice``), a tampered file and a file with a 5,001-digit number
+  get their one-line reasons and the app keeps serving; an honest file is re-scored and a pull request is
+  opened with the app's token (``space-bot``) whose description names ``@alice``.
+
+Screenshots: under the test's tmp dir (copied to $STREAMGAZE_SCREENSHOTS when set). Slow-marked (about a
+minute: the app's start-up imports Gradio).
 """
 
 from __future__ import annotations
 
 import json
+import re
 import socket
 import time
 from pathlib import Path
@@ -17,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from ..fixtures.browser import browser, keep_screenshot, require_browser  # noqa: F401  (the fixture)
+from ..fixtures.gradio_session import session_cookie
 from ..fixtures.hub_stub import HubStub
 from ..fixtures.leaderboard_hub import USERS, hub_env, pinned, put_dataset, start_sg
 
@@ -25,6 +33,7 @@ require_browser()
 
 DATA, REQUESTS = "org/sg", "org/requests"
 ACCEPTED = "Accepted <i>model</i>"
+WIDTH, HEIGHT = 1280, 800
 
 
 def _free_port() -> int:
@@ -45,6 +54,7 @@ def _results_dir(sub: Path, root: Path, out: Path) -> Path:
     bench = get_benchmark("streamgaze")
     row = result_row(bench, report.submission, report.scores, section_of(bench, read_manifest(root)),
                      submitter="alice", pr_number=1, path="submissions/streamgaze/accepted-i-model-i/20260101T000000Z.json")
+    row.update(pr_url="https://huggingface.co/datasets/org/requests/discussions/1", run=1)
     for path, data in results_files({"streamgaze": [row]}).items():
         (out / path).parent.mkdir(parents=True, exist_ok=True)
         (out / path).write_bytes(data)
@@ -53,19 +63,37 @@ def _results_dir(sub: Path, root: Path, out: Path) -> Path:
 
 def _shot(page, tmp_path: Path, name: str) -> None:
     path = tmp_path / name
-    page.screenshot(path=str(path), full_page=True)
+    page.screenshot(path=str(path), full_page=False)
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     keep_screenshot(path, name)
 
 
-def test_app_shows_rows_and_submits(browser, demo_dataset, tmp_path):  # noqa: F811
+def _names(table) -> list[str]:
+    return [n.inner_text() for n in table.locator("tbody td.model .name").all()]
+
+
+def _submit(page, path: Path, expect: str) -> str:
+    """Upload ``path``, click the button, and wait for an outcome holding ``expect`` (Gradio's progress gone)."""
+    page.locator("#submission-file input[type=file]").set_input_files(str(path))
+    page.locator("#submit-button").click()
+    page.wait_for_function("([sel, want]) => { const t = document.querySelector(sel).innerText; "
+                           "return t.includes(want) && !t.includes('processing'); }",
+                           arg=["#submit-outcome", expect], timeout=90_000)
+    text = page.locator("#submit-outcome").inner_text().strip()
+    clear = page.locator("#submission-file button[aria-label='Clear']")
+    if clear.count():
+        clear.first.click()
+    return text
+
+
+def test_app_tables_sign_in_and_submit(browser, demo_dataset, tmp_path):  # noqa: F811
     from streamgaze_hf.submission.answer_key import load_answer_key
 
     from ..e2e.test_submission import synthetic_submission
 
     key = load_answer_key(demo_dataset)
     with HubStub() as stub:
-        stub.token_users.update(USERS)
+        stub.token_users.update({**USERS, "tok-space": "space-bot"})
         commit = put_dataset(stub, demo_dataset, DATA)
         stub.put_files(REQUESTS, {"README.md": b"# Submissions\n"})
         accepted = pinned(synthetic_submission(key, tmp_path / "accepted.json", ACCEPTED, 0.7, params="7B"), DATA, commit)
@@ -73,9 +101,11 @@ def test_app_shows_rows_and_submits(browser, demo_dataset, tmp_path):  # noqa: F
         bad = json.loads(upload.read_text())
         bad["scores"]["overall"] = 0.99
         (tmp_path / "tampered.json").write_text(json.dumps(bad))
+        bad["scores"]["overall"] = "__N__"
+        (tmp_path / "digits.json").write_text(json.dumps(bad).replace('"__N__"', "1" + "0" * 5000))
         results = _results_dir(accepted, demo_dataset, tmp_path / "results")
         port = _free_port()
-        env = hub_env(stub, tmp_path / "app", "tok-alice", GRADIO_TEMP_DIR=str(tmp_path / "gradio"))
+        env = hub_env(stub, tmp_path / "app", "tok-space", GRADIO_TEMP_DIR=str(tmp_path / "gradio"))
         app = start_sg(env, "leaderboard", "serve", "--results", results, "--requests", REQUESTS,
                        "--dataset", f"hf://datasets/{DATA}@v0.1.0", "--port", str(port))
         try:
@@ -86,40 +116,78 @@ def test_app_shows_rows_and_submits(browser, demo_dataset, tmp_path):  # noqa: F
                         break
                 assert app.poll() is None, app.communicate()[1][-3000:]
                 time.sleep(0.5)
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
+            page = context.new_page()
             page.goto(f"http://127.0.0.1:{port}/")
-            # the leaderboard tab: the accepted row, its name as text (no markup rendered), the paper rows marked
-            table = page.locator("#table-streamgaze")
-            first = table.get_by_test_id("cell-0-0")
-            first.wait_for(timeout=30_000)
-            assert first.inner_text() == ACCEPTED  # the best re-scored row first
-            assert page.locator("#table-streamgaze i").count() == 0
-            assert table.get_by_text("reported in the paper").count() > 0
-            _shot(page, tmp_path, "app_leaderboard.png")
 
-            # Submit: a tampered file is rejected with its reason; an honest one is re-scored and sent
+            # the leaderboard tab: the demo row and the paper's rows in separate tables
+            tab = page.locator("#table-streamgaze")
+            tab.locator("table.leaderboard").first.wait_for(timeout=60_000)
+            tables = tab.locator("table.leaderboard")
+            assert tables.count() == 2
+            demo, paper = tables.nth(0), tables.nth(1)
+            assert _names(demo) == [ACCEPTED] and page.locator("#table-streamgaze i").count() == 0
+            assert len(_names(paper)) == 14 and "Human" in _names(paper)
+            titles = [t.inner_text() for t in tab.locator("section.dataset h2").all()]
+            assert titles == ["Dataset 0.1.0 (237 questions, 3 videos)", "Full benchmark: the official release (8,521 questions)"]
+            assert "by @alice" in demo.locator("td.model").first.inner_text()
+            # fits 1280 px: nothing scrolls sideways, and no header breaks
+            assert page.evaluate("document.documentElement.scrollWidth") <= WIDTH
+            assert page.evaluate("Array.from(document.querySelectorAll('#table-streamgaze .wrap'))"
+                                 ".every(w => w.scrollWidth <= w.clientWidth + 1)")
+            assert page.evaluate("Array.from(document.querySelectorAll('#table-streamgaze th button'))"
+                                 ".every(b => b.getClientRects().length === 1)")
+            # one decimal everywhere, the standard error beside each re-scored score
+            first = demo.locator("tbody tr").first
+            overall = first.locator("td.overall").inner_text().split("\n")
+            assert re.fullmatch(r"\d+\.\d", overall[0]) and re.fullmatch(r"±\d+\.\d", overall[1]), overall
+            cells = [c.inner_text().split("\n")[0] for c in paper.locator("tbody td.num:not(.rank)").all()]
+            assert len(cells) > 100 and all(re.fullmatch(r"(\d+\.\d)?", c) for c in cells), cells
+            _shot(page, tmp_path, "app_leaderboard.png")
+            # sorting: a click on a header sorts that table (ascending on a second click)
+            before = _names(paper)
+            paper.locator("th[data-key=nfi] button").click()
+            after = _names(paper)
+            assert after != before and paper.locator("th[data-key=nfi]").get_attribute("aria-sort") == "descending"
+            nfi = [float(c.inner_text() or "nan") for c in paper.locator("tbody td.nfi").all() if c.inner_text()]
+            assert nfi == sorted(nfi, reverse=True)
+            paper.locator("th[data-key=nfi] button").click()
+            nfi = [float(c.inner_text()) for c in paper.locator("tbody td.nfi").all() if c.inner_text()]
+            assert nfi == sorted(nfi)
+            assert "Sorted by NFI (ascending)" in tab.locator("p.sorted").nth(1).inner_text()
+            _shot(page, tmp_path, "app_leaderboard_sorted.png")
+
+            # Submit, signed out: refused, nothing sent
             page.get_by_role("tab", name="Submit").click()
-            page.locator("#submission-file input[type=file]").set_input_files(str(tmp_path / "tampered.json"))
-            page.locator("#submit-button").click()
-            outcome = page.locator("#submit-outcome")
-            outcome.get_by_text("Rejected").wait_for(timeout=60_000)
-            assert "reported score scores.overall = 0.99 differs" in outcome.inner_text()
+            text = _submit(page, upload, "Sign in")
+            assert text.startswith("Sign in with Hugging Face"), text
             assert not stub.repos[REQUESTS].prs
-            page.locator("#submission-file button[aria-label='Clear']").first.click()
-            page.locator("#submission-file input[type=file]").set_input_files(str(upload))
-            page.locator("#submit-button").click()
-            outcome.get_by_text("Pull request opened").wait_for(timeout=60_000)
-            text = outcome.inner_text()
-            assert "Re-scored" in text and "Uploaded model" in text and f"{REQUESTS}/discussions/1" in text
-            _shot(page, tmp_path, "app_submit.png")
+            _shot(page, tmp_path, "app_submit_signed_out.png")
+
+            # signed in as alice (the stand-in): hostile files get their one line; the honest one is sent
+            context.add_cookies([{"name": "session", "value": session_cookie("alice"), "url": f"http://127.0.0.1:{port}"}])
+            page.reload()
+            page.get_by_role("tab", name="Submit").click()
+            page.get_by_text("Logout (alice)").wait_for(timeout=30_000)
+            text = _submit(page, tmp_path / "tampered.json", "Rejected")
+            assert text.startswith("Rejected: reported score scores.overall = 0.99 differs"), text
+            text = _submit(page, tmp_path / "digits.json", "5,001")
+            assert text == ("Rejected: a number of 5,001 characters (100000000000...): at most 40 (checked before it "
+                            "is converted)"), text
+            assert not stub.repos[REQUESTS].prs
+            text = _submit(page, upload, "Pull request opened")
+            assert "Re-scored" in text and "Uploaded model" in text, text
+            assert f"Pull request opened for @alice: {stub.url}/datasets/{REQUESTS}/discussions/1" in text
+            _shot(page, tmp_path, "app_submit_signed_in.png")
             pr = stub.discussion(REQUESTS, 1)
-            assert pr.author == "alice" and pr.status == "open"
+            assert (pr.author, pr.status) == ("space-bot", "open")
+            assert stub.comments(REQUESTS, 1)[0].startswith("Submitted by @alice via the Space.")
             [(path, kind)] = stub.diff(stub.repos[REQUESTS], pr.base, stub.repos[REQUESTS].prs[1])
             assert kind == "new" and path.startswith("submissions/streamgaze/uploaded-model/")
             assert stub.files(REQUESTS, "refs/pr/1")[path] == upload.read_bytes()
             page.get_by_role("tab", name="About").click()
             page.get_by_text("Reproduce a row").wait_for(timeout=10_000)
-            page.close()
+            context.close()
         finally:
             app.terminate()
             app.communicate(timeout=30)

@@ -3,6 +3,8 @@ own table, page section, chart decision, results columns and app table, without 
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from streamgaze_hf.registry import _REGISTRY, get_benchmark, register
@@ -25,7 +27,7 @@ def _scores() -> dict:
 
 
 def test_a_new_benchmark_gets_its_own_table(toy):
-    from streamgaze_hf.leaderboard.service.app import table_frame
+    from streamgaze_hf.leaderboard.service.app import tables_html
     from streamgaze_hf.leaderboard.service.results import result_row, results_files, results_sections, schema
     from streamgaze_hf.leaderboard.site import site_notes, site_title
 
@@ -52,9 +54,10 @@ def test_a_new_benchmark_gets_its_own_table(toy):
     assert "config_name: toybench\n" in files["README.md"].decode()
     assert "site/leaderboard-toybench.csv" in files
 
-    frame = table_frame(toy, [row])
-    assert list(frame.columns)[:9] == ["Model", "Source", "Mean", "Look", "Act", "Spot", "Track", "Reach", "Latency (s)"]
-    assert frame.iloc[0]["Look"] == 70.0 and frame.iloc[0]["Latency (s)"] == 2.25
+    html = tables_html(toy, [row])  # the app's tables: the page's renderer, one table per dataset
+    labels = re.findall(r'data-label="([^"]+)"', html.split('<section class="dataset"')[1])
+    assert labels[:9] == ["#", "Model", "Mean", "Look", "Act", "Spot", "Track", "Reach", "Latency (s)"]
+    assert ">70.0<" in html and ">2.25<" in html and "Toy &lt;model&gt;" in html and "by @alice" in html
 
 
 def test_streamgaze_declares_its_layout():

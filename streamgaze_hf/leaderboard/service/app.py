@@ -2,17 +2,24 @@
 
 Tabs:
 
-* one leaderboard per benchmark: its declared columns (:func:`table_frame`), filters on gaze mode, prompt
-  mode, params and frames, paper rows marked "reported in the paper" (never re-scored), sortable columns
-  (click a header); one row per accepted submission of the results dataset, plus the paper's rows;
-* **Submit**: upload a submission JSON; it is re-scored on the server at once (size and depth limits, the
-  time bound: :func:`~.sync.rescore_file`) and, when valid and the app has a requests dataset, a pull
-  request adding it is opened (its URL shown); the maintainer's sync merges it;
+* one leaderboard per benchmark, as the static page shows it (:func:`tables_html`: the page's own table
+  renderer): **one table per dataset section** (a demo dataset's rows are never ranked with the paper's),
+  the settings under the model name (no sideways scrolling at 1280 px), headers that never break, scores in
+  percent with one decimal and their standard error beside them (±), who submitted each row (its pull
+  request linked), flags; a click on a column header sorts its table. Filters: gaze mode, prompt mode,
+  params, frames, and flagged rows (show, hide, only);
+* **Submit**: sign in with the Hub first (Gradio OAuth: ``gr.LoginButton``; the Space's README sets
+  ``hf_oauth: true``). The upload is re-scored on the server in the bounded child (:mod:`.verdict`; any
+  hostile file gets its one-line reason and the app keeps serving), against the datasets the app lists only
+  (:mod:`.pinning`), and when valid a pull request is opened with the Space's token whose description names
+  the signed-in user (``Submitted by @USER via the Space.``, :mod:`.identity`), whom the sync records as the
+  submitter. Outside a Space, Gradio's sign-in is a stand-in: the button signs in the owner of ``HF_TOKEN``
+  (tests set the signed-in user with a session cookie, tests/fixtures/gradio_session.py);
 * **About**: the protocol and how to reproduce a row.
 
 The results come from ``ORG/RESULTS`` on the Hub, a local directory of the same layout, or nothing (the
-papers' rows only: the embedded default, which works offline). Every string a submission brings is shown as
-text (table cells are plain strings; Markdown output goes through ``comment_text``). Gradio is the optional
+papers' rows only: the embedded default, which works offline). Every string a submission brings is escaped
+(HTML, and the template characters ``$ { }`` of Gradio's HTML component). Gradio is the optional
 ``[leaderboard]`` extra: it is imported only here.
 """
 
@@ -22,13 +29,17 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from ...registry import Benchmark, benchmarks
+from ...registry import Benchmark, benchmarks, get_benchmark
 from ...util.errors import StreamGazeError
-from ..rows import SOURCE_LABELS
-from .results import data_path, local_results, paper_result_rows, read_results, result_row
+from ..page import SORT_JS, TABLE_CSS, render_table
+from .results import data_path, local_results, paper_result_rows, read_results, results_sections
 from .untrusted import RESCORE_TIMEOUT_S, comment_text
 
-__all__ = ["load_results", "table_frame", "filter_choices", "build_app", "serve", "submit_upload", "ABOUT"]
+__all__ = ["load_results", "tables_html", "filter_choices", "build_app", "serve", "submit_upload", "ABOUT",
+           "FLAG_FILTERS", "wide"]
+
+#: the flagged-rows filter's choices
+FLAG_FILTERS = ("show flagged", "hide flagged", "only flagged")
 
 ABOUT = """\
 ### How rows are made
@@ -36,13 +47,15 @@ ABOUT = """\
 Every row marked *re-scored* comes from a submission file: every raw response of a model on every question
 of a benchmark (from `streamgaze submit` over an `lmms-eval --log_samples` run), sent as a pull request to the
 requests dataset. The maintainer's `streamgaze leaderboard sync` re-scores each file from its raw responses
-with the benchmark's own parser and metrics against the dataset revision the file pins
-(`hf://datasets/ORG/NAME@COMMIT`), rejects any reported score, parsed answer or dataset that differs, and
-only then merges it; self-reported numbers are never used. Missing answers count as wrong (see Coverage).
-Rows marked *reported in the paper* are copied from the benchmark's paper and never re-scored.
+with the benchmark's own parser and metrics, only against a dataset commit the maintainer listed, rejects any
+reported score, parsed answer or dataset that differs, and commits the exact bytes it re-scored; self-reported
+numbers are never used. Missing answers count as wrong (see Coverage). Rows marked *reported in the paper*
+are copied from the benchmark's paper and never re-scored. A row says who submitted it (the pull request's
+author, or the user signed in here) and links the pull request; a *flagged* row links the discussion about it.
 
-Scores are percentages here (fractions in the results dataset). Gaze, prompt mode, clip fps cap, frames and
-params change numbers: compare rows only where they match, and only within one dataset (the Section column).
+Scores are percentages here (fractions in the results dataset), ± their standard error. Gaze, prompt mode,
+clip fps cap, frames and params change numbers: compare rows only where they match, and only within one
+table (one dataset).
 
 ### Reproduce a row
 
@@ -60,13 +73,28 @@ streamgaze compare sub/SUBMISSION_PATH mine.json --dataset hf://datasets/DATASET
 
 ### Submit
 
-`streamgaze push-submission mine.json --requests ORG/REQUESTS` (or the Submit tab) opens the pull request.
+`streamgaze push-submission mine.json --requests ORG/REQUESTS` (or the Submit tab, signed in) opens the pull
+request.
 """
+
+#: the app's own additions to the tables' style: the tables fill the tab's width; a header of several words may
+#: wrap between them, never inside a word
+_APP_CSS = """
+.wrap{overflow-x:auto;max-width:100%}
+table.leaderboard{width:100%}
+table.leaderboard th{white-space:normal;word-break:keep-all;overflow-wrap:normal;hyphens:none}
+section.dataset h2{font-size:1.05rem;margin:1rem 0 .2rem}
+"""
+#: a benchmark with more score columns than this shows only its first :data:`SUMMARY_COLUMNS` declared ones (a
+#: benchmark declares its summary columns first: categories, then the fine-grained ones) unless asked (a
+#: checkbox), so its table fits 1280 px (StreamEQA declares 48)
+MAX_SCORE_COLUMNS = 16
+SUMMARY_COLUMNS = 6
 
 
 def load_results(results: str | os.PathLike[str] | None, token: str | None = None) -> dict[str, list[dict]]:
-    """Accepted rows per benchmark: from a local directory, from ``ORG/RESULTS`` on the Hub (its configs'
-    parquet files at ``main``), or none."""
+    """Accepted rows per benchmark (their flags set): from a local directory, from ``ORG/RESULTS`` on the Hub
+    (its configs' parquet files at ``main``), or none."""
     if results is None:
         return {}
     if Path(results).is_dir():
@@ -87,47 +115,42 @@ def load_results(results: str | os.PathLike[str] | None, token: str | None = Non
     return read_results(files)
 
 
-def _columns(bench: Benchmark):
-    return (bench.overall_column(), *bench.score_columns())
+def _template_safe(html: str) -> str:
+    """HTML for Gradio's HTML component, whose value passes through a template engine: ``$``, ``{`` and ``}``
+    as character references (our markup has none; user text is already HTML-escaped)."""
+    return html.replace("$", "&#36;").replace("{", "&#123;").replace("}", "&#125;")
 
 
-def _shown(col, value):
-    """A score as the table shows it (numbers, so the columns sort): percent with one decimal for ratios."""
-    if value is None:
-        return None
-    return round(100.0 * value, 1) if col.is_percent else round(float(value), col.digits)
+def _keep(r: Mapping, gaze: Sequence[str], prompt: Sequence[str], params: str, frames: str, flagged: str) -> bool:
+    is_flagged = bool(r.get("flag_reason"))
+    return ((not gaze or r["gaze"] in gaze) and (not prompt or r["prompt_mode"] in prompt)
+            and params.strip().lower() in (r["model_params"] or "").lower()
+            and frames.strip().lower() in (r["model_frames"] or "").lower()
+            and not (flagged == FLAG_FILTERS[1] and is_flagged) and not (flagged == FLAG_FILTERS[2] and not is_flagged))
 
 
-def table_frame(bench: Benchmark, rows: Sequence[Mapping], *, gaze: Sequence[str] = (), prompt: Sequence[str] = (),
-                params: str = "", frames: str = ""):
-    """One benchmark's table (a pandas DataFrame): re-scored rows and paper rows, filtered, sorted by overall
-    (in its direction) within each dataset section; scores in percent (ratios) or their unit."""
-    import pandas as pd
+def wide(bench: Benchmark) -> bool:
+    """Whether the benchmark's table hides its per-task columns unless asked (:data:`MAX_SCORE_COLUMNS`)."""
+    return len(bench.score_columns()) + 1 > MAX_SCORE_COLUMNS
 
-    cols = _columns(bench)
-    sign = -1.0 if bench.overall_column().higher_is_better else 1.0
 
-    def keep(r: Mapping) -> bool:
-        return ((not gaze or r["gaze"] in gaze) and (not prompt or r["prompt_mode"] in prompt)
-                and params.strip().lower() in (r["model_params"] or "").lower()
-                and frames.strip().lower() in (r["model_frames"] or "").lower())
-
-    chosen = sorted((r for r in rows if keep(r)), key=lambda r: (
-        r["reported"], r["section"], r["overall"] is None, sign * (r["overall"] or 0.0), r["model_name"]))
-    records = []
-    for r in chosen:
-        source = SOURCE_LABELS[r["source"]] if r["reported"] else SOURCE_LABELS["submission"]
-        rec = {"Model": r["model_name"], "Source": source}
-        for c in cols:
-            rec[c.label] = _shown(c, r["overall"] if c.key == "overall" else r.get(f"score_{c.key}"))
-        rec["Coverage"] = None if r["coverage"] is None else round(100.0 * r["coverage"], 1)
-        rec.update({"Gaze": r["gaze"], "Prompt": r["prompt_mode"], "Frames": r["model_frames"],
-                    "Params": r["model_params"], "Section": r["section_title"], "Submitter": r["submitter"] or "",
-                    "PR": "" if r["pr_number"] is None else f"#{r['pr_number']}"})
-        records.append(rec)
-    header = ["Model", "Source", *(c.label for c in cols), "Coverage", "Gaze", "Prompt", "Frames", "Params",
-              "Section", "Submitter", "PR"]
-    return pd.DataFrame.from_records(records, columns=header)
+def tables_html(bench: Benchmark, rows: Sequence[Mapping], *, gaze: Sequence[str] = (), prompt: Sequence[str] = (),
+                params: str = "", frames: str = "", flagged: str = FLAG_FILTERS[0], tasks: bool = False) -> str:
+    """One benchmark's tables: its rows (results rows and paper rows) filtered, one table per dataset section,
+    each ranked on its own (the page's renderer, with standard errors); a :func:`wide` benchmark's columns past
+    its summary ones only with ``tasks``."""
+    chosen = [r for r in rows if _keep(r, gaze, prompt, params, frames, flagged)]
+    mine = [r for r in chosen if not r["reported"]]
+    paper = [r for r in chosen if r["reported"]]
+    sections = [s for s in results_sections({bench.name: mine}, {bench.name: paper}) if s.benchmark == bench.name]
+    if not sections:
+        return '<p class="note">No rows match these filters.</p>'
+    if wide(bench) and not tasks:
+        hidden = {c.key for c in bench.score_columns()[SUMMARY_COLUMNS:]}
+        for sec in sections:
+            sec.columns = tuple(c for c in sec.columns if not (c.is_score and c.key in hidden))
+    return _template_safe("\n".join(render_table(f"{bench.name}-{i}", sec, stderr=True)
+                                    for i, sec in enumerate(sections)))
 
 
 def filter_choices(rows: Sequence[Mapping]) -> dict[str, list[str]]:
@@ -136,33 +159,48 @@ def filter_choices(rows: Sequence[Mapping]) -> dict[str, list[str]]:
             "prompt": sorted({r["prompt_mode"] for r in rows if r["prompt_mode"]})}
 
 
-def submit_upload(path: str | None, requests: str | None, choices: Mapping | None = None, *,
-                  token: str | None = None, timeout_s: float = RESCORE_TIMEOUT_S) -> str:
-    """The Submit tab's work: re-score the uploaded file on the server (against ``choices``, the app's
-    datasets from :func:`~.sync.dataset_choices`; none: the revision the file pins) and, when it is valid and
-    the app has a requests dataset, open the pull request. Returns the Markdown shown (user strings escaped)."""
-    from ...submission.schema import submission_benchmark
-    from .hub_push import open_pull_request
-    from .sync import rescore_file, scored_table
+SIGN_IN_FIRST = ("**Sign in** with Hugging Face (the button above) to submit: the pull request names you as its "
+                 "submitter.")
 
+
+def submit_upload(path: str | None, requests: str | None, listed: Mapping | None = None, *,
+                  user: str | None = None, token: str | None = None, timeout_s: float = RESCORE_TIMEOUT_S) -> str:
+    """The Submit tab's work: refuse when nobody is signed in (with a requests dataset), re-score the uploaded
+    file in the bounded child against the app's listed datasets (:func:`~.pinning.listed_datasets`), and,
+    when it is valid and the app has a requests dataset, open the pull request for the signed-in ``user``.
+    Returns the Markdown shown (user strings escaped); never raises for a bad file."""
+    from .hub_push import open_pull_request
+    from .sync import scored_table
+    from .verdict import verdict
+
+    if requests and not user:
+        return SIGN_IN_FIRST
     if not path:
         return "Choose a submission file (JSON from `streamgaze submit`) first."
+    if not listed:
+        return ("**Rejected**: this app lists no dataset to score against (start it with --dataset "
+                "hf://datasets/ORG/NAME@TAG)")
     try:
-        checked, against = rescore_file(Path(path), dict(choices or {}), timeout_s)
-        sub = checked.submission
-        bench = submission_benchmark(sub)
-        row = result_row(bench, sub, checked.scores, checked.section, submitter="", pr_number=0, path="upload.json",
-                         dataset=against)
-        text = (f"**Re-scored** on the server: {comment_text(sub['model']['name'])} on {comment_text(bench.title)} "
-                f"dataset {comment_text(sub['dataset']['version'])}.\n\n{scored_table(bench, row)}\n\n")
+        v = verdict(Path(path), listed, timeout_s=timeout_s)
+        row, bench = v["row"], get_benchmark(v["benchmark"])
+        text = (f"**Re-scored** on the server: {comment_text(row['model_name'])} on {comment_text(bench.title)} "
+                f"dataset {comment_text(row['dataset_version'])}.\n\n{scored_table(bench, row)}\n\n")
         if not requests:
             return text + "This app has no requests dataset: send it with `streamgaze push-submission`."
-        pushed = open_pull_request(requests, Path(path).read_bytes(), sub, token=token,
-                                   how="through the leaderboard app")
-        return text + (f"**Pull request opened**: {comment_text(pushed.url)} (file {comment_text(pushed.path)}). "
-                       "The maintainer's sync re-scores it again and merges it.")
+        pushed = open_pull_request(requests, Path(path).read_bytes(), _sub_header(row, bench), token=token,
+                                   submitter=user, how="through the leaderboard app")
+        return text + (f"**Pull request opened** for @{comment_text(user)}: {comment_text(pushed.url)} (file "
+                       f"{comment_text(pushed.path)}). The maintainer's sync re-scores it again and accepts it.")
     except StreamGazeError as exc:
         return f"**Rejected**: {comment_text(exc.reason)}"
+    except Exception as exc:  # noqa: BLE001 - whatever happens, the app answers in one line and keeps serving
+        return f"**Rejected**: could not be handled: {comment_text(type(exc).__name__)}"
+
+
+def _sub_header(row: Mapping, bench: Benchmark) -> dict:
+    """What :func:`~.hub_push.open_pull_request` needs of a submission (its benchmark and model name), from the
+    re-scored row."""
+    return {"benchmark": bench.name, "model": {"name": row["model_name"]}}
 
 
 def build_app(results: str | os.PathLike[str] | None = None, requests: str | None = None,
@@ -170,14 +208,16 @@ def build_app(results: str | os.PathLike[str] | None = None, requests: str | Non
     """The Gradio Blocks of the leaderboard (``demo.launch()`` serves it)."""
     import gradio as gr
 
-    from .sync import dataset_choices
+    from .bounded import use_forkserver
+    from .pinning import listed_datasets
 
     rows = load_results(results, token)
-    choices = dataset_choices(datasets) if datasets else {}  # resolved once, not per upload
+    listed = listed_datasets(datasets) if datasets else {}  # resolved once, not per upload
+    use_forkserver()  # the server has threads: the re-scoring child starts from a fork server
     title = "Gaze benchmarks leaderboard"
     with gr.Blocks(title=title, analytics_enabled=False) as demo:
-        gr.Markdown(f"# {title}\nRe-scored submissions and the papers' reported rows, one table per benchmark. "
-                    "Click a column header to sort.")
+        gr.Markdown(f"# {title}\nRe-scored submissions and the papers' reported rows: one table per dataset, each "
+                    "ranked on its own. Click a column header to sort its table.")
         with gr.Tabs():
             for bench in benchmarks():
                 all_rows = [*rows.get(bench.name, []), *paper_result_rows(bench)]
@@ -188,24 +228,36 @@ def build_app(results: str | os.PathLike[str] | None = None, requests: str | Non
                         prompt = gr.CheckboxGroup(offered["prompt"], label="Prompt mode")
                         params = gr.Textbox(label="Params contains", placeholder="e.g. 7B")
                         frames = gr.Textbox(label="Frames contains", placeholder="e.g. 32")
-                    table = gr.Dataframe(table_frame(bench, all_rows), interactive=False, wrap=True,
-                                         elem_id=f"table-{bench.name}", max_height=800)
+                        flagged = gr.Radio(list(FLAG_FILTERS), value=FLAG_FILTERS[0], label="Flagged rows",
+                                           elem_id=f"flagged-{bench.name}")
+                        tasks = gr.Checkbox(False, label="All columns (wide: scrolls sideways)",
+                                            visible=wide(bench), elem_id=f"tasks-{bench.name}")
+                    table = gr.HTML(tables_html(bench, all_rows), elem_id=f"table-{bench.name}",
+                                    css_template=TABLE_CSS + _APP_CSS, js_on_load=f"({SORT_JS.strip()})(element);")
 
-                    def update(g, p, pa, fr, _bench=bench, _rows=all_rows):
-                        return table_frame(_bench, _rows, gaze=g or (), prompt=p or (), params=pa or "",
-                                           frames=fr or "")
+                    def update(g, p, pa, fr, fl, ta, _bench=bench, _rows=all_rows):
+                        return tables_html(_bench, _rows, gaze=g or (), prompt=p or (), params=pa or "",
+                                           frames=fr or "", flagged=fl or FLAG_FILTERS[0], tasks=bool(ta))
 
-                    for control in (gaze, prompt, params, frames):
-                        control.change(update, [gaze, prompt, params, frames], table)
+                    controls = [gaze, prompt, params, frames, flagged, tasks]
+                    for control in controls:
+                        control.change(update, controls, table)
             with gr.Tab("Submit", elem_id="tab-submit"):
                 gr.Markdown("Upload a submission file (from `streamgaze submit`). It is re-scored here from its raw "
-                            "responses" + (f"; when valid, a pull request adding it to `{requests}` is opened."
-                                           if requests else "."))
+                            "responses" + (f"; when valid, a pull request adding it to `{requests}` is opened in "
+                                           "your name: sign in with Hugging Face first." if requests else "."))
+                if requests:
+                    gr.LoginButton(elem_id="login-button")
                 upload = gr.File(label="Submission JSON", file_types=[".json"], type="filepath",
                                  elem_id="submission-file")
                 send = gr.Button("Re-score and submit", variant="primary", elem_id="submit-button")
                 outcome = gr.Markdown(elem_id="submit-outcome")
-                send.click(lambda p: submit_upload(p, requests, choices, token=token), upload, outcome)
+
+                def on_submit(path, profile=None):
+                    return submit_upload(path, requests, listed, user=getattr(profile, "username", None), token=token)
+
+                on_submit.__annotations__ = {"path": str | None, "profile": gr.OAuthProfile | None}
+                send.click(on_submit, upload, outcome)
             with gr.Tab("About", elem_id="tab-about"):
                 gr.Markdown(ABOUT)
     return demo
@@ -218,4 +270,10 @@ def serve(results: str | None, requests: str | None, datasets: Sequence[str] = (
         import gradio  # noqa: F401
     except ImportError:
         raise StreamGazeError("the leaderboard app needs Gradio: pip install 'streamgaze-toolkit[leaderboard]'") from None
+    if requests:
+        from huggingface_hub import get_token
+
+        if get_token() is None:
+            raise StreamGazeError(f"the Submit tab opens pull requests on {requests} with the app's token: set HF_TOKEN "
+                                  "(on a Space: its secret)")
     build_app(results, requests, datasets).launch(server_name=host, server_port=port, show_error=False)

@@ -82,10 +82,14 @@ def push_submission(path: str | os.PathLike[str], requests: str, dataset: str | 
 
 
 def open_pull_request(requests: str, data: bytes, sub: dict, *, token: str | None = None,
-                      when: datetime | None = None, how: str = "") -> PushResult:
+                      when: datetime | None = None, how: str = "", submitter: str | None = None) -> PushResult:
     """The pull request adding ``data`` (a validated submission ``sub``'s bytes) to the requests dataset, made
-    with the token's user (``whoami``) as its author."""
+    with the token's user (``whoami``) as its author; ``submitter``: the user signed in on the Space, named
+    in the description (:func:`.identity.space_description`), whom the sync records as the submitter when the
+    token's user is a listed Space account."""
     from huggingface_hub import CommitOperationAdd
+
+    from .identity import space_description
 
     api = hub_api(token)
     try:
@@ -93,10 +97,12 @@ def open_pull_request(requests: str, data: bytes, sub: dict, *, token: str | Non
     except Exception as exc:  # noqa: BLE001 - any client failure is one line
         raise hub_error(exc, "who is pushing (whoami)") from None
     target = submission_path(submission_benchmark(sub).name, sub["model"]["name"], when)
+    description = (space_description(submitter) if submitter else
+                   f"Submitted by {author} {how}.".replace("  ", " "))
     try:
         info = api.create_commit(requests, [CommitOperationAdd(target, data)], repo_type="dataset",
                                  create_pr=True, commit_message=f"Submission: {sub['model']['name'][:80]}",
-                                 commit_description=f"Submitted by {author} {how}.".replace("  ", " "))
+                                 commit_description=description)
     except Exception as exc:  # noqa: BLE001
         raise hub_error(exc, f"opening the pull request on {requests}") from None
-    return PushResult(str(info.pr_url), target, author)
+    return PushResult(str(info.pr_url), target, submitter or author)

@@ -12,15 +12,25 @@ prompt mode, clip fps cap, protocol, proxy, visual form); the dataset (repo, rev
 manifest sha256); the versions of the toolkit, lmms-eval and datasets that made the submission ("" when the
 file does not say); ``overall``, ``score_<column>`` for each of the benchmark's declared leaderboard columns
 (category means, tasks, ...) and ``task_<id>`` for each task's accuracy, fractions for every ratio in every
-benchmark; the coverage; the submitter and the pull request; the leaderboard section; ``reported`` (True:
-copied from the paper). Rows are sorted by pull request number, so the files are the same bytes for the
-same rows. Nothing here names a benchmark: columns come from the registry.
+benchmark, with ``stderr_overall`` / ``stderr_<column>`` where the scores carry a standard error; the
+coverage; the submitter (the Hub's author of the pull request, or the user signed in on the Space), the pull
+request (number, address) and the commit of the requests dataset that holds the accepted file; the model name's
+collision key and the run number of the same submitter's same model; the Hub model's id, commit, parameter
+count and warnings; the flag (:mod:`.flags`); the leaderboard section; ``reported`` (True: copied from the
+paper). Rows are sorted by pull request number, so the files are the same bytes for the same rows. Nothing
+here names a benchmark: columns come from the registry.
+
+Two files of the repository are the maintainers' (the sync reads them and never rewrites them):
+``leaderboard.yaml`` (:data:`CONFIG`: ``maintainers``, exempt from the quota; ``space_accounts``, the accounts
+whose pull requests come from the Space and name their submitter) and ``flags.json`` (:data:`FLAGS`, written by
+``streamgaze leaderboard flag`` / ``unflag``).
 """
 
 from __future__ import annotations
 
 import io
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from ... import __version__
@@ -31,16 +41,25 @@ from ..sections import Section, group_sections, reference_section_of
 from ..site import reference_row, render_sections
 
 __all__ = ["schema", "result_row", "paper_result_rows", "results_files", "read_results", "results_sections",
-           "leaderboard_rows", "data_path", "CARD", "SITE_DIR"]
+           "leaderboard_rows", "data_path", "CARD", "SITE_DIR", "CONFIG", "FLAGS", "LeaderboardConfig", "parse_config",
+           "with_flags"]
 
 CARD = "README.md"
 SITE_DIR = "site"
+#: the maintainers' settings of the leaderboard (YAML; read by the sync, never written by it)
+CONFIG = "leaderboard.yaml"
+#: the flags of rows, by pull request number (JSON; written by ``leaderboard flag`` / ``unflag``)
+FLAGS = "flags.json"
 _STRING_FIELDS = ("model_name", "model_url", "model_params", "model_frames", "gaze", "prompt_mode")
 _SETTINGS = ("protocol", "proxy", "visual_form")
 _DATASET = ("dataset_repo", "dataset_revision", "dataset_commit", "dataset_version", "dataset_manifest_sha256")
 _VERSIONS = ("toolkit_version", "lmms_eval_version", "datasets_version")
 _TAIL = ("submitter", "submission_path", "submitted_at", "section", "section_title", "section_note", "source",
          "by_source")
+#: provenance and trust (issue 37): strings, then integers
+_TRUST = ("pr_url", "requests_commit", "created_at", "name_key", "model_id", "model_commit", "model_warnings",
+          "flag_reason", "flag_discussion")
+_TRUST_INTS = ("run", "model_params_hub")
 
 
 def data_path(config: str) -> str:
@@ -56,10 +75,45 @@ def schema(bench: Benchmark):
     fields += [pa.field("overall", pa.float64())]
     fields += [pa.field(f"score_{c.key}", pa.float64()) for c in bench.score_columns()]
     fields += [pa.field(f"task_{t}", pa.float64()) for t in bench.task_ids]
+    fields += [pa.field(f"stderr_{k}", pa.float64()) for k in _stderr_keys(bench)]
     fields += [pa.field("coverage", pa.float64()), pa.field("answered", pa.int64()), pa.field("expected", pa.int64()),
                pa.field("pr_number", pa.int64())]
     fields += [pa.field(n, pa.string()) for n in _TAIL] + [pa.field("reported", pa.bool_())]
+    fields += [pa.field(n, pa.string()) for n in _TRUST] + [pa.field(n, pa.int64()) for n in _TRUST_INTS]
     return pa.schema(fields)
+
+
+def _stderr_keys(bench: Benchmark) -> list[str]:
+    return ["overall", *(c.key for c in bench.score_columns())]
+
+
+def _task_stderr(task: Mapping) -> float | None:
+    se = task.get("stderr") if isinstance(task, Mapping) else None
+    se = se.get("accuracy") if isinstance(se, Mapping) else se
+    return float(se) if isinstance(se, (int, float)) and not isinstance(se, bool) else None
+
+
+def _stderrs(bench: Benchmark, scores: Mapping, values: Mapping) -> dict[str, float | None]:
+    """The standard error of each score column the scores carry one for: a task's own (its bootstrap error);
+    a column that is exactly the unweighted mean of tasks with errors (a category mean, the overall) gets
+    sqrt(sum se^2) / k (the tasks are disjoint sets of questions); None otherwise."""
+    tasks = scores.get("tasks", {}) if isinstance(scores.get("tasks"), Mapping) else {}
+    se = {t: _task_stderr(tasks.get(t, {})) for t in bench.task_ids}
+    acc = {t: tasks.get(t, {}).get("accuracy") if isinstance(tasks.get(t), Mapping) else None for t in bench.task_ids}
+    groups = {"overall": [t for t in bench.task_ids if acc[t] is not None]}
+    groups.update({cat: [t.id for t in bench.tasks if t.category == cat and acc[t.id] is not None]
+                   for cat in bench.categories})
+    out: dict[str, float | None] = {}
+    for key in _stderr_keys(bench):
+        value = values["overall"] if key == "overall" else values["columns"].get(key)
+        if key in se:
+            out[key] = se[key]
+            continue
+        members = groups.get(key, [])
+        exact = (value is not None and members and all(se[t] is not None for t in members)
+                 and abs(sum(acc[t] for t in members) / len(members) - value) < 1e-9)
+        out[key] = (sum(se[t] ** 2 for t in members) ** 0.5 / len(members)) if exact else None
+    return out
 
 
 def _versions(sub: Mapping) -> dict[str, str]:
@@ -88,12 +142,15 @@ def result_row(bench: Benchmark, sub: Mapping, scores: Mapping, section: Sequenc
     row.update({f"score_{c.key}": values["columns"].get(c.key) for c in bench.score_columns()})
     tasks = scores.get("tasks", {})
     row.update({f"task_{t}": tasks.get(t, {}).get("accuracy") for t in bench.task_ids})
+    row.update({f"stderr_{k}": v for k, v in _stderrs(bench, scores, values).items()})
     cov = scores["coverage"]
     row.update(coverage=float(cov["fraction"]), answered=int(cov["answered"]), expected=int(cov["expected"]),
                pr_number=int(pr_number), submitter=submitter, submission_path=path,
                submitted_at=path.rsplit("/", 1)[-1].removesuffix(".json"), section=section[0],
                section_title=section[1], section_note=section[2], source="submission", reported=False,
                by_source=" · ".join(f"{s} {score_text(v)}" for s, v in values.get("by_source", {}).items()))
+    row.update(dict.fromkeys(_TRUST, ""))
+    row.update(dict.fromkeys(_TRUST_INTS))
     return row
 
 
@@ -104,7 +161,7 @@ def paper_result_rows(bench: Benchmark) -> list[dict]:
     for ref in bench.reference_rows():
         r = reference_row(ref, key)
         row = dict.fromkeys(schema(bench).names, None)
-        row.update({n: "" for n in (*_STRING_FIELDS, *_SETTINGS, *_DATASET, *_VERSIONS, *_TAIL)})
+        row.update({n: "" for n in (*_STRING_FIELDS, *_SETTINGS, *_DATASET, *_VERSIONS, *_TAIL, *_TRUST)})
         row.update(model_name=r.name, model_params=r.params, model_frames=r.frames, gaze=r.gaze,
                    prompt_mode=r.prompt_mode, dataset_version=r.dataset, overall=r.overall, section=key,
                    section_title=title, section_note=note, source=r.source, reported=True)
@@ -145,8 +202,12 @@ def _card(names: Sequence[str], with_rows: Sequence[str]) -> str:
              "items (missing answers count as wrong). Settings that change numbers: `gaze`, `prompt_mode`, "
              "`clip_fps` (0 = no cap), `protocol`, `proxy`, `visual_form`, `model_frames`. Provenance: "
              "`dataset_repo`, `dataset_revision`, `dataset_commit`, `dataset_version`, `dataset_manifest_sha256`, "
-             "`toolkit_version`, `lmms_eval_version`, `datasets_version`, `submitter`, `pr_number`, "
-             "`submission_path` (in the requests dataset).", "",
+             "`toolkit_version`, `lmms_eval_version`, `datasets_version`, `submitter` (the pull request's author on the Hub, "
+             "or the user signed in on the Space), `pr_number`, `pr_url`, `requests_commit` (the commit that added the "
+             "re-scored file), `submission_path` (in the requests dataset), `run` (the same submitter's same model "
+             "again), `model_id`, `model_commit`, `model_params_hub`, `model_warnings` (the Hub model checks), "
+             "`flag_reason` and `flag_discussion` (a maintainer's flag; flagged rows are kept), `stderr_<column>` "
+             "(standard errors where the scores carry them).", "",
              "The static leaderboard of these rows is under `site/`. Written by `streamgaze leaderboard sync`.", ""]
     return "\n".join(lines)
 
@@ -162,7 +223,11 @@ def leaderboard_rows(bench: Benchmark, rows: Iterable[Mapping]) -> list[Row]:
                        clip_fps="" if r["reported"] else ("none" if not fps else f"{fps:g}"),
                        protocol=r["protocol"], by_source=r.get("by_source") or "", frames=r["model_frames"],
                        params=r["model_params"], coverage=r["coverage"], url=r["model_url"],
-                       file=r["submission_path"], section=r["section"]))
+                       file=r["submission_path"], section=r["section"], submitter=r.get("submitter") or "",
+                       pr_number=r.get("pr_number"), pr_url=r.get("pr_url") or "", run=r.get("run"),
+                       flag=r.get("flag_reason") or "", flag_url=r.get("flag_discussion") or "",
+                       warnings=r.get("model_warnings") or "",
+                       stderr={k[len("stderr_"):]: v for k, v in r.items() if k.startswith("stderr_") and v is not None}))
     return out
 
 
@@ -205,6 +270,51 @@ def results_files(rows_by_bench: Mapping[str, Sequence[Mapping]]) -> dict[str, b
     for name, data in render_sections(sections, meta).items():
         files[f"{SITE_DIR}/{name}"] = data
     return files
+
+
+@dataclass(frozen=True)
+class LeaderboardConfig:
+    """The maintainers' settings (:data:`CONFIG`): who is exempt from the quota, which accounts open the pull
+    requests of the Space (their description names the signed-in submitter)."""
+
+    maintainers: frozenset[str] = frozenset()
+    space_accounts: frozenset[str] = frozenset()
+
+
+def parse_config(text: str | None) -> LeaderboardConfig:
+    """:data:`CONFIG`'s text (None: the file is absent) -> :class:`LeaderboardConfig`; StreamGazeError naming the
+    file and the problem."""
+    import yaml
+
+    from ...util.errors import StreamGazeError
+
+    if text is None:
+        return LeaderboardConfig()
+    try:
+        data = yaml.safe_load(text) or {}
+    except yaml.YAMLError as exc:
+        raise StreamGazeError(f"not YAML: {str(exc).splitlines()[0]}", CONFIG) from None
+    if not isinstance(data, dict) or set(data) - {"maintainers", "space_accounts"}:
+        raise StreamGazeError("a mapping with the keys maintainers and space_accounts (lists of Hub user names)", CONFIG)
+    out = {}
+    for key in ("maintainers", "space_accounts"):
+        names = data.get(key) or []
+        if not isinstance(names, list) or not all(isinstance(n, str) and n for n in names):
+            raise StreamGazeError(f"{key} must be a list of Hub user names", CONFIG)
+        out[key] = frozenset(names)
+    return LeaderboardConfig(**out)
+
+
+def with_flags(rows_by_bench: Mapping[str, Sequence[Mapping]], flags: Mapping[str, Mapping]) -> dict[str, list[dict]]:
+    """The rows with their flag columns set from ``flags`` (pull request number -> reason, discussion):
+    a row's flag is whatever :data:`FLAGS` says now (an unflagged row has empty flag columns)."""
+    out: dict[str, list[dict]] = {}
+    for bench, rows in rows_by_bench.items():
+        for r in rows:
+            flag = flags.get(str(r["pr_number"])) or {}
+            out.setdefault(bench, []).append({**r, "flag_reason": flag.get("reason", ""),
+                                              "flag_discussion": flag.get("discussion", "")})
+    return out
 
 
 def read_results(files: Mapping[str, Path]) -> dict[str, list[dict]]:

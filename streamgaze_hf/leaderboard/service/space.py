@@ -3,8 +3,11 @@
 ``app.py`` builds :func:`~.app.build_app` from the Space's settings (the results and requests datasets and
 the scoring datasets, written in as defaults, overridable by the Space's variables ``RESULTS``, ``REQUESTS``
 and ``DATASETS``); ``requirements.txt`` pins this toolkit's version with the ``[leaderboard]`` extra;
-``README.md`` carries the Space metadata (sdk gradio at the installed version, app_file). The Space's
-secret ``HF_TOKEN`` is the token that opens pull requests.
+``README.md`` carries the Space metadata (sdk gradio at the installed version, app_file, ``hf_oauth: true``
+for the Submit tab's "Sign in with Hugging Face", and the Hub's leaderboard discovery tags ``leaderboard``,
+``submission:automatic``, ``test:public``). The Space's secret ``HF_TOKEN`` is the token that opens pull
+requests: list its account in ``space_accounts`` of the results dataset's ``leaderboard.yaml``, so the sync
+records the signed-in user named in each pull request's description as its submitter.
 """
 
 from __future__ import annotations
@@ -57,6 +60,11 @@ app_file: app.py
 pinned: false
 license: cc-by-4.0
 short_description: Re-scored results of gaze-guided video benchmarks
+hf_oauth: true
+tags:
+- leaderboard
+- submission:automatic
+- test:public
 ---
 
 # Gaze benchmarks leaderboard
@@ -65,8 +73,11 @@ The leaderboard of the gaze-guided video benchmarks of streamgaze-toolkit: table
 the results dataset {results or "(none set: the papers' rows only)"}, a Submit tab that re-scores an uploaded
 submission and opens a pull request on {requests or "(no requests dataset set)"}, and an About tab.
 
-Settings (Space variables): `RESULTS`, `REQUESTS`, `DATASETS` (a JSON list of `hf://datasets/ORG/NAME@REV`);
-the secret `HF_TOKEN` opens the pull requests. Written by `streamgaze leaderboard space`.
+Settings (Space variables): `RESULTS`, `REQUESTS`, `DATASETS` (a JSON list of `hf://datasets/ORG/NAME@TAG`);
+the secret `HF_TOKEN` opens the pull requests (list its account under `space_accounts` in the results
+dataset's `leaderboard.yaml`). Submitting needs "Sign in with Hugging Face" (`hf_oauth: true`): each pull
+request names the signed-in user, whom the sync records as the submitter. Written by
+`streamgaze leaderboard space`.
 """
     return {"app.py": app, "requirements.txt": f"streamgaze-toolkit[leaderboard]=={__version__}\n",
             "README.md": readme}

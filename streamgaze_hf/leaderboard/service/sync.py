@@ -1,47 +1,57 @@
 """``streamgaze leaderboard sync``: the maintainer's step between the requests and the results datasets.
 
-1. Every open pull request on the requests dataset is reviewed, cheapest check first: it must add exactly one
-   new file (nothing changed or deleted), at a submission path (:mod:`.untrusted`) that ``main`` does not
-   hold, of at most ``MAX_SUBMISSION_BYTES`` (from the Hub's listing, before it is downloaded); the file is
-   read under the size and depth limits and re-scored in a child process under a time bound
-   (:mod:`.bounded`) against the dataset revision it pins (``hf://datasets/<repo>@<commit>``, the repo being
-   one of ``--dataset``; a file made on a local dataset is scored against its benchmark's ``--dataset``,
-   whose manifest it must match).
-2. The pull request gets one comment, the re-scored table or the one-line reason, posted with the merge or
-   the close itself (one request: a pull request that another sync has already merged or closed refuses
-   it, so two syncs never both act on one).
-3. The results dataset gets the accepted rows (:mod:`.results`): read at its head commit, the new rows added
-   (an existing row is never changed; merged pull requests without a row, e.g. after an interrupted sync,
-   are re-scored and added), every file rendered (parquet configs, card, the static site under ``site/``)
-   and committed with ``parent_commit`` = that head: if another sync wrote meanwhile, the Hub refuses (412)
-   and this one starts the write again from the new head. Unchanged files make no commit, so a second sync
-   changes nothing.
+Guarantees (docs/leaderboard.md "What the sync guarantees"):
+
+* **No input stops it.** Everything that reads a submission file runs in a bounded child process
+  (:mod:`.verdict`, :mod:`.bounded`): any exception, limit or signal there closes that pull request with a
+  one-line reason and the sync goes on. A pull request the sync could not read because of the Hub (a network
+  failure) is left open for the next sync. The results are written for every accepted pull request; the exit
+  status says whether the sync itself failed (exit 1 when a pull request was left because of the Hub).
+* **Only the maintainer's answer keys.** Every ``--dataset`` is resolved once, when the sync starts
+  (:mod:`.pinning`); a submission is re-scored only against a listed commit.
+* **Merged is scored.** A pull request's file is read at the head commit listed when the sync started (never
+  the moving ``refs/pr/N``), re-scored, and those bytes are committed onto ``main`` by the sync itself
+  (:mod:`.ledger`); the pull request is then closed with the comment and a link to that commit. Nothing its
+  author pushes later can land.
+
+Per open pull request, cheapest check first: the submitter (:mod:`.identity`); exactly one new file at a
+submission path that ``main`` does not hold; the quota (:mod:`.quota`); the file's size from the Hub's listing;
+the bounded child (limits, path, oracle, pinning, re-score, the results row); the model name against other
+submitters' rows (:mod:`.names`); the Hub model it names (:mod:`.model_checks`). Then the accept commit and
+the close with its comment (one request: a pull request another sync closed refuses it, so each pull request
+gets one comment). At the end the results dataset gets the accepted rows (:mod:`.results_repo`): rows are
+keyed by pull request number, accepted submissions missing their row (an interrupted sync) are re-scored from
+the bytes on ``main`` and added; with ``--model-card-prs`` each new row naming a Hub model gets its pull
+request on the model's repository (:mod:`.eval_results`).
 """
 
 from __future__ import annotations
 
-import re
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 
 from ... import __version__
-from ...registry import benchmarks, get_benchmark
-from ...submission.answer_key import dataset_of
+from ...registry import get_benchmark
 from ...submission.coverage import score_cell
-from ...submission.schema import submission_benchmark
 from ...util.errors import StreamGazeError
-from .bounded import rescore_bounded
 from .hub_push import hub_api, hub_error
-from .results import data_path, read_results, result_row, results_files
-from .untrusted import RESCORE_TIMEOUT_S, check_size, comment_text, model_slug, parse_submission_path
+from .identity import submitter_of
+from .ledger import Accepted, accepted_prs, commit_accepted, git_blob_id
+from .names import name_key
+from .pinning import ListedDataset, listed_datasets
+from .quota import DEFAULT_QUOTA, over_quota, parse_time
+from .results_repo import ResultsRepo, ResultsState
+from .untrusted import RESCORE_TIMEOUT_S, check_size, comment_text, parse_submission_path, terminal_text
+from .verdict import verdict
 
-__all__ = ["sync", "SyncReport", "Decision", "DatasetChoice", "review_file", "scored_table", "git_blob_id",
-           "dataset_choices", "choose_root", "rescore_file", "ScoredAgainst"]
+__all__ = ["sync", "SyncReport", "Decision", "scored_table", "git_blob_id", "SyncOptions"]
 
-_DIFF = re.compile(r"^diff --git a/(.+?) b/(.+)$")
-_ATTEMPTS = 5
+
+class _Left(Exception):
+    """A pull request the sync could not decide on because of the Hub (left open for the next sync)."""
 
 
 @dataclass
@@ -51,52 +61,52 @@ class Decision:
     reason: str = ""  # why it was rejected (one line)
     row: dict | None = None
     path: str = ""
-    comment: str = ""
+    data: bytes = b""  # the bytes that were re-scored
+    done: str = ""  # the accept commit when an earlier sync already made it
 
 
 @dataclass
 class SyncReport:
     merged: list[int] = field(default_factory=list)
     closed: list[tuple[int, str]] = field(default_factory=list)
+    left: list[tuple[int, str]] = field(default_factory=list)  # not decided: the Hub failed on them
     skipped: list[int] = field(default_factory=list)  # acted on by another sync meanwhile
-    recovered: list[int] = field(default_factory=list)  # merged earlier, their rows added now
+    recovered: list[int] = field(default_factory=list)  # accepted earlier, their rows added now
+    model_card_prs: list[str] = field(default_factory=list)
     commit: str | None = None  # the results commit made (None: nothing changed)
 
+    @property
+    def failed(self) -> bool:
+        """Whether the sync itself failed on something (a pull request left because of the Hub)."""
+        return bool(self.left)
+
+    def summary(self) -> str:
+        closed = f"closed {len(self.closed)}"
+        if self.closed:
+            closed += " (" + "; ".join(f"#{n}: {terminal_text(r)}" for n, r in self.closed) + ")"
+        left = f"left {len(self.left)}"
+        if self.left:
+            left += " (" + "; ".join(f"#{n}: {terminal_text(r)}" for n, r in self.left) + ")"
+        return f"merged {len(self.merged)}, {closed}, {left}"
+
     def format(self) -> str:
-        lines = [f"#{n} merged" for n in self.merged] + [f"#{n} closed: {r}" for n, r in self.closed]
+        lines = [f"#{n} merged earlier: its row added now" for n in self.recovered]
         lines += [f"#{n} already handled by another sync" for n in self.skipped]
-        lines += [f"#{n} merged earlier: its row added now" for n in self.recovered]
+        lines += [f"model card pull request: {u}" for u in self.model_card_prs]
         lines.append(f"results: commit {self.commit}" if self.commit else "results: unchanged")
+        lines.append(self.summary())
         return "\n".join(lines)
 
 
 @dataclass(frozen=True)
-class DatasetChoice:
-    """A ``--dataset`` of the sync: its reference as given, the Hub repository (None: a local directory)."""
+class SyncOptions:
+    """The sync's settings beyond its repositories: the time bound of one re-score, the quota (N per 7 days),
+    the model-card pull requests, and the clock (tests)."""
 
-    ref: str
-    repo: str | None
-    revision: str
-
-
-def dataset_choices(refs: Sequence[str]) -> dict[str, DatasetChoice]:
-    """Benchmark -> the ``--dataset`` it is scored against (one per benchmark, told apart by manifests)."""
-    from ...hub.reference import is_reference, parse_reference
-
-    out: dict[str, DatasetChoice] = {}
-    for ref in refs:
-        bench = dataset_of(ref)[1].name
-        if bench in out:
-            raise StreamGazeError(f"two {bench} datasets given ({out[bench].ref} and {ref}): one per benchmark")
-        hub = parse_reference(ref) if is_reference(ref) else None
-        out[bench] = DatasetChoice(ref, hub.repo_id if hub else None, hub.revision if hub else "")
-    return out
-
-
-def git_blob_id(data: bytes) -> str:
-    import hashlib
-
-    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+    timeout_s: float = RESCORE_TIMEOUT_S
+    quota: int = DEFAULT_QUOTA
+    model_card_prs: bool = False
+    now: datetime | None = None
 
 
 def scored_table(bench, row: dict) -> str:
@@ -108,110 +118,122 @@ def scored_table(bench, row: dict) -> str:
     return "\n".join([head, rule, "| " + " | ".join(values) + f" | {100 * row['coverage']:.1f}% |"])
 
 
-@dataclass(frozen=True)
-class ScoredAgainst:
-    """The dataset a submission is re-scored against: a root, and the repository, revision and commit
-    recorded in its results row ("" for a local directory)."""
+def _pr_url(repo: str, num: int) -> str:
+    from huggingface_hub import constants
 
-    root: str
-    repo: str = ""
-    revision: str = ""
-    commit: str = ""
-
-
-def choose_root(bench: str, sub: dict, choices: dict[str, DatasetChoice]) -> ScoredAgainst:
-    """The dataset a submission of ``bench`` is re-scored against: the commit it pins, in the repository of
-    the leaderboard's dataset of its benchmark; a file made on a local dataset: that dataset's commit
-    (its manifest must match the file's, which validation checks)."""
-    choice = choices.get(bench)
-    if choice is None:
-        raise StreamGazeError(f"this leaderboard scores no {bench} submissions (no {bench} dataset)")
-    if choice.repo is None:
-        return ScoredAgainst(choice.ref)
-    from ...hub.reference import HubRef, resolve_commit
-
-    named = resolve_commit(HubRef(choice.repo, choice.revision))
-    pinned_repo, commit = sub["dataset"].get("repo"), sub["dataset"].get("commit")
-    if pinned_repo and commit:
-        if choice.repo != pinned_repo:
-            raise StreamGazeError(f"made on the dataset {pinned_repo}, not on this leaderboard's {choice.repo}")
-        return ScoredAgainst(f"hf://datasets/{pinned_repo}@{commit}", pinned_repo,
-                             choice.revision if named == commit else commit, commit)
-    return ScoredAgainst(f"hf://datasets/{choice.repo}@{named}", choice.repo, choice.revision, named)
-
-
-def rescore_file(local: Path, choices: dict[str, DatasetChoice], timeout_s: float,
-                 check: Callable[[dict], None] = lambda _sub: None):
-    """Read an untrusted submission file (size and depth limits first), run ``check`` on it, and re-score it
-    under the time bound against its dataset (:func:`choose_root`; without ``choices``, the revision the
-    file pins). Returns (the re-score, the dataset it was scored against); StreamGazeError with the reason."""
-    from ...submission.validate import load_submission
-    from .hub_push import pinned_dataset
-
-    check_size(local.stat().st_size)
-    sub = load_submission(local)
-    check(sub)
-    if sub["run"]["model"] == "streamgaze_oracle":
-        raise StreamGazeError("the oracle baseline (it reads the answer key) is never ranked")
-    bench = submission_benchmark(sub).name
-    if choices:
-        against = choose_root(bench, sub, choices)
-    else:
-        root = pinned_dataset(sub)
-        if root is None:
-            raise StreamGazeError("made on a local dataset: the leaderboard re-scores against the dataset revision on "
-                                  "the Hub a file names (dataset.repo and dataset.commit)")
-        against = ScoredAgainst(root, sub["dataset"]["repo"], sub["dataset"]["commit"], sub["dataset"]["commit"])
-    return rescore_bounded(local, against.root, timeout_s), against
-
-
-def review_file(local: Path, repo_path: str, choices: dict[str, DatasetChoice], *, num: int, submitter: str,
-                timeout_s: float) -> Decision:
-    """Review one downloaded submission file of a pull request: read, check it against its path, re-score,
-    and its results row."""
-    parts = parse_submission_path(repo_path)
-
-    def matches_path(sub: dict) -> None:
-        bench = submission_benchmark(sub).name
-        if bench != parts.benchmark:
-            raise StreamGazeError(f"a {bench} submission under submissions/{parts.benchmark}/")
-        if model_slug(sub["model"]["name"]) != parts.slug:
-            raise StreamGazeError(f"the folder {parts.slug!r} is not the model name's slug "
-                                  f"{model_slug(sub['model']['name'])!r}")
-
-    try:
-        checked, against = rescore_file(local, choices, timeout_s, matches_path)
-    except StreamGazeError as exc:
-        return Decision(num, False, exc.reason if exc.path == str(local) else str(exc), path=repo_path)
-    b = submission_benchmark(checked.submission)
-    row = result_row(b, checked.submission, checked.scores, checked.section, submitter=submitter, pr_number=num,
-                     path=repo_path, dataset=against)
-    return Decision(num, True, row=row, path=repo_path)
+    return f"{constants.ENDPOINT.rstrip('/')}/datasets/{repo}/discussions/{num}"
 
 
 class _Sync:
-    def __init__(self, requests: str, results: str, datasets: Sequence[str], token: str | None, timeout_s: float,
+    def __init__(self, requests: str, results: str, datasets: Sequence[str], token: str | None, options: SyncOptions,
                  log: Callable[[str], None], tmp: Path) -> None:
         self.api = hub_api(token)
-        self.requests, self.results, self.timeout_s, self.log, self.tmp = requests, results, timeout_s, log, tmp
-        self.choices = dataset_choices(datasets)
+        self.requests, self.results, self.options, self.log, self.tmp = requests, results, options, log, tmp
+        self.now = options.now or datetime.now(timezone.utc)
+        self.listed: dict[str, list[ListedDataset]] = listed_datasets(datasets, self.api)
+        self.store = ResultsRepo(self.api, results, tmp, log)
 
-    # ---- the requests dataset ------------------------------------------------------------------------
-    def _changes(self, num: int) -> tuple[list[tuple[str, str]], str]:
+    # ---- reading the requests dataset -------------------------------------------------------------------
+    def _start(self) -> None:
+        from huggingface_hub.hf_api import RepoFile
+
+        try:
+            self.api.create_repo(self.results, repo_type="dataset", exist_ok=True)
+            head = self.api.repo_info(self.requests, repo_type="dataset").sha
+            self.main_files = {f.path for f in self.api.list_repo_tree(self.requests, recursive=True, revision=head,
+                                                                         repo_type="dataset") if isinstance(f, RepoFile)}
+            self.ledger: dict[int, Accepted] = accepted_prs(self.api, self.requests, head)
+            self.discussions = {d.num: d for d in self.api.get_repo_discussions(
+                self.requests, discussion_type="pull_request", discussion_status="all", repo_type="dataset")}
+            refs = self.api.list_repo_refs(self.requests, repo_type="dataset", include_pull_requests=True)
+            self.heads = {int(r.ref.rsplit("/", 1)[1]): r.target_commit for r in refs.pull_requests or ()}
+        except StreamGazeError:
+            raise
+        except Exception as exc:  # noqa: BLE001
+            raise hub_error(exc, f"reading {self.requests}") from None
+        self.state: ResultsState = self.store.read()
+        rows = sorted((r for rs in self.state.rows.values() for r in rs), key=lambda r: r["pr_number"])
+        self.owners: dict[str, tuple[str, str, int]] = {}  # name key -> (submitter, name, pull request)
+        self.runs: dict[tuple[str, str], int] = {}  # (submitter, name key) -> runs so far
+        self.counted: dict[str, list[datetime]] = {}  # submitter -> when their accepted/pending ones were opened
+        for r in rows:
+            self._own(r)
+
+    def _own(self, row: dict) -> None:
+        key = row.get("name_key") or name_key(row["model_name"])
+        self.owners.setdefault(key, (row["submitter"], row["model_name"], row["pr_number"]))
+        self.runs[(row["submitter"], key)] = self.runs.get((row["submitter"], key), 0) + 1
+        when = parse_time(row.get("created_at"))
+        if when is not None:
+            self.counted.setdefault(row["submitter"], []).append(when)
+
+    def _details(self, num: int):
         details = self.api.get_discussion_details(self.requests, num, repo_type="dataset")
+        first = next((e for e in details.events if e.type == "comment"), None)
+        description = first.content if first is not None and first.author == details.author else ""
+        return details, description
+
+    @staticmethod
+    def _changes(diff: str) -> list[tuple[str, str]]:
+        import re
+
         changes: list[tuple[str, str]] = []
-        for line in (details.diff or "").splitlines():
-            m = _DIFF.match(line)
+        for line in (diff or "").splitlines():
+            m = re.match(r"^diff --git a/(.+?) b/(.+)$", line)
             if m:
                 changes.append((m.group(2), "modified"))
             elif changes and line.startswith("new file mode"):
                 changes[-1] = (changes[-1][0], "new")
             elif changes and line.startswith("deleted file mode"):
                 changes[-1] = (changes[-1][0], "deleted")
-        return changes, details.author
+        return changes
 
-    def review(self, num: int, main_files: set[str], known_paths: set[str], merged: bool = False) -> Decision:
-        changes, author = self._changes(num)
+    def _download(self, num: int, path: str, revision: str) -> bytes:
+        """The file at ``revision`` (a commit), its size checked from the listing before it is downloaded."""
+        from huggingface_hub import hf_hub_download
+
+        try:
+            found = self.api.get_paths_info(self.requests, [path], revision=revision, repo_type="dataset")
+            if not found:
+                raise StreamGazeError(f"{path} is not in the pull request's head commit {revision[:12]}")
+            check_size(int(found[0].size))
+            local = Path(hf_hub_download(self.requests, path, repo_type="dataset", revision=revision,
+                                         cache_dir=self.tmp / "requests-cache"))
+            data = local.read_bytes()
+        except StreamGazeError:
+            raise
+        except Exception as exc:  # noqa: BLE001
+            raise _Left(hub_error(exc, f"reading pull request #{num}").reason) from None
+        if git_blob_id(data) != getattr(found[0], "blob_id", git_blob_id(data)):
+            raise _Left(f"the download of {path} does not match the Hub's listing (blob id): try again")
+        return data
+
+    def _score(self, num: int, path: str, data: bytes) -> dict:
+        """The bounded child's verdict on ``data`` (written under a name of the sync's own)."""
+        work = self.tmp / f"pr-{num}"
+        work.mkdir(exist_ok=True)
+        mine = work / "submission.json"  # nothing from the pull request names a local file
+        mine.write_bytes(data)
+        return verdict(mine, self.listed, path, timeout_s=self.options.timeout_s)
+
+    # ---- one pull request ----------------------------------------------------------------------------------
+    def review(self, num: int) -> Decision:
+        """The decision on one open pull request (the reason of a refusal); _Left when the Hub failed."""
+        try:
+            return self._review(num)
+        except StreamGazeError as exc:
+            return Decision(num, False, exc.reason)
+
+    def _review(self, num: int) -> Decision:
+        try:
+            details, description = self._details(num)
+        except Exception as exc:  # noqa: BLE001
+            raise _Left(hub_error(exc, f"reading pull request #{num}").reason) from None
+        try:
+            submitter = submitter_of(details.author, description, self.state.config.space_accounts)
+        except StreamGazeError as exc:
+            return Decision(num, False, exc.reason)
+        changes = self._changes(details.diff)
         shown = ", ".join(p for p, _ in changes[:3]) + (" ..." if len(changes) > 3 else "")
         if len(changes) != 1 or changes[0][1] != "new":
             what = f"{len(changes)} files ({shown})" if changes else "no file"
@@ -220,168 +242,195 @@ class _Sync:
         if parse_submission_path(path) is None:
             return Decision(num, False, f"{path} is not a submission path (submissions/<benchmark>/<model-slug>/"
                                         "<YYYYMMDDTHHMMSSZ>.json)", path=path)
-        if not merged and (path in main_files or path in known_paths):
+        earlier = self.ledger.get(num)
+        if earlier is not None and earlier.path == path:  # accepted by an interrupted sync: finish it
+            data = self._download(num, path, earlier.commit)
+            return self._decide(num, path, data, earlier.submitter, done=earlier.commit)
+        if path in self.main_files:
             return Decision(num, False, f"{path} already exists: a pull request cannot change an existing submission",
                             path=path)
-        revision = "main" if merged else f"refs/pr/{num}"
-        try:
-            (info,) = self.api.get_paths_info(self.requests, [path], revision=revision, repo_type="dataset")
-            check_size(int(info.size))
-            from huggingface_hub import hf_hub_download
+        if submitter not in self.state.config.maintainers:
+            reason = over_quota(submitter, self.counted.get(submitter, []), self.now, self.options.quota)
+            if reason:
+                return Decision(num, False, reason, path=path)
+        head = self.heads.get(num)
+        if head is None:
+            raise _Left("the Hub lists no head commit for it")
+        data = self._download(num, path, head)
+        return self._decide(num, path, data, submitter)
 
-            local = Path(hf_hub_download(self.requests, path, repo_type="dataset", revision=revision,
-                                         cache_dir=self.tmp / "requests-cache"))
+    def _decide(self, num: int, path: str, data: bytes, submitter: str, done: str = "") -> Decision:
+        try:
+            v = self._score(num, path, data)
         except StreamGazeError as exc:
             return Decision(num, False, exc.reason, path=path)
-        except Exception as exc:  # noqa: BLE001
-            raise hub_error(exc, f"reading pull request #{num} of {self.requests}") from None
-        work = self.tmp / f"pr-{num}"
-        work.mkdir(exist_ok=True)
-        mine = work / "submission.json"  # our own name: nothing from the pull request names a local file
-        mine.write_bytes(local.read_bytes())
-        return review_file(mine, path, self.choices, num=num, submitter=author, timeout_s=self.timeout_s)
+        row, key = v["row"], v["name_key"]
+        owner = self.owners.get(key)
+        if owner is not None and owner[0] != submitter and not done:
+            return Decision(num, False, f"the model name {row['model_name']!r} reads as {owner[1]!r} of @{owner[0]} "
+                                        f"(pull request #{owner[2]}): choose a name of your own", path=path)
+        opened = self.discussions.get(num)
+        row.update(submitter=submitter, pr_number=num, pr_url=_pr_url(self.requests, num), name_key=key,
+                   created_at=(parse_time(opened.created_at) if opened else self.now).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                   run=self.runs.get((submitter, key), 0) + 1)
+        if v["model_id"]:
+            from .model_checks import check_model
 
-    def comment(self, d: Decision) -> str:
+            try:
+                checked = check_model(self.api, v["model_id"], row["model_params"])
+            except StreamGazeError as exc:
+                return Decision(num, False, exc.reason, path=path)
+            except Exception as exc:  # noqa: BLE001
+                raise _Left(hub_error(exc, f"reading the model {v['model_id']}").reason) from None
+            row.update(model_id=checked.model_id, model_commit=checked.commit, model_params_hub=checked.params,
+                       model_warnings="; ".join(checked.warnings))
+        return Decision(num, True, row=row, path=path, data=data, done=done)
+
+    def comment(self, d: Decision, commit: str = "") -> str:
         if not d.accept:
             return (f"**Rejected**: {comment_text(d.reason)}\n\nClosed by `streamgaze leaderboard sync` "
                     f"(streamgaze-toolkit {__version__}). Fix the file and open a new pull request.")
+        from huggingface_hub import constants
+
         bench = get_benchmark(d.row["submission_path"].split("/")[1])
         r = d.row
+        link = f"{constants.ENDPOINT.rstrip('/')}/datasets/{self.requests}/commit/{commit}"
+        warn = f" Model warnings: {comment_text(r['model_warnings'])}." if r.get("model_warnings") else ""
         return (f"**Accepted**: re-scored from the raw responses by streamgaze-toolkit {__version__} against "
                 f"{comment_text(r['dataset_repo'] or 'the dataset')} (version {comment_text(r['dataset_version'])}, "
                 f"commit {comment_text(r['dataset_commit'][:12] or '-')}).\n\n{scored_table(bench, r)}\n\n"
-                f"Model {comment_text(r['model_name'])}; gaze {comment_text(r['gaze'])}, prompt mode "
-                f"{comment_text(r['prompt_mode'])}. Merged: the row is in {comment_text(self.results)}.")
+                f"Model {comment_text(r['model_name'])} (run {r['run']} of @{comment_text(r['submitter'])}); gaze "
+                f"{comment_text(r['gaze'])}, prompt mode {comment_text(r['prompt_mode'])}.{warn}\n\nThe bytes re-scored "
+                f"here were committed by the sync itself: {link} (this pull request is closed, not merged, so nothing "
+                f"pushed to it later can land). The row is in {comment_text(self.results)}.")
 
     def act(self, d: Decision) -> bool:
-        """Merge or close with the comment, in one request; False when another sync acted first."""
+        """Accept (commit the scored bytes, then close with the comment) or close with the reason; False when
+        another sync acted first."""
         from huggingface_hub.errors import HfHubHTTPError
 
         try:
             if d.accept:
-                self.api.merge_pull_request(self.requests, d.num, comment=self.comment(d), repo_type="dataset")
-            else:
-                self.api.change_discussion_status(self.requests, d.num, "closed", comment=self.comment(d),
-                                                  repo_type="dataset")
+                commit = d.done or commit_accepted(self.api, self.requests, d.num, d.path, d.data,
+                                                   d.row["submitter"], self.log)
+                if commit is None:
+                    return False
+                d.row["requests_commit"] = commit
+            self.api.change_discussion_status(self.requests, d.num, "closed", comment=self.comment(
+                d, d.row["requests_commit"] if d.accept else ""), repo_type="dataset")
+        except StreamGazeError as exc:  # the path was taken meanwhile
+            d.accept, d.reason = False, exc.reason
+            return self.act(d)
         except HfHubHTTPError as exc:
             if exc.response is not None and exc.response.status_code in (409, 412):
+                if d.accept and not self._accepted_comment(d.num):
+                    # the commit landed but its author closed the pull request meanwhile: the comment still goes
+                    self.api.comment_discussion(self.requests, d.num, self.comment(d, d.row["requests_commit"]),
+                                                repo_type="dataset")
+                    return True
                 return False
-            raise hub_error(exc, f"{'merging' if d.accept else 'closing'} pull request #{d.num}") from None
+            raise _Left(hub_error(exc, f"{'accepting' if d.accept else 'closing'} pull request #{d.num}").reason) from None
+        except Exception as exc:  # noqa: BLE001 - the Hub (or other writers) kept it from being decided now
+            raise _Left(hub_error(exc, f"{'accepting' if d.accept else 'closing'} pull request #{d.num}").reason) from None
         return True
 
-    # ---- the results dataset ---------------------------------------------------------------------------
-    def read_results(self, head: str) -> tuple[dict[str, list[dict]], dict[str, object]]:
-        from huggingface_hub import hf_hub_download
-        from huggingface_hub.hf_api import RepoFile
+    def _accepted_comment(self, num: int) -> bool:
+        """Whether the pull request already has an accept comment by someone other than its author (another
+        sync that finished it first)."""
+        details = self.api.get_discussion_details(self.requests, num, repo_type="dataset")
+        return any(e.type == "comment" and e.author != details.author and e.content.startswith("**Accepted**")
+                   for e in details.events)
 
-        tree = {f.path: f for f in self.api.list_repo_tree(self.results, recursive=True, revision=head,
-                                                             repo_type="dataset") if isinstance(f, RepoFile)}
-        local = {}
-        for path in (data_path(b.name) for b in benchmarks()):  # the accepted rows (the paper's are rendered)
-            if path in tree:
-                local[path] = Path(hf_hub_download(self.results, path, repo_type="dataset", revision=head,
-                                                   cache_dir=self.tmp / "results-cache"))
-        return read_results(local), tree
-
-    def write_results(self, new_rows: list[dict], report: SyncReport, main_files: set[str]) -> None:
-        from huggingface_hub import CommitOperationAdd, CommitOperationDelete
-        from huggingface_hub.errors import HfHubHTTPError
-
-        for _ in range(_ATTEMPTS):
-            head = self.api.repo_info(self.results, repo_type="dataset").sha
-            rows, tree = self.read_results(head)
-            have = {r["pr_number"] for rs in rows.values() for r in rs}
-            for r in new_rows:
-                if r["pr_number"] not in have:
-                    rows.setdefault(r["submission_path"].split("/")[1], []).append(r)
-                    have.add(r["pr_number"])
-            for d in self.recover(have, main_files):
-                rows.setdefault(d.path.split("/")[1], []).append(d.row)
-                report.recovered.append(d.num)
-            files = results_files(rows)
-            ops = []
-            for path, data in files.items():
-                old = tree.get(path)
-                same = old is not None and ((old.lfs is not None and old.lfs.sha256 == _sha256(data)) or
-                                            (old.lfs is None and old.blob_id == git_blob_id(data)))
-                if not same:
-                    ops.append(CommitOperationAdd(path, data))
-            ops += [CommitOperationDelete(p) for p in tree if p not in files and p.startswith(("data/", "site/"))]
-            if not ops:
-                return
-            try:
-                info = self.api.create_commit(self.results, ops, repo_type="dataset", parent_commit=head,
-                                              commit_message=f"leaderboard sync: {sum(map(len, rows.values()))} row(s)")
-            except HfHubHTTPError as exc:
-                if exc.response is not None and exc.response.status_code == 412:
-                    self.log("results: another sync wrote first; reading the new head and trying again")
-                    continue
-                raise hub_error(exc, f"writing the results dataset {self.results}") from None
-            report.commit = info.oid
-            return
-        raise StreamGazeError(f"{self.results}: other writers kept committing; {_ATTEMPTS} attempts failed "
-                              "(run the sync again: it picks up where this one stopped)")
-
-    def recover(self, have: set[int], main_files: set[str]) -> list[Decision]:
-        """Merged pull requests whose row is missing (an interrupted or concurrent sync): re-scored now."""
-        out = []
-        for d in self.api.get_repo_discussions(self.requests, discussion_type="pull_request",
-                                               discussion_status="all", repo_type="dataset"):
-            if d.status != "merged" or d.num in have:
-                continue
-            decision = self.review(d.num, main_files, set(), merged=True)
-            if decision.accept:
-                out.append(decision)
-                have.add(d.num)
-        return out
-
+    # ---- the loop ---------------------------------------------------------------------------------------
     def run(self) -> SyncReport:
-        from huggingface_hub.hf_api import RepoFile
-
+        self._start()
         report = SyncReport()
-        try:
-            self.api.create_repo(self.results, repo_type="dataset", exist_ok=True)
-            main_files = {f.path for f in self.api.list_repo_tree(self.requests, recursive=True, repo_type="dataset")
-                          if isinstance(f, RepoFile)}
-            open_prs = sorted(d.num for d in self.api.get_repo_discussions(
-                self.requests, discussion_type="pull_request", discussion_status="open", repo_type="dataset"))
-        except StreamGazeError:
-            raise
-        except Exception as exc:  # noqa: BLE001
-            raise hub_error(exc, f"reading {self.requests}") from None
-        accepted, claimed = [], set()
+        accepted: list[dict] = []
+        open_prs = sorted(n for n, d in self.discussions.items() if d.status == "open")
         for num in open_prs:
-            d = self.review(num, main_files, claimed)
-            if d.accept:
-                claimed.add(d.path)
-            if not self.act(d):
+            try:
+                d = self.review(num)
+                acted = self.act(d)
+            except Exception as exc:  # noqa: BLE001 - _Left (the Hub failed), or a bug of ours: never the next PR's loss
+                reason = str(exc) if isinstance(exc, _Left) else f"the sync failed on it: {type(exc).__name__}: {exc}"
+                report.left.append((num, reason.splitlines()[0][:300] if reason else type(exc).__name__))
+                self.log(f"#{num} left open: {terminal_text(report.left[-1][1])}")
+                pending = self.discussions.get(num)
+                if pending is not None and pending.author not in self.state.config.space_accounts:
+                    self.counted.setdefault(pending.author, []).append(parse_time(pending.created_at) or self.now)
+                continue
+            if not acted:
                 report.skipped.append(num)
-                self.log(f"#{num}: already merged or closed by another sync")
+                self.log(f"#{num}: already handled by another sync")
                 continue
             if d.accept:
                 accepted.append(d.row)
+                self._own(d.row)
                 report.merged.append(num)
-                main_files.add(d.path)
-                self.log(f"#{num} merged: {d.row['model_name']}")
+                self.main_files.add(d.path)
+                self.log(f"#{num} accepted: {terminal_text(d.row['model_name'])} (@{d.row['submitter']})")
             else:
                 report.closed.append((num, d.reason))
-                self.log(f"#{num} closed: {d.reason}")
-        self.write_results(accepted, report, main_files)
+                self.log(f"#{num} closed: {terminal_text(d.reason)}")
+        self.write_results(accepted, report)
+        if self.options.model_card_prs:
+            from .eval_results import open_model_card_prs
+
+            report.model_card_prs = open_model_card_prs(self.api, self.results, self.store.read(), self.log)
         return report
 
+    def write_results(self, new_rows: list[dict], report: SyncReport) -> None:
+        recovered: list[Decision] = []
 
-def _sha256(data: bytes) -> str:
-    import hashlib
+        def change(state: ResultsState) -> None:
+            have = state.pr_numbers
+            for r in new_rows:
+                if r["pr_number"] not in have:
+                    state.rows.setdefault(r["submission_path"].split("/")[1], []).append(r)
+                    have.add(r["pr_number"])
+            if not recovered:
+                recovered.extend(self.recover(have))
+            for d in recovered:
+                if d.num not in have:
+                    state.rows.setdefault(d.path.split("/")[1], []).append(d.row)
+                    have.add(d.num)
 
-    return hashlib.sha256(data).hexdigest()
+        report.commit = self.store.update(
+            change, lambda s: f"leaderboard sync: {sum(map(len, s.rows.values()))} row(s)")
+        report.recovered = [d.num for d in recovered]
+
+    def recover(self, have: set[int]) -> list[Decision]:
+        """Accepted pull requests (``main``'s ledger) whose row is missing: re-scored from the committed bytes."""
+        out = []
+        for num, acc in sorted(self.ledger.items()):
+            if num in have:
+                continue
+            try:
+                data = self._download(num, acc.path, acc.commit)
+                d = self._decide(num, acc.path, data, acc.submitter, done=acc.commit)
+            except _Left as exc:
+                self.log(f"#{num}: its row is still missing ({exc})")
+                continue
+            if d.accept:
+                d.row["requests_commit"] = acc.commit
+                out.append(d)
+            else:
+                self.log(f"#{num}: accepted earlier, but re-scoring it now fails: {d.reason}")
+        return out
 
 
 def sync(requests: str, results: str, datasets: Sequence[str], *, token: str | None = None,
-         timeout_s: float = RESCORE_TIMEOUT_S, log: Callable[[str], None] = lambda _m: None) -> SyncReport:
-    """Review the open pull requests of ``requests``, merge or close each with its comment, and bring the
-    results dataset ``results`` (rows, card, site) up to date. ``datasets``: one reference per benchmark."""
+         options: SyncOptions | None = None, timeout_s: float | None = None,
+         log: Callable[[str], None] = lambda _m: None) -> SyncReport:
+    """Review the open pull requests of ``requests``, accept (commit the scored bytes) or close each with its
+    comment, and bring the results dataset ``results`` (rows, card, site) up to date. ``datasets``: the
+    references submissions may be scored against (tags or commits, resolved once)."""
     if not datasets:
-        raise StreamGazeError("give the datasets submissions are scored against: --dataset hf://datasets/ORG/NAME@REV")
+        raise StreamGazeError("give the datasets submissions are scored against: --dataset hf://datasets/ORG/NAME@TAG")
+    options = options or SyncOptions()
+    if timeout_s is not None:
+        options = SyncOptions(timeout_s, options.quota, options.model_card_prs, options.now)
+    if options.quota < 1:
+        raise StreamGazeError(f"--quota {options.quota}: at least 1 submission per 7 days")
     with tempfile.TemporaryDirectory(prefix="streamgaze-sync-") as tmp:
-        return _Sync(requests, results, datasets, token, timeout_s, log, Path(tmp)).run()
-
+        return _Sync(requests, results, datasets, token, options, log, Path(tmp)).run()

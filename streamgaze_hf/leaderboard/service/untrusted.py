@@ -8,7 +8,7 @@
   built by :func:`submission_path` from a slug (``[a-z0-9-]``) and checked by :func:`parse_submission_path`;
   nothing from inside a submission is ever used as a file path.
 * **Text**: every string shown in a pull-request comment goes through :func:`comment_text` (Markdown and HTML
-  escaped, one line, bounded).
+  escaped, one line, bounded), and in the maintainer's terminal through :func:`terminal_text`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from ...util.errors import StreamGazeError
 from ..cells import md_escape
 
 __all__ = ["MAX_SUBMISSION_BYTES", "RESCORE_TIMEOUT_S", "check_size", "model_slug", "submission_path",
-           "parse_submission_path", "comment_text", "SubmissionPath"]
+           "parse_submission_path", "comment_text", "terminal_text", "SubmissionPath"]
 
 #: the default bound on re-scoring one submission (a full-size StreamGaze submission takes a few seconds)
 RESCORE_TIMEOUT_S = 120.0
@@ -80,3 +80,10 @@ def comment_text(text: object) -> str:
     if len(flat) > _MAX_COMMENT_TEXT:
         flat = flat[:_MAX_COMMENT_TEXT - 1] + "…"
     return md_escape(flat).replace("@", "&#64;")
+
+
+def terminal_text(text: object, limit: int = _MAX_COMMENT_TEXT) -> str:
+    """A user string for the maintainer's terminal: one line, bounded, no control characters (no escape
+    sequence a submission could send to a terminal)."""
+    flat = "".join(c if c.isprintable() else "?" for c in " ".join(str(text).split()))
+    return flat if len(flat) <= limit else flat[:limit - 1] + "…"

@@ -1,0 +1,71 @@
+"""What one submission file is worth: everything that reads an untrusted file, run inside the bounded child
+(:func:`~.bounded.run_bounded`), so that no file can stop the sync or the app.
+
+:func:`file_verdict` reads the file under its limits (size, nesting depth, numbers: ``load_submission``),
+checks it against the repository path it came under (its benchmark and model slug), refuses the oracle
+baseline, chooses the maintainer-listed dataset it is scored against (:mod:`.pinning`), re-scores it from its
+raw responses and builds its results row. The parent receives plain JSON: the row (numbers and strings that
+have passed every check), the model name's collision key (:mod:`.names`) and the Hub model it names.
+:func:`verdict` runs it in the child.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+
+from .bounded import run_bounded
+from .untrusted import RESCORE_TIMEOUT_S
+
+__all__ = ["file_verdict", "verdict"]
+
+
+def _check_path(sub: dict, repo_path: str) -> None:
+    from ...submission.schema import submission_benchmark
+    from ...util.errors import StreamGazeError
+    from .untrusted import model_slug, parse_submission_path
+
+    parts = parse_submission_path(repo_path)
+    bench = submission_benchmark(sub).name
+    if bench != parts.benchmark:
+        raise StreamGazeError(f"a {bench} submission under submissions/{parts.benchmark}/")
+    if model_slug(sub["model"]["name"]) != parts.slug:
+        raise StreamGazeError(f"the folder {parts.slug!r} is not the model name's slug "
+                              f"{model_slug(sub['model']['name'])!r}")
+
+
+def file_verdict(path: str, listed: Mapping[str, Sequence], repo_path: str = "") -> dict:
+    """The verdict on the submission file at ``path`` (see the module docstring): ``{"row", "name_key",
+    "model_id", "benchmark"}``; StreamGazeError with the reason of a refusal. ``repo_path``: where it lies in the requests
+    repository ("" for an upload)."""
+    from ...dataset.load import read_manifest
+    from ...submission.schema import submission_benchmark
+    from ...submission.validate import load_submission, validate_submission
+    from ...util.errors import StreamGazeError
+    from ..sections import section_of
+    from .model_checks import hub_model_id
+    from .names import name_key
+    from .pinning import scoring_target
+    from .results import result_row
+
+    sub = load_submission(path)
+    if repo_path:
+        _check_path(sub, repo_path)
+    if sub["run"]["model"] == "streamgaze_oracle":
+        raise StreamGazeError("the oracle baseline (it reads the answer key) is never ranked")
+    target = scoring_target(submission_benchmark(sub).name, sub["dataset"], listed)
+    report = validate_submission(path, target.root)
+    bench = report.bench
+    section = section_of(bench, read_manifest(report.key.root))
+    row = result_row(bench, report.submission, report.scores, section, submitter="", pr_number=0,
+                     path=repo_path or "upload.json", dataset=target)
+    key = name_key(row["model_name"])
+    if not key:
+        raise StreamGazeError("the model name has no letter or digit")
+    return {"row": row, "name_key": key, "model_id": hub_model_id(row["model_url"]), "benchmark": bench.name}
+
+
+def verdict(path: str | os.PathLike[str], listed: Mapping[str, Sequence], repo_path: str = "", *,
+            timeout_s: float = RESCORE_TIMEOUT_S) -> dict:
+    """:func:`file_verdict` in the bounded child; StreamGazeError (path = ``path``) with the reason."""
+    return run_bounded(file_verdict, (str(path), dict(listed), repo_path), timeout_s=timeout_s, where=path)
