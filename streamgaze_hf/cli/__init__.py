@@ -8,7 +8,9 @@ done for several benchmarks is one verb with the benchmark's name: ``import BENC
 benchmark from its manifest. The older names (:data:`ALIASES`) still work for one version, each with one
 ``streamgaze: note: 'OLD' is deprecated; use 'NEW'`` line on stderr; they are not listed in the help.
 
-Every bad input surfaces as one line ``streamgaze: error: <file>: <reason>`` and exit code 2.
+Every bad input surfaces as the verb's usage on one line and one error line ``streamgaze VERB: error:
+<file>: <reason>``, exit code 2 (usage.py); a run that fails (``eval`` without results) as the error line
+alone, exit code 1.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from collections.abc import Callable, Sequence
 from ..util.errors import StreamGazeError
 from . import cache, data, evaluate, hub, review, submit
 from .base import COMMANDS, deprecated
+from .usage import Parser, error_lines
 
 __all__ = ["main", "build_parser", "ALIASES"]
 
@@ -61,8 +64,8 @@ def _build_without_bench(rest: list[str]) -> list[str]:
     """``build --raw ...`` (no BENCH): StreamGaze's build; ``build --benchmark X ...`` (deprecated): X's."""
     from .base import benchmark_names
 
-    if not rest or rest[0] in ("-h", "--help") or rest[0] in benchmark_names():
-        return ["build", *rest]
+    if not rest or rest[0] in ("-h", "--help") or not rest[0].startswith("-") or rest[0] in benchmark_names():
+        return ["build", *rest]  # a word first: a benchmark's name (or a misspelt one, which argparse names)
     bench, rest = _take_benchmark(rest)
     if bench is not None:
         deprecated(f"build --benchmark {bench}", f"build {bench}")
@@ -87,7 +90,7 @@ def canonical_argv(argv: Sequence[str]) -> list[str]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="streamgaze", description=__doc__.splitlines()[0])
+    parser = Parser(prog="streamgaze", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action=_VersionAction, help="print the toolkit's version and commit, then exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     order = {m.__name__: i for i, m in enumerate(GROUPS)}
@@ -114,12 +117,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .termio import SIGPIPE_STATUS, console, flush_stdout, silence_stdout, stdout_closed
 
     with console():
+        verb = None  # the parser of the verb being run: its usage goes with an error
         try:
-            args = build_parser().parse_args(canonical_argv(sys.argv[1:] if argv is None else argv))
+            args, extra = build_parser().parse_known_args(canonical_argv(sys.argv[1:] if argv is None else argv))
+            verb = args._parser
+            if extra:
+                verb.error(f"unrecognized arguments: {' '.join(extra)}")
             rc = int(args._handler(args) or 0)
         except StreamGazeError as exc:
-            print(f"streamgaze: error: {exc}", file=sys.stderr)
             rc = getattr(exc, "exit_code", 2)  # 2: bad input; harness.checks.EvalRunFailed: 1
+            print("\n".join(error_lines(verb, str(exc), usage=rc == 2)), file=sys.stderr)
         except KeyboardInterrupt:
             print("streamgaze: interrupted", file=sys.stderr)
             rc = 130

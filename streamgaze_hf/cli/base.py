@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable
 
 from ..util.errors import StreamGazeError
+from .usage import Parser
 
 Handler = Callable[[argparse.Namespace], "int | None"]
 Configure = Callable[[argparse.ArgumentParser], Handler]
@@ -67,7 +68,7 @@ def benchmark_of_root(root) -> str:
     return benchmark_of(read_manifest(root)) if (Path(root) / MANIFEST).is_file() else benchmark_of({})
 
 
-class _Refusal(argparse.ArgumentParser):
+class _Refusal(Parser):
     """A sub-command that takes any arguments and runs its one handler (see :func:`hidden_parser`)."""
 
     def __init__(self, prog: str, handler: Handler) -> None:
@@ -76,7 +77,7 @@ class _Refusal(argparse.ArgumentParser):
 
     def parse_known_args(self, args=None, namespace=None):
         namespace = namespace or argparse.Namespace()
-        namespace._handler = self._refusal
+        namespace._handler, namespace._parser = self._refusal, self
         return namespace, []
 
 

@@ -12,7 +12,7 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from ..gaze.sources.registry import SOURCES
+from ..gaze.sources.registry import DIRECTORY_SOURCES, SOURCES
 from ..util.errors import StreamGazeError
 from .base import Handler, add_dataset, command, dataset_root, hidden_parser, raw_common, release_common
 
@@ -63,9 +63,9 @@ def _overlay(p: argparse.ArgumentParser) -> Handler:
 
 @command("gaze", "export the normalised gaze track of one raw recording as CSV (t, x, y, valid, in_frame)")
 def _gaze(p: argparse.ArgumentParser) -> Handler:
-    p.add_argument("path", help="the recording's gaze file in its native format, or (world, holoassist) its "
-                   "recording directory")
-    p.add_argument("--source", default="world",
+    p.add_argument("path", help="the recording's gaze file in its native format, or its recording directory "
+                   f"({', '.join(DIRECTORY_SOURCES)})")
+    p.add_argument("--source", default="world", choices=SOURCES, metavar="SOURCE",
                    help=f"raw layout: {', '.join(SOURCES)} (default: world, as in build)")
     p.add_argument("--video", default=None,
                    help="the recording's video (size and rate; default: looked up in the source's native layout)")

@@ -39,6 +39,8 @@ def _eval(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("lmms_eval_args", nargs=argparse.REMAINDER, metavar="[BENCH] [-- ARGS]",
                    help="optionally a registered benchmark's name, then -- and the arguments for lmms-eval, "
                         "e.g. streamgaze -- --model streamgaze_random --tasks streamgaze")
+    p.unrecognized_hint = ("lmms-eval's arguments go after --: streamgaze eval [BENCH] [--dataset ROOT] -- --model "
+                           "MODEL --tasks TASKS")
 
     def run(a: argparse.Namespace) -> int:
         import os

@@ -93,28 +93,29 @@ def test_a_benchmark_without_that_importer_is_one_error(tmp_path):
     benchmark without a report: one error line each, never a traceback; the old `import-release --benchmark
     vl4gaze` (a KeyError traceback before) adds only the deprecation line."""
     args = ("--out", tmp_path / "x", "--version", "1.0.0")
-    vl4 = ("streamgaze: error: vl4gaze has no official release to import: it has only a raw build "
+    vl4 = ("streamgaze import vl4gaze: error: vl4gaze has no official release to import: it has only a raw build "
            "(`streamgaze build vl4gaze ...`)")
     assert one_error_line(streamgaze("import", "vl4gaze", tmp_path, *args, tmp=tmp_path)) == vl4
     proc = streamgaze("import-release", tmp_path, "--benchmark", "vl4gaze", *args, tmp=tmp_path)
     assert proc.returncode == 2 and proc.stdout == ""
-    assert proc.stderr.splitlines() == ["streamgaze: note: 'import-release' is deprecated; use 'import vl4gaze'", vl4]
+    assert proc.stderr.splitlines() == ["streamgaze: note: 'import-release' is deprecated; use 'import vl4gaze'",
+                                        "usage: streamgaze import vl4gaze", vl4]
     assert one_error_line(streamgaze("build", "streameqa", "--raw", tmp_path, *args, tmp=tmp_path)) == (
-        "streamgaze: error: streameqa has no raw build; import its release: `streamgaze import streameqa SRC "
+        "streamgaze build streameqa: error: streameqa has no raw build; import its release: `streamgaze import streameqa SRC "
         "--out DIR --version X.Y.Z`")
     for bench in ("streamgaze", "vl4gaze"):
         assert one_error_line(streamgaze("report", bench, tmp_path, tmp=tmp_path)) == (
-            f"streamgaze: error: {bench} has no report of its own; `streamgaze submit RUN ...` scores its runs")
+            f"streamgaze report {bench}: error: {bench} has no report of its own; `streamgaze submit RUN ...` scores its runs")
     assert not (tmp_path / "x").exists()
 
 
 def test_eval_takes_a_benchmark_name_before_lmms_eval_arguments(tmp_path):
     line = one_error_line(streamgaze("eval", "nosuch", "--", "--model", "x", tmp=tmp_path))
-    assert line == ("streamgaze: error: unknown benchmark 'nosuch'; benchmarks are streamgaze, egogazevqa, "
+    assert line == ("streamgaze eval: error: unknown benchmark 'nosuch'; benchmarks are streamgaze, egogazevqa, "
                     "streameqa, vl4gaze (lmms-eval's arguments go after --)")
     line = one_error_line(streamgaze("eval", "egogazevqa", "--benchmark", "vl4gaze", "--", "--model", "x",
                                      tmp=tmp_path))
-    assert line == "streamgaze: error: two benchmarks: egogazevqa and --benchmark vl4gaze; give one"
+    assert line == "streamgaze eval: error: two benchmarks: egogazevqa and --benchmark vl4gaze; give one"
 
 
 def test_no_package_shadows_a_submodule_with_a_future_import():

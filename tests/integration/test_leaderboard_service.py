@@ -18,13 +18,13 @@ def test_hostile_files_are_refused_before_parsing_or_upload(tmp_path):
     deep = tmp_path / "deep.json"
     deep.write_text("[" * 50_000 + "]" * 50_000)
     line = one_error_line(streamgaze("validate", deep, tmp=tmp_path))
-    assert line == f"streamgaze: error: {deep}: nested 50000 levels deep: at most 32 (checked before parsing)"
+    assert line == f"streamgaze validate: error: {deep}: nested 50000 levels deep: at most 32 (checked before parsing)"
     big = tmp_path / "big.json"
     with open(big, "wb") as f:
         f.truncate(40 * 1024 * 1024)
     # the requests dataset is never contacted (offline: any request would fail with another message)
     line = one_error_line(streamgaze("push-submission", big, "--requests", "org/requests", tmp=tmp_path))
-    assert line == (f"streamgaze: error: {big}: 41,943,040 bytes: a submission may have at most 33,554,432 bytes "
+    assert line == (f"streamgaze push-submission: error: {big}: 41,943,040 bytes: a submission may have at most 33,554,432 bytes "
                     "(checked before it is read)")
 
 
@@ -62,7 +62,7 @@ def test_space_folder(tmp_path):
     assert 'os.environ.get("RESULTS", "org/results")' in app and "hf://datasets/org/sg@v1.0.0" in app
     compile(app, "app.py", "exec")
     line = one_error_line(streamgaze("leaderboard", "space", "--out", out, tmp=tmp_path))
-    assert line == f"streamgaze: error: {out}: exists and is not empty: the Space folder goes into a new or empty directory"
+    assert line == f"streamgaze leaderboard space: error: {out}: exists and is not empty: the Space folder goes into a new or empty directory"
 
 
 def test_old_leaderboard_usage_and_sub_verbs_coexist(tmp_path):

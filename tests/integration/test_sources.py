@@ -460,7 +460,7 @@ def test_cli_gaze_errors_write_nothing(tmp_path, capsys):
     out = tmp_path / "out.csv"
     assert main(["gaze", str(bad), "--source", "egoexolearn", "--video", str(video), "--out", str(out)]) == 2
     err = capsys.readouterr().err
-    assert "streamgaze: error:" in err and str(bad) in err
+    assert "streamgaze gaze: error:" in err and str(bad) in err
     assert main(["gaze", str(bad), "--source", "nope", "--out", str(out)]) == 2
     assert "unknown gaze source" in capsys.readouterr().err
     assert not out.exists() and not list(tmp_path.glob(".out.csv*"))
