@@ -49,7 +49,6 @@ def _eval(p: argparse.ArgumentParser) -> Handler:
         from ..evaluation.protocols import get_protocol
         from ..evaluation.settings import with_flags
         from ..evaluation.visuals import run_settings
-        from ..registry import get_benchmark
         from ..util.preflight import positive, require_declared, require_module
 
         args = list(a.lmms_eval_args)
@@ -70,13 +69,10 @@ def _eval(p: argparse.ArgumentParser) -> Handler:
         require_module("lmms_eval", "streamgaze eval")
         require_declared("eval", "streamgaze eval")
         positive(a.clip_fps, "--clip-fps")
-        name = a.benchmark
-        if name is None and a.root:
-            name = benchmark_of_root(resolve_root(a.root))
-        bench = get_benchmark(name or "streamgaze")
+        args = args[1:] if args[:1] == ["--"] else args
+        bench = _checked_benchmark(a, args)  # the model and the task names, before any dataset is read
         root = resolve_root(a.root, env=bench.root_env, default=bench.default_root)  # a Hub tag: its commit
         os.environ[bench.root_env] = str(root)
-        args = args[1:] if args[:1] == ["--"] else args
         protocol = get_protocol(a.protocol) if a.protocol else None
         if protocol is not None and protocol.generation and "--gen_kwargs" not in args:
             args += ["--gen_kwargs", protocol.gen_kwargs()]
@@ -96,6 +92,45 @@ def _eval(p: argparse.ArgumentParser) -> Handler:
         return run_checked(args, run_lmms_eval, lambda paths: annotate_results(paths, settings))
 
     return run
+
+
+def _checked_benchmark(a: argparse.Namespace, args: list[str]):
+    """The benchmark ``eval`` runs (BENCH or ``--benchmark``, else the dataset's, else the one every requested task
+    belongs to, else StreamGaze), after lmms-eval's ``--model`` and the ``--tasks`` names are checked
+    (harness/checks.py): a typo or a task of another benchmark ends here, in about a second."""
+    from lmms_tasks import group_members, task_names
+
+    from ..dataset.load import missing_root, resolve_root
+    from ..harness.checks import (
+        benchmarks_of_tasks,
+        check_model,
+        check_task_names,
+        tasks_arg,
+        tasks_elsewhere,
+    )
+    from ..harness.run import lmms_model_names
+    from ..registry import get_benchmark
+
+    check_model(args, lmms_model_names)
+    names = (tasks_arg(args) or (0, []))[1]
+    groups = group_members()
+    check_task_names(names, task_names())
+    name, why = a.benchmark, f"given as {a.benchmark}"
+    if name is None and a.root:
+        name, why = benchmark_of_root(resolve_root(a.root)), f"the benchmark of --dataset {a.root}"
+    owners = benchmarks_of_tasks(names, groups)
+    if name is None and len(owners) == 1:
+        name = next(iter(owners))
+    bench = get_benchmark(name or "streamgaze")
+    if name is None:
+        why = "the default: give BENCH or --dataset"
+
+    def looked_for(other: str) -> str | None:
+        b = get_benchmark(other)
+        return missing_root(b.root_env, b.default_root)
+
+    tasks_elsewhere(names, groups, bench.name, why, looked_for)
+    return bench
 
 
 @command("report", "a benchmark's breakdown of an lmms-eval run (EgoGazeVQA: per gaze mode, category, source, "

@@ -8,41 +8,21 @@
 :class:`Parser` is the argument parser of ``streamgaze`` and (argparse makes sub-parsers of the parent's
 class) of every verb. It gives argparse's own errors this form (a bad choice names the choices and the
 closest one; unknown arguments get the verb's hint, e.g. ``eval``'s "lmms-eval's arguments go after --"), and
-:func:`fail` gives a :class:`~streamgaze_hf.util.errors.StreamGazeError` raised while a verb runs the same
-two lines. ``--help`` still prints the full usage.
+:func:`error_lines` gives a :class:`~streamgaze_hf.util.errors.StreamGazeError` raised while a verb runs
+the same two lines (``streamgaze.cli.main``). ``--help`` still prints the full usage.
 """
 
 from __future__ import annotations
 
 import argparse
-import difflib
 import re
 import sys
 
-__all__ = ["Parser", "fail", "error_lines", "closest", "did_you_mean"]
+from ..util.spelling import did_you_mean
+
+__all__ = ["Parser", "fail", "error_lines"]
 
 _ARGUMENT = re.compile(r"^argument ([^:]+): ")
-
-
-def _normal(name: str) -> str:
-    return re.sub(r"[-_ ]", "", name.lower())
-
-
-def closest(value: str, names) -> list[str]:
-    """The names closest to ``value``, best first: one spelt the same but for case, ``-``, ``_`` and spaces,
-    else up to three similar ones."""
-    names = [str(n) for n in names]
-    same = [n for n in names if _normal(n) == _normal(value)]
-    if same:
-        return same[:1]
-    by_normal = {_normal(n): n for n in names}
-    return [by_normal[m] for m in difflib.get_close_matches(_normal(value), list(by_normal), n=3, cutoff=0.6)]
-
-
-def did_you_mean(value: str, names) -> str:
-    """``"; did you mean X?"`` (or ``X or Y``) for the closest names, or ""."""
-    near = closest(value, names)
-    return f"; did you mean {' or '.join(near)}?" if near else ""
 
 
 class Parser(argparse.ArgumentParser):

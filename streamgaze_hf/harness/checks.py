@@ -3,9 +3,14 @@
 lmms-eval exits 0 on most failures (an unknown task, a model that raises, a dataset that cannot be
 read): it logs the error and writes no results file. ``streamgaze eval`` therefore
 
-1. checks the requested task names before the run (:func:`plan_tasks`): a name of one of our
-   benchmarks that no task YAML defines, or a task with no questions in the dataset, is one clear
-   error (exit 2); a group whose member task has no questions runs as its other members (a note says so);
+1. checks the model and the requested task names before lmms-eval is started: ``--model`` against the
+   names lmms-eval knows (its registry and the installed ``lmms_eval.models`` entry points:
+   :func:`check_model`); a task name against every registered benchmark's tasks (:func:`check_task_names`: a
+   name of one of our benchmarks that no task YAML defines is an error with the closest names;
+   :func:`tasks_elsewhere`: a task of another benchmark than the run's, whose dataset is not found, is named
+   with that benchmark and where its dataset is looked for); a task with no questions in the dataset is one
+   clear error (:func:`plan_tasks`), and a group whose member task has no questions runs as its other
+   members (a note says so). Each is one error line and exit 2;
 2. runs lmms-eval with an ERROR-level log collector and always with an ``--output_path`` (a temporary
    one, removed afterwards, when none was given);
 3. checks what it wrote (:func:`results_problem`): a new ``*_results.json`` holding every requested
@@ -72,6 +77,69 @@ def _leaves(name: str, groups: Mapping[str, Sequence[str]], seen: frozenset = fr
     return [leaf for member in groups[name] for leaf in _leaves(member, groups, seen | {name})]
 
 
+def option_value(args: Sequence[str], option: str) -> str | None:
+    """The value of ``OPTION X`` or ``OPTION=X`` in lmms-eval arguments (the last one given), or None."""
+    value = None
+    for i, arg in enumerate(args):
+        if arg == option and i + 1 < len(args):
+            value = args[i + 1]
+        elif arg.startswith(option + "="):
+            value = arg.split("=", 1)[1]
+    return value
+
+
+def check_model(args: Sequence[str], known: Callable[[], Sequence[str]]) -> None:
+    """``--model`` is one of the names lmms-eval can load (``known()``: its registry's ids and aliases with the
+    installed entry points'); else one error with the closest names. No ``--model``: left to lmms-eval."""
+    from ..util.spelling import did_you_mean
+
+    model = option_value(args, "--model")
+    if model is None:
+        return
+    names = list(known())
+    if model not in names:
+        raise StreamGazeError(f"--model: {model!r} is not a model lmms-eval knows ({len(names)} names in its registry "
+                              f"and installed entry points; `lmms-eval models` lists them){did_you_mean(model, names)}")
+
+
+def check_task_names(names: Sequence[str], known: frozenset[str]) -> None:
+    """Every name of one of our benchmarks (its name, or its task-name prefix) is a task or group of ours
+    (``known``); else one error with the closest names. Other names are left to lmms-eval."""
+    from ..util.spelling import did_you_mean
+
+    prefixes = tuple(f"{n}_" for n in _benchmark_names())
+    for name in names:
+        if name not in known and (name.startswith(prefixes) or name in _benchmark_names()):
+            raise StreamGazeError(f"unknown task {name!r}: no task or group of that name (`streamgaze tasks-dir` prints "
+                                  f"the folder of our task YAMLs){did_you_mean(name, sorted(known))}")
+
+
+def benchmarks_of_tasks(names: Sequence[str], groups: Mapping[str, Sequence[str]]) -> dict[str, list[str]]:
+    """Benchmark -> the names of ``names`` whose tasks are that benchmark's (a group: its member tasks')."""
+    out: dict[str, list[str]] = {}
+    for name in names:
+        for leaf in _leaves(name, groups):
+            owner = task_of_name(leaf)
+            if owner is not None and name not in out.setdefault(owner[0], []):
+                out[owner[0]].append(name)
+    return {b: n for b, n in out.items() if n}
+
+
+def tasks_elsewhere(names: Sequence[str], groups: Mapping[str, Sequence[str]], benchmark: str, why: str,
+                    dataset_of: Callable[[str], str | None]) -> None:
+    """A task of another benchmark than the run's (``benchmark``, chosen by ``why``) runs only where that
+    benchmark's dataset is found (``dataset_of(name)``: None when it is, else where it was looked for); else
+    one error naming the benchmark, where its dataset is looked for and the command that runs it."""
+    for other, mine in benchmarks_of_tasks(names, groups).items():
+        if other == benchmark:
+            continue
+        looked = dataset_of(other)
+        if looked is not None:
+            raise StreamGazeError(
+                f"task {mine[0]!r} is a task of {other}, not of {benchmark} ({why}); {other}'s dataset is looked for "
+                f"at {looked}: run it as `streamgaze eval {other} --dataset ROOT -- ... --tasks {mine[0]}`")
+
+
 def plan_tasks(args: Sequence[str], known: frozenset[str], groups: Mapping[str, Sequence[str]],
                empty: Callable[[str, str], bool], note: Callable[[str], None]) -> list[str]:
     """The lmms-eval arguments with ``--tasks`` checked against our task names (``known``) and the
@@ -80,11 +148,7 @@ def plan_tasks(args: Sequence[str], known: frozenset[str], groups: Mapping[str, 
     if found is None:
         return list(args)
     index, names = found
-    prefixes = tuple(f"{n}_" for n in _benchmark_names())
-    unknown = [n for n in names if n not in known and (n.startswith(prefixes) or n in _benchmark_names())]
-    if unknown:
-        raise StreamGazeError(f"unknown task {unknown[0]!r}: no task or group of that name (`streamgaze "
-                              "tasks-dir` prints the folder of our task YAMLs)")
+    check_task_names(names, known)
     planned = []
     for name in names:
         leaves = _leaves(name, groups)

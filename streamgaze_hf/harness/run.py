@@ -4,6 +4,7 @@
   directory; a run of our tasks only skips lmms-eval's index of its ~3,400 built-in task YAMLs
   (:func:`skip_builtin_task_index`, a patch of its ``TaskManager``);
 * :func:`prepare_files`: fetch (a Hub dataset) and verify what the run's tasks read, before it starts;
+* :func:`lmms_model_names`: the ``--model`` names lmms-eval can load (checked before it starts);
 * :func:`annotate_results`: record the run's settings in the results files it wrote.
 
 Whether the run produced its results is checked by :mod:`streamgaze_hf.harness.checks`.
@@ -26,6 +27,15 @@ def prepare_files(root, benchmark: str, args: list[str]) -> None:
     pairs = lmms_selection(tasks_argument(args), group_members()).get(benchmark, [])
     if pairs:
         prepare_run_files(root, benchmark, pairs)
+
+
+def lmms_model_names() -> list[str]:
+    """Every ``--model`` name lmms-eval can load: its registry's ids and aliases, with the models of the
+    installed ``lmms_eval.models`` entry points (and ``LMMS_EVAL_PLUGINS``). Reads lmms-eval's registry
+    (``lmms_eval.models``, about 0.2 s), never imports a model's own module."""
+    from lmms_eval.models import list_available_models
+
+    return list_available_models(include_aliases=True)
 
 
 def annotate_results(paths: list, settings: dict) -> None:

@@ -103,8 +103,9 @@ def test_eval_unknown_task_of_ours_fails_before_lmms_eval(demo_dataset, tmp_path
     proc = streamgaze("eval", "--root", demo_dataset, "--", "--model", "streamgaze_random", "--tasks",
                       "streamgaze_nosuch", "--output_path", tmp_path / "out")
     assert proc.returncode == 2
-    assert one_error(proc) == ("streamgaze: error: unknown task 'streamgaze_nosuch': no task or group of that name "
-                               "(`streamgaze tasks-dir` prints the folder of our task YAMLs)")
+    assert one_error(proc) == ("streamgaze eval: error: unknown task 'streamgaze_nosuch': no task or group of that "
+                               "name (`streamgaze tasks-dir` prints the folder of our task YAMLs); did you mean "
+                               "streamgaze_sr or streamgaze or streamgaze_otp?")
     assert not (tmp_path / "out").exists()
 
 
