@@ -98,6 +98,14 @@ def proxy_args(p: argparse.ArgumentParser) -> None:
                    help="the proxies' longer side in pixels (default 448 when --proxy-fps is given)")
 
 
+def vlm_key_arg(p: argparse.ArgumentParser) -> None:
+    """``--vlm-api-key-env VAR``: the environment variable holding the VLM endpoint's API key (never the key)."""
+    p.add_argument("--vlm-api-key-env", default="", metavar="VAR",
+                   help="the environment variable that holds the VLM endpoint's API key, sent as a Bearer token "
+                        "(e.g. OPENAI_API_KEY; the key is never taken from the command line, printed or recorded; "
+                        "default: no key)")
+
+
 def previews_arg(p: argparse.ArgumentParser) -> None:
     """``--previews`` / ``--no-previews``: the Hub-facing ``previews`` config (dataset/viewer.py), on by default."""
     p.add_argument("--previews", action=argparse.BooleanOptionalAction, default=True,

@@ -84,12 +84,12 @@ def _eval(p: argparse.ArgumentParser) -> Handler:
 
         from ..dataset.load import task_is_empty
         from ..harness.checks import plan_tasks, run_checked
-        from ..harness.run import annotate_results, prepare_files, run_lmms_eval
+        from ..harness.run import annotate_results, prepare_files, redact_files, run_lmms_eval
 
         args = plan_tasks(args, task_names(), group_members(), task_is_empty(os.environ[bench.root_env]),
                           lambda note: print(f"streamgaze: note: {note}", file=sys.stderr))
         prepare_files(root, bench.name, args)
-        return run_checked(args, run_lmms_eval, lambda paths: annotate_results(paths, settings))
+        return run_checked(args, run_lmms_eval, lambda paths: annotate_results(paths, settings), redact_files)
 
     return run
 

@@ -243,10 +243,26 @@ def _short(message: str) -> str:
     return line if len(line) <= 300 else line[:297] + "..."
 
 
-def run_checked(args: list[str], run: Callable[[list[str]], int], annotate: Callable[[list[Path]], None]) -> int:
+def _snapshot(out: str) -> dict[Path, tuple[int, int]]:
+    """Every file under ``out``: (modification time, size)."""
+    state = {}
+    for path in Path(out).rglob("*") if Path(out).is_dir() else ():
+        try:
+            st = path.stat()
+        except OSError:
+            continue
+        if path.is_file():
+            state[path] = (st.st_mtime_ns, st.st_size)
+    return state
+
+
+def run_checked(args: list[str], run: Callable[[list[str]], int], annotate: Callable[[list[Path]], None],
+                scrub: Callable[[list[Path]], None] = lambda _paths: None) -> int:
     """Run lmms-eval (``run(args)``, its exit status) and check its results (module docstring);
-    ``annotate(new_results_files)`` records our settings in them. Raises :class:`EvalRunFailed` (or a
-    :class:`StreamGazeError` from our task code) when the run did not produce its results."""
+    ``scrub(written)`` gets every file the run wrote or changed under its output path (secrets redacted:
+    harness/run.py), then ``annotate(new_results_files)`` records our settings in the results. Raises
+    :class:`EvalRunFailed` (or a :class:`StreamGazeError` from our task code) when the run did not produce its
+    results."""
     import shutil
     import tempfile
 
@@ -258,6 +274,7 @@ def run_checked(args: list[str], run: Callable[[list[str]], int], annotate: Call
         tmp = tempfile.mkdtemp(prefix="streamgaze-eval-")
         out, args = tmp, [*args, "--output_path", tmp]
     before = set(results_files(out))
+    files_before = _snapshot(out)
     try:
         with collect_errors() as errors:
             try:
@@ -266,6 +283,8 @@ def run_checked(args: list[str], run: Callable[[list[str]], int], annotate: Call
                 raise
             except Exception as exc:  # lmms-eval re-raises with --verbosity DEBUG
                 raise EvalRunFailed(f"lmms-eval failed: {type(exc).__name__}: {_short(str(exc))}") from exc
+            finally:
+                scrub([p for p, state in _snapshot(out).items() if files_before.get(p) != state])
         new = [p for p in results_files(out) if p not in before]
         if new:
             annotate(new)

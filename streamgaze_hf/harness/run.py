@@ -5,7 +5,8 @@
   (:func:`skip_builtin_task_index`, a patch of its ``TaskManager``);
 * :func:`prepare_files`: fetch (a Hub dataset) and verify what the run's tasks read, before it starts;
 * :func:`lmms_model_names`: the ``--model`` names lmms-eval can load (checked before it starts);
-* :func:`annotate_results`: record the run's settings in the results files it wrote.
+* :func:`annotate_results`: record the run's settings in the results files it wrote; :func:`redact_files`:
+  no secret in any text file it wrote.
 
 Whether the run produced its results is checked by :mod:`streamgaze_hf.harness.checks`.
 """
@@ -36,6 +37,30 @@ def lmms_model_names() -> list[str]:
     from lmms_eval.models import list_available_models
 
     return list_available_models(include_aliases=True)
+
+
+#: the files of a run that are text (lmms-eval's results and samples, logs); others are left as written
+_TEXT_SUFFIXES = (".json", ".jsonl", ".txt", ".log", ".yaml", ".md", ".csv")
+
+
+def redact_files(paths: list) -> None:
+    """Rewrite each text file of ``paths`` (what a run wrote) with every secret redacted
+    (:func:`streamgaze_hf.util.secrets.redact`: lmms-eval records ``model_args`` as given, ``api_key=`` included)."""
+    from ..util.fsutil import atomic_output
+    from ..util.secrets import redact, secret_values
+
+    secrets = secret_values()
+    for path in paths:
+        if path.suffix not in _TEXT_SUFFIXES:
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        clean = redact(text, secrets)
+        if clean != text:
+            with atomic_output(path) as tmp:
+                tmp.write_text(clean, encoding="utf-8")
 
 
 def annotate_results(paths: list, settings: dict) -> None:

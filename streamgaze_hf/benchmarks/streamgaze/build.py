@@ -52,6 +52,7 @@ class BuildOptions:
     metadata: str = ""  # metadata back-end: the official episode CSV (or a directory of them)
     vlm_url: str = ""  # vlm back-end: OpenAI-compatible base URL ...
     vlm_model: str = ""  # ... and model name
+    vlm_api_key_env: str = ""  # ... and the environment variable holding its API key ("": none; never recorded)
     review: tuple[str, ...] = ()  # human-verification CSVs applied before QA generation
     fixations: str = "detector"  # detector (the paper's dispersion rule) | device (the glasses' own fixations)
     fixation: FixationParams = field(default_factory=FixationParams)
@@ -63,6 +64,7 @@ class BuildOptions:
     def to_dict(self) -> dict:
         """The options as recorded in the manifest (input files by name, not by local path)."""
         d = asdict(self)
+        del d["vlm_api_key_env"]  # how the key is found locally changes nothing in the dataset
         d["metadata"] = Path(self.metadata).name if self.metadata else ""
         d["review"] = [Path(r).name for r in self.review]
         return d
@@ -170,11 +172,12 @@ def make_backend(opts: BuildOptions):
             raise StreamGazeError("the metadata object back-end needs --metadata CSV")
         return MetadataBackend(opts.metadata)
     if opts.objects == "vlm":
-        from ...objects.vlm import VLMBackend
+        from ...objects.vlm import VLMBackend, api_key_from_env
 
         if not (opts.vlm_url and opts.vlm_model):
             raise StreamGazeError("the vlm object back-end needs --vlm-url and --vlm-model")
-        return VLMBackend(opts.vlm_url, opts.vlm_model, hfov_deg=opts.hfov_deg)
+        return VLMBackend(opts.vlm_url, opts.vlm_model, api_key=api_key_from_env(opts.vlm_api_key_env),
+                          hfov_deg=opts.hfov_deg)
     raise StreamGazeError(f"unknown object back-end {opts.objects!r} (oracle, metadata, vlm)")
 
 
@@ -240,6 +243,9 @@ def check_build_arguments(raw: Path, out: Path, version: str, opts: BuildOptions
     if opts.objects == "oracle" and opts.source != "world":
         raise StreamGazeError(f"the oracle object back-end reads the demo world's objects.json; --source "
                               f"{opts.source} needs --objects metadata --metadata CSV or --objects vlm")
+    if opts.vlm_api_key_env and opts.objects != "vlm":
+        raise StreamGazeError(f"--vlm-api-key-env is the vlm object back-end's key; --objects {opts.objects} "
+                              "calls no endpoint")
     if opts.objects == "vlm" and opts.vlm_url and not opts.vlm_url.lower().startswith(("http://", "https://")):
         raise StreamGazeError(f"--vlm-url must be an http(s) URL, got {opts.vlm_url!r}")
     if opts.fixations not in FIXATION_SOURCES:

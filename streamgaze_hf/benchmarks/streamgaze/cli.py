@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ...cli.base import Handler, proxy_args, raw_common, release_common
+from ...cli.base import Handler, proxy_args, raw_common, release_common, vlm_key_arg
 from ...gaze.sources.registry import SOURCES
 from ...util.errors import StreamGazeError
 from . import BENCHMARK
@@ -26,6 +26,7 @@ def _raw(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--metadata", default="", help="metadata back-end: official episode metadata CSV (or dir)")
     p.add_argument("--vlm-url", default="", help="vlm back-end: OpenAI-compatible base URL")
     p.add_argument("--vlm-model", default="", help="vlm back-end: model name")
+    vlm_key_arg(p)
     p.add_argument("--review", nargs="+", default=[], metavar="CSV",
                    help="human-verification CSVs (streamgaze review export) applied before QA generation")
     p.add_argument("--fixations", default="detector", choices=["detector", "device"],
@@ -47,7 +48,7 @@ def _raw(p: argparse.ArgumentParser) -> Handler:
             raise StreamGazeError(f"--source {a.source} needs an object back-end: --objects metadata --metadata CSV "
                                   "or --objects vlm --vlm-url URL --vlm-model NAME (the oracle needs the demo world)")
         opts = BuildOptions(seed=a.seed, source=a.source, objects=objects, metadata=a.metadata, vlm_url=a.vlm_url,
-                            vlm_model=a.vlm_model, review=tuple(a.review), hfov_deg=a.hfov, fixations=a.fixations)
+                            vlm_model=a.vlm_model, vlm_api_key_env=a.vlm_api_key_env, review=tuple(a.review), hfov_deg=a.hfov, fixations=a.fixations)
         build = BENCHMARK.importer("raw")
         root = build(a.raw, a.out, a.version, workers=a.workers, force=a.force, changelog=a.changelog,
                      options=opts, proxy=proxy_spec(a.proxy_fps, a.proxy_size), previews=a.previews)
