@@ -160,16 +160,34 @@ def _leaderboard(p: argparse.ArgumentParser) -> Handler:
     return run
 
 
-#: the leaderboard's sub-verbs: ``streamgaze leaderboard sync|serve|space ...`` (canonical_argv joins the two
+#: the leaderboard's sub-verbs: ``streamgaze leaderboard init|sync|serve|space ...`` (canonical_argv joins the two
 #: words); ``streamgaze leaderboard FILE.json ...`` stays the static site
-LEADERBOARD_VERBS = ("sync", "serve", "space")
+LEADERBOARD_VERBS = ("init", "sync", "serve", "space")
+
+
+@command("leaderboard init", "the maintainer's first step: create the requests and results datasets on the Hub "
+         "(public, with their cards), after checking the token may create them; prints the next commands")
+def _leaderboard_init(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("--requests", required=True, metavar="ORG/REQUESTS",
+                   help="the requests dataset to create (submissions arrive as pull requests)")
+    p.add_argument("--results", required=True, metavar="ORG/RESULTS",
+                   help="the results dataset to create (the accepted rows, the papers' rows, the static site)")
+
+    def run(a: argparse.Namespace) -> int:
+        from ..leaderboard.service.create import init_leaderboard
+
+        print(init_leaderboard(a.requests, a.results).format())
+        return 0
+
+    return run
 
 
 @command("leaderboard sync", "the maintainer's sync: re-score every open pull request of the requests dataset, "
          "comment and merge or close it, update the results dataset and its static site")
 def _leaderboard_sync(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--requests", required=True, metavar="ORG/REQUESTS", help="the requests dataset (pull requests)")
-    p.add_argument("--results", required=True, metavar="ORG/RESULTS", help="the results dataset (created if missing)")
+    p.add_argument("--results", required=True, metavar="ORG/RESULTS",
+                   help="the results dataset (`leaderboard init` creates it; created here if missing)")
     p.add_argument("--dataset", action="append", required=True,
                    help="a dataset submissions are scored against, hf://datasets/ORG/NAME@REV; repeat it, one per "
                         "benchmark (a submission is re-scored at the commit it pins)")
@@ -180,7 +198,7 @@ def _leaderboard_sync(p: argparse.ArgumentParser) -> Handler:
         from ..leaderboard.service.sync import sync
 
         kwargs = {} if a.timeout is None else {"timeout_s": a.timeout}
-        print(sync(a.requests, a.results, a.dataset, log=print, **kwargs).format())
+        print(sync(a.requests, a.results, a.dataset, log=print, **kwargs).format(decisions=False))  # logged once
         return 0
 
     return run

@@ -35,6 +35,7 @@ COVERED = {
     "doctor": "test_failures_cli", "publish": "test_hub",
     # the leaderboard on the Hub
     "push-submission": "test_leaderboard_hub", "leaderboard sync": "test_leaderboard_hub",
+    "leaderboard init": "test_leaderboard_first_steps",
     "leaderboard serve": "test_leaderboard_app", "leaderboard space": "test_leaderboard_service",
     # one sub-command per benchmark (the hidden ones answer with one error line)
     "build streamgaze": "sg", "build egogazevqa": "test_egogazevqa_raw_build", "build vl4gaze": "test_build_vl4gaze_modes",

@@ -20,7 +20,8 @@ BUILD_USAGE = "usage: streamgaze build streamgaze --raw RAW --out OUT --version 
 BAD = {
     "": (["evl"], "COMMAND: 'evl' is not one of world, overlay, gaze, build, import, stats, doctor, review, tasks-dir, "
                   "eval, report, stream-eval, export-sft, submit, push-submission, import-official-results, validate, "
-                  "compare, leaderboard, leaderboard sync, leaderboard serve, leaderboard space, clips, publish; "
+                  "compare, leaderboard, leaderboard init, leaderboard sync, leaderboard serve, leaderboard space, clips, "
+                  "publish; "
                   "did you mean eval?"),
     "world": (["--out", "w", "--videos", "three"], "--videos: invalid int value: 'three'"),
     "overlay": (["v.mp4", "g.csv", "--out", "o.mp4", "--hfov", "wide"], "--hfov: invalid float value: 'wide'"),
@@ -62,7 +63,7 @@ BAD = {
                          "--timeout: invalid float value: 'soon'"),
     "leaderboard serve": (["--port", "http"], "--port: invalid int value: 'http'"),
     "leaderboard space": (["--out", "s", "--nosuch"], "unrecognized arguments: --nosuch"),
-    #"leaderboard init": (["--requests", "o/r", "--results", "o/s", "--nosuch"], "unrecognized arguments: --nosuch"),
+    "leaderboard init": (["--requests", "o/r", "--results", "o/s", "--nosuch"], "unrecognized arguments: --nosuch"),
     "clips": (["warn"], "{warm,stats,prune}: 'warn' is not one of warm, stats, prune; did you mean warm?"),
     "clips warm": (["--workers", "many"], "--workers: invalid int value: 'many'"),
     "clips stats": (["--nosuch"], "unrecognized arguments: --nosuch"),

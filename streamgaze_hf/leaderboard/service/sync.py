@@ -34,6 +34,7 @@ from ...submission.schema import submission_benchmark
 from ...util.errors import StreamGazeError
 from .bounded import rescore_bounded
 from .hub_push import hub_api, hub_error
+from .repos import require_repo
 from .results import data_path, read_results, result_row, results_files
 from .untrusted import RESCORE_TIMEOUT_S, check_size, comment_text, model_slug, parse_submission_path
 
@@ -62,9 +63,11 @@ class SyncReport:
     recovered: list[int] = field(default_factory=list)  # merged earlier, their rows added now
     commit: str | None = None  # the results commit made (None: nothing changed)
 
-    def format(self) -> str:
-        lines = [f"#{n} merged" for n in self.merged] + [f"#{n} closed: {r}" for n, r in self.closed]
-        lines += [f"#{n} already handled by another sync" for n in self.skipped]
+    def format(self, decisions: bool = True) -> str:
+        """The report; without ``decisions`` only what the sync's log did not already say (the CLI logs each
+        pull request's decision as it is made)."""
+        lines = [f"#{n} merged" for n in self.merged] + [f"#{n} closed: {r}" for n, r in self.closed] if decisions else []
+        lines += [f"#{n} already handled by another sync" for n in self.skipped] if decisions else []
         lines += [f"#{n} merged earlier: its row added now" for n in self.recovered]
         lines.append(f"results: commit {self.commit}" if self.commit else "results: unchanged")
         return "\n".join(lines)
@@ -194,6 +197,12 @@ class _Sync:
                  log: Callable[[str], None], tmp: Path) -> None:
         self.api = hub_api(token)
         self.requests, self.results, self.timeout_s, self.log, self.tmp = requests, results, timeout_s, log, tmp
+        try:  # before the datasets are fetched, before anything is created
+            require_repo(self.api, requests, "requests", requests=requests, results=results)
+        except StreamGazeError:
+            raise
+        except Exception as exc:  # noqa: BLE001
+            raise hub_error(exc, f"reading {requests}") from None
         self.choices = dataset_choices(datasets)
 
     # ---- the requests dataset ------------------------------------------------------------------------
