@@ -227,7 +227,7 @@ def _leaderboard_serve(p: argparse.ArgumentParser) -> Handler:
 
 
 @command("leaderboard space", "write the folder of a Hugging Face Space that runs the leaderboard app "
-         "(app.py, requirements.txt pinning this toolkit, README with the Space metadata)")
+         "(app.py, this toolkit's wheel, requirements.txt naming it, a Dockerfile, README with the Space metadata)")
 def _leaderboard_space(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--out", required=True, help="the Space folder to write (a new or empty directory)")
     p.add_argument("--results", default=None, help="ORG/RESULTS the Space reads")

@@ -51,13 +51,14 @@ def test_space_folder(tmp_path):
     proc = streamgaze("leaderboard", "space", "--out", out, "--results", "org/results", "--requests", "org/requests",
                       "--dataset", "hf://datasets/org/sg@v1.0.0", tmp=tmp_path)
     assert proc.returncode == 0 and proc.stdout.strip() == str(out), proc.stderr[-2000:]
-    assert sorted(p.name for p in out.iterdir()) == ["README.md", "app.py", "requirements.txt"]
     from streamgaze_hf import __version__
 
-    assert (out / "requirements.txt").read_text() == f"streamgaze-toolkit[leaderboard]=={__version__}\n"
+    wheel = f"streamgaze_toolkit-{__version__}-py3-none-any.whl"  # the toolkit is on no index: the Space carries it
+    assert sorted(p.name for p in out.iterdir()) == ["Dockerfile", "README.md", "app.py", "requirements.txt", wheel]
+    assert (out / "requirements.txt").read_text().splitlines()[-1] == f"./{wheel}[leaderboard]"
     readme = (out / "README.md").read_text()
-    assert readme.startswith("---\ntitle: Gaze benchmarks leaderboard\n") and "sdk: gradio\n" in readme
-    assert "app_file: app.py\n" in readme and "sdk_version: " in readme
+    assert readme.startswith("---\ntitle: Gaze benchmarks leaderboard\n") and "sdk: docker\napp_port: 7860\n" in readme
+    assert "app_file: app.py\n" in readme
     app = (out / "app.py").read_text()
     assert 'os.environ.get("RESULTS", "org/results")' in app and "hf://datasets/org/sg@v1.0.0" in app
     compile(app, "app.py", "exec")

@@ -22,6 +22,7 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from ... import __version__
 from ...registry import Benchmark, benchmarks
 from ...util.errors import StreamGazeError
 from ..rows import SOURCE_LABELS
@@ -30,7 +31,7 @@ from .untrusted import RESCORE_TIMEOUT_S, comment_text
 
 __all__ = ["load_results", "table_frame", "filter_choices", "build_app", "serve", "submit_upload", "ABOUT"]
 
-ABOUT = """\
+ABOUT = f"""\
 ### How rows are made
 
 Every row marked *re-scored* comes from a submission file: every raw response of a model on every question
@@ -47,7 +48,8 @@ params change numbers: compare rows only where they match, and only within one d
 ### Reproduce a row
 
 ```bash
-pip install "streamgaze-toolkit[eval]"
+# streamgaze-toolkit is not on a package index: its wheel is in this Space's files (or clone its repository)
+pip install "./streamgaze_toolkit-{__version__}-py3-none-any.whl[eval]"
 # the file of the row: submission_path in the results dataset, in the requests dataset
 hf download ORG/REQUESTS SUBMISSION_PATH --repo-type dataset --local-dir sub
 streamgaze validate sub/SUBMISSION_PATH --dataset hf://datasets/DATASET_REPO@DATASET_COMMIT

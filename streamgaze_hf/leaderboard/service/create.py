@@ -48,7 +48,8 @@ one file, `submissions/<benchmark>/<model-slug>/<UTC timestamp>.json`: a submiss
 ## Submit
 
 ```bash
-pip install "streamgaze-toolkit[eval]"      # see the toolkit's README for how it is distributed
+# streamgaze-toolkit is not on a package index: clone its repository and `make setup` (or install the wheel
+# the leaderboard's Space carries: pip install "./streamgaze_toolkit-VERSION-py3-none-any.whl[eval]")
 streamgaze submit RUN_DIR --dataset hf://datasets/ORG/NAME@vX.Y.Z --model-name "My model" --out mine.json \\
     --push {requests}
 # or a file made earlier:
