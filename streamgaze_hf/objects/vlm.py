@@ -90,7 +90,7 @@ def api_key_from_env(variable: str | None) -> str | None:
     key = os.environ.get(variable, "")
     if not key.strip():
         raise StreamGazeError(f"--vlm-api-key-env {variable}: the environment variable {variable} is not set "
-                              f"(export {variable}=<your key> first)")
+                              "(export the key in it first)")
     register(key)
     return key
 

@@ -37,8 +37,7 @@ from ...util.fsutil import write_text_atomic
 from ...video.proxy import ProxySpec
 from ...video.reader import VideoInfo, probe_video
 from .qa.context import VideoContext
-from .qa.generate import DEFAULT_CAP, generate_questions
-from .qa.present import fap_unavailable
+from .qa.generate import DEFAULT_CAP, empty_task_reasons, generate_questions
 from .tasks import TASK_IDS
 
 RESULT_FILE = "result.json"
@@ -48,7 +47,7 @@ RESULT_FILE = "result.json"
 class BuildOptions:
     seed: int = 0
     source: str = "world"  # raw layout: one of gaze.sources.registry.SOURCES
-    objects: str = "oracle"  # object back-end: oracle (demo world) | metadata | vlm
+    objects: str = "oracle"  # object back-end: oracle (demo world) | metadata | vlm | none (no object names)
     metadata: str = ""  # metadata back-end: the official episode CSV (or a directory of them)
     vlm_url: str = ""  # vlm back-end: OpenAI-compatible base URL ...
     vlm_model: str = ""  # ... and model name
@@ -165,6 +164,10 @@ def make_backend(opts: BuildOptions):
     rebuilds and resumed builds never pay for the same request twice."""
     if opts.objects == "oracle":
         return OracleBackend()
+    if opts.objects == "none":
+        from ...objects.none import NoObjectsBackend
+
+        return NoObjectsBackend()
     if opts.objects == "metadata":
         from .episode_objects import MetadataBackend
 
@@ -178,7 +181,7 @@ def make_backend(opts: BuildOptions):
             raise StreamGazeError("the vlm object back-end needs --vlm-url and --vlm-model")
         return VLMBackend(opts.vlm_url, opts.vlm_model, api_key=api_key_from_env(opts.vlm_api_key_env),
                           hfov_deg=opts.hfov_deg)
-    raise StreamGazeError(f"unknown object back-end {opts.objects!r} (oracle, metadata, vlm)")
+    raise StreamGazeError(f"unknown object back-end {opts.objects!r} (oracle, metadata, vlm, none)")
 
 
 def process_recording(ref: RecordingRef | Path, work: Path, opts: BuildOptions) -> Path:
@@ -191,7 +194,7 @@ def process_recording(ref: RecordingRef | Path, work: Path, opts: BuildOptions) 
     a = analyse_recording(rec, opts)
     info, track, fixations, scores, kept_idx = a.info, a.track, a.fixations, a.scores, a.kept_idx
     objects, episodes = a.context.objects, a.context.episodes
-    qa = generate_questions(a.context, opts.seed, opts.cap_per_task)
+    qa = generate_questions(a.context, opts.seed, opts.cap_per_task, names=opts.objects != "none")
     # Both stored videos are re-encoded without B-frames and with a keyframe at every window start,
     # so every evaluation window clip is a frame-exact packet copy (video/clips.py).
     starts = sorted({r["window_start"] for rows in qa.values() for r in rows if r["window_start"] > 0})
@@ -220,7 +223,7 @@ def process_recording(ref: RecordingRef | Path, work: Path, opts: BuildOptions) 
                  "overlay_path": f"videos/overlay/{vid}.mp4", "fps": info.fps, "width": info.width,
                  "height": info.height, "n_frames": info.n_frames, "duration": info.duration,
                  "hfov_deg": hfov if hfov is not None else math.nan}
-    skipped = {task: reason for task, reason in (("fap", fap_unavailable(rec.actions)),) if reason}
+    skipped = empty_task_reasons(qa, rec.actions, opts.objects)  # every task this recording gives no question
     result = {"video": video_row, "qa": qa, "fixations": fix_rows, "gaze": gaze_rows, "skipped": skipped}
     write_text_atomic(out / RESULT_FILE, json.dumps(result, sort_keys=True))
     return out
@@ -321,7 +324,7 @@ def build_dataset(raw: str | os.PathLike[str], out: str | os.PathLike[str], vers
     build_info = {"road": "raw-pipeline", "raw_dir": raw.name, "source": opts.source,
                   "object_backend": opts.objects, "options": opts.to_dict(),
                   "inputs": {ref.video_id: d.name for ref, d in zip(recs, done)}}
-    build_info["skipped_tasks"] = skipped  # task -> {video_id: why its inputs cannot give that task}
+    build_info["skipped_tasks"] = skipped  # task -> {video_id: why that recording gives the task no question}
     if proxy is not None:
         build_info["proxy"] = proxy.as_dict()
     if review_stats is not None:
