@@ -28,6 +28,7 @@ from ...util.errors import StreamGazeError
 from ..rows import SOURCE_LABELS
 from .results import data_path, local_results, paper_result_rows, read_results, result_row
 from .untrusted import RESCORE_TIMEOUT_S, comment_text
+from .uploads import upload_folder
 
 __all__ = ["load_results", "table_frame", "filter_choices", "build_app", "serve", "submit_upload", "ABOUT"]
 
@@ -170,7 +171,9 @@ def submit_upload(path: str | None, requests: str | None, choices: Mapping | Non
 
 def build_app(results: str | os.PathLike[str] | None = None, requests: str | None = None,
               datasets: Sequence[str] = (), *, token: str | None = None):
-    """The Gradio Blocks of the leaderboard (``demo.launch()`` serves it)."""
+    """The Gradio Blocks of the leaderboard (``demo.launch()`` serves it); uploads go to a folder of its own,
+    removed when the app stops (:mod:`.uploads`)."""
+    upload_folder()  # before Gradio is imported: it reads GRADIO_TEMP_DIR then
     import gradio as gr
 
     from .sync import dataset_choices
@@ -217,8 +220,13 @@ def build_app(results: str | os.PathLike[str] | None = None, requests: str | Non
 def serve(results: str | None, requests: str | None, datasets: Sequence[str] = (), *, host: str = "127.0.0.1",
           port: int = 7860) -> None:
     """``streamgaze leaderboard serve``: build the app and serve it until interrupted."""
+    upload_folder()
     try:
         import gradio  # noqa: F401
     except ImportError:
         raise StreamGazeError("the leaderboard app needs Gradio: pip install 'streamgaze-toolkit[leaderboard]'") from None
+    import signal
+    import sys
+
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))  # a stopped service cleans up too
     build_app(results, requests, datasets).launch(server_name=host, server_port=port, show_error=False)
