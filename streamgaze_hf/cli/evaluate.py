@@ -115,7 +115,7 @@ def _checked_benchmark(a: argparse.Namespace, args: list[str]):
     names = (tasks_arg(args) or (0, []))[1]
     groups = group_members()
     check_task_names(names, task_names())
-    name, why = a.benchmark, f"given as {a.benchmark}"
+    name, why = a.benchmark, "the benchmark given"
     if name is None and a.root:
         name, why = benchmark_of_root(resolve_root(a.root)), f"the benchmark of --dataset {a.root}"
     owners = benchmarks_of_tasks(names, groups)

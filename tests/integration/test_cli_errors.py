@@ -126,3 +126,11 @@ def test_the_console_script_prints_the_same(tmp_path):
         "usage: streamgaze eval [options] [BENCH] [-- ARGS]",
         "streamgaze eval: error: unrecognized arguments: --model; lmms-eval's arguments go after --: streamgaze eval "
         "[BENCH] [--dataset ROOT] -- --model MODEL --tasks TASKS")
+
+
+def test_gaze_help_names_every_source_that_takes_a_directory(tmp_path):
+    proc = streamgaze("gaze", "--help", tmp=tmp_path)
+    assert proc.returncode == 0
+    text = " ".join(proc.stdout.split())
+    assert ("the recording's gaze file in its native format, or its recording directory (world, holoassist, neon, "
+            "pupil_cloud, pupil_core, tobii_g3)") in text
