@@ -16,6 +16,7 @@ import pytest
 from ..fixtures.cli_entry import script
 
 pytest.importorskip("gradio")
+pytestmark = pytest.mark.slow
 
 
 def _free_port() -> int:
