@@ -182,7 +182,7 @@ def test_streamgaze_commands(sg, tmp_path):
     assert "kept 0, dropped 1" in ok(streamgaze("review", "import", "--benchmark", "egogazevqa", tmp_path / "q.csv",
                                                 tmp=tmp_path))
     assert one_error_line(streamgaze("review", "import", "--dataset", root, tmp_path / "q.csv", tmp=tmp_path)) == (
-        f"streamgaze: error: {tmp_path / 'q.csv'}: a question-verification CSV, not a review CSV of streamgaze")
+        f"streamgaze review import: error: {tmp_path / 'q.csv'}: a question-verification CSV, not a review CSV of streamgaze")
     # export-sft (the demo dataset is an evaluation set: the flag says so)
     assert "samples" in ok(streamgaze("export-sft", "--dataset", root, "--out", tmp_path / "sft", "--allow-eval-data",
                                       tmp=tmp_path))
@@ -351,5 +351,5 @@ def test_build_vl4gaze_on_a_real_annotation_file(tmp_path):
         line = one_error_line(streamgaze("build", "vl4gaze", "--videoattentiontarget", tmp_path / "real" / "annotations",
                                          "--images", tmp_path / "real" / "images", *vlm, "--out", tmp_path / "x",
                                          "--version", "1.0.0", tmp=tmp_path))
-        assert line == (f"streamgaze: error: {ann / 'person1.txt'}: line 1: 5 columns; VideoAttentionTarget rows "
+        assert line == (f"streamgaze build vl4gaze: error: {ann / 'person1.txt'}: line 1: 5 columns; VideoAttentionTarget rows "
                         "have 7 (frame, xmin, ymin, xmax, ymax, gaze_x, gaze_y)")
