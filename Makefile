@@ -16,9 +16,9 @@ lock: setup
 demo: setup
 	@bash scripts/demo.sh "$(DEMO_OUT)"
 
-# `make test`: the unit and integration tests (tests/unit, tests/integration; about 3 minutes on 2 cores).
+# `make test`: the unit and integration tests (tests/unit, tests/integration; about 3 minutes on an idle 2-core machine).
 # `make e2e`: the end-to-end tests (tests/e2e: real lmms-eval runs, the Hub stand-in, the long CLI runs; about
-# 7 minutes on 2 cores).
+# 7 minutes on an idle 2-core machine before issue 38's tests; 42 minutes with them at load average 9-13).
 # CI (.ci/run) runs both. Temporary files live under .pytest_tmp/ in the clone (pytest empties it at the
 # start of the next run; a passed test's tmp_path is removed when it ends), never in /tmp.
 test: setup

@@ -14,7 +14,9 @@ Start-up: only the command being run is configured (its arguments added, its ben
 no command module imports the library at module level, so ``streamgaze --help``, ``--version`` and every
 ``<command> --help`` answer without importing ``datasets``, pandas, torch, lmms-eval or PyAV.
 
-Every bad input surfaces as one line ``streamgaze: error: <file>: <reason>`` and exit code 2.
+Every bad input surfaces as the verb's usage on one line and one error line ``streamgaze VERB: error:
+<file>: <reason>``, exit code 2 (usage.py); a run that fails (``eval`` without results) as the error line
+alone, exit code 1.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from ..util.errors import StreamGazeError
 from ..util.provenance import TOOLKIT
 from . import cache, data, evaluate, hub, review, submit
 from .base import COMMANDS, Configure, deprecated
+from .usage import Parser, error_lines
 
 __all__ = ["main", "build_parser", "ALIASES", "GROUPS"]
 
@@ -75,8 +78,8 @@ def _build_without_bench(rest: list[str]) -> list[str]:
     (deprecated): X's."""
     from .base import benchmark_names
 
-    if not rest or rest[0] in ("-h", "--help") or rest[0] in benchmark_names():
-        return ["build", *rest]
+    if not rest or rest[0] in ("-h", "--help") or not rest[0].startswith("-") or rest[0] in benchmark_names():
+        return ["build", *rest]  # a word first: a benchmark's name (or a misspelt one, which argparse names)
     bench, rest = _take_benchmark(rest)
     if bench is not None:
         deprecated(f"build --benchmark {bench}", f"build {bench}")
@@ -130,7 +133,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     Returns:
         The parser; each configured command's namespace carries its handler as ``_handler``.
     """
-    parser = argparse.ArgumentParser(prog=TOOLKIT, description=__doc__.splitlines()[0])
+    parser = Parser(prog=TOOLKIT, description=__doc__.splitlines()[0])
     parser.add_argument("--version", action=_VersionAction, help="print the toolkit's version and commit, then exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, help_text, configure in commands():
@@ -161,14 +164,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .termio import SIGPIPE_STATUS, console, flush_stdout, silence_stdout, stdout_closed
 
     with console():
+        verb = None  # the parser of the verb being run: its usage goes with an error
         try:
             argv = canonical_argv(sys.argv[1:] if argv is None else argv)
             command = argv[0] if argv and not argv[0].startswith("-") else ""
-            args = build_parser(command).parse_args(argv)
+            args, extra = build_parser(command).parse_known_args(argv)
+            verb = args._parser
+            if extra:
+                verb.error(f"unrecognized arguments: {' '.join(extra)}")
             rc = int(args._handler(args) or 0)
         except StreamGazeError as exc:
-            print(f"streamgaze: error: {exc}", file=sys.stderr)
             rc = getattr(exc, "exit_code", 2)  # 2: bad input; harness.checks.EvalRunFailed: 1
+            print("\n".join(error_lines(verb, str(exc), usage=rc == 2)), file=sys.stderr)
         except KeyboardInterrupt:
             print("streamgaze: interrupted", file=sys.stderr)
             rc = 130

@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable
 
 from ..util.errors import StreamGazeError
+from .usage import Parser
 
 Handler = Callable[[argparse.Namespace], "int | None"]
 Configure = Callable[[argparse.ArgumentParser], Handler]
@@ -67,7 +68,7 @@ def benchmark_of_root(root) -> str:
     return benchmark_of(read_manifest(root)) if (Path(root) / MANIFEST).is_file() else benchmark_of({})
 
 
-class _Refusal(argparse.ArgumentParser):
+class _Refusal(Parser):
     """A sub-command that takes any arguments and runs its one handler (see :func:`hidden_parser`)."""
 
     def __init__(self, prog: str, handler: Handler) -> None:
@@ -76,7 +77,7 @@ class _Refusal(argparse.ArgumentParser):
 
     def parse_known_args(self, args=None, namespace=None):
         namespace = namespace or argparse.Namespace()
-        namespace._handler = self._refusal
+        namespace._handler, namespace._parser = self._refusal, self
         return namespace, []
 
 
@@ -95,6 +96,14 @@ def proxy_args(p: argparse.ArgumentParser) -> None:
                    help="also store a proxy of every video at this frame rate (default 2 when --proxy-size is given)")
     p.add_argument("--proxy-size", type=int, default=None,
                    help="the proxies' longer side in pixels (default 448 when --proxy-fps is given)")
+
+
+def vlm_key_arg(p: argparse.ArgumentParser) -> None:
+    """``--vlm-api-key-env VAR``: the environment variable holding the VLM endpoint's API key (never the key)."""
+    p.add_argument("--vlm-api-key-env", default="", metavar="VAR",
+                   help="the environment variable that holds the VLM endpoint's API key, sent as a Bearer token "
+                        "(e.g. OPENAI_API_KEY; the key is never taken from the command line, printed or recorded; "
+                        "default: no key)")
 
 
 def previews_arg(p: argparse.ArgumentParser) -> None:

@@ -25,8 +25,8 @@ tests/integration/test_docs.py fails when this file is out of date. -->
 
 Every command of `streamgaze`, its arguments and their defaults, as `streamgaze COMMAND --help` prints
 them. Where a command fits in a workflow: [getting started](getting-started.md) and the pages linked from
-the [README](../README.md). Every bad input ends with one line `streamgaze: error: <file>: <reason>` and
-exit code 2 ([reliability](reliability.md)); `streamgaze --version` prints the toolkit's version and git
+the [README](../README.md). Every bad input ends with the command's usage on one line and one error
+line `streamgaze COMMAND: error: <file>: <reason>`, exit code 2 ([reliability](reliability.md)); `streamgaze --version` prints the toolkit's version and git
 commit; `-h` / `--help` works on every command.
 """
 

@@ -62,11 +62,11 @@ def _overlay(p: argparse.ArgumentParser) -> Handler:
 
 @command("gaze", "export the normalised gaze track of one raw recording as CSV (t, x, y, valid, in_frame)")
 def _gaze(p: argparse.ArgumentParser) -> Handler:
-    from ..gaze.sources.registry import SOURCES
+    from ..gaze.sources.registry import DIRECTORY_SOURCES, SOURCES
 
-    p.add_argument("path", help="the recording's gaze file in its native format, or (world, holoassist) its "
-                   "recording directory")
-    p.add_argument("--source", default="world",
+    p.add_argument("path", help="the recording's gaze file in its native format, or its recording directory "
+                   f"({', '.join(DIRECTORY_SOURCES)})")
+    p.add_argument("--source", default="world", choices=SOURCES, metavar="SOURCE",
                    help=f"raw layout: {', '.join(SOURCES)} (default: world, as in build)")
     p.add_argument("--video", default=None,
                    help="the recording's video (size and rate; default: looked up in the source's native layout)")

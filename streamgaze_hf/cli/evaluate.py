@@ -40,6 +40,8 @@ def _eval(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("lmms_eval_args", nargs=argparse.REMAINDER, metavar="[BENCH] [-- ARGS]",
                    help="optionally a registered benchmark's name, then -- and the arguments for lmms-eval, "
                         "e.g. streamgaze -- --model streamgaze_random --tasks streamgaze")
+    p.unrecognized_hint = ("lmms-eval's arguments go after --: streamgaze eval [BENCH] [--dataset ROOT] -- --model "
+                           "MODEL --tasks TASKS")
 
     def run(a: argparse.Namespace) -> int:
         import os
@@ -48,7 +50,6 @@ def _eval(p: argparse.ArgumentParser) -> Handler:
         from ..evaluation.protocols import get_protocol
         from ..evaluation.settings import with_flags
         from ..evaluation.visuals import run_settings
-        from ..registry import default_benchmark, get_benchmark
         from ..util.preflight import positive, require_declared, require_module
 
         args = list(a.lmms_eval_args)
@@ -69,13 +70,10 @@ def _eval(p: argparse.ArgumentParser) -> Handler:
         require_module("lmms_eval", "streamgaze eval")
         require_declared("eval", "streamgaze eval")
         positive(a.clip_fps, "--clip-fps")
-        name = a.benchmark
-        if name is None and a.root:
-            name = benchmark_of_root(resolve_root(a.root))
-        bench = get_benchmark(name) if name else default_benchmark()
+        args = args[1:] if args[:1] == ["--"] else args
+        bench = _checked_benchmark(a, args)  # the model and the task names, before any dataset is read
         root = resolve_root(a.root, env=bench.root_env, default=bench.default_root)  # a Hub tag: its commit
         os.environ[bench.root_env] = str(root)
-        args = args[1:] if args[:1] == ["--"] else args
         protocol = get_protocol(a.protocol) if a.protocol else None
         if protocol is not None and protocol.generation and "--gen_kwargs" not in args:
             args += ["--gen_kwargs", protocol.gen_kwargs()]
@@ -85,15 +83,52 @@ def _eval(p: argparse.ArgumentParser) -> Handler:
         os.environ.update(chosen.to_env())  # lmms-eval's task glue, here and in its child processes, reads them
         from ..dataset.load import task_is_empty
         from ..harness.checks import plan_tasks, run_checked
-        from ..harness.run import annotate_results, prepare_files, run_lmms_eval
+        from ..harness.run import annotate_results, prepare_files, redact_files, run_lmms_eval
         from ..registry import task_index
 
         args = plan_tasks(args, task_index(), task_is_empty(os.environ[bench.root_env]),
                           lambda note: print(f"streamgaze: note: {note}", file=sys.stderr))
         prepare_files(root, bench, args)
-        return run_checked(args, run_lmms_eval, lambda paths: annotate_results(paths, settings))
+        return run_checked(args, run_lmms_eval, lambda paths: annotate_results(paths, settings), redact_files)
 
     return run
+
+
+def _checked_benchmark(a: argparse.Namespace, args: list[str]):
+    """The benchmark ``eval`` runs (BENCH or ``--benchmark``, else the dataset's, else the one every requested task
+    belongs to, else the default benchmark), after lmms-eval's ``--model`` and the ``--tasks`` names are checked
+    (harness/checks.py): a typo or a task of another benchmark ends here, in about a second."""
+    from ..dataset.load import missing_root, resolve_root
+    from ..harness.checks import (
+        benchmarks_of_tasks,
+        check_model,
+        check_task_names,
+        tasks_arg,
+        tasks_elsewhere,
+    )
+    from ..harness.run import lmms_model_names
+    from ..registry import default_benchmark, get_benchmark, task_index
+
+    check_model(args, lmms_model_names)
+    names = (tasks_arg(args) or (0, []))[1]
+    index = task_index()
+    check_task_names(names, index)
+    name, why = a.benchmark, "the benchmark given"
+    if name is None and a.root:
+        name, why = benchmark_of_root(resolve_root(a.root)), f"the benchmark of --dataset {a.root}"
+    owners = benchmarks_of_tasks(names, index)
+    if name is None and len(owners) == 1:
+        name = next(iter(owners))
+    bench = get_benchmark(name) if name else default_benchmark()
+    if name is None:
+        why = "the default: give BENCH or --dataset"
+
+    def looked_for(other: str) -> str | None:
+        b = get_benchmark(other)
+        return missing_root(b.root_env, b.default_root)
+
+    tasks_elsewhere(names, index, bench.name, why, looked_for)
+    return bench
 
 
 @command("report", "a benchmark's own breakdown of an lmms-eval run (`report BENCH --help` says what each shows)")

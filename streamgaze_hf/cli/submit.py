@@ -140,16 +140,34 @@ def _leaderboard(p: argparse.ArgumentParser) -> Handler:
     return run
 
 
-#: the leaderboard's sub-verbs: ``streamgaze leaderboard sync|serve|space ...`` (canonical_argv joins the two
+#: the leaderboard's sub-verbs: ``streamgaze leaderboard init|sync|serve|space ...`` (canonical_argv joins the two
 #: words); ``streamgaze leaderboard FILE.json ...`` stays the static site
-LEADERBOARD_VERBS = ("sync", "serve", "space", "flag", "unflag")
+LEADERBOARD_VERBS = ("init", "sync", "serve", "space", "flag", "unflag")
+
+
+@command("leaderboard init", "the maintainer's first step: create the requests and results datasets on the Hub "
+         "(public, with their cards), after checking the token may create them; prints the next commands")
+def _leaderboard_init(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("--requests", required=True, metavar="ORG/REQUESTS",
+                   help="the requests dataset to create (submissions arrive as pull requests)")
+    p.add_argument("--results", required=True, metavar="ORG/RESULTS",
+                   help="the results dataset to create (the accepted rows, the papers' rows, the static site)")
+
+    def run(a: argparse.Namespace) -> int:
+        from ..leaderboard.service.create import init_leaderboard
+
+        print(init_leaderboard(a.requests, a.results).format())
+        return 0
+
+    return run
 
 
 @command("leaderboard sync", "the maintainer's sync: re-score every open pull request of the requests dataset, "
          "comment and merge or close it, update the results dataset and its static site")
 def _leaderboard_sync(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--requests", required=True, metavar="ORG/REQUESTS", help="the requests dataset (pull requests)")
-    p.add_argument("--results", required=True, metavar="ORG/RESULTS", help="the results dataset (created if missing)")
+    p.add_argument("--results", required=True, metavar="ORG/RESULTS",
+                   help="the results dataset (`leaderboard init` creates it; created here if missing)")
     p.add_argument("--dataset", action="append", required=True,
                    help="a dataset submissions are scored against, hf://datasets/ORG/NAME@TAG or @COMMIT (a tag is "
                         "resolved once, when the sync starts; a branch is refused); repeat it, one or more per "
@@ -229,7 +247,7 @@ def _leaderboard_serve(p: argparse.ArgumentParser) -> Handler:
 
 
 @command("leaderboard space", "write the folder of a Hugging Face Space that runs the leaderboard app "
-         "(app.py, requirements.txt pinning this toolkit, README with the Space metadata)")
+         "(app.py, this toolkit's wheel, requirements.txt naming it, a Dockerfile, README with the Space metadata)")
 def _leaderboard_space(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--out", required=True, help="the Space folder to write (a new or empty directory)")
     p.add_argument("--results", default=None, help="ORG/RESULTS the Space reads")

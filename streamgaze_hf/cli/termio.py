@@ -9,6 +9,10 @@
   terminal) keeps what a terminal would finally show: each bar's last state as one line, and nothing
   for bars that erase themselves (``leave=False``) or that finished within a second (lmms-eval draws
   two such bars per task; a log has no use for them). Ordinary lines pass through unchanged.
+* **No secret in clear**: everything written to stdout and stderr while a command runs, lmms-eval's and
+  huggingface_hub's log lines in the same process included, passes through
+  :func:`streamgaze_hf.util.secrets.redact` (:class:`Redacted`): a token or API key is printed as
+  ``<redacted>``.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ import select
 import sys
 from collections.abc import Iterator
 
-__all__ = ["SIGPIPE_STATUS", "stdout_closed", "silence_stdout", "flush_stdout", "LogLines", "console"]
+__all__ = ["SIGPIPE_STATUS", "stdout_closed", "silence_stdout", "flush_stdout", "LogLines", "Redacted", "console"]
 
 SIGPIPE_STATUS = 141
 #: a tqdm status whose elapsed time is still 00:00 ("... 24/24 [00:00<00:00, 5505.24it/s]")
@@ -121,23 +125,47 @@ class LogLines(io.TextIOBase):
         self.target.flush()
 
 
+class Redacted:
+    """A text stream that writes to ``target`` what it is given with every secret redacted (each write on its
+    own: a print, a log record, a progress redraw). Everything else is the target's."""
+
+    def __init__(self, target) -> None:
+        self._target = target
+
+    def write(self, text: str) -> int:
+        from ..util.secrets import redact
+
+        self._target.write(redact(text) if isinstance(text, str) else text)
+        return len(text)
+
+    def writelines(self, lines) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str):
+        return getattr(self._target, name)
+
+
 @contextlib.contextmanager
 def console() -> Iterator[None]:
-    """For the duration of a command: stderr collapses progress redraws when it is not a terminal."""
-    original = sys.stderr
+    """For the duration of a command: stdout and stderr redact secrets; stderr collapses progress redraws when
+    it is not a terminal."""
+    original_out, original = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = Redacted(original_out), Redacted(original)
     try:
         tty = original.isatty()
     except (AttributeError, ValueError):
         tty = True
-    if tty:
-        yield
-        return
-    wrapper = LogLines(original)
-    sys.stderr = wrapper
+    wrapper = None if tty else LogLines(sys.stderr)
+    if wrapper is not None:
+        sys.stderr = wrapper
     try:
         yield
     finally:
-        with contextlib.suppress(Exception):
-            wrapper.finish()
-        if sys.stderr is wrapper:
+        if wrapper is not None:
+            with contextlib.suppress(Exception):
+                wrapper.finish()
+        if sys.stdout is not original_out and isinstance(sys.stdout, Redacted):
+            sys.stdout = original_out
+        if sys.stderr is not original and isinstance(sys.stderr, (Redacted, LogLines)):
             sys.stderr = original

@@ -135,6 +135,28 @@ def _how_to_build(root: Path) -> str:
     )
 
 
+def root_lookup(root: str | os.PathLike[str] | None, env: str, default: str) -> tuple[str, str]:
+    """(where, path or reference) of the dataset root :func:`resolve_root` takes: ``root`` if given, else
+    ``$ENV``, else ``./DEFAULT``; ``where`` says which, for messages."""
+    if root is not None:
+        return "the given path", str(root)
+    if os.environ.get(env):
+        return f"${env}", os.environ[env]
+    return f"./{default} (no root given and ${env} unset)", default
+
+
+def missing_root(env: str, default: str) -> str | None:
+    """Where a benchmark's dataset is looked for (``$ENV``, else ``./DEFAULT``) when no dataset is there; None
+    when one is (a Hub reference counts as one: it is fetched when used)."""
+    from ..hub.reference import is_reference
+
+    raw = os.environ.get(env) or default
+    if is_reference(raw) or (Path(raw).expanduser() / MANIFEST).is_file():
+        return None
+    where = f"${env} ({raw})" if os.environ.get(env) else f"${env} (unset), else ./{default}"
+    return f"{where}, which holds no dataset"
+
+
 def resolve_root(root: str | os.PathLike[str] | None = None, env: str | None = None,
                  default: str | None = None, check: bool = True) -> Path:
     """The dataset root: ``root`` if given, else ``$<env>``, else ``./<default>``.
@@ -163,12 +185,7 @@ def resolve_root(root: str | os.PathLike[str] | None = None, env: str | None = N
 
         fallback = default_benchmark()
         env, default = env or fallback.root_env, default or fallback.default_root
-    if root is not None:
-        where, raw = "the given path", str(root)
-    elif os.environ.get(env):
-        where, raw = f"${env}", os.environ[env]
-    else:
-        where, raw = f"./{default} (no root given and ${env} unset)", default
+    where, raw = root_lookup(root, env, default)
     from ..hub.reference import is_reference
 
     if is_reference(raw):

@@ -3,9 +3,14 @@
 lmms-eval exits 0 on most failures (an unknown task, a model that raises, a dataset that cannot be
 read): it logs the error and writes no results file. ``streamgaze eval`` therefore
 
-1. checks the requested task names before the run (:func:`plan_tasks`): a name of one of our
-   benchmarks that no task YAML defines, or a task with no questions in the dataset, is one clear
-   error (exit 2); a group whose member task has no questions runs as its other members (a note says so);
+1. checks the model and the requested task names before lmms-eval is started: ``--model`` against the
+   names lmms-eval knows (its registry and the installed ``lmms_eval.models`` entry points:
+   :func:`check_model`); a task name against every registered benchmark's tasks (:func:`check_task_names`: a
+   name of one of our benchmarks that no task YAML defines is an error with the closest names;
+   :func:`tasks_elsewhere`: a task of another benchmark than the run's, whose dataset is not found, is named
+   with that benchmark and where its dataset is looked for); a task with no questions in the dataset is one
+   clear error (:func:`plan_tasks`), and a group whose member task has no questions runs as its other
+   members (a note says so). Each is one error line and exit 2;
 2. runs lmms-eval with an ERROR-level log collector and always with an ``--output_path`` (a temporary
    one, removed afterwards, when none was given);
 3. checks what it wrote (:func:`results_problem`): a new ``*_results.json`` holding every requested
@@ -59,6 +64,70 @@ def _set_tasks(args: list[str], index: int, names: list[str]) -> list[str]:
     return args
 
 
+def option_value(args: Sequence[str], option: str) -> str | None:
+    """The value of ``OPTION X`` or ``OPTION=X`` in lmms-eval arguments (the last one given), or None."""
+    value = None
+    for i, arg in enumerate(args):
+        if arg == option and i + 1 < len(args):
+            value = args[i + 1]
+        elif arg.startswith(option + "="):
+            value = arg.split("=", 1)[1]
+    return value
+
+
+def check_model(args: Sequence[str], known: Callable[[], Sequence[str]]) -> None:
+    """``--model`` is one of the names lmms-eval can load (``known()``: its registry's ids and aliases with the
+    installed entry points'); else one error with the closest names. No ``--model``: left to lmms-eval."""
+    from ..util.spelling import did_you_mean
+
+    model = option_value(args, "--model")
+    if model is None:
+        return
+    names = list(known())
+    if model not in names:
+        raise StreamGazeError(f"--model: {model!r} is not a model lmms-eval knows ({len(names)} names in its registry "
+                              f"and installed entry points; `lmms-eval models` lists them){did_you_mean(model, names)}")
+
+
+def check_task_names(names: Sequence[str], index: TaskIndex) -> None:
+    """Every name of one of our benchmarks (its name, or its task-name prefix) is a task or group of the index;
+    else one error with the closest names. Other names are left to lmms-eval."""
+    from ..util.spelling import did_you_mean
+
+    benches = list(index.benchmarks)
+    prefixes = tuple(f"{n}_" for n in benches)
+    for name in names:
+        if name not in index.names and (name.startswith(prefixes) or name in benches):
+            raise StreamGazeError(f"unknown task {name!r}: no task or group of that name (`streamgaze tasks-dir` prints "
+                                  f"the folder of our task YAMLs){did_you_mean(name, sorted(index.names))}")
+
+
+def benchmarks_of_tasks(names: Sequence[str], index: TaskIndex) -> dict[str, list[str]]:
+    """Benchmark -> the names of ``names`` whose tasks are that benchmark's (a group: its member tasks')."""
+    out: dict[str, list[str]] = {}
+    for name in names:
+        for leaf in index.leaves(name):
+            task = index.task(leaf)
+            if task is not None and name not in out.setdefault(task.benchmark, []):
+                out[task.benchmark].append(name)
+    return {b: n for b, n in out.items() if n}
+
+
+def tasks_elsewhere(names: Sequence[str], index: TaskIndex, benchmark: str, why: str,
+                    dataset_of: Callable[[str], str | None]) -> None:
+    """A task of another benchmark than the run's (``benchmark``, chosen by ``why``) runs only where that
+    benchmark's dataset is found (``dataset_of(name)``: None when it is, else where it was looked for); else
+    one error naming the benchmark, where its dataset is looked for and the command that runs it."""
+    for other, mine in benchmarks_of_tasks(names, index).items():
+        if other == benchmark:
+            continue
+        looked = dataset_of(other)
+        if looked is not None:
+            raise StreamGazeError(
+                f"task {mine[0]!r} is a task of {other}, not of {benchmark} ({why}); {other}'s dataset is looked for "
+                f"at {looked}: run it as `streamgaze eval {other} --dataset ROOT -- ... --tasks {mine[0]}`")
+
+
 def plan_tasks(args: Sequence[str], index: TaskIndex, empty: Callable[[str, str], bool],
                note: Callable[[str], None]) -> list[str]:
     """The lmms-eval arguments with ``--tasks`` checked against the task index and the dataset.
@@ -79,12 +148,7 @@ def plan_tasks(args: Sequence[str], index: TaskIndex, empty: Callable[[str, str]
     if found is None:
         return list(args)
     position, names = found
-    benches = list(index.benchmarks)
-    prefixes = tuple(f"{n}_" for n in benches)
-    unknown = [n for n in names if n not in index.names and (n.startswith(prefixes) or n in benches)]
-    if unknown:
-        raise StreamGazeError(f"unknown task {unknown[0]!r}: no task or group of that name (`streamgaze "
-                              "tasks-dir` prints the folder of our task YAMLs)")
+    check_task_names(names, index)
     planned = []
     for name in names:
         leaves = index.leaves(name)
@@ -173,15 +237,31 @@ def _short(message: str) -> str:
     return line if len(line) <= 300 else line[:297] + "..."
 
 
-def run_checked(args: list[str], run: Callable[[list[str]], int], annotate: Callable[[list[Path]], None]) -> int:
+def _snapshot(out: str) -> dict[Path, tuple[int, int]]:
+    """Every file under ``out``: (modification time, size)."""
+    state = {}
+    for path in Path(out).rglob("*") if Path(out).is_dir() else ():
+        try:
+            st = path.stat()
+        except OSError:
+            continue
+        if path.is_file():
+            state[path] = (st.st_mtime_ns, st.st_size)
+    return state
+
+
+def run_checked(args: list[str], run: Callable[[list[str]], int], annotate: Callable[[list[Path]], None],
+                scrub: Callable[[list[Path]], None] = lambda _paths: None) -> int:
     """Run lmms-eval (``run(args)``, its exit status) and check its results (module docstring);
-    ``annotate(new_results_files)`` records our settings in them.
+    ``scrub(written)`` gets every file the run wrote or changed under its output path (secrets redacted:
+    harness/run.py), then ``annotate(new_results_files)`` records our settings in the results.
 
     Args:
         args: lmms-eval's arguments (``--tasks`` already planned; without ``--output_path`` a temporary one is
             added and removed afterwards).
         run: runs lmms-eval on the arguments and returns its exit status.
         annotate: called with the new ``*_results.json`` files, when there are any, before they are checked.
+        scrub: called with every file the run wrote or changed under its output path.
 
     Returns:
         0: the run wrote results for every requested task and group and exited 0.
@@ -201,6 +281,7 @@ def run_checked(args: list[str], run: Callable[[list[str]], int], annotate: Call
         tmp = tempfile.mkdtemp(prefix="streamgaze-eval-")
         out, args = tmp, [*args, "--output_path", tmp]
     before = set(results_files(out))
+    files_before = _snapshot(out)
     try:
         with collect_errors() as errors:
             try:
@@ -209,6 +290,8 @@ def run_checked(args: list[str], run: Callable[[list[str]], int], annotate: Call
                 raise
             except Exception as exc:  # lmms-eval re-raises with --verbosity DEBUG
                 raise EvalRunFailed(f"lmms-eval failed: {type(exc).__name__}: {_short(str(exc))}") from exc
+            finally:
+                scrub([p for p, state in _snapshot(out).items() if files_before.get(p) != state])
         new = [p for p in results_files(out) if p not in before]
         if new:
             annotate(new)

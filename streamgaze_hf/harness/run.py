@@ -4,7 +4,9 @@
   directory; a run of our tasks only skips lmms-eval's index of its ~3,400 built-in task YAMLs
   (:func:`skip_builtin_task_index`, a patch of its ``TaskManager``);
 * :func:`prepare_files`: fetch (a Hub dataset) and verify what the run's tasks read, before it starts;
-* :func:`annotate_results`: record the run's settings in the results files it wrote.
+* :func:`lmms_model_names`: the ``--model`` names lmms-eval can load (checked before it starts);
+* :func:`annotate_results`: record the run's settings in the results files it wrote; :func:`redact_files`:
+  no secret in any text file it wrote.
 
 Whether the run produced its results is checked by :mod:`streamgaze_hf.harness.checks`.
 """
@@ -37,6 +39,39 @@ def prepare_files(root, bench: Benchmark, args: list[str]) -> None:
     pairs = task_index().selection(requested_tasks(args)).get(bench.name, [])
     if pairs:
         prepare_run_files(root, bench, pairs)
+
+
+def lmms_model_names() -> list[str]:
+    """Every ``--model`` name lmms-eval can load: its registry's ids and aliases, with the models of the
+    installed ``lmms_eval.models`` entry points (and ``LMMS_EVAL_PLUGINS``). Reads lmms-eval's registry
+    (``lmms_eval.models``, about 0.2 s), never imports a model's own module."""
+    from lmms_eval.models import list_available_models
+
+    return list_available_models(include_aliases=True)
+
+
+#: the files of a run that are text (lmms-eval's results and samples, logs); others are left as written
+_TEXT_SUFFIXES = (".json", ".jsonl", ".txt", ".log", ".yaml", ".md", ".csv")
+
+
+def redact_files(paths: list) -> None:
+    """Rewrite each text file of ``paths`` (what a run wrote) with every secret redacted
+    (:func:`streamgaze_hf.util.secrets.redact`: lmms-eval records ``model_args`` as given, ``api_key=`` included)."""
+    from ..util.fsutil import atomic_output
+    from ..util.secrets import redact, secret_values
+
+    secrets = secret_values()
+    for path in paths:
+        if path.suffix not in _TEXT_SUFFIXES:
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        clean = redact(text, secrets)
+        if clean != text:
+            with atomic_output(path) as tmp:
+                tmp.write_text(clean, encoding="utf-8")
 
 
 def annotate_results(paths: list, settings: dict) -> None:

@@ -100,7 +100,7 @@ def file_problem(path: str | os.PathLike[str], entry: Mapping[str, Any] | None,
 
 def verify_file(path: str | os.PathLike[str], entry: Mapping[str, Any], name: str = "") -> None:
     """Raise :func:`file_problem` of ``path`` as one :class:`StreamGazeError` on the file (printed by the
-    CLI as ``streamgaze: error: <path>: <problem>``, the line ``streamgaze doctor`` prints for it)."""
+    CLI as ``streamgaze COMMAND: error: <path>: <problem>``, the line ``streamgaze doctor`` prints for it)."""
     path = Path(path)
     reason = _reason(path, entry)
     if reason is not None:

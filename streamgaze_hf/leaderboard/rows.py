@@ -78,11 +78,11 @@ def category_means(benchmark, tasks: dict[str, float | None]) -> dict[str, float
 
 
 def coverage_text(value: float | None) -> str:
-    """A row's coverage (a fraction) as people read it: ``"100%"``, else one decimal, never rounded up to
-    100% (blank when unknown)."""
+    """A row's coverage (a fraction) as people read it, with one decimal as everywhere else (``"100.0%"``,
+    ``"80.0%"``), a partial run never rounded up to 100% (blank when unknown)."""
     if value is None:
         return ""
-    return "100%" if value >= 1.0 else f"{min(100.0 * value, 99.9):.1f}%"
+    return "100.0%" if value >= 1.0 else f"{min(100.0 * value, 99.9):.1f}%"
 
 
 @dataclass(frozen=True)

@@ -270,23 +270,26 @@ def site_notes(names: Sequence[str]) -> tuple[str, ...]:
     return notes
 
 
+def _chartable(sections: Sequence[Section]) -> list[Section]:
+    return [sec for sec in sections if sec.rows and chart_columns(get_benchmark(sec.benchmark))]
+
+
+def _chart(sec: Section, caption: str = "") -> bytes:
+    bench = get_benchmark(sec.benchmark)
+    return render_chart(sec.rows, bench, title=f"{bench.title}: {sec.title}", caption=caption)
+
+
 def section_charts(sections: Sequence[Section]) -> dict[str, tuple[bytes, str]]:
     """One chart per section whose benchmark has chartable columns (its task columns in percent): the
-    section's rows only (rows of different datasets are never drawn side by side)."""
-    charts = {}
-    for sec in sections:
-        bench = get_benchmark(sec.benchmark)
-        if not sec.rows or not chart_columns(bench):
-            continue
-        caption = chart_caption(sec.rows, chart_rows(sec.rows))
-        charts[sec.key] = (render_chart(sec.rows, bench, title=f"{bench.title}: {sec.title}", caption=caption),
-                           caption)
-    return charts
+    section's rows only (rows of different datasets are never drawn side by side), and its caption. The page
+    shows the caption under the image (``<figcaption>``), so the image itself carries none."""
+    return {sec.key: (_chart(sec), chart_caption(sec.rows, chart_rows(sec.rows))) for sec in _chartable(sections)}
 
 
 def render_sections(sections: Sequence[Section], meta: str, extra_html: str = "") -> dict[str, bytes]:
     """The site's files (name -> bytes) for ``sections``: index.html (``extra_html``, already escaped, after
-    the notes), leaderboard.md, one CSV per benchmark (its declared name), chart.png (the first chart)."""
+    the notes), leaderboard.md, one CSV per benchmark (its declared name), chart.png (the first chart, its caption
+    drawn in)."""
     names = list(dict.fromkeys(sec.benchmark for sec in sections))
     title, notes = site_title(names), site_notes(names)
     charts = section_charts(sections)
@@ -298,8 +301,9 @@ def render_sections(sections: Sequence[Section], meta: str, extra_html: str = ""
         bench = get_benchmark(name)
         rows = [r for sec in sections if sec.benchmark == name for r in sec.rows]
         files[bench.csv_name] = render_csv(rows, benchmark_columns(bench)).encode("utf-8")
-    if charts:
-        files["chart.png"] = next(iter(charts.values()))[0]
+    if charts:  # a file on its own: the first chart with its caption drawn in
+        first = _chartable(sections)[0]
+        files["chart.png"] = _chart(first, charts[first.key][1])
     return files
 
 

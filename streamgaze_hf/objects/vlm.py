@@ -25,6 +25,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import struct
 import time
 import urllib.error
@@ -69,6 +70,29 @@ CACHE_ENV = "STREAMGAZE_VLM_CACHE"
 CACHE_FORMAT = 1
 _KEY_PREFIX = b"streamgaze-vlm-cache/1\0"
 _RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
+
+
+_VARIABLE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def api_key_from_env(variable: str | None) -> str | None:
+    """The API key in the environment variable ``variable`` (``--vlm-api-key-env VAR``; None: no key), which
+    from now on is a secret of this process (never printed: util/secrets.py). The key itself is never taken
+    from the command line (``ps`` and shell histories show it) nor recorded."""
+    from ..util.secrets import register
+
+    if not variable:
+        return None
+    if not _VARIABLE_NAME.match(variable):
+        register(variable)  # perhaps the key itself: never shown
+        raise StreamGazeError("--vlm-api-key-env takes the name of the environment variable that holds the key "
+                              "(letters, digits and _), not the key itself (what was given is not shown)")
+    key = os.environ.get(variable, "")
+    if not key.strip():
+        raise StreamGazeError(f"--vlm-api-key-env {variable}: the environment variable {variable} is not set "
+                              "(export the key in it first)")
+    register(key)
+    return key
 
 
 def default_cache_dir() -> Path:

@@ -2,8 +2,8 @@
 
 A long command (a build of hours, an import, an evaluation) must not discover at its very end that its
 version string, an input path, an output path or a back-end option is wrong. Library entry points call
-these at their top and the CLI maps the error to ``streamgaze: error: <file>: <reason>`` and exit 2;
-new commands reuse them rather than writing their own variants:
+these at their top and the CLI maps the error to the command's usage line and
+``streamgaze COMMAND: error: <file>: <reason>``, exit 2; new commands reuse them rather than writing their own variants:
 
 * :func:`existing_dir` / :func:`existing_file` (inputs), :func:`output_file` (a file to write);
 * :func:`positive`, :func:`in_range` (numbers); :func:`require_module` (an optional extra's package).

@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import functools
 import json
-import re
 import subprocess
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from .. import __version__
+from .secrets import REDACTED, redact, secret_name, secret_value_shape
 
 __all__ = ["toolkit_version", "toolkit_commit", "toolkit_description", "run_provenance", "DISTRIBUTION", "TOOLKIT",
            "REDACTED", "redact_model_args", "RELEASE_BRANCH", "release_version_string"]
@@ -102,16 +102,10 @@ def toolkit_description() -> str:
 
 # ---- model arguments as a run records them -------------------------------------------------------
 
-_SECRET_KEY = re.compile(r"key|token|secret|passw|pwd|auth|credential|cookie|bearer", re.I)
-_SECRET_VALUE = re.compile(r"^(?:sk-|hf_|ghp_|gho_|github_pat_|xox[abp]-|AKIA|Bearer\s)", re.I)
-_URL_CREDENTIALS = re.compile(r"://[^/@\s]+:[^/@\s]*@")
-REDACTED = "<redacted>"
-
-
 def redact_model_args(model_args: Any) -> str:
-    """lmms-eval ``model_args`` (``k=v,k2=v2`` or a dict) with secret-looking values redacted:
-    keys mentioning key/token/secret/password/auth/credential, values shaped like API tokens, and
-    URLs with a user:password part."""
+    """lmms-eval ``model_args`` (``k=v,k2=v2`` or a dict) with secrets redacted, by the rule of
+    :mod:`.secrets`: arguments whose name says they hold one (``api_key``, ``hf_token``, ``password``),
+    values shaped like access tokens, and URLs with a user:password part."""
     if isinstance(model_args, dict):
         pairs = [(str(k), str(v)) for k, v in model_args.items()]
     else:
@@ -120,12 +114,12 @@ def redact_model_args(model_args: Any) -> str:
     out = []
     for k, v in pairs:
         if v is None:
-            out.append(REDACTED if _SECRET_VALUE.match(k.strip()) else k)
-        elif _SECRET_KEY.search(k) or _SECRET_VALUE.match(v.strip()) or _URL_CREDENTIALS.search(v):
+            out.append(REDACTED if secret_value_shape(k) else k)
+        elif secret_name(k) or secret_value_shape(v):
             out.append(f"{k}={REDACTED}")
         else:
             out.append(f"{k}={v}")
-    return ",".join(out)
+    return redact(",".join(out))
 
 
 # ---- lmms-eval's own version string ----------------------------------------------------------------

@@ -35,6 +35,7 @@ COVERED = {
     "doctor": "test_failures_cli", "publish": "test_hub",
     # the leaderboard on the Hub
     "push-submission": "test_leaderboard_hub", "leaderboard sync": "test_leaderboard_hub",
+    "leaderboard init": "test_leaderboard_first_steps",
     "leaderboard serve": "test_leaderboard_app", "leaderboard space": "test_leaderboard_service",
     "leaderboard flag": "test_flags_and_results_on_the_models_page",
     "leaderboard unflag": "test_flags_and_results_on_the_models_page",
@@ -95,28 +96,29 @@ def test_a_benchmark_without_that_importer_is_one_error(tmp_path):
     benchmark without a report: one error line each, never a traceback; the old `import-release --benchmark
     vl4gaze` (a KeyError traceback before) adds only the deprecation line."""
     args = ("--out", tmp_path / "x", "--version", "1.0.0")
-    vl4 = ("streamgaze: error: vl4gaze has no official release to import: it has only a raw build "
+    vl4 = ("streamgaze import vl4gaze: error: vl4gaze has no official release to import: it has only a raw build "
            "(`streamgaze build vl4gaze ...`)")
     assert one_error_line(streamgaze("import", "vl4gaze", tmp_path, *args, tmp=tmp_path)) == vl4
     proc = streamgaze("import-release", tmp_path, "--benchmark", "vl4gaze", *args, tmp=tmp_path)
     assert proc.returncode == 2 and proc.stdout == ""
-    assert proc.stderr.splitlines() == ["streamgaze: note: 'import-release' is deprecated; use 'import vl4gaze'", vl4]
+    assert proc.stderr.splitlines() == ["streamgaze: note: 'import-release' is deprecated; use 'import vl4gaze'",
+                                        "usage: streamgaze import vl4gaze", vl4]
     assert one_error_line(streamgaze("build", "streameqa", "--raw", tmp_path, *args, tmp=tmp_path)) == (
-        "streamgaze: error: streameqa has no raw build; import its release: `streamgaze import streameqa SRC "
+        "streamgaze build streameqa: error: streameqa has no raw build; import its release: `streamgaze import streameqa SRC "
         "--out DIR --version X.Y.Z`")
     for bench in ("streamgaze", "vl4gaze"):
         assert one_error_line(streamgaze("report", bench, tmp_path, tmp=tmp_path)) == (
-            f"streamgaze: error: {bench} has no report of its own; `streamgaze submit RUN ...` scores its runs")
+            f"streamgaze report {bench}: error: {bench} has no report of its own; `streamgaze submit RUN ...` scores its runs")
     assert not (tmp_path / "x").exists()
 
 
 def test_eval_takes_a_benchmark_name_before_lmms_eval_arguments(tmp_path):
     line = one_error_line(streamgaze("eval", "nosuch", "--", "--model", "x", tmp=tmp_path))
-    assert line == ("streamgaze: error: unknown benchmark 'nosuch'; benchmarks are streamgaze, egogazevqa, "
+    assert line == ("streamgaze eval: error: unknown benchmark 'nosuch'; benchmarks are streamgaze, egogazevqa, "
                     "streameqa, vl4gaze (lmms-eval's arguments go after --)")
     line = one_error_line(streamgaze("eval", "egogazevqa", "--benchmark", "vl4gaze", "--", "--model", "x",
                                      tmp=tmp_path))
-    assert line == "streamgaze: error: two benchmarks: egogazevqa and --benchmark vl4gaze; give one"
+    assert line == "streamgaze eval: error: two benchmarks: egogazevqa and --benchmark vl4gaze; give one"
 
 
 def test_no_package_shadows_a_submodule_with_a_future_import():
@@ -182,7 +184,7 @@ def test_streamgaze_commands(sg, tmp_path):
     assert "kept 0, dropped 1" in ok(streamgaze("review", "import", "--benchmark", "egogazevqa", tmp_path / "q.csv",
                                                 tmp=tmp_path))
     assert one_error_line(streamgaze("review", "import", "--dataset", root, tmp_path / "q.csv", tmp=tmp_path)) == (
-        f"streamgaze: error: {tmp_path / 'q.csv'}: a question-verification CSV, not a review CSV of streamgaze")
+        f"streamgaze review import: error: {tmp_path / 'q.csv'}: a question-verification CSV, not a review CSV of streamgaze")
     # export-sft (the demo dataset is an evaluation set: the flag says so)
     assert "samples" in ok(streamgaze("export-sft", "--dataset", root, "--out", tmp_path / "sft", "--allow-eval-data",
                                       tmp=tmp_path))
@@ -351,5 +353,5 @@ def test_build_vl4gaze_on_a_real_annotation_file(tmp_path):
         line = one_error_line(streamgaze("build", "vl4gaze", "--videoattentiontarget", tmp_path / "real" / "annotations",
                                          "--images", tmp_path / "real" / "images", *vlm, "--out", tmp_path / "x",
                                          "--version", "1.0.0", tmp=tmp_path))
-        assert line == (f"streamgaze: error: {ann / 'person1.txt'}: line 1: 5 columns; VideoAttentionTarget rows "
+        assert line == (f"streamgaze build vl4gaze: error: {ann / 'person1.txt'}: line 1: 5 columns; VideoAttentionTarget rows "
                         "have 7 (frame, xmin, ymin, xmax, ymax, gaze_x, gaze_y)")

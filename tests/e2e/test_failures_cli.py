@@ -19,7 +19,7 @@ import pytest
 
 from streamgaze_hf.submission.answer_key import load_answer_key
 
-from ..fixtures.cli_entry import streamgaze
+from ..fixtures.cli_entry import error_lines, streamgaze
 from .test_submission import synthetic_submission
 
 DAMAGED = "data/oi_easy/test-00000-of-00001.parquet"
@@ -28,7 +28,7 @@ DAMAGED = "data/oi_easy/test-00000-of-00001.parquet"
 def one_error(proc: subprocess.CompletedProcess) -> str:
     """The single error line of a failed command (no traceback, nothing else that looks like an error)."""
     assert "Traceback" not in proc.stderr, proc.stderr[-3000:]
-    errors = [ln for ln in proc.stderr.splitlines() if ln.startswith("streamgaze: error: ")]
+    errors = error_lines(proc.stderr)
     assert len(errors) == 1, proc.stderr[-3000:]
     return errors[0]
 
@@ -103,8 +103,9 @@ def test_eval_unknown_task_of_ours_fails_before_lmms_eval(demo_dataset, tmp_path
     proc = streamgaze("eval", "--root", demo_dataset, "--", "--model", "streamgaze_random", "--tasks",
                       "streamgaze_nosuch", "--output_path", tmp_path / "out")
     assert proc.returncode == 2
-    assert one_error(proc) == ("streamgaze: error: unknown task 'streamgaze_nosuch': no task or group of that name "
-                               "(`streamgaze tasks-dir` prints the folder of our task YAMLs)")
+    assert one_error(proc) == ("streamgaze eval: error: unknown task 'streamgaze_nosuch': no task or group of that "
+                               "name (`streamgaze tasks-dir` prints the folder of our task YAMLs); did you mean "
+                               "streamgaze_sr or streamgaze or streamgaze_otp?")
     assert not (tmp_path / "out").exists()
 
 
@@ -115,7 +116,7 @@ def test_eval_exits_non_zero_when_lmms_eval_produced_no_results(demo_dataset, tm
                       "nosuch_task_xyz", "--output_path", tmp_path / "a")
     assert proc.returncode == 1
     last = proc.stderr.strip().splitlines()[-1]
-    assert last.startswith(f"streamgaze: error: the evaluation did not produce its results: lmms-eval wrote no "
+    assert last.startswith(f"streamgaze eval: error: the evaluation did not produce its results: lmms-eval wrote no "
                            f"*_results.json under {tmp_path / 'a'}; lmms-eval: Error during evaluation: Tasks not "
                            "found: nosuch_task_xyz"), last
     # a model that raises (its constructor: seed=abc is not an integer)
@@ -123,7 +124,7 @@ def test_eval_exits_non_zero_when_lmms_eval_produced_no_results(demo_dataset, tm
                       "seed=abc", "--tasks", "streamgaze_nfi", "--limit", "1", "--output_path", tmp_path / "b")
     assert proc.returncode == 1
     last = proc.stderr.strip().splitlines()[-1]
-    assert last.startswith("streamgaze: error: the evaluation did not produce its results: lmms-eval wrote no "
+    assert last.startswith("streamgaze eval: error: the evaluation did not produce its results: lmms-eval wrote no "
                            "*_results.json") and "invalid literal for int() with base 10: 'abc'" in last, last
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from ..fixtures.cli_entry import script
+from ..fixtures.cli_entry import error_lines, script
 from ..fixtures.hub_stub import HubStub
 
 pytestmark = pytest.mark.slow
@@ -73,7 +73,7 @@ def _sg(env: dict, *args: str, timeout: int = 300) -> subprocess.CompletedProces
 
 
 def _error_lines(proc) -> list[str]:
-    return [ln for ln in proc.stderr.splitlines() if ln.startswith("streamgaze: error:")]
+    return error_lines(proc.stderr)
 
 
 def _eval(env, ref, benchmark, tasks, out):

@@ -110,5 +110,5 @@ def test_missing_dataset_root_is_one_clear_error(tmp_path):
     proc, results, _ = run_lmms_eval(["--model", "streamgaze_oracle", "--tasks", "streamgaze_nfi"],
                                      tmp_path / "nowhere", tmp_path / "out")
     assert proc.returncode == 2 and results is None
-    errors = [ln for ln in proc.stderr.splitlines() if ln.startswith("streamgaze: error")]
+    errors = [ln for ln in proc.stderr.splitlines() if ln.startswith("streamgaze eval: error")]
     assert len(errors) == 1 and "no dataset here" in errors[0] and "streamgaze build" in errors[0]

@@ -14,7 +14,7 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-from streamgaze_hf.dataset.load import read_manifest
+from streamgaze_hf.dataset.load import question_counts, read_manifest
 from streamgaze_hf.gaze.sources import neon, pupil_cloud
 
 from ..fixtures.cli_entry import streamgaze
@@ -66,12 +66,13 @@ def test_pupil_cloud_export_builds_a_benchmark_and_reports_the_skipped_task(tmp_
         assert proc.returncode == 0, proc.stderr[-3000:]
         assert stub.calls > 0
     assert proc.stdout.strip().splitlines()[-1] == str(out)
-    # the report names the task skipped for lack of action labels, and the recording
-    assert "skipped: fap for 1 recording(s) (the task needs action labels):" in proc.stderr
-    assert "lab-session-1: no action labels" in proc.stderr
+    # the report names every task without questions with the recording's reason (fap: no action labels)
+    assert "no questions for fap: lab-session-1: no action labels (add actions.csv" in proc.stderr
     manifest = read_manifest(out)
     assert manifest["build"]["source"] == "pupil_cloud"
-    assert list(manifest["build"]["skipped_tasks"]) == ["fap"]
+    empty = sorted(t for t, n in question_counts(out).items() if n == 0)
+    assert "fap" in empty and sorted(manifest["build"]["skipped_tasks"]) == empty
+    assert all(f"no questions for {t}: lab-session-1: " in proc.stderr for t in empty)
     # the gaze config is the reader's track of the real export
     track = pupil_cloud.read_track(raw / "lab-session-1" / "gaze.csv")
     gaze = pq.read_table(out / "data" / "gaze" / "test-00000-of-00001.parquet").to_pydict()

@@ -34,6 +34,7 @@ from streamgaze_hf.util.errors import StreamGazeError
 from streamgaze_hf.util.provenance import toolkit_commit
 
 from ..conftest import run_lmms_eval
+from ..fixtures.cli_entry import error_lines
 
 pytestmark = pytest.mark.slow
 PROACTIVE_METRICS = ("accuracy", "precision", "recall", "f1", "fpr", "fnr")
@@ -73,7 +74,7 @@ def cli(capsys, *args: str) -> tuple[int, str, str]:
 
 
 def error_line(err: str) -> str:
-    lines = [ln for ln in err.splitlines() if ln.startswith("streamgaze: error:")]
+    lines = error_lines(err)
     assert len(lines) == 1, err
     return lines[0]
 
@@ -312,7 +313,7 @@ def test_validate_rejects(case, random_sub, demo_dataset, tmp_path, capsys):
     rc, out, err = cli(capsys, "validate", bad, "--dataset", demo_dataset)
     assert rc == 2, out
     line = error_line(err)
-    assert line.startswith(f"streamgaze: error: {bad}: "), line
+    assert line.startswith(f"streamgaze validate: error: {bad}: "), line
     assert reason in line, line
 
 
@@ -338,7 +339,7 @@ def test_validate_rejects_text(case, random_sub, demo_dataset, tmp_path, capsys)
     rc, _, err = cli(capsys, "validate", bad, "--dataset", demo_dataset)
     assert rc == 2
     line = error_line(err)
-    assert line.startswith(f"streamgaze: error: {bad}: ") and reason in line, line
+    assert line.startswith(f"streamgaze validate: error: {bad}: ") and reason in line, line
 
 
 def test_duplicate_question_id_is_rejected(random_sub, demo_dataset, tmp_path, capsys):
@@ -436,7 +437,7 @@ def test_partial_run_counts_missing_questions_as_wrong(oracle_past_run, demo_dat
     lb = tmp_path / "lb"
     rc, _, err = cli(capsys, "leaderboard", out, "--dataset", demo_dataset, "--out", lb)
     assert rc == 2 and not lb.exists()
-    assert error_line(err).startswith(f"streamgaze: error: {out}: ") and "oracle" in error_line(err)
+    assert error_line(err).startswith(f"streamgaze leaderboard: error: {out}: ") and "oracle" in error_line(err)
 
 
 def test_limited_run_is_flagged_by_submit_and_validate(random_run, demo_dataset, tmp_path, capsys):
@@ -456,7 +457,7 @@ def test_limited_run_is_flagged_by_submit_and_validate(random_run, demo_dataset,
     assert cov["answered"] == 3 * len(TASK_IDS) < cov["expected"]
     pct = f"{100 * cov['answered'] / cov['expected']:.1f}% ({cov['answered']}/{cov['expected']:,})"
     assert printed.strip().endswith(f"on coverage {pct}")
-    warning = error_line(err.replace("streamgaze: warning:", "streamgaze: error:"))
+    warning = error_line(err.replace("streamgaze: warning:", "streamgaze submit: error:"))
     assert f"partial run: {pct} of the dataset's items answered (the run used lmms-eval --limit 3)" in warning
     assert "not comparable with a full run" in warning
     rc, text, _ = cli(capsys, "validate", out, "--dataset", demo_dataset)
@@ -675,7 +676,7 @@ def test_leaderboard_refuses_an_invalid_submission_naming_it(leaderboard_subs, d
     rc, _, err = cli(capsys, "leaderboard", leaderboard_subs[2], bad, "--dataset", demo_dataset, "--out", out)
     assert rc == 2 and not out.exists()
     line = error_line(err)
-    assert line.startswith(f"streamgaze: error: {bad}: ") and "reported score" in line
+    assert line.startswith(f"streamgaze leaderboard: error: {bad}: ") and "reported score" in line
 
 
 def test_leaderboard_will_not_replace_another_directory(leaderboard_subs, demo_dataset, tmp_path):

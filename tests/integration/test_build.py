@@ -102,6 +102,6 @@ def test_bad_raw_inputs_give_one_clear_error(tmp_path, capsys):
     (rec / "video.mp4").write_text("not a video")
     (rec / "gaze.csv").write_text("t,x,y,valid\n0,0.5,0.5,1\n")
     assert main(["build", "--raw", str(empty), "--out", str(tmp_path / "o"), "--version", "1.0.0"]) == 2
-    errors = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("streamgaze:")]
+    errors = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("streamgaze build streamgaze:")]
     assert len(errors) == 1 and str(rec / "video.mp4") in errors[0] and "cannot open video" in errors[0]
     assert not (tmp_path / "o").exists()

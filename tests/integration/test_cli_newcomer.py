@@ -17,21 +17,24 @@ from streamgaze_hf import __version__
 from streamgaze_hf.cli import main
 from streamgaze_hf.cli.termio import SIGPIPE_STATUS, LogLines
 
+from ..fixtures.cli_entry import usage_and_error
+
 REPO = Path(__file__).resolve().parents[2]
 
 
 def cli(capsys, *args) -> tuple[int, str, str]:
-    rc = main([str(a) for a in args])
+    try:
+        rc = main([str(a) for a in args])
+    except SystemExit as exc:  # argparse's own errors
+        rc = exc.code
     captured = capsys.readouterr()
     return rc, captured.out, captured.err
 
 
 def one_error(err: str) -> str:
-    """The stderr of a failed command: exactly one line, the README's format."""
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("streamgaze: error: "), err
+    """The stderr of a failed command: the verb's usage line and one error line (the README's format)."""
     assert "Traceback" not in err
-    return lines[0]
+    return usage_and_error(err)
 
 
 @pytest.fixture()
@@ -103,7 +106,7 @@ def test_build_refuses_an_existing_version_and_a_missing_raw_dir_before_work(raw
     rc, _, err = cli(capsys, "build", "streamgaze", "--raw", raw_dir, "--out", out, "--version", "1.0.0")
     assert rc == 2 and "dataset version 1.0.0 already exists" in one_error(err)
     rc, _, err = cli(capsys, "build", "--raw", tmp_path / "nowhere", "--out", tmp_path / "new", "--version", "1.0.0")
-    assert rc == 2 and one_error(err) == (f"streamgaze: error: {tmp_path / 'nowhere'}: raw directory "
+    assert rc == 2 and one_error(err) == (f"streamgaze build streamgaze: error: {tmp_path / 'nowhere'}: raw directory "
                                           "(--source world) not found")
     precious = tmp_path / "precious"
     precious.mkdir()
@@ -123,14 +126,15 @@ def test_import_release_checks_version_and_output_before_reading(tmp_path, capsy
     rc, _, err = cli(capsys, "import", "streamgaze", release, "--out", tmp_path / "file", "--version", "1.0.0")
     assert rc == 2 and "exists and is not a directory" in one_error(err)
     rc, _, err = cli(capsys, "import", "streamgaze", tmp_path / "nowhere", "--out", tmp_path / "ds", "--version", "1.0.0")
-    assert rc == 2 and one_error(err) == f"streamgaze: error: {tmp_path / 'nowhere'}: release directory not found"
+    assert rc == 2 and one_error(err) == (f"streamgaze import streamgaze: error: {tmp_path / 'nowhere'}: release "
+                                          "directory not found")
     assert no_work == [] and not (tmp_path / "ds").exists()
 
 
 def test_other_commands_check_their_arguments_first(tmp_path, capsys):
     video, gaze = tmp_path / "v.mp4", tmp_path / "g.csv"
     rc, _, err = cli(capsys, "overlay", video, gaze, "--out", tmp_path / "o.mp4")
-    assert rc == 2 and one_error(err) == f"streamgaze: error: {video}: video not found"
+    assert rc == 2 and one_error(err) == f"streamgaze overlay: error: {video}: video not found"
     video.write_bytes(b"x")
     gaze.write_text("t,x,y,valid\n")
     rc, _, err = cli(capsys, "overlay", video, gaze, "--out", tmp_path / "o.mp4", "--hfov", "0")
@@ -138,13 +142,15 @@ def test_other_commands_check_their_arguments_first(tmp_path, capsys):
     rc, _, err = cli(capsys, "overlay", video, gaze, "--out", tmp_path)
     assert rc == 2 and "is a directory: --out is the file to write" in one_error(err)
     rc, _, err = cli(capsys, "submit", tmp_path / "no_run", "--model-name", "M", "--out", tmp_path / "s.json")
-    assert rc == 2 and one_error(err) == f"streamgaze: error: {tmp_path / 'no_run'}: lmms-eval output directory not found"
+    assert rc == 2 and one_error(err) == (f"streamgaze submit: error: {tmp_path / 'no_run'}: lmms-eval output "
+                                          "directory not found")
     rc, _, err = cli(capsys, "submit", tmp_path, "--model-name", "M", "--out", tmp_path)
     assert rc == 2 and "is a directory: --out is the file to write" in one_error(err)
     first = tmp_path / "first.json"
     first.write_text("{}")
     rc, _, err = cli(capsys, "leaderboard", first, tmp_path / "second.json", "--out", tmp_path / "site")
-    assert rc == 2 and one_error(err) == f"streamgaze: error: {tmp_path / 'second.json'}: submission file not found"
+    assert rc == 2 and one_error(err) == (f"streamgaze leaderboard: error: {tmp_path / 'second.json'}: submission "
+                                          "file not found")
     assert not (tmp_path / "site").exists()
 
 
@@ -163,7 +169,7 @@ def test_eval_without_lmms_eval_names_the_extra():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=REPO)
     assert proc.returncode == 2, proc.stderr
     assert proc.stdout == ""
-    assert one_error(proc.stderr) == ("streamgaze: error: streamgaze eval needs lmms_eval, which is not installed: "
+    assert one_error(proc.stderr) == ("streamgaze eval: error: streamgaze eval needs lmms_eval, which is not installed: "
                                       "install the [eval] extra: pip install -e '.[eval]' (or: make setup)")
 
 
@@ -196,9 +202,9 @@ def test_gaze_directory_without_gaze_csv_is_one_clear_error(tmp_path, capsys):
     empty.mkdir()
     rc, _, err = cli(capsys, "gaze", empty, "--out", tmp_path / "g.csv")
     assert rc == 2
-    assert one_error(err).startswith(f"streamgaze: error: {empty}: not a recording directory: no gaze.csv")
+    assert one_error(err).startswith(f"streamgaze gaze: error: {empty}: not a recording directory: no gaze.csv")
     rc, _, err = cli(capsys, "gaze", empty, "--source", "nosuch", "--out", tmp_path / "g.csv")
-    assert rc == 2 and one_error(err) == ("streamgaze: error: unknown gaze source 'nosuch'; choose one of world, "
+    assert rc == 2 and one_error(err) == ("streamgaze gaze: error: --source: 'nosuch' is not one of world, "
                                           "egtea, egoexolearn, holoassist, ego4d, egoexo4d_2d, aria_mps, neon, "
                                           "pupil_cloud, pupil_core, tobii_g3")
 

@@ -213,7 +213,7 @@ def test_full_disk_while_writing_a_dataset(tmp_path):
                                                                   "--version", "0.2.0"])))
     assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
     assert proc.stderr.strip().splitlines()[-1] == (
-        f"streamgaze: error: {root}: cannot write dataset version 0.2.0 ({os.strerror(errno.ENOSPC)}); "
+        f"streamgaze build streamgaze: error: {root}: cannot write dataset version 0.2.0 ({os.strerror(errno.ENOSPC)}); "
         "the previous version is unchanged")
     after = {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()}
     assert after == before and manifest_problems(root) == []

@@ -148,7 +148,7 @@ def test_settings_visible_without_horizontal_scrolling(page, site):
         got = re.fullmatch(r"coverage (\d+\.\d)% \((\d+)/(\d+)\)", cell.get_attribute("title"))
         assert got and shown == f"{got[1]}%" and 0 < int(got[2]) < int(got[3]), (key, shown)
         assert f"{100 * int(got[2]) / int(got[3]):.1f}" == got[1]
-    assert alpha.locator(".cov").count() == 0 and alpha.locator("td.coverage").inner_text() == "100%"
+    assert alpha.locator(".cov").count() == 0 and alpha.locator("td.coverage").inner_text() == "100.0%"
     # scores read in percent with one decimal (as papers and lmms-eval print them); data-sort keeps the fraction
     _, overall, paper = site
     assert alpha.locator("td.overall").inner_text() == f"{100 * overall['Alpha']:.1f}"

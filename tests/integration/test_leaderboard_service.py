@@ -18,13 +18,13 @@ def test_hostile_files_are_refused_before_parsing_or_upload(tmp_path):
     deep = tmp_path / "deep.json"
     deep.write_text("[" * 50_000 + "]" * 50_000)
     line = one_error_line(streamgaze("validate", deep, tmp=tmp_path))
-    assert line == f"streamgaze: error: {deep}: nested 50000 levels deep: at most 32 (checked before parsing)"
+    assert line == f"streamgaze validate: error: {deep}: nested 50000 levels deep: at most 32 (checked before parsing)"
     big = tmp_path / "big.json"
     with open(big, "wb") as f:
         f.truncate(40 * 1024 * 1024)
     # the requests dataset is never contacted (offline: any request would fail with another message)
     line = one_error_line(streamgaze("push-submission", big, "--requests", "org/requests", tmp=tmp_path))
-    assert line == (f"streamgaze: error: {big}: 41,943,040 bytes: a submission may have at most 33,554,432 bytes "
+    assert line == (f"streamgaze push-submission: error: {big}: 41,943,040 bytes: a submission may have at most 33,554,432 bytes "
                     "(checked before it is read)")
 
 
@@ -51,18 +51,19 @@ def test_space_folder(tmp_path):
     proc = streamgaze("leaderboard", "space", "--out", out, "--results", "org/results", "--requests", "org/requests",
                       "--dataset", "hf://datasets/org/sg@v1.0.0", tmp=tmp_path)
     assert proc.returncode == 0 and proc.stdout.strip() == str(out), proc.stderr[-2000:]
-    assert sorted(p.name for p in out.iterdir()) == ["README.md", "app.py", "requirements.txt"]
     from streamgaze_hf import __version__
 
-    assert (out / "requirements.txt").read_text() == f"streamgaze-toolkit[leaderboard]=={__version__}\n"
+    wheel = f"streamgaze_toolkit-{__version__}-py3-none-any.whl"  # the toolkit is on no index: the Space carries it
+    assert sorted(p.name for p in out.iterdir()) == ["Dockerfile", "README.md", "app.py", "requirements.txt", wheel]
+    assert (out / "requirements.txt").read_text().splitlines()[-1] == f"./{wheel}[leaderboard]"
     readme = (out / "README.md").read_text()
-    assert readme.startswith("---\ntitle: Gaze benchmarks leaderboard\n") and "sdk: gradio\n" in readme
-    assert "app_file: app.py\n" in readme and "sdk_version: " in readme
+    assert readme.startswith("---\ntitle: Gaze benchmarks leaderboard\n") and "sdk: docker\napp_port: 7860\n" in readme
+    assert "app_file: app.py\n" in readme
     app = (out / "app.py").read_text()
     assert 'os.environ.get("RESULTS", "org/results")' in app and "hf://datasets/org/sg@v1.0.0" in app
     compile(app, "app.py", "exec")
     line = one_error_line(streamgaze("leaderboard", "space", "--out", out, tmp=tmp_path))
-    assert line == f"streamgaze: error: {out}: exists and is not empty: the Space folder goes into a new or empty directory"
+    assert line == f"streamgaze leaderboard space: error: {out}: exists and is not empty: the Space folder goes into a new or empty directory"
 
 
 def test_old_leaderboard_usage_and_sub_verbs_coexist(tmp_path):

@@ -122,6 +122,9 @@ PROCESS_ENV_READERS = {
     "cli/evaluate.py": "the edge: hands the dataset root and RunSettings.to_env() to lmms-eval",
     "cli/cache.py": "the edge: --cache names the clip cache",
     "evaluation/settings.py": "RunSettings.from_env: the one reader of the run settings",
+    "util/secrets.py": "the values of secret-named variables (HF_TOKEN, ..._API_KEY): redacted from every output",
+    "util/wheel.py": "the environment of the child process that builds the toolkit's wheel",
+    "service/uploads.py": "GRADIO_TEMP_DIR: the leaderboard app's own upload folder, set before Gradio reads it",
 }
 
 

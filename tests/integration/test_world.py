@@ -459,7 +459,8 @@ def test_bad_cli_arguments_give_one_clear_error(tmp_path, capsys):
 
     assert main(["world", "--out", str(tmp_path / "w"), "--duration", "5"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == ["streamgaze: error: duration must be at least 15 s (room for a scene cut), got 5.0"]
+    assert err == ["usage: streamgaze world --out OUT [options]",
+                   "streamgaze world: error: duration must be at least 15 s (room for a scene cut), got 5.0"]
     assert not (tmp_path / "w").exists()
 
 

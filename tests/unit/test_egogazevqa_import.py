@@ -145,7 +145,7 @@ def test_reproducible_and_strict(imported, tmp_path, capsys):
     assert same == read_manifest(root)  # identical files, hashes and build info
     strict = tmp_path / "strict" / "egogazevqa"
     assert cli_main(["import", "egogazevqa", str(release), "--out", str(strict), "--version", "1.0.0", "--strict"]) == 2
-    err = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("streamgaze: error")]
+    err = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("streamgaze import egogazevqa: error")]
     assert len(err) == 1 and "spatial_ego4d.csv: entry 2: bad_options" in err[0]
     assert not strict.exists() and not (tmp_path / "strict").exists()  # nothing written, not even the parent
 

@@ -272,7 +272,8 @@ def test_bad_inputs_fail_cleanly_through_the_cli(case, videos, good_gaze, tmp_pa
     rc = main(["overlay", str(video), str(gaze), "--out", str(out)])
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == 2
-    assert len(err) == 1 and err[0].startswith("streamgaze: error: ") and str(bad) in err[0], err
+    assert len(err) == 2 and err[0].startswith("usage: streamgaze overlay "), err
+    assert err[1].startswith("streamgaze overlay: error: ") and str(bad) in err[1], err
     assert not out.exists() and list(out_dir.iterdir()) == []
 
 

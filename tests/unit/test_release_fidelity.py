@@ -193,7 +193,7 @@ def test_a_basename_that_stays_ambiguous_is_one_error(fidelity, videos_cache, tm
     shutil.copyfile(videos_cache / "original" / "lab_07.mp4", flat / "lab_07.mp4")
     shutil.copyfile(videos_cache / "original" / "R014-desk.mp4", flat / "Video_pitchshift.mp4")
     assert main(["import", "streamgaze", str(release), "--out", str(tmp_path / "o1"), "--version", "1.0.0"]) == 2
-    err = [line for line in capsys.readouterr().err.splitlines() if line.startswith("streamgaze:")]
+    err = [line for line in capsys.readouterr().err.splitlines() if line.startswith("streamgaze import streamgaze:")]
     assert len(err) == 1 and "videos/original_video/Video_pitchshift.mp4" in err[0]
     assert R014 in err[0] and "R022-bench/Export_py/Video_pitchshift.mp4" in err[0]
     # two different files for one referenced name

@@ -80,6 +80,7 @@ class EgoBuildOptions:
     source: str = "world"
     vlm_url: str = ""
     vlm_model: str = ""
+    vlm_api_key_env: str = ""  # the environment variable holding the endpoint's API key ("": none; never recorded)
     groups_per_video: int | None = None  # None: DEFAULT_GROUPS[source]
     max_gaze_age: float = DEFAULT_MAX_GAZE_AGE
     max_retries: int = 3
@@ -90,6 +91,7 @@ class EgoBuildOptions:
 
     def to_dict(self) -> dict:
         d = asdict(self)
+        del d["vlm_api_key_env"]  # how the key is found locally changes nothing in the dataset
         d["vlm_url"] = "set" if self.vlm_url else ""  # no local endpoint in the manifest
         d["groups_per_video"] = self.groups()
         d["review"] = [Path(r).name for r in self.review]
@@ -191,6 +193,9 @@ def check_build_arguments(raw: Path, out: Path, version: str, opts: EgoBuildOpti
     if not opts.vlm_url.lower().startswith(("http://", "https://")):
         raise StreamGazeError(f"--vlm-url must be an http(s) URL, got {opts.vlm_url!r}")
     positive(opts.groups(), "--groups-per-video", integer=True)
+    from ...objects.vlm import api_key_from_env
+
+    api_key_from_env(opts.vlm_api_key_env)  # set, and a variable's name
     positive(opts.max_gaze_age, "max gaze age (seconds)")
 
 
@@ -202,7 +207,7 @@ def build_dataset(raw: str | os.PathLike[str], out: str | os.PathLike[str], vers
     ``backend``: a ready VLM back-end (default: ``VLMBackend(options.vlm_url, options.vlm_model)``)."""
     from ...dataset.writer import DatasetContent, write_dataset
     from ...gaze.sources.registry import find_recordings, load
-    from ...objects.vlm import VLMBackend
+    from ...objects.vlm import VLMBackend, api_key_from_env
     from ...video.reader import probe_video, read_frames_at
 
     raw, out = Path(raw), Path(out)
@@ -216,7 +221,8 @@ def build_dataset(raw: str | os.PathLike[str], out: str | os.PathLike[str], vers
         verdicts = load_qa_verdicts(opts.review)
         rejected, review_stats = verdicts.rejected, qa_verdict_stats(verdicts)
     if backend is None:
-        backend = VLMBackend(opts.vlm_url, opts.vlm_model, max_retries=opts.max_retries)
+        backend = VLMBackend(opts.vlm_url, opts.vlm_model, api_key=api_key_from_env(opts.vlm_api_key_env),
+                             max_retries=opts.max_retries)
     source = RAW_SOURCES[opts.source]
     refs = find_recordings(raw, opts.source)
     work = out.parent / f".{out.name}.work"

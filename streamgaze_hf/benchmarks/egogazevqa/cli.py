@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ...cli.base import Handler, raw_common
+from ...cli.base import Handler, raw_common, vlm_key_arg
 from ...gaze.sources.registry import SOURCES
 from . import BENCHMARK
 
@@ -15,6 +15,7 @@ def _raw(p: argparse.ArgumentParser) -> Handler:
                    help="raw layout (default: world, the demo world's format)")
     p.add_argument("--vlm-url", default="", help="OpenAI-compatible base URL of the QA-generating VLM")
     p.add_argument("--vlm-model", default="", help="its model name")
+    vlm_key_arg(p)
     p.add_argument("--review", nargs="+", default=[], metavar="CSV",
                    help="question-verification CSVs (streamgaze review export) applied to the questions")
     p.add_argument("--groups-per-video", type=int, default=None,
@@ -24,7 +25,7 @@ def _raw(p: argparse.ArgumentParser) -> Handler:
         from .build import EgoBuildOptions
 
         opts = EgoBuildOptions(source=a.source, vlm_url=a.vlm_url, vlm_model=a.vlm_model,
-                               groups_per_video=a.groups_per_video, review=tuple(a.review))
+                               vlm_api_key_env=a.vlm_api_key_env, groups_per_video=a.groups_per_video, review=tuple(a.review))
         build = BENCHMARK.importer("raw")
         print(build(a.raw, a.out, a.version, options=opts, force=a.force, changelog=a.changelog,
                     previews=a.previews))

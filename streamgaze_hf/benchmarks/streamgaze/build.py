@@ -38,8 +38,7 @@ from ...video.proxy import ProxySpec
 from ...video.reader import VideoInfo, probe_video
 from . import BENCHMARK
 from .qa.context import VideoContext
-from .qa.generate import DEFAULT_CAP, generate_questions
-from .qa.present import fap_unavailable
+from .qa.generate import DEFAULT_CAP, empty_task_reasons, generate_questions
 from .tasks import TASK_IDS
 
 RESULT_FILE = "result.json"
@@ -49,10 +48,11 @@ RESULT_FILE = "result.json"
 class BuildOptions:
     seed: int = 0
     source: str = "world"  # raw layout: one of gaze.sources.registry.SOURCES
-    objects: str = "oracle"  # object back-end: oracle (demo world) | metadata | vlm
+    objects: str = "oracle"  # object back-end: oracle (demo world) | metadata | vlm | none (no object names)
     metadata: str = ""  # metadata back-end: the official episode CSV (or a directory of them)
     vlm_url: str = ""  # vlm back-end: OpenAI-compatible base URL ...
     vlm_model: str = ""  # ... and model name
+    vlm_api_key_env: str = ""  # ... and the environment variable holding its API key ("": none; never recorded)
     review: tuple[str, ...] = ()  # human-verification CSVs applied before QA generation
     fixations: str = "detector"  # detector (the paper's dispersion rule) | device (the glasses' own fixations)
     fixation: FixationParams = field(default_factory=FixationParams)
@@ -64,6 +64,7 @@ class BuildOptions:
     def to_dict(self) -> dict:
         """The options as recorded in the manifest (input files by name, not by local path)."""
         d = asdict(self)
+        del d["vlm_api_key_env"]  # how the key is found locally changes nothing in the dataset
         d["metadata"] = Path(self.metadata).name if self.metadata else ""
         d["review"] = [Path(r).name for r in self.review]
         return d
@@ -164,6 +165,10 @@ def make_backend(opts: BuildOptions):
     rebuilds and resumed builds never pay for the same request twice."""
     if opts.objects == "oracle":
         return OracleBackend()
+    if opts.objects == "none":
+        from ...objects.none import NoObjectsBackend
+
+        return NoObjectsBackend()
     if opts.objects == "metadata":
         from .episode_objects import MetadataBackend
 
@@ -171,12 +176,13 @@ def make_backend(opts: BuildOptions):
             raise StreamGazeError("the metadata object back-end needs --metadata CSV")
         return MetadataBackend(opts.metadata)
     if opts.objects == "vlm":
-        from ...objects.vlm import VLMBackend
+        from ...objects.vlm import VLMBackend, api_key_from_env
 
         if not (opts.vlm_url and opts.vlm_model):
             raise StreamGazeError("the vlm object back-end needs --vlm-url and --vlm-model")
-        return VLMBackend(opts.vlm_url, opts.vlm_model, hfov_deg=opts.hfov_deg)
-    raise StreamGazeError(f"unknown object back-end {opts.objects!r} (oracle, metadata, vlm)")
+        return VLMBackend(opts.vlm_url, opts.vlm_model, api_key=api_key_from_env(opts.vlm_api_key_env),
+                          hfov_deg=opts.hfov_deg)
+    raise StreamGazeError(f"unknown object back-end {opts.objects!r} (oracle, metadata, vlm, none)")
 
 
 def process_recording(ref: RecordingRef | Path, work: Path, opts: BuildOptions) -> Path:
@@ -189,7 +195,7 @@ def process_recording(ref: RecordingRef | Path, work: Path, opts: BuildOptions) 
     a = analyse_recording(rec, opts)
     info, track, fixations, scores, kept_idx = a.info, a.track, a.fixations, a.scores, a.kept_idx
     objects, episodes = a.context.objects, a.context.episodes
-    qa = generate_questions(a.context, opts.seed, opts.cap_per_task)
+    qa = generate_questions(a.context, opts.seed, opts.cap_per_task, names=opts.objects != "none")
     # Both stored videos are re-encoded without B-frames and with a keyframe at every window start,
     # so every evaluation window clip is a frame-exact packet copy (video/clips.py).
     starts = sorted({r["window_start"] for rows in qa.values() for r in rows if r["window_start"] > 0})
@@ -218,7 +224,7 @@ def process_recording(ref: RecordingRef | Path, work: Path, opts: BuildOptions) 
                  "overlay_path": f"videos/overlay/{vid}.mp4", "fps": info.fps, "width": info.width,
                  "height": info.height, "n_frames": info.n_frames, "duration": info.duration,
                  "hfov_deg": hfov if hfov is not None else math.nan}
-    skipped = {task: reason for task, reason in (("fap", fap_unavailable(rec.actions)),) if reason}
+    skipped = empty_task_reasons(qa, rec.actions, opts.objects)  # every task this recording gives no question
     result = {"video": video_row, "qa": qa, "fixations": fix_rows, "gaze": gaze_rows, "skipped": skipped}
     write_text_atomic(out / RESULT_FILE, json.dumps(result, sort_keys=True))
     return out
@@ -241,6 +247,9 @@ def check_build_arguments(raw: Path, out: Path, version: str, opts: BuildOptions
     if opts.objects == "oracle" and opts.source != "world":
         raise StreamGazeError(f"the oracle object back-end reads the demo world's objects.json; --source "
                               f"{opts.source} needs --objects metadata --metadata CSV or --objects vlm")
+    if opts.vlm_api_key_env and opts.objects != "vlm":
+        raise StreamGazeError(f"--vlm-api-key-env is the vlm object back-end's key; --objects {opts.objects} "
+                              "calls no endpoint")
     if opts.objects == "vlm" and opts.vlm_url and not opts.vlm_url.lower().startswith(("http://", "https://")):
         raise StreamGazeError(f"--vlm-url must be an http(s) URL, got {opts.vlm_url!r}")
     if opts.fixations not in FIXATION_SOURCES:
@@ -339,7 +348,7 @@ def build_dataset(raw: str | os.PathLike[str], out: str | os.PathLike[str], vers
     build_info = {"road": "raw-pipeline", "raw_dir": raw.name, "source": opts.source,
                   "object_backend": opts.objects, "options": opts.to_dict(),
                   "inputs": {ref.video_id: d.name for ref, d in zip(recs, done)}}
-    build_info["skipped_tasks"] = skipped  # task -> {video_id: why its inputs cannot give that task}
+    build_info["skipped_tasks"] = skipped  # task -> {video_id: why that recording gives the task no question}
     if proxy is not None:
         build_info["proxy"] = proxy.as_dict()
     if review_stats is not None:

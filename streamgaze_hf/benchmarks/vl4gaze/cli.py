@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ...cli.base import Handler
+from ...cli.base import Handler, note, vlm_key_arg
 from ...util.errors import StreamGazeError
 from . import BENCHMARK
 
@@ -22,7 +22,8 @@ def _raw(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--vlm-url", default=None, help="OpenAI-compatible API root, e.g. http://localhost:8000/v1 "
                    "(--synthetic without it: the built-in oracle)")
     p.add_argument("--vlm-model", default=None, help="model name sent to the VLM")
-    p.add_argument("--vlm-key", default=None, help="API key (default $OPENAI_API_KEY)")
+    vlm_key_arg(p)
+    p.add_argument("--vlm-key", default=None, help=argparse.SUPPRESS)  # deprecated: the key on the command line
     p.add_argument("--cache", default=None, help="VLM answer cache (default $STREAMGAZE_VLM_CACHE or ~/.cache/streamgaze/vlm)")
     p.add_argument("--limit", type=int, default=None, help="use only the first N annotations")
     p.add_argument("--frame-step", type=int, default=1, help="VideoAttentionTarget: keep every n-th frame")
@@ -35,8 +36,9 @@ def _raw(p: argparse.ArgumentParser) -> Handler:
         from pathlib import Path
 
         from ...dataset.writer import dataset_destination
-        from ...objects.vlm import ChatJSONClient
+        from ...objects.vlm import ChatJSONClient, api_key_from_env
         from ...util.preflight import existing_dir, existing_file, positive
+        from ...util.secrets import register
         from . import annotation_files as ann
         from . import world
 
@@ -47,8 +49,14 @@ def _raw(p: argparse.ArgumentParser) -> Handler:
             raise StreamGazeError("--vlm-url and --vlm-model go together")
         if not a.vlm_url and a.synthetic is None:
             raise StreamGazeError("real annotations need a VLM: --vlm-url URL --vlm-model NAME")
-        client = (ChatJSONClient(a.vlm_url, a.vlm_model, api_key=a.vlm_key or os.environ.get("OPENAI_API_KEY"),
-                                 cache_dir=a.cache, image_format="png") if a.vlm_url else None)
+        key = api_key_from_env(a.vlm_api_key_env or ("OPENAI_API_KEY" if os.environ.get("OPENAI_API_KEY") else ""))
+        if a.vlm_key:
+            register(a.vlm_key)
+            note("--vlm-key is deprecated: a key on the command line shows in `ps` and shell histories; export it and "
+                 "give --vlm-api-key-env VAR")
+            key = a.vlm_key
+        client = (ChatJSONClient(a.vlm_url, a.vlm_model, api_key=key, cache_dir=a.cache, image_format="png")
+                  if a.vlm_url else None)
         with tempfile.TemporaryDirectory(prefix=".vl4gaze-world-") as tmp:
             if a.synthetic is not None:
                 positive(a.synthetic, "--synthetic", integer=True)

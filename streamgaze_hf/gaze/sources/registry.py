@@ -40,6 +40,8 @@ from .base import Recording
 
 SOURCES = ("world", "egtea", "egoexolearn", "holoassist", "ego4d", "egoexo4d_2d", "aria_mps",
            "neon", "pupil_cloud", "pupil_core", "tobii_g3")
+#: the sources whose ``read_track`` also takes the recording's directory (not only its gaze file)
+DIRECTORY_SOURCES = ("world", "holoassist", "neon", "pupil_cloud", "pupil_core", "tobii_g3")
 
 
 def source_module(source: str) -> ModuleType:

@@ -29,11 +29,13 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from ... import __version__
 from ...registry import Benchmark, benchmarks, get_benchmark
 from ...util.errors import StreamGazeError
 from ..page import SORT_JS, TABLE_CSS, render_table
 from .results import data_path, local_results, paper_result_rows, read_results, results_sections
 from .untrusted import RESCORE_TIMEOUT_S, comment_text
+from .uploads import upload_folder
 
 __all__ = ["load_results", "tables_html", "filter_choices", "build_app", "serve", "submit_upload", "ABOUT",
            "FLAG_FILTERS", "wide"]
@@ -41,7 +43,7 @@ __all__ = ["load_results", "tables_html", "filter_choices", "build_app", "serve"
 #: the flagged-rows filter's choices
 FLAG_FILTERS = ("show flagged", "hide flagged", "only flagged")
 
-ABOUT = """\
+ABOUT = f"""\
 ### How rows are made
 
 Every row marked *re-scored* comes from a submission file: every raw response of a model on every question
@@ -60,7 +62,8 @@ table (one dataset).
 ### Reproduce a row
 
 ```bash
-pip install "streamgaze-toolkit[eval]"
+# streamgaze-toolkit is not on a package index: its wheel is in this Space's files (or clone its repository)
+pip install "./streamgaze_toolkit-{__version__}-py3-none-any.whl[eval]"
 # the file of the row: submission_path in the results dataset, in the requests dataset
 hf download ORG/REQUESTS SUBMISSION_PATH --repo-type dataset --local-dir sub
 streamgaze validate sub/SUBMISSION_PATH --dataset hf://datasets/DATASET_REPO@DATASET_COMMIT
@@ -205,7 +208,9 @@ def _sub_header(row: Mapping, bench: Benchmark) -> dict:
 
 def build_app(results: str | os.PathLike[str] | None = None, requests: str | None = None,
               datasets: Sequence[str] = (), *, token: str | None = None):
-    """The Gradio Blocks of the leaderboard (``demo.launch()`` serves it)."""
+    """The Gradio Blocks of the leaderboard (``demo.launch()`` serves it); uploads go to a folder of its own,
+    removed when the app stops (:mod:`.uploads`)."""
+    upload_folder()  # before Gradio is imported: it reads GRADIO_TEMP_DIR then
     import gradio as gr
 
     from .bounded import use_forkserver
@@ -266,6 +271,7 @@ def build_app(results: str | os.PathLike[str] | None = None, requests: str | Non
 def serve(results: str | None, requests: str | None, datasets: Sequence[str] = (), *, host: str = "127.0.0.1",
           port: int = 7860) -> None:
     """``streamgaze leaderboard serve``: build the app and serve it until interrupted."""
+    upload_folder()
     try:
         import gradio  # noqa: F401
     except ImportError:
@@ -276,4 +282,8 @@ def serve(results: str | None, requests: str | None, datasets: Sequence[str] = (
         if get_token() is None:
             raise StreamGazeError(f"the Submit tab opens pull requests on {requests} with the app's token: set HF_TOKEN "
                                   "(on a Space: its secret)")
+    import signal
+    import sys
+
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))  # a stopped service cleans up too
     build_app(results, requests, datasets).launch(server_name=host, server_port=port, show_error=False)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ...submission.schema import submission_benchmark
 from ...util.errors import StreamGazeError
+from .repos import require_repo
 from .untrusted import check_size, submission_path
 
 __all__ = ["PushResult", "push_submission", "open_pull_request", "pinned_dataset", "hub_api", "hub_error"]
@@ -74,6 +75,12 @@ def push_submission(path: str | os.PathLike[str], requests: str, dataset: str | 
     if root is None:
         raise StreamGazeError("the submission was made on a local dataset: pass --dataset with it (the leaderboard "
                               "re-scores against the dataset revision on the Hub the file names)", path)
+    try:  # before the re-score, before any upload
+        require_repo(hub_api(token), requests, "requests", requests=requests)
+    except StreamGazeError:
+        raise
+    except Exception as exc:  # noqa: BLE001
+        raise hub_error(exc, f"looking up {requests}") from None
     checked = rescore_bounded(path, root, **({} if timeout_s is None else {"timeout_s": timeout_s}))
     if checked.submission["run"]["model"] == "streamgaze_oracle":
         raise StreamGazeError("this is the oracle baseline (it reads the answer key): never ranked", path)

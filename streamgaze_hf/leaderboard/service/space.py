@@ -2,12 +2,13 @@
 
 ``app.py`` builds :func:`~.app.build_app` from the Space's settings (the results and requests datasets and
 the scoring datasets, written in as defaults, overridable by the Space's variables ``RESULTS``, ``REQUESTS``
-and ``DATASETS``); ``requirements.txt`` pins this toolkit's version with the ``[leaderboard]`` extra;
-``README.md`` carries the Space metadata (sdk gradio at the installed version, app_file, ``hf_oauth: true``
-for the Submit tab's "Sign in with Hugging Face", and the Hub's leaderboard discovery tags ``leaderboard``,
-``submission:automatic``, ``test:public``). The Space's secret ``HF_TOKEN`` is the token that opens pull
-requests: list its account in ``space_accounts`` of the results dataset's ``leaderboard.yaml``, so the sync
-records the signed-in user named in each pull request's description as its submitter.
+and ``DATASETS``); the toolkit's wheel, ``requirements.txt`` naming it with the ``[leaderboard]`` extra and a
+``Dockerfile`` (:mod:`.space_install`: the toolkit is not on a package index); ``README.md`` carries the Space
+metadata (a Docker Space on Gradio's port, app_file, ``hf_oauth: true`` for the Submit tab's "Sign in with
+Hugging Face", and the Hub's leaderboard discovery tags ``leaderboard``, ``submission:automatic``,
+``test:public``). The Space's secret ``HF_TOKEN`` is the token that opens pull requests: list its account in
+``space_accounts`` of the results dataset's ``leaderboard.yaml``, so the sync records the signed-in user named in
+each pull request's description as its submitter.
 """
 
 from __future__ import annotations
@@ -20,17 +21,9 @@ from pathlib import Path
 from ... import __version__
 from ...util.errors import StreamGazeError
 from ...util.fsutil import atomic_directory
+from .space_install import SPACE_METADATA, write_install_files
 
 __all__ = ["write_space", "space_files"]
-
-
-def _gradio_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("gradio")
-    except PackageNotFoundError:
-        return "5.0.0"
 
 
 def space_files(results: str | None, requests: str | None, datasets: Sequence[str] = ()) -> dict[str, str]:
@@ -54,8 +47,7 @@ title: Gaze benchmarks leaderboard
 emoji: 👀
 colorFrom: blue
 colorTo: green
-sdk: gradio
-sdk_version: {_gradio_version()}
+{SPACE_METADATA}
 app_file: app.py
 pinned: false
 license: cc-by-4.0
@@ -79,8 +71,7 @@ dataset's `leaderboard.yaml`). Submitting needs "Sign in with Hugging Face" (`hf
 request names the signed-in user, whom the sync records as the submitter. Written by
 `streamgaze leaderboard space`.
 """
-    return {"app.py": app, "requirements.txt": f"streamgaze-toolkit[leaderboard]=={__version__}\n",
-            "README.md": readme}
+    return {"app.py": app, "README.md": readme}  # requirements.txt, Dockerfile and the wheel: space_install.py
 
 
 def write_space(out: str | os.PathLike[str], results: str | None, requests: str | None,
@@ -92,4 +83,5 @@ def write_space(out: str | os.PathLike[str], results: str | None, requests: str 
     with atomic_directory(out) as tmp:
         for name, text in space_files(results, requests, datasets).items():
             (tmp / name).write_text(text, encoding="utf-8")
+        write_install_files(tmp)
     return out

@@ -43,6 +43,7 @@ from .ledger import Accepted, accepted_prs, commit_accepted, git_blob_id
 from .names import name_key
 from .pinning import ListedDataset, listed_datasets
 from .quota import DEFAULT_QUOTA, over_quota, parse_time
+from .repos import require_repo
 from .results_repo import ResultsRepo, ResultsState
 from .untrusted import RESCORE_TIMEOUT_S, check_size, comment_text, parse_submission_path, terminal_text
 from .verdict import verdict
@@ -129,6 +130,12 @@ class _Sync:
                  log: Callable[[str], None], tmp: Path) -> None:
         self.api = hub_api(token)
         self.requests, self.results, self.options, self.log, self.tmp = requests, results, options, log, tmp
+        try:  # before the datasets are fetched, before anything is created
+            require_repo(self.api, requests, "requests", requests=requests, results=results)
+        except StreamGazeError:
+            raise
+        except Exception as exc:  # noqa: BLE001
+            raise hub_error(exc, f"reading {requests}") from None
         self.now = options.now or datetime.now(timezone.utc)
         self.listed: dict[str, list[ListedDataset]] = listed_datasets(datasets, self.api)
         self.store = ResultsRepo(self.api, results, tmp, log)

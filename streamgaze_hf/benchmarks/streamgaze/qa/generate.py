@@ -9,7 +9,7 @@ from ..tasks import TASK_IDS
 from .common import task_rng
 from .context import VideoContext
 from .past import generate_gsm, generate_nfi, generate_otp, generate_sr
-from .present import generate_fap, generate_oar, generate_oi
+from .present import fap_unavailable, generate_fap, generate_oar, generate_oi
 from .proactive import generate_gta, generate_oaa
 from .validate import validate_qa_row
 
@@ -30,10 +30,47 @@ GENERATORS: dict[str, Callable] = {
 assert tuple(GENERATORS) == TASK_IDS
 
 
-def generate_questions(ctx: VideoContext, seed: int = 0, cap: int = DEFAULT_CAP) -> dict[str, list[dict]]:
-    """Every task's questions for one video (deterministic for a seed); all rows validated."""
+#: the tasks whose questions are about object names (all but FAP, which asks for the next action's label)
+NEEDS_OBJECT_NAMES = frozenset(TASK_IDS) - {"fap"}
+#: why a recording gave a task no question, when its inputs had what the task needs (the generators' rules)
+NONE_FOUND = {
+    "nfi": "no object in view but never looked at once three objects had been looked at",
+    "otp": "no look from one object to another with three other objects seen by then",
+    "gsm": "no three looks in a row at three different objects",
+    "sr": "no look with at least 3 other objects in view outside the field of view",
+    "oi_easy": "no steady look at a named object with 3 other objects out of view at that moment",
+    "oi_hard": "no steady look at a named object with 3 other objects in view outside the field of view",
+    "oar": "no looked-at object with an attribute of at least 4 known values",
+    "fap": "no action starting 1 to 60 s after a look",
+    "gta": "no looked-at object whose alert checkpoints have both answers",
+    "oaa": "no object that appears, is never looked at and whose alert checkpoints have both answers",
+}
+
+
+def empty_task_reasons(qa: dict[str, list[dict]], actions, objects: str) -> dict[str, str]:
+    """Task -> why this recording gives it no question, for every task with none (the build report)."""
+    out = {}
+    for task_id in TASK_IDS:
+        if qa.get(task_id):
+            continue
+        if objects == "none" and task_id in NEEDS_OBJECT_NAMES:
+            out[task_id] = "no object names (objects: none)"
+        elif task_id == "fap" and fap_unavailable(actions):
+            out[task_id] = fap_unavailable(actions)
+        else:
+            out[task_id] = NONE_FOUND[task_id]
+    return out
+
+
+def generate_questions(ctx: VideoContext, seed: int = 0, cap: int = DEFAULT_CAP,
+                       names: bool = True) -> dict[str, list[dict]]:
+    """Every task's questions for one video (deterministic for a seed); all rows validated. Without object
+    ``names`` (``build --objects none``) only the tasks that need none (FAP)."""
     out: dict[str, list[dict]] = {}
     for task_id, gen in GENERATORS.items():
+        if not names and task_id in NEEDS_OBJECT_NAMES:
+            out[task_id] = []
+            continue
         rows = gen(ctx, task_rng(seed, ctx.video_id, task_id), cap)
         for row in rows:
             problems = validate_qa_row(row, ctx.duration)

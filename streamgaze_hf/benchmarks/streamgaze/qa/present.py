@@ -95,14 +95,17 @@ def fap_unavailable(actions) -> str | None:
 
 
 def generate_fap(ctx: VideoContext, rng: random.Random, cap: int) -> list[dict]:
-    """Future action prediction from the recent fixation pattern (up to 3 gazed objects)."""
+    """Future action prediction from the recent fixation pattern (up to 3 gazed objects). Without any object
+    names (``--objects none``) every look counts and the question names no objects (the overlay shows the
+    pattern): one question per coming action, at the first look it follows by 1 to 60 s."""
     rows = []
     if fap_unavailable(ctx.actions) is not None:
         return []
     labels = sorted({a.label for a in ctx.actions})
+    named = any(ep.gazed for ep in ctx.episodes)  # no object names at all (build --objects none): every look counts
     seen_contexts = set()
     for k, ep in enumerate(ctx.episodes):
-        if not ep.gazed:
+        if named and not ep.gazed:
             continue
         t = ep.end
         nxt = next((a for a in ctx.actions if a.start > t + 1e-9), None)
@@ -113,7 +116,7 @@ def generate_fap(ctx: VideoContext, rng: random.Random, cap: int) -> list[dict]:
             if e.gazed and (not context or context[-1] != e.gazed) and e.end >= t - 60:
                 context.append(e.gazed)
         context = context[-3:]
-        key = (tuple(context), nxt.label)
+        key = (tuple(context), nxt.label) if named else (nxt.start, nxt.label)  # unnamed: one per coming action
         if key in seen_contexts:
             continue
         seen_contexts.add(key)
@@ -122,8 +125,8 @@ def generate_fap(ctx: VideoContext, rng: random.Random, cap: int) -> list[dict]:
         distractors = pick(rng, [lb for lb in labels if lb not in soon], 3)
         if distractors is None:
             continue
-        question = (f"Based on the recent fixation pattern ({' → '.join(context)}), "
-                    "what will the user do next?")
+        pattern = f" ({' → '.join(context)})" if context else ""
+        question = f"Based on the recent fixation pattern{pattern}, what will the user do next?"
         rows.append(mc_row(ctx, "fap", question, nxt.label, distractors, t, rng,
                            {"answer_action": nxt.label, "context_objects": context,
                             "action_time": [nxt.start, nxt.end]}))
