@@ -19,9 +19,9 @@ BUILD_USAGE = "usage: streamgaze build streamgaze --raw RAW --out OUT --version 
 #: verb -> (arguments with a bad choice, or an unknown option where the verb has no choice; the error's reason)
 BAD = {
     "": (["evl"], "COMMAND: 'evl' is not one of world, overlay, gaze, build, import, stats, doctor, review, tasks-dir, "
-                  "eval, report, stream-eval, export-sft, submit, push-submission, import-official-results, validate, "
-                  "compare, leaderboard, leaderboard init, leaderboard sync, leaderboard serve, leaderboard space, clips, "
-                  "publish; "
+                  "eval, report, stream-eval, export-sft, submit, push-submission, validate, compare, leaderboard, "
+                  "leaderboard init, leaderboard sync, leaderboard flag, leaderboard unflag, leaderboard serve, "
+                  "leaderboard space, import-official-results, clips, publish; "
                   "did you mean eval?"),
     "world": (["--out", "w", "--videos", "three"], "--videos: invalid int value: 'three'"),
     "overlay": (["v.mp4", "g.csv", "--out", "o.mp4", "--hfov", "wide"], "--hfov: invalid float value: 'wide'"),
@@ -64,6 +64,9 @@ BAD = {
     "leaderboard serve": (["--port", "http"], "--port: invalid int value: 'http'"),
     "leaderboard space": (["--out", "s", "--nosuch"], "unrecognized arguments: --nosuch"),
     "leaderboard init": (["--requests", "o/r", "--results", "o/s", "--nosuch"], "unrecognized arguments: --nosuch"),
+    "leaderboard flag": (["12", "--results", "o/s", "--reason", "r", "--discussion", "u", "--nosuch"],
+                         "unrecognized arguments: --nosuch"),
+    "leaderboard unflag": (["12", "--results", "o/s", "--nosuch"], "unrecognized arguments: --nosuch"),
     "clips": (["warn"], "{warm,stats,prune}: 'warn' is not one of warm, stats, prune; did you mean warm?"),
     "clips warm": (["--workers", "many"], "--workers: invalid int value: 'many'"),
     "clips stats": (["--nosuch"], "unrecognized arguments: --nosuch"),

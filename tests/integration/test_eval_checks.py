@@ -27,7 +27,7 @@ def test_a_model_name_typo_is_one_line_with_the_closest_names(demo_dataset, tmp_
     for model in ("openai_compatible", "streamgaze_oracle"):
         proc = streamgaze("eval", "--root", tmp_path / "nowhere", "--", f"--model={model}", "--tasks",
                           "streamgaze_oi_easy", tmp=tmp_path)
-        assert "no StreamGaze dataset here" in one_error_line(proc)
+        assert "no dataset here" in one_error_line(proc)
 
 
 def test_a_task_name_typo_names_the_closest_tasks(demo_dataset, tmp_path):
@@ -61,7 +61,7 @@ def test_a_task_of_another_benchmark_names_it_and_where_its_dataset_is_looked_fo
     proc = streamgaze("eval", "--", "--model", "streamgaze_random", "--tasks", "egogazevqa", tmp=tmp_path, env=env,
                       cwd=tmp_path)
     assert one_error_line(proc) == (
-        f"streamgaze eval: error: {tmp_path / 'egogazevqa'}: no StreamGaze dataset here: looked at ./egogazevqa (no "
+        f"streamgaze eval: error: {tmp_path / 'egogazevqa'}: no dataset here: looked at ./egogazevqa (no "
         "root given and $EGOGAZEVQA_ROOT unset), which does not exist; build one with `streamgaze build BENCH --raw "
         f"RAW_DIR --out {tmp_path / 'egogazevqa'} --version X.Y.Z` or `streamgaze import BENCH RELEASE_DIR --out "
         f"{tmp_path / 'egogazevqa'} --version X.Y.Z`")

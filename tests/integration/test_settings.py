@@ -112,6 +112,7 @@ PROCESS_ENV_READERS = {
     "harness/process.py": "prepares the lmms-eval process (git ceiling, progress bars)",
     "streaming/clip_models.py": "OPENAI_API_KEY as an API client's default key",
     "vl4gaze/cli.py": "OPENAI_API_KEY as an API client's default key",
+    "objects/vlm.py": "--vlm-api-key-env VAR: the key is read from the variable the user names",
     "util/fsutil.py": "user_cache_dir: where this user's caches live (the clip, VLM, scene and verification "
                       "caches' $STREAMGAZE_..._CACHE)",
     "evaluation/prefetch.py": "RANK/WORLD_SIZE of torch launchers (this rank's shard)",
