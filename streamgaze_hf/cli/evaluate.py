@@ -46,10 +46,6 @@ def _eval(p: argparse.ArgumentParser) -> Handler:
     def run(a: argparse.Namespace) -> int:
         import os
 
-        from ..dataset.load import resolve_root
-        from ..evaluation.protocols import get_protocol
-        from ..evaluation.settings import with_flags
-        from ..evaluation.visuals import run_settings
         from ..util.preflight import positive, require_declared, require_module
 
         args = list(a.lmms_eval_args)
@@ -72,6 +68,13 @@ def _eval(p: argparse.ArgumentParser) -> Handler:
         positive(a.clip_fps, "--clip-fps")
         args = args[1:] if args[:1] == ["--"] else args
         bench = _checked_benchmark(a, args)  # the model and the task names, before any dataset is read
+        from ..dataset.load import (
+            resolve_root,  # (imports `datasets`: after the checks, which answer at once)
+        )
+        from ..evaluation.protocols import get_protocol
+        from ..evaluation.settings import with_flags
+        from ..evaluation.visuals import run_settings
+
         root = resolve_root(a.root, env=bench.root_env, default=bench.default_root)  # a Hub tag: its commit
         os.environ[bench.root_env] = str(root)
         protocol = get_protocol(a.protocol) if a.protocol else None
@@ -98,7 +101,6 @@ def _checked_benchmark(a: argparse.Namespace, args: list[str]):
     """The benchmark ``eval`` runs (BENCH or ``--benchmark``, else the dataset's, else the one every requested task
     belongs to, else the default benchmark), after lmms-eval's ``--model`` and the ``--tasks`` names are checked
     (harness/checks.py): a typo or a task of another benchmark ends here, in about a second."""
-    from ..dataset.load import missing_root, resolve_root
     from ..harness.checks import (
         benchmarks_of_tasks,
         check_model,
@@ -113,6 +115,8 @@ def _checked_benchmark(a: argparse.Namespace, args: list[str]):
     names = (tasks_arg(args) or (0, []))[1]
     index = task_index()
     check_task_names(names, index)
+    from ..dataset.load import missing_root, resolve_root  # (imports `datasets`: after the checks of names)
+
     name, why = a.benchmark, "the benchmark given"
     if name is None and a.root:
         name, why = benchmark_of_root(resolve_root(a.root)), f"the benchmark of --dataset {a.root}"
