@@ -177,7 +177,9 @@ def read_run(output_dir: str | os.PathLike[str], benchmark: str | None = None) -
     files = {path.name[len(prefix) + len("_samples_"):-len(".jsonl")]: path
              for path in sorted(results_path.parent.glob(f"{prefix}_samples_*.jsonl"))}
     bench = _run_benchmark(list(files) or list(results["results"]), benchmark, results_path)
-    names = task_index().of_benchmark(bench)
+    # the plain tasks per gaze mode: a slice task repeats its task's documents, a reasoning variant is
+    # another prompt (neither is a submission's task)
+    names = {n: t for n, t in task_index().of_benchmark(bench).items() if t.slice is None and not t.reasoning}
     samples: dict[str, list[dict]] = {}
     paths: dict[str, Path] = {}
     for task, path in files.items():

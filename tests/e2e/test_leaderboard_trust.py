@@ -22,6 +22,7 @@ import pytest
 
 from streamgaze_hf.leaderboard.service.untrusted import submission_path
 
+from ..fixtures.cli_entry import one_error_line
 from ..fixtures.hub_stub import HubStub, git_oid
 from ..fixtures.leaderboard_hub import USERS, hub_env, load_results, pinned, put_dataset, run_sg
 
@@ -290,7 +291,7 @@ def test_flags_and_results_on_the_models_page(hub, online):
     assert len(flagged) == len(rows) and sum(bool(r["flag_reason"]) for r in flagged.values()) == 1  # not deleted
     assert "flagged" in stub.files(RESULTS)["site/index.html"].decode()
     proc = run_sg(env, "leaderboard", "flag", "4242", "--results", RESULTS, "--reason", "x", "--discussion", link)
-    assert proc.returncode == 2 and proc.stderr.strip() == f"streamgaze: error: {RESULTS} has no row of pull request #4242"
+    assert one_error_line(proc) == f"streamgaze leaderboard flag: error: {RESULTS} has no row of pull request #4242"
     # a sync keeps the flag (flags.json is the maintainers')
     proc = _sync(stub, work / "maint", "--model-card-prs")
     assert proc.returncode == 0, proc.stderr[-3000:]
