@@ -46,10 +46,9 @@ from tqdm import tqdm
 from ..dataset.load import benchmark_of, dataset_files, nonempty_tasks, read_manifest, resolve_root
 from ..registry import Benchmark, get_benchmark
 from ..util.errors import StreamGazeError
-from ..video.clips import cached_clip
 from .settings import DEFAULT_PREFETCH as DEFAULT_WORKERS
 from .settings import RunSettings, given
-from .visuals import doc_clip_spec, doc_media, doc_visuals
+from .visuals import cached_window_clip, doc_clip_spec, doc_media, doc_visuals
 
 _EXIT_JOIN_S = 60.0
 
@@ -240,7 +239,7 @@ def doc_key(doc: dict) -> tuple:
     return (str(doc["dataset_root"]), str(doc["gaze"]), str(doc["overlay_path"] if doc["gaze"] == "visual"
                                                             else doc["video_path"]),
             float(doc["window_start"]), float(doc["window_end"]), float(doc.get("clip_fps") or 0.0),
-            str(doc.get("proxy") or ""), str(doc.get("video_id", "")))
+            str(doc.get("proxy") or ""), str(doc.get("video_id", "")), str(doc.get("model_ready") or ""))
 
 
 def rank_shard(docs: list[dict]) -> list[dict]:
@@ -301,12 +300,12 @@ def _warm_key(doc: dict) -> tuple:
     """Documents with the same key get the same files (nogaze and textgaze share their clips)."""
     path, start, end, fps = doc_clip_spec(doc)
     sal = (doc["video_id"], start, end) if doc["gaze"] == "salience" else None
-    return (str(path), start, end, fps or 0.0, str(doc.get("proxy") or ""), sal)
+    return (str(path), start, end, fps or 0.0, str(doc.get("proxy") or ""), sal, str(doc.get("model_ready") or ""))
 
 
 def _warm_one(doc: dict) -> bool:
     """Prepare one document's visuals; True if its clip had to be built (False: already cached)."""
-    was_cached = cached_clip(*doc_clip_spec(doc)) is not None
+    was_cached = cached_window_clip(doc) is not None
     doc_visuals(doc)
     return not was_cached
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from ... import __version__
 from ...registry import Benchmark, benchmarks, get_benchmark
 from ...registry.contract import score_text
-from ..rows import Row, benchmark_columns
+from ..rows import Row, benchmark_columns, efficiency_text
 from ..sections import Section, group_sections, reference_section_of
 from ..site import reference_row, render_sections
 
@@ -40,7 +40,7 @@ _SETTINGS = ("protocol", "proxy", "visual_form")
 _DATASET = ("dataset_repo", "dataset_revision", "dataset_commit", "dataset_version", "dataset_manifest_sha256")
 _VERSIONS = ("toolkit_version", "lmms_eval_version", "datasets_version")
 _TAIL = ("submitter", "submission_path", "submitted_at", "section", "section_title", "section_note", "source",
-         "by_source")
+         "by_source", "efficiency")
 
 
 def data_path(config: str) -> str:
@@ -93,7 +93,8 @@ def result_row(bench: Benchmark, sub: Mapping, scores: Mapping, section: Sequenc
                pr_number=int(pr_number), submitter=submitter, submission_path=path,
                submitted_at=path.rsplit("/", 1)[-1].removesuffix(".json"), section=section[0],
                section_title=section[1], section_note=section[2], source="submission", reported=False,
-               by_source=" · ".join(f"{s} {score_text(v)}" for s, v in values.get("by_source", {}).items()))
+               by_source=" · ".join(f"{s} {score_text(v)}" for s, v in values.get("by_source", {}).items()),
+               efficiency=efficiency_text(sub.get("run", {})))
     return row
 
 
@@ -143,7 +144,8 @@ def _card(names: Sequence[str], with_rows: Sequence[str]) -> str:
              "Scores (`overall`, `score_<column>`, `task_<task>`) are fractions in [0, 1] for every ratio; "
              "a column of another unit (degrees, L2, BLEU) keeps its unit. `coverage` is answered / expected "
              "items (missing answers count as wrong). Settings that change numbers: `gaze`, `prompt_mode`, "
-             "`clip_fps` (0 = no cap), `protocol`, `proxy`, `visual_form`, `model_frames`. Provenance: "
+             "`clip_fps` (0 = no cap), `protocol`, `proxy`, `visual_form`, `model_frames`. Efficiency (where the run "
+             "measured it): `efficiency`, the time the model wrapper spent reading video. Provenance: "
              "`dataset_repo`, `dataset_revision`, `dataset_commit`, `dataset_version`, `dataset_manifest_sha256`, "
              "`toolkit_version`, `lmms_eval_version`, `datasets_version`, `submitter`, `pr_number`, "
              "`submission_path` (in the requests dataset).", "",
@@ -162,7 +164,7 @@ def leaderboard_rows(bench: Benchmark, rows: Iterable[Mapping]) -> list[Row]:
                        clip_fps="" if r["reported"] else ("none" if not fps else f"{fps:g}"),
                        protocol=r["protocol"], by_source=r.get("by_source") or "", frames=r["model_frames"],
                        params=r["model_params"], coverage=r["coverage"], url=r["model_url"],
-                       file=r["submission_path"], section=r["section"]))
+                       file=r["submission_path"], section=r["section"], efficiency=r.get("efficiency") or ""))
     return out
 
 
