@@ -25,7 +25,8 @@ At interpreter exit the workers stop taking new items and finish the one they ar
 
 **Ahead of a run** (:func:`warm_clips`, ``streamgaze clips warm``): every window clip (and salience image)
 an evaluation will ask for, prepared in the clip cache the evaluation uses (docs/performance.md),
-resumable, on a process pool.
+resumable, on a process pool; the model-ready clips of one video's windows (its past windows and proactive
+checkpoints) in one decoding pass over that video where that is cheaper (``ready.ready_clips``).
 """
 
 from __future__ import annotations
@@ -310,6 +311,32 @@ def _warm_one(doc: dict) -> bool:
     return not was_cached
 
 
+def _warm_units(items: list[dict]) -> list[list[dict]]:
+    """The work of ``clips warm``: documents whose clips are model-ready for one wrapper and cut from one video
+    go together (their clips share one pass over that video: ``ready.ready_clips``), every other one alone."""
+    units: dict[tuple, list[dict]] = {}
+    for i, d in enumerate(items):
+        path, _start, _end, fps = doc_clip_spec(d)
+        key = (str(path), fps or 0.0, d["model_ready"]) if d.get("model_ready") else (i,)
+        units.setdefault(key, []).append(d)
+    return list(units.values())
+
+
+def _warm_unit(docs: list[dict]) -> tuple[int, int]:
+    """(documents, clips built) of one unit of :func:`_warm_units`."""
+    if len(docs) == 1:
+        return 1, int(_warm_one(docs[0]))
+    from .model_frames import FramesSpec
+    from .ready import ready_clips
+
+    path, _s, _e, fps = doc_clip_spec(docs[0])
+    _clips, stats = ready_clips(path, [doc_clip_spec(d)[1:3] for d in docs], fps, FramesSpec.parse(docs[0]["model_ready"]))
+    for d in docs:
+        if d["gaze"] == "salience":
+            doc_visuals(d)  # its salience image (the clip is in the cache now)
+    return len(docs), int(stats["built"])
+
+
 def resolve_tasks(names: list[str] | None, bench: Benchmark) -> list[str]:
     """Task ids of ``bench`` from ids, lmms-eval names (``streamgaze_oi_easy``) or categories (StreamGaze:
     past, present, proactive)."""
@@ -378,19 +405,21 @@ def warm_clips(root: str | os.PathLike[str] | None = None, tasks: list[str] | No
         unique.setdefault(_warm_key(d), d)
     # grouped by video file, in window order: a worker reuses its packet index and decoder warm-up
     items = [unique[k] for k in sorted(unique, key=lambda k: (k[0], k[1], k[2], k[3], k[4], k[5] is not None))]
+    units = _warm_units(items)
     t0 = time.perf_counter()
     built = 0
     bar = tqdm(total=len(items), desc="warm clips", unit="clip", disable=not progress, dynamic_ncols=True)
     try:
         if workers == 1:
-            for d in items:
-                built += _warm_one(d)
-                bar.update()
+            for unit in units:
+                n, b = _warm_unit(unit)
+                built += b
+                bar.update(n)
         else:
             with ProcessPoolExecutor(max_workers=workers) as pool:
-                for b in pool.map(_warm_one, items, chunksize=8):
+                for n, b in pool.map(_warm_unit, units, chunksize=1):
                     built += b
-                    bar.update()
+                    bar.update(n)
     finally:
         bar.close()
     return {"tasks": task_ids, "variants": modes, "documents": len(docs), "clips": len(items), "built": built,

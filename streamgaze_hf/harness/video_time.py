@@ -82,11 +82,11 @@ def _timed(fn):
     return wrapper
 
 
-def install() -> list[str]:
-    """Wrap the reading calls of every :data:`TARGETS` module that imports here (once); returns the wrapped
-    names."""
+def install(targets=TARGETS) -> list[str]:
+    """Wrap the reading calls of every module of ``targets`` (default :data:`TARGETS`) that imports here (once);
+    returns the wrapped names."""
     done = []
-    for module_name, cls_name, names in TARGETS:
+    for module_name, cls_name, names in targets:
         try:
             module = importlib.import_module(module_name)
         except Exception:  # not installed, or a library that cannot load here (torchcodec without FFmpeg)
