@@ -227,7 +227,7 @@ def test_documents_record_the_model_frames_and_fall_back_for_unknown_wrappers(de
 
     settings = RunSettings(model=json.dumps(request))
     doc = load_docs("nfi", "visual", demo_dataset, settings=settings)[0]
-    assert doc["model_ready"].startswith("streamgaze_llava_hf/chat max_frames_num=8 size_h=56 size_w=56")
+    assert doc["model_ready"].startswith("streamgaze_llava_hf/chat max_frames_num=8 size_h=112 size_w=112")
     assert score_doc(doc, "A")["model_ready"] == doc["model_ready"]
     assert load_docs("nfi", "visual", demo_dataset, settings=RunSettings(model=json.dumps(request), frames="full"))[0][
         "model_ready"] == ""
