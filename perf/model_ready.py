@@ -148,11 +148,12 @@ def wrapper_reader(key: str, args: dict):
 
         n = int(args.get("num_frames", 32))
 
-        def sample(metadata, **_kw):
+        def sample(metadata, **_kw):  # InternVLVideoProcessor.sample_frames
             total = metadata.total_num_frames
-            return torch.arange(total / n / 2, total, total / n).int().numpy()
+            return torch.arange(total / n / 2, total, total / n).int().tolist()
 
-        return lambda path: np.asarray(load_video(path, backend="torchcodec", sample_indices_fn=sample)[0])
+        return lambda path: np.asarray(load_video(path, backend="torchcodec", sample_indices_fn=sample)[0]).transpose(
+            0, 2, 3, 1)  # (T, C, H, W) as it decodes -> (T, H, W, C)
     if model in ("internvl2", "internvl3", "internvl3_5"):
         from decord import VideoReader, cpu
         from lmms_eval.models.simple.internvl3 import get_index
@@ -188,18 +189,35 @@ def timed(fn, *args):
     return time.perf_counter() - t0, time.process_time() - c0, out
 
 
-def measure(key: str, args: dict, video: Path, start: float, end: float, work: Path, runs: int, full_runs: int) -> dict:
+def cut(video: Path, start: float, end: float, cache: Path) -> tuple[float, float]:
+    """The full-rate clip's cut on an empty cache, memos cleared (wall, CPU): per question whatever the wrapper."""
+    clips._clear_memos()
+    wall, cpu, _ = timed(prepare_clip, video, start, end, None, cache)
+    return wall, cpu
+
+
+def warm_up(video: Path, cache: Path) -> None:
+    """Imports and first calls (torch, torchvision, decord, qwen_vl_utils) outside every timed figure."""
+    from streamgaze_hf.video.resize import resize_frames
+
+    clip = prepare_clip(video, 0.0, 2.0, None, cache)
+    frames = wrapper_reader("llava_hf/simple", {"max_frames_num": 4})(str(clip))
+    for kernel in ("qwen", "hf", "pil"):
+        resize_frames(frames, (64, 48), kernel)
+    wrapper_reader("qwen2_5_vl/chat", {})(str(clip))
+
+
+def measure(key: str, args: dict, video: Path, start: float, end: float, cache: Path, work: Path, runs: int,
+            full_runs: int, cut_times: tuple[float, float]) -> dict:
     request = frames_request(*key.split("/"), args)
     spec = resolve_spec(request)
-    cache = work / f"cache-{video.stem}-{int(end - start)}"
-    clips._clear_memos()
-    cut_wall, cut_cpu, full = timed(prepare_clip, video, start, end, None, cache)
+    full = prepare_clip(video, start, end, None, cache)
     build_wall, build_cpu, ready = timed(ready_clip, video, start, end, None, spec, cache)
     assert ready.suffix == ".mov", f"{key}: no model-ready clip for [{start}, {end}]"
     side = ready_sidecar(ready)
     read = wrapper_reader(key, args)
     res = {"frames": side["n_frames"], "size": side["size"], "full_frames": side["full_frames"],
-           "mode": read_sidecar(full)["mode"], "cut": (cut_wall, cut_cpu), "build": (build_wall, build_cpu)}
+           "mode": read_sidecar(full)["mode"], "cut": cut_times, "build": (build_wall, build_cpu)}
 
     def path_times(clip_fn, n):
         walls, cpus, out = [], [], None
@@ -216,7 +234,8 @@ def measure(key: str, args: dict, video: Path, start: float, end: float, work: P
     if key == "qwen2_5_vl/simple":  # qwen_vl_utils holds every frame it decodes (2 fps of the window), then resizes
         from streamgaze_hf.evaluation.model_frames import qwen_smart_nframes
 
-        held = qwen_smart_nframes(side["full_frames"], side["full_fps"]) * w * h * 3 * 5
+        tw, th = side["size"]
+        held = qwen_smart_nframes(side["full_frames"], side["full_fps"]) * (w * h * 3 + tw * th * 3 * 4)
     if held > MAX_HELD_BYTES:
         print(f"  {key}: the full-rate path is not run: the wrapper would hold {held / 2**30:.1f} GiB of frames "
               "(more than this shared machine can spare)", flush=True)
@@ -258,6 +277,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sources", type=Path, default=None, help="keep the generated sources here (reused)")
     ap.add_argument("--out", type=Path, default=None, help="also write the results as JSON here")
     a = ap.parse_args(argv)
+    from streamgaze_hf.harness.backends import choose_backends
+
+    print(f"decode backends (as streamgaze eval sets them): {choose_backends()}", flush=True)
+    import logging
+
+    logging.getLogger("qwen_vl_utils.vision_process").setLevel(logging.ERROR)  # its max_pixels warning per read
     sizes = [tuple(int(v) for v in s.split("x")) for s in a.sizes.split(",") if s]
     lengths = [int(v) for v in a.windows.split(",") if v]
     wrappers = [k for k in a.wrappers.split(",") if k]
@@ -273,15 +298,18 @@ def main(argv: list[str] | None = None) -> int:
         for w, h in sizes:
             for layout in a.layouts.split(","):
                 video = source(src_dir, layout, w, h, 610.0)
+                warm_up(video, work / "cache-warm-up")
                 for n in lengths:
                     start = WINDOWS[n][0 if layout == "ours" else 1]
                     end = start + n
+                    cache = work / f"cache-{video.stem}-{n}"
+                    cut_times = cut(video, start, end, cache)
                     for key in wrappers:
                         model = key.split("/")[0]
                         args = {"pretrained": ckpt[model]} if model in ckpt else {}
                         if model in ("internvl2", "internvl3", "internvl3_5"):
                             args["modality"] = "video"
-                        r = measure(key, args, video, start, end, work, a.runs, a.full_runs)
+                        r = measure(key, args, video, start, end, cache, work, a.runs, a.full_runs, cut_times)
                         name = f"{w}x{h} {layout} {n}s {key}"
                         results[name] = r
                         print(f"{name}: {r['frames']} of {r['full_frames']} frames at {r['size'][0]}x{r['size'][1]} "

@@ -124,6 +124,8 @@ PROCESS_ENV_READERS = {
     "cli/evaluate.py": "the edge: hands the dataset root and RunSettings.to_env() to lmms-eval",
     "cli/cache.py": "the edge: --cache names the clip cache",
     "evaluation/settings.py": "RunSettings.from_env: the one reader of the run settings",
+    "evaluation/model_frames.py": "MODEL_SEQ_LEN, FORCE_QWENVL_VIDEO_READER: qwen_vl_utils' own, read as it reads them",
+    "harness/backends.py": "FORCE_QWENVL_VIDEO_READER, LMMS_VIDEO_DECODE_BACKEND: the readers a run gives the wrappers",
 }
 
 
