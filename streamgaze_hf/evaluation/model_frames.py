@@ -48,8 +48,6 @@ from ..util.errors import StreamGazeError
 
 #: bumped when a plan for the same spec and clip would change (part of every model-ready clip's cache key)
 PLAN_VERSION = 1
-#: the lmms-eval version whose wrappers the table describes
-LMMS_EVAL_VERSION = "0.7.3"
 
 # qwen_vl_utils 0.0.14 (vision_process.py)
 _QWEN_FRAME_FACTOR = 2
@@ -465,11 +463,6 @@ class FramesSpec:
             else:
                 params.append((k, json.loads(v)))
         return cls(parts[0], tuple(params), reader)
-
-    @property
-    def needs_rate(self) -> bool:
-        """Whether the sampler reads the clip's frame rate (then the reader's own figure is used)."""
-        return self.row.reader == "qwen"
 
     def plan(self, total: int, fps: float, width: int, height: int) -> FramePlan:
         """The model-ready clip of a full-rate clip of ``total`` frames at ``fps`` (as :attr:`reader` reports

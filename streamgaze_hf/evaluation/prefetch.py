@@ -14,6 +14,10 @@ and :func:`prefetched_visuals` as its ``doc_to_visual``.
 * The clip cache is the same content-addressed cache as without prefetching (video/clips.py), so the
   prefetched files are exactly what :func:`~streamgaze_hf.evaluation.visuals.doc_visuals` would build, and
   several processes (ranks) may prefetch the same clips at once.
+* Model-ready clips (``ready.py``): a worker that takes a document also takes the next documents of the same
+  video and wrapper nobody has taken yet (up to :data:`PASS_GROUP`) and makes their clips in one pass over the
+  video where that decodes fewer frames (``ready.ready_clips``); the caller's thread, on a miss, makes only
+  its own document.
 
 Settings (``RunSettings.prefetch``, ``prefetch_ahead``: streamgaze_hf/evaluation/settings.py): ``STREAMGAZE_PREFETCH`` =
 threads (default 2; 0 turns prefetching off), ``STREAMGAZE_PREFETCH_AHEAD`` = at most this many documents
@@ -263,11 +267,65 @@ def start_prefetch(docs: list[dict], settings: RunSettings | None = None) -> Pre
         return None
     with _DOCS_LOCK:
         if _DOCS is None:
-            _DOCS = Prefetcher(doc_visuals, workers=workers, ahead=settings.prefetch_ahead or None,
-                               name="streamgaze-prefetch")
+            _DOCS = Prefetcher(_prefetch_doc, workers=workers, ahead=settings.prefetch_ahead or None,
+                               name=PREFETCH_THREADS)
         p = _DOCS
-    p.submit((doc_key(d), d) for d in rank_shard(docs))
+    mine = rank_shard(docs)
+    _register(mine)
+    p.submit((doc_key(d), d) for d in mine)
     return p
+
+
+#: the prefetcher's thread names (they start with this)
+PREFETCH_THREADS = "streamgaze-prefetch"
+#: how many documents of one video (model-ready for one wrapper) a prefetch worker prepares in one pass
+PASS_GROUP = 8
+_UNTAKEN: dict[tuple, dict[tuple, dict]] = {}  # (video, fps cap, wrapper) -> documents not taken yet, in order
+_UNTAKEN_LOCK = threading.Lock()
+
+
+def _group_key(doc: dict) -> tuple | None:
+    if not doc.get("model_ready"):
+        return None
+    path, _start, _end, fps = doc_clip_spec(doc)
+    return str(path), fps or 0.0, doc["model_ready"]
+
+
+def _register(docs: list[dict]) -> None:
+    with _UNTAKEN_LOCK:
+        for d in docs:
+            group = _group_key(d)
+            if group is not None:
+                _UNTAKEN.setdefault(group, {}).setdefault(doc_key(d), d)
+
+
+def _take_group(doc: dict) -> list[dict]:
+    """``doc`` and the next documents of its video and wrapper nobody has taken yet (at most :data:`PASS_GROUP`)."""
+    group = _group_key(doc)
+    with _UNTAKEN_LOCK:
+        untaken = _UNTAKEN.get(group, {})
+        keys = list(untaken)
+        key = doc_key(doc)
+        if key not in untaken:
+            return [doc]
+        taken = keys[keys.index(key):keys.index(key) + PASS_GROUP]
+        return [untaken.pop(k) for k in taken]
+
+
+def _prefetch_doc(doc: dict) -> list[str]:
+    """:func:`doc_visuals`; on a prefetch worker, the model-ready clips of the next documents of the same video
+    first, in one pass over it (``ready.ready_clips``: past windows and proactive checkpoints pick frames all over
+    the same stretch of video). A document asked for before any worker took it is made alone, at once."""
+    if threading.current_thread().name.startswith(PREFETCH_THREADS) and doc.get("model_ready"):
+        group = _take_group(doc)
+        windows = sorted({doc_clip_spec(d)[1:3] for d in group})
+        if len(windows) > 1:
+            from .model_frames import FramesSpec
+            from .ready import ready_clips
+
+            path, _start, _end, fps = doc_clip_spec(doc)
+            ready_clips(path, windows, fps, FramesSpec.parse(doc["model_ready"]))
+    return doc_visuals(doc)
 
 
 def prefetched_visuals(doc: dict) -> list[str]:
@@ -287,6 +345,8 @@ def stop_prefetch() -> None:
     global _DOCS
     with _DOCS_LOCK:
         p, _DOCS = _DOCS, None
+    with _UNTAKEN_LOCK:
+        _UNTAKEN.clear()
     if p is not None:
         p.close(timeout=_EXIT_JOIN_S)
 

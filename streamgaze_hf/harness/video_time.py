@@ -36,7 +36,6 @@ TARGETS: tuple[tuple[str, str | None, tuple[str, ...]], ...] = (
     ("qwen_vl_utils.vision_process", None, ("fetch_video",)),
     ("transformers.video_utils", None, ("load_video",)),
 )
-_PREFETCH_THREADS = "streamgaze-prefetch"
 
 _lock = threading.Lock()
 _local = threading.local()
@@ -57,7 +56,9 @@ reset()
 def _counting() -> bool:
     if getattr(_local, "depth", 0) or getattr(_local, "harness", 0):
         return False
-    return not threading.current_thread().name.startswith(_PREFETCH_THREADS)
+    from ..evaluation.prefetch import PREFETCH_THREADS
+
+    return not threading.current_thread().name.startswith(PREFETCH_THREADS)
 
 
 def _timed(fn):

@@ -137,3 +137,31 @@ def test_reading_time_counts_the_wrappers_reads_only(tmp_path):
     assert video_time.format_summary(s).startswith("streamgaze: video: the model wrapper spent")
     assert "decord.video_reader.VideoReader.get_batch" in video_time.install(decord_only)
     video_time.uninstall()
+
+
+def test_the_prefetcher_makes_the_windows_of_one_video_in_one_pass(demo_dataset, tmp_path, monkeypatch):
+    from streamgaze_hf.benchmarks.streamgaze.evaluation import load_docs
+    from streamgaze_hf.evaluation import prefetch, ready
+    from streamgaze_hf.evaluation.model_frames import frames_request
+    from streamgaze_hf.evaluation.settings import RunSettings
+    from streamgaze_hf.evaluation.visuals import cached_window_clip
+
+    monkeypatch.setenv("STREAMGAZE_CLIP_CACHE", str(tmp_path / "clips"))
+    passes = []
+    original = ready.ready_clips
+    monkeypatch.setattr(ready, "ready_clips", lambda video, windows, *a, **k: passes.append(len(windows)) or
+                        original(video, windows, *a, **k))
+    settings = RunSettings(model=json.dumps(frames_request("gpt4v", "simple", {"max_frames_num": 6})))
+    docs = [d for task in ("nfi", "gta") for d in load_docs(task, "visual", demo_dataset, settings=settings)]
+    prefetch.stop_prefetch()
+    try:
+        p = prefetch.start_prefetch(docs, settings)
+        assert p.wait_idle(timeout=600)
+        assert passes and max(passes) > 1 and sum(passes) <= len(docs)  # several windows of a video at a time
+        for d in docs:
+            clip = cached_window_clip(d)
+            assert clip is not None and clip.suffix == ".mov"
+            assert prefetch.prefetched_visuals(d)[-1] == str(clip)
+        assert p.stats.prepared == len({prefetch.doc_key(d) for d in docs}) and p.stats.failed == 0
+    finally:
+        prefetch.stop_prefetch()
