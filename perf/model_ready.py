@@ -20,7 +20,9 @@ window starts mid-GOP at 543.3 s), at 24 fps, in one run:
 ``floor``     the in-memory floor, for reference: the same frames loaded as an array (``np.load`` of a ``.npy``);
 ``build``     the background work per question once the full-rate clip is cached: the model-ready clip made
               from it (the picks decoded by the reader, resized, written), once; and ``cut``, the full-rate
-              clip's cut on an empty cache (copy or smart cut), once.
+              clip's cut on an empty cache (copy or smart cut), once;
+``pass``      per source, for one wrapper (``--pass-wrapper``): 8 past windows ``[0, t]`` made in one pass over
+              the video (``ready.ready_clips``: ``clips warm`` and the prefetcher) against one read each, per window.
 
 Times are CPU seconds of this process (all threads) and wall seconds; medians. Every read is checked: the
 frames the reader returns from the model-ready clip must equal its frames from the full-rate clip (the same
@@ -254,6 +256,21 @@ def measure(key: str, args: dict, video: Path, start: float, end: float, cache: 
     return res
 
 
+def measure_pass(key: str, args: dict, video: Path, work: Path, n: int = 8) -> dict:
+    """The background work per window when ``n`` past windows ``[0, t]`` of one video are made in one pass
+    (``ready.ready_clips``, as ``clips warm`` and the prefetcher do) against one read each (CPU seconds, the cuts
+    included), each on an empty cache."""
+    from streamgaze_hf.evaluation.ready import ready_clips
+
+    spec = resolve_spec(frames_request(*key.split("/"), args))
+    windows = [(0.0, 600.0 * (k + 1) / n) for k in range(n)]
+    clips._clear_memos()
+    _w, one_pass, (_clips, stats) = timed(ready_clips, video, windows, None, spec, work / f"pass-{video.stem}")
+    clips._clear_memos()
+    _w, separate, _ = timed(lambda: [ready_clip(video, s, e, None, spec, work / f"sep-{video.stem}") for s, e in windows])
+    return {"windows": n, "pass": one_pass / n, "separate": separate / n, "shared": stats["shared"]}
+
+
 def _expected(full_frames: np.ndarray, side: dict, key: str) -> np.ndarray:
     """The frames the wrapper's reader returns from the full-rate clip, resized to the model-ready size where the
     wrapper resizes after reading (its processor; the reader's own output is compared as it is otherwise)."""
@@ -275,6 +292,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=5, help="runs of the critical path and the floor (default 5)")
     ap.add_argument("--full-runs", type=int, default=1, help="runs of the full-rate path (default 1: seconds each)")
     ap.add_argument("--sources", type=Path, default=None, help="keep the generated sources here (reused)")
+    ap.add_argument("--pass-wrapper", default="streamgaze_llava_hf/chat",
+                    help="the wrapper whose one pass over 8 past windows of each source is measured ('' = none)")
     ap.add_argument("--out", type=Path, default=None, help="also write the results as JSON here")
     a = ap.parse_args(argv)
     from streamgaze_hf.harness.backends import choose_backends
@@ -317,6 +336,13 @@ def main(argv: list[str] | None = None) -> int:
                               f"({1e3 * r['critical'][0]:.1f} wall), full {1e3 * r['full'][1]:.0f} ms CPU, floor "
                               f"{1e3 * r['floor'][1]:.2f} ms; background cut {1e3 * r['cut'][1]:.0f} + build "
                               f"{1e3 * r['build'][1]:.0f} ms CPU", flush=True)
+                if a.pass_wrapper:
+                    model = a.pass_wrapper.split("/")[0]
+                    r = measure_pass(a.pass_wrapper, {"pretrained": ckpt[model]} if model in ckpt else {}, video, work)
+                    results[f"{w}x{h} {layout} pass {a.pass_wrapper}"] = r
+                    print(f"{w}x{h} {layout}: {r['windows']} past windows of one video, {a.pass_wrapper}: one pass "
+                          f"{1e3 * r['pass']:.0f} ms CPU a window (cut included), one read each {1e3 * r['separate']:.0f} "
+                          f"ms ({'shared' if r['shared'] else 'not shared: no cheaper'})", flush=True)
     ok = report(results, sizes, lengths, wrappers, a.layouts.split(","))
     if a.out:
         a.out.write_text(json.dumps(results, indent=1) + "\n")

@@ -41,7 +41,10 @@ class ClipReader:
             if reader == "decord":
                 import decord
 
-                self._vr = decord.VideoReader(self.path, ctx=decord.cpu(0))
+                # one decoding thread: the same frames as any thread count (H.264 decoding is exact), and no
+                # frame-threaded wait at the end of a long clip, which decord gives up on under load ("Unable to
+                # handle EOF ... DECORD_EOF_RETRY_MAX")
+                self._vr = decord.VideoReader(self.path, ctx=decord.cpu(0), num_threads=1)
                 w, h = _header_size(self.path)
                 self.meta = ClipMetadata(len(self._vr), float(self._vr.get_avg_fps()), w, h)
             else:
