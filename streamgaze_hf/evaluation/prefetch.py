@@ -371,15 +371,20 @@ def _warm_one(doc: dict) -> bool:
     return not was_cached
 
 
+#: the most documents of one video ``clips warm`` makes in one pass (more passes let several workers share a video)
+WARM_GROUP = 32
+
+
 def _warm_units(items: list[dict]) -> list[list[dict]]:
     """The work of ``clips warm``: documents whose clips are model-ready for one wrapper and cut from one video
-    go together (their clips share one pass over that video: ``ready.ready_clips``), every other one alone."""
+    go together, up to :data:`WARM_GROUP` in window order (their clips share one pass over that video:
+    ``ready.ready_clips``), every other one alone."""
     units: dict[tuple, list[dict]] = {}
     for i, d in enumerate(items):
         path, _start, _end, fps = doc_clip_spec(d)
         key = (str(path), fps or 0.0, d["model_ready"]) if d.get("model_ready") else (i,)
         units.setdefault(key, []).append(d)
-    return list(units.values())
+    return [unit[k:k + WARM_GROUP] for unit in units.values() for k in range(0, len(unit), WARM_GROUP)]
 
 
 def _warm_unit(docs: list[dict]) -> tuple[int, int]:
