@@ -188,8 +188,7 @@ class Wrapper:
     unsupported: tuple[str, ...] = ()
     #: the checkpoint's video-processor size is read (Hugging Face processors)
     checkpoint_size: bool = False
-    #: whether the equality of this row was shown through the wrapper's generate_until (else through the
-    #: wrapper module's reader function only; docs/performance.md)
+    #: what to know about this row's size or its proof (docs/performance.md shows it)
     note: str = ""
 
     @property
@@ -261,9 +260,13 @@ def _qwen_chat_sample(p, total: int, fps: float) -> Reading:
 
 
 def _qwen_chat_layout(p, reading: Reading, total: int, fps: float) -> tuple[list[int], Fraction]:
-    """Every frame, at the sampled rate ``nframes / T * fps`` (it reaches the model as ``second_per_grid_ts``)."""
+    """Every frame, at the sampled rate ``nframes / T * fps`` exactly (it reaches the model as
+    ``second_per_grid_ts``; the check refuses a rate an mp4 header could not carry to float32 precision)."""
     n = len(reading.picks)
-    return list(range(n)), Fraction(n, total) * _fraction(fps)
+    rate = Fraction(n, total) * _fraction(fps)
+    if max(rate.numerator, rate.denominator) > 2**31 - 1:  # more than a container's time base holds
+        rate = rate.limit_denominator(1_000_000)
+    return list(range(n)), rate
 
 
 def _qwen_size(p, width: int, height: int, reading: Reading, *, decoded: int) -> tuple[int, int]:
@@ -474,7 +477,6 @@ class FramesSpec:
             raise ValueError("the sampler picks no frame")
         distinct = _distinct_in_order(reading.picks)
         order_idx, rate = (row.layout or _plain_layout)(p, reading, total, fps)
-        rate = _rate(rate) if row.key != "qwen2_5_vl/chat" else rate
         order = tuple(distinct[i] for i in order_idx)
         size = row.size(p, width, height, reading)
         if size is not None and size == (width, height):
