@@ -59,7 +59,15 @@ class ClipReader:
     def frames(self, positions: list[int]) -> np.ndarray:
         """The frames at ``positions`` (ascending, distinct), (N, H, W, 3) uint8 RGB."""
         if self.reader == "decord":
-            return self._vr.get_batch(list(positions)).asnumpy()
+            import decord
+
+            try:
+                return self._vr.get_batch(list(positions)).asnumpy()
+            except decord.DECORDError as exc:  # decord gave up waiting at the end of the file: once more, afresh
+                if "EOF" not in str(exc):
+                    raise
+                self._vr = decord.VideoReader(self.path, ctx=decord.cpu(0), num_threads=1)
+                return self._vr.get_batch(list(positions)).asnumpy()
         return self._dec.get_frames_at(indices=list(positions)).data.numpy()
 
 

@@ -125,7 +125,8 @@ PROCESS_ENV_READERS = {
     "cli/cache.py": "the edge: --cache names the clip cache",
     "evaluation/settings.py": "RunSettings.from_env: the one reader of the run settings",
     "evaluation/model_frames.py": "MODEL_SEQ_LEN, FORCE_QWENVL_VIDEO_READER: qwen_vl_utils' own, read as it reads them",
-    "harness/backends.py": "FORCE_QWENVL_VIDEO_READER, LMMS_VIDEO_DECODE_BACKEND: the readers a run gives the wrappers",
+    "harness/backends.py": "FORCE_QWENVL_VIDEO_READER, LMMS_VIDEO_DECODE_BACKEND, DECORD_EOF_RETRY_MAX: the readers a "
+                           "run gives the wrappers",
 }
 
 
