@@ -57,7 +57,7 @@ def _documents(dataset, suffix: str):
         raise StreamGazeError(f"{PROCESS_DOCS}{suffix}: no such variant of {bench.name} task {info.config_name}")
     kwargs = {"reasoning": task.reasoning} if task.reasoning else {}
     try:
-        settings = RunSettings.from_env()  # the run's settings: `streamgaze eval` put them in the environment
+        settings = _with_run_model(RunSettings.from_env())  # `streamgaze eval` put them in the environment
         docs = bench.evaluation_api().load_docs(task.task_id, task.gaze, root=info.description,
                                                 rows=dataset, settings=settings, **kwargs)
         if task.slice:
@@ -72,6 +72,21 @@ def _documents(dataset, suffix: str):
         # transient, so stop with one clear line instead.
         raise SystemExit(f"streamgaze: error: {exc}") from None
     return datasets.Dataset.from_list(docs)
+
+
+def _with_run_model(settings):
+    """``settings`` naming the run's wrapper: as ``streamgaze eval`` set it, else read from lmms-eval's own
+    command line (a plain ``lmms-eval`` or ``accelerate launch -m lmms_eval`` run), so that its documents get
+    model-ready clips too (``streamgaze_hf/evaluation/model_frames.py``)."""
+    if settings.model or settings.frames != "model":
+        return settings
+    import dataclasses
+    import sys
+
+    from streamgaze_hf.harness.model import frames_choice, run_model
+
+    choice = frames_choice(run_model(sys.argv[1:]))
+    return dataclasses.replace(settings, model=choice) if choice else settings
 
 
 def __getattr__(name: str):
@@ -164,17 +179,22 @@ def _ev(doc):
 
 def doc_to_visual(doc):
     """What the model is shown. A benchmark of window clips (``Benchmark.window_clips``, StreamGaze): the
-    window clip path, preceded in the salience variant by the salience map as a ``PIL.Image`` (lmms-eval's
+    window clip path (model-ready for the run's wrapper where the toolkit knows it: its frames, at its
+    processor's size), preceded in the salience variant by the salience map as a ``PIL.Image`` (lmms-eval's
     simple wrappers accept an image only as a PIL image and drop image paths), from the clip prefetcher
-    when it got there first."""
+    when it got there first. Marks a new question for the reading-time summary
+    (``streamgaze_hf/harness/video_time.py``)."""
     if not benchmark_of_doc(doc).window_clips:
         return _ev(doc).doc_visuals(doc)
     from PIL import Image
 
     from streamgaze_hf.evaluation import prefetch
+    from streamgaze_hf.harness import video_time
 
-    visuals = prefetch.prefetched_visuals(doc)
-    return [Image.open(v).convert("RGB") if v.endswith(".png") else v for v in visuals]
+    video_time.mark_question()  # what the wrapper reads from now on belongs to this document
+    with video_time.harness_work():
+        visuals = prefetch.prefetched_visuals(doc)
+        return [Image.open(v).convert("RGB") if v.endswith(".png") else v for v in visuals]
 
 
 def doc_to_text(doc, lmms_eval_specific_kwargs=None):

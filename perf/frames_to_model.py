@@ -110,13 +110,17 @@ def write_ours(path: Path, w: int, h: int, fps: float, n: int, starts: list[floa
     return path
 
 
-def write_camera(path: Path, w: int, h: int, fps: float, n: int) -> Path:
+def write_camera(path: Path, w: int, h: int, fps: float, n: int, bt709: bool = False) -> Path:
+    """``bt709``: tagged BT.709 (limited range), as camera footage usually is."""
     gop = int(CAMERA_GOP_S * fps)
     with av.open(str(path), "w", format="mp4") as oc:
         s = oc.add_stream("libx264", rate=Fraction(fps).limit_denominator(1000))
         s.width, s.height, s.pix_fmt = w, h, "yuv420p"
         s.options = {"g": str(gop), "keyint_min": str(gop), "sc_threshold": "0", "bf": "3", "preset": "veryfast",
                      "crf": "23"}
+        if bt709:
+            cc = s.codec_context
+            cc.colorspace, cc.color_primaries, cc.color_trc, cc.color_range = 1, 1, 1, 1
         for img in scene_frames(w, h, n, fps):
             for p in s.encode(av.VideoFrame.from_ndarray(img, format="bgr24")):
                 oc.mux(p)

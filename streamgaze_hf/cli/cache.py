@@ -15,7 +15,9 @@ def _clips(p: argparse.ArgumentParser) -> Handler:
     w = sub.add_parser("warm", help="prepare every clip an evaluation will ask for (resumable)",
                        description="Prepare the clips (and salience images) of the given tasks and variants "
                                    "in the clip cache, with the evaluation settings of the environment "
-                                   "($STREAMGAZE_CLIP_FPS, $STREAMGAZE_PROXY). Clips already cached are skipped.")
+                                   "($STREAMGAZE_CLIP_FPS, $STREAMGAZE_PROXY). With the run's --model (and "
+                                   "--model_args), the model-ready clips that wrapper will read. Clips already "
+                                   "cached are skipped.")
     add_dataset(w)
     w.add_argument("--tasks", nargs="+", default=None,
                    help="task ids, lmms-eval task names or categories (default: all of the dataset's benchmark)")
@@ -26,6 +28,14 @@ def _clips(p: argparse.ArgumentParser) -> Handler:
     w.add_argument("--cache", default=None, help=cache_help)
     w.add_argument("--clip-fps", type=float, default=None, help="frame-rate cap of the clips ($STREAMGAZE_CLIP_FPS)")
     w.add_argument("--proxy", default=None, help="clips of the proxy videos: a proxy name or auto ($STREAMGAZE_PROXY)")
+    w.add_argument("--model", default=None, help="the lmms-eval --model of the run: its clips are model-ready (the "
+                   "frames that wrapper samples, at its processor's size) where the toolkit knows the wrapper")
+    w.add_argument("--model_args", "--model-args", dest="model_args", default=None,
+                   help="the lmms-eval --model_args of the run (frame count, fps, pixels, checkpoint)")
+    w.add_argument("--force_simple", "--force-simple", dest="force_simple", action="store_true",
+                   help="the run passes lmms-eval --force_simple (the wrapper's simple class)")
+    w.add_argument("--frames", default=None, choices=["model", "full"],
+                   help="model (default, with --model): model-ready clips; full: full-rate clips ($STREAMGAZE_FRAMES)")
     st = sub.add_parser("stats", help="report the cache's size (clips, salience images, leftovers)")
     st.add_argument("--cache", default=None, help=cache_help)
     st.add_argument("--json", action="store_true", help="print JSON instead of text")
@@ -50,7 +60,17 @@ def _clips(p: argparse.ArgumentParser) -> Handler:
             from ..evaluation.prefetch import warm_clips
             from ..evaluation.settings import with_flags
 
-            settings = with_flags(clip_fps=a.clip_fps, proxy=a.proxy)
+            settings = with_flags(clip_fps=a.clip_fps, proxy=a.proxy, frames=a.frames)
+            if a.model and settings.frames == "model":  # the wrapper the run's clips are made for
+                import dataclasses
+
+                from ..harness.backends import choose_backends
+                from ..harness.model import frames_choice, run_model
+
+                choose_backends()  # the same readers `streamgaze eval` gives the wrapper
+                lmms_args = ["--model", a.model, *(["--model_args", a.model_args] if a.model_args else []),
+                             *(["--force_simple"] if a.force_simple else [])]
+                settings = dataclasses.replace(settings, model=frames_choice(run_model(lmms_args)))
             r = warm_clips(dataset_root(a), a.tasks, a.variants, workers=a.workers, settings=settings)
             print(f"{r['clips']} clips for {r['documents']} documents ({', '.join(r['tasks'])}; "
                   f"{', '.join(r['variants'])}): {r['built']} built, {r['cached']} already cached, "

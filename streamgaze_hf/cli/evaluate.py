@@ -37,6 +37,10 @@ def _eval(p: argparse.ArgumentParser) -> Handler:
                         "paper_qwen2_5_vl, paper_api, paper_internvl (docs/evaluation.md)")
     p.add_argument("--proxy", default=None, help="clip the dataset's proxy videos instead of the full-rate ones: "
                    "a proxy name (e.g. 2fps-448px) or auto ($STREAMGAZE_PROXY)")
+    p.add_argument("--frames", default=None, choices=["model", "full"],
+                   help="model (default): each clip holds the frames the --model wrapper would sample, at its "
+                        "processor's size, where the toolkit knows the wrapper; full: full-rate window clips "
+                        "($STREAMGAZE_FRAMES; docs/performance.md)")
     p.add_argument("lmms_eval_args", nargs=argparse.REMAINDER, metavar="[BENCH] [-- ARGS]",
                    help="optionally a registered benchmark's name, then -- and the arguments for lmms-eval, "
                         "e.g. streamgaze -- --model streamgaze_random --tasks streamgaze")
@@ -44,6 +48,7 @@ def _eval(p: argparse.ArgumentParser) -> Handler:
                            "MODEL --tasks TASKS")
 
     def run(a: argparse.Namespace) -> int:
+        import dataclasses
         import os
 
         from ..util.preflight import positive, require_declared, require_module
@@ -80,9 +85,18 @@ def _eval(p: argparse.ArgumentParser) -> Handler:
         protocol = get_protocol(a.protocol) if a.protocol else None
         if protocol is not None and protocol.generation and "--gen_kwargs" not in args:
             args += ["--gen_kwargs", protocol.gen_kwargs()]
+        from ..harness import video_time
+        from ..harness.backends import choose_backends
+        from ..harness.model import frames_choice, run_model
+
+        backends = choose_backends()  # the readers the wrappers get (before lmms-eval and qwen_vl_utils load)
+        model = run_model(args)
         chosen = with_flags(prompt_mode=a.prompt_mode, clip_fps=a.clip_fps, proxy=a.proxy,
-                         protocol=protocol.name if protocol else None)
+                            protocol=protocol.name if protocol else None, frames=a.frames)
+        # the wrapper the frames are made for (model_frames.py): "" = not one the toolkit knows, full-rate clips
+        chosen = dataclasses.replace(chosen, model=frames_choice(model) if chosen.frames == "model" else "")
         settings = run_settings(root, chosen)  # validates the settings (the proxy too) before lmms-eval starts
+        settings["decode_backends"] = backends
         os.environ.update(chosen.to_env())  # lmms-eval's task glue, here and in its child processes, reads them
         from ..dataset.load import task_is_empty
         from ..harness.checks import plan_tasks, run_checked
@@ -92,7 +106,17 @@ def _eval(p: argparse.ArgumentParser) -> Handler:
         args = plan_tasks(args, task_index(), task_is_empty(os.environ[bench.root_env]),
                           lambda note: print(f"streamgaze: note: {note}", file=sys.stderr))
         prepare_files(root, bench, args)
-        return run_checked(args, run_lmms_eval, lambda paths: annotate_results(paths, settings), redact_files)
+        rc = run_checked(args, video_time.measured(run_lmms_eval),
+                         lambda paths: annotate_results(paths, {**settings, "video_read": video_time.summary()}),
+                         redact_files)
+        read = video_time.summary()
+        print(video_time.format_summary(read), file=sys.stderr)
+        if model is not None and chosen.frames == "model" and not settings.get("model_ready") and read["video_read_s"]:
+            print(f"streamgaze: note: the toolkit does not know how lmms-eval's {model.requested} ({model.kind}) "
+                  "wrapper samples video, so it got full-rate clips; reading them cost a median of "
+                  f"{read['video_read_median_ms']:.0f} ms per question (docs/performance.md: Frames to the model)",
+                  file=sys.stderr)
+        return rc
 
     return run
 

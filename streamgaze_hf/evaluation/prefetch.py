@@ -14,6 +14,10 @@ and :func:`prefetched_visuals` as its ``doc_to_visual``.
 * The clip cache is the same content-addressed cache as without prefetching (video/clips.py), so the
   prefetched files are exactly what :func:`~streamgaze_hf.evaluation.visuals.doc_visuals` would build, and
   several processes (ranks) may prefetch the same clips at once.
+* Model-ready clips (``ready.py``): a worker that takes a document also takes the next documents of the same
+  video and wrapper nobody has taken yet (up to :data:`PASS_GROUP`) and makes their clips in one pass over the
+  video where that decodes fewer frames (``ready.ready_clips``); the caller's thread, on a miss, makes only
+  its own document.
 
 Settings (``RunSettings.prefetch``, ``prefetch_ahead``: streamgaze_hf/evaluation/settings.py): ``STREAMGAZE_PREFETCH`` =
 threads (default 2; 0 turns prefetching off), ``STREAMGAZE_PREFETCH_AHEAD`` = at most this many documents
@@ -25,7 +29,8 @@ At interpreter exit the workers stop taking new items and finish the one they ar
 
 **Ahead of a run** (:func:`warm_clips`, ``streamgaze clips warm``): every window clip (and salience image)
 an evaluation will ask for, prepared in the clip cache the evaluation uses (docs/performance.md),
-resumable, on a process pool.
+resumable, on a process pool; the model-ready clips of one video's windows (its past windows and proactive
+checkpoints) in one decoding pass over that video where that is cheaper (``ready.ready_clips``).
 """
 
 from __future__ import annotations
@@ -46,10 +51,9 @@ from tqdm import tqdm
 from ..dataset.load import benchmark_of, dataset_files, nonempty_tasks, read_manifest, resolve_root
 from ..registry import Benchmark, get_benchmark
 from ..util.errors import StreamGazeError
-from ..video.clips import cached_clip
 from .settings import DEFAULT_PREFETCH as DEFAULT_WORKERS
 from .settings import RunSettings, given
-from .visuals import doc_clip_spec, doc_media, doc_visuals
+from .visuals import cached_window_clip, doc_clip_spec, doc_media, doc_visuals
 
 _EXIT_JOIN_S = 60.0
 
@@ -240,7 +244,7 @@ def doc_key(doc: dict) -> tuple:
     return (str(doc["dataset_root"]), str(doc["gaze"]), str(doc["overlay_path"] if doc["gaze"] == "visual"
                                                             else doc["video_path"]),
             float(doc["window_start"]), float(doc["window_end"]), float(doc.get("clip_fps") or 0.0),
-            str(doc.get("proxy") or ""), str(doc.get("video_id", "")))
+            str(doc.get("proxy") or ""), str(doc.get("video_id", "")), str(doc.get("model_ready") or ""))
 
 
 def rank_shard(docs: list[dict]) -> list[dict]:
@@ -263,11 +267,65 @@ def start_prefetch(docs: list[dict], settings: RunSettings | None = None) -> Pre
         return None
     with _DOCS_LOCK:
         if _DOCS is None:
-            _DOCS = Prefetcher(doc_visuals, workers=workers, ahead=settings.prefetch_ahead or None,
-                               name="streamgaze-prefetch")
+            _DOCS = Prefetcher(_prefetch_doc, workers=workers, ahead=settings.prefetch_ahead or None,
+                               name=PREFETCH_THREADS)
         p = _DOCS
-    p.submit((doc_key(d), d) for d in rank_shard(docs))
+    mine = rank_shard(docs)
+    _register(mine)
+    p.submit((doc_key(d), d) for d in mine)
     return p
+
+
+#: the prefetcher's thread names (they start with this)
+PREFETCH_THREADS = "streamgaze-prefetch"
+#: how many documents of one video (model-ready for one wrapper) a prefetch worker prepares in one pass
+PASS_GROUP = 8
+_UNTAKEN: dict[tuple, dict[tuple, dict]] = {}  # (video, fps cap, wrapper) -> documents not taken yet, in order
+_UNTAKEN_LOCK = threading.Lock()
+
+
+def _group_key(doc: dict) -> tuple | None:
+    if not doc.get("model_ready"):
+        return None
+    path, _start, _end, fps = doc_clip_spec(doc)
+    return str(path), fps or 0.0, doc["model_ready"]
+
+
+def _register(docs: list[dict]) -> None:
+    with _UNTAKEN_LOCK:
+        for d in docs:
+            group = _group_key(d)
+            if group is not None:
+                _UNTAKEN.setdefault(group, {}).setdefault(doc_key(d), d)
+
+
+def _take_group(doc: dict) -> list[dict]:
+    """``doc`` and the next documents of its video and wrapper nobody has taken yet (at most :data:`PASS_GROUP`)."""
+    group = _group_key(doc)
+    with _UNTAKEN_LOCK:
+        untaken = _UNTAKEN.get(group, {})
+        keys = list(untaken)
+        key = doc_key(doc)
+        if key not in untaken:
+            return [doc]
+        taken = keys[keys.index(key):keys.index(key) + PASS_GROUP]
+        return [untaken.pop(k) for k in taken]
+
+
+def _prefetch_doc(doc: dict) -> list[str]:
+    """:func:`doc_visuals`; on a prefetch worker, the model-ready clips of the next documents of the same video
+    first, in one pass over it (``ready.ready_clips``: past windows and proactive checkpoints pick frames all over
+    the same stretch of video). A document asked for before any worker took it is made alone, at once."""
+    if threading.current_thread().name.startswith(PREFETCH_THREADS) and doc.get("model_ready"):
+        group = _take_group(doc)
+        windows = sorted({doc_clip_spec(d)[1:3] for d in group})
+        if len(windows) > 1:
+            from .model_frames import FramesSpec
+            from .ready import ready_clips
+
+            path, _start, _end, fps = doc_clip_spec(doc)
+            ready_clips(path, windows, fps, FramesSpec.parse(doc["model_ready"]))
+    return doc_visuals(doc)
 
 
 def prefetched_visuals(doc: dict) -> list[str]:
@@ -287,6 +345,8 @@ def stop_prefetch() -> None:
     global _DOCS
     with _DOCS_LOCK:
         p, _DOCS = _DOCS, None
+    with _UNTAKEN_LOCK:
+        _UNTAKEN.clear()
     if p is not None:
         p.close(timeout=_EXIT_JOIN_S)
 
@@ -308,14 +368,45 @@ def _warm_key(doc: dict) -> tuple:
     """Documents with the same key get the same files (nogaze and textgaze share their clips)."""
     path, start, end, fps = doc_clip_spec(doc)
     sal = (doc["video_id"], start, end) if doc["gaze"] == "salience" else None
-    return (str(path), start, end, fps or 0.0, str(doc.get("proxy") or ""), sal)
+    return (str(path), start, end, fps or 0.0, str(doc.get("proxy") or ""), sal, str(doc.get("model_ready") or ""))
 
 
 def _warm_one(doc: dict) -> bool:
     """Prepare one document's visuals; True if its clip had to be built (False: already cached)."""
-    was_cached = cached_clip(*doc_clip_spec(doc)) is not None
+    was_cached = cached_window_clip(doc) is not None
     doc_visuals(doc)
     return not was_cached
+
+
+#: the most documents of one video ``clips warm`` makes in one pass (more passes let several workers share a video)
+WARM_GROUP = 32
+
+
+def _warm_units(items: list[dict]) -> list[list[dict]]:
+    """The work of ``clips warm``: documents whose clips are model-ready for one wrapper and cut from one video
+    go together, up to :data:`WARM_GROUP` in window order (their clips share one pass over that video:
+    ``ready.ready_clips``), every other one alone."""
+    units: dict[tuple, list[dict]] = {}
+    for i, d in enumerate(items):
+        path, _start, _end, fps = doc_clip_spec(d)
+        key = (str(path), fps or 0.0, d["model_ready"]) if d.get("model_ready") else (i,)
+        units.setdefault(key, []).append(d)
+    return [unit[k:k + WARM_GROUP] for unit in units.values() for k in range(0, len(unit), WARM_GROUP)]
+
+
+def _warm_unit(docs: list[dict]) -> tuple[int, int]:
+    """(documents, clips built) of one unit of :func:`_warm_units`."""
+    if len(docs) == 1:
+        return 1, int(_warm_one(docs[0]))
+    from .model_frames import FramesSpec
+    from .ready import ready_clips
+
+    path, _s, _e, fps = doc_clip_spec(docs[0])
+    _clips, stats = ready_clips(path, [doc_clip_spec(d)[1:3] for d in docs], fps, FramesSpec.parse(docs[0]["model_ready"]))
+    for d in docs:
+        if d["gaze"] == "salience":
+            doc_visuals(d)  # its salience image (the clip is in the cache now)
+    return len(docs), int(stats["built"])
 
 
 def resolve_tasks(names: list[str] | None, bench: Benchmark) -> list[str]:
@@ -407,19 +498,21 @@ def warm_clips(root: str | os.PathLike[str] | None = None, tasks: list[str] | No
         unique.setdefault(_warm_key(d), d)
     # grouped by video file, in window order: a worker reuses its packet index and decoder warm-up
     items = [unique[k] for k in sorted(unique, key=lambda k: (k[0], k[1], k[2], k[3], k[4], k[5] is not None))]
+    units = _warm_units(items)
     t0 = time.perf_counter()
     built = 0
     bar = tqdm(total=len(items), desc="warm clips", unit="clip", disable=not progress, dynamic_ncols=True)
     try:
         if workers == 1:
-            for d in items:
-                built += _warm_one(d)
-                bar.update()
+            for unit in units:
+                n, b = _warm_unit(unit)
+                built += b
+                bar.update(n)
         else:
             with ProcessPoolExecutor(max_workers=workers) as pool:
-                for b in pool.map(_warm_one, items, chunksize=8):
+                for n, b in pool.map(_warm_unit, units, chunksize=1):
                     built += b
-                    bar.update()
+                    bar.update(n)
     finally:
         bar.close()
     return {"tasks": task_ids, "variants": modes, "documents": len(docs), "clips": len(items), "built": built,

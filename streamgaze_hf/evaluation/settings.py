@@ -19,6 +19,11 @@ contract: users, scripts and tests set them):
 ``STREAMGAZE_PROXY``           clip the dataset's proxy videos: a proxy name or ``auto`` (unset: off)
 ``STREAMGAZE_PREFETCH``        clip-prefetch worker threads (default 2; 0 = off)
 ``STREAMGAZE_PREFETCH_AHEAD``  how many documents the prefetcher runs ahead (default 0: no bound)
+``STREAMGAZE_FRAMES``          ``model`` (default): model-ready clips where the run's wrapper is known
+                               (``model_frames.py``); ``full``: full-rate window clips for every model
+``STREAMGAZE_MODEL``           the run's lmms-eval wrapper as ``model_frames.frames_request`` gives it (JSON;
+                               ``streamgaze eval`` and ``clips warm`` set it from ``--model``/``--model_args``;
+                               unset: the glue reads lmms-eval's own command line)
 =============================  ===========================================================================
 
 and the variables of every registered benchmark's ``run_options`` (for example ``EGOGAZEVQA_VISUALS``,
@@ -42,6 +47,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from ..registry import RunOption, run_options
@@ -55,11 +61,16 @@ PROXY_ENV = "STREAMGAZE_PROXY"
 PROTOCOL_ENV = "STREAMGAZE_PROTOCOL"
 PREFETCH_ENV = "STREAMGAZE_PREFETCH"
 PREFETCH_AHEAD_ENV = "STREAMGAZE_PREFETCH_AHEAD"
+FRAMES_ENV = "STREAMGAZE_FRAMES"
+MODEL_ENV = "STREAMGAZE_MODEL"
 #: the shared variables :meth:`RunSettings.from_env` reads (besides the benchmarks' own: :func:`env_variables`)
-ENV_VARIABLES = (PROMPT_MODE_ENV, CLIP_FPS_ENV, PROTOCOL_ENV, PROXY_ENV, PREFETCH_ENV, PREFETCH_AHEAD_ENV)
+ENV_VARIABLES = (PROMPT_MODE_ENV, CLIP_FPS_ENV, PROTOCOL_ENV, PROXY_ENV, PREFETCH_ENV, PREFETCH_AHEAD_ENV, FRAMES_ENV,
+                 MODEL_ENV)
 DEFAULT_PREFETCH = 2
+#: ``STREAMGAZE_FRAMES`` values: model-ready clips where the wrapper is known (the default), or full-rate clips
+FRAMES_CHOICES = ("model", "full")
 #: the shared fields a document can record, in the order documents have always carried them
-RECORDED_FIELDS = ("prompt_mode", "clip_fps", "protocol", "proxy")
+RECORDED_FIELDS = ("prompt_mode", "clip_fps", "protocol", "proxy", "model_ready")
 _PROXY_OFF = ("", "0", "off", "none", "no")
 _PROXY_AUTO = ("auto", "1", "on", "yes")
 
@@ -75,6 +86,11 @@ class RunSettings:
     proxy: str = ""
     prefetch: int = DEFAULT_PREFETCH
     prefetch_ahead: int = 0
+    #: "model": each document's clip holds the frames the run's wrapper would sample, at its processor's size
+    #: (model-ready, where the wrapper is known); "full": the full-rate window clip
+    frames: str = "model"
+    #: the run's lmms-eval wrapper (``model_frames.frames_request`` as JSON; "" = none known)
+    model: str = ""
     #: the benchmarks' own options given (name -> value; an option not given has its declared default);
     #: not in the repr, since an option may be a secret
     options: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
@@ -87,6 +103,10 @@ class RunSettings:
         get_protocol(self.protocol)
         if self.prefetch < 0 or self.prefetch_ahead < 0:
             raise StreamGazeError("prefetch workers and lookahead must be >= 0")
+        if self.frames not in FRAMES_CHOICES:
+            raise StreamGazeError(f"frames {self.frames!r}; expected one of {', '.join(FRAMES_CHOICES)}")
+        if self.model:
+            _model_request(self.model)
         declared = run_options()
         for name, value in self.options.items():
             if name not in declared:
@@ -96,7 +116,7 @@ class RunSettings:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, RunSettings):
             return NotImplemented
-        shared = ("prompt_mode", "clip_fps", "protocol", "proxy", "prefetch", "prefetch_ahead")
+        shared = ("prompt_mode", "clip_fps", "protocol", "proxy", "prefetch", "prefetch_ahead", "frames", "model")
         return (all(getattr(self, f) == getattr(other, f) for f in shared)
                 and all(self.option(n) == other.option(n) for n in run_options()))
 
@@ -132,17 +152,36 @@ class RunSettings:
             if raw:
                 _check_option(option, raw, f"${option.env}")
                 options[option.name] = raw
+        frames = env.get(FRAMES_ENV, "").strip() or "model"
+        if frames not in FRAMES_CHOICES:
+            raise StreamGazeError(f"${FRAMES_ENV}={frames!r}; expected one of {', '.join(FRAMES_CHOICES)}")
+        model = env.get(MODEL_ENV, "").strip()
+        if model:
+            try:
+                _model_request(model)
+            except StreamGazeError as exc:
+                raise StreamGazeError(f"${MODEL_ENV}: {exc}") from None
         return cls(prompt_mode=mode, clip_fps=_env_fps(env), protocol=protocol, proxy=env.get(PROXY_ENV, "").strip(),
                    prefetch=_env_count(env, PREFETCH_ENV, DEFAULT_PREFETCH),
-                   prefetch_ahead=_env_count(env, PREFETCH_AHEAD_ENV, 0), options=options)
+                   prefetch_ahead=_env_count(env, PREFETCH_AHEAD_ENV, 0), frames=frames, model=model, options=options)
 
     def to_env(self) -> dict[str, str]:
         """Every variable :meth:`from_env` reads (an unset one as ""), so that :meth:`from_env` in another
         process (lmms-eval's, its children) gives these settings back whatever that process inherited."""
         return {PROMPT_MODE_ENV: self.prompt_mode, CLIP_FPS_ENV: "" if self.clip_fps is None else str(self.clip_fps),
                 PROTOCOL_ENV: self.protocol, PROXY_ENV: self.proxy, PREFETCH_ENV: str(self.prefetch),
-                PREFETCH_AHEAD_ENV: str(self.prefetch_ahead),
+                PREFETCH_AHEAD_ENV: str(self.prefetch_ahead), FRAMES_ENV: self.frames, MODEL_ENV: self.model,
                 **{o.env: self.options.get(name, "") for name, o in run_options().items()}}
+
+    # ---- the frames the model is handed -------------------------------------------------------------
+
+    def frames_spec(self):
+        """The run's model-ready frames (a ``model_frames.FramesSpec``), or None: full-rate clips (``frames`` is
+        "full", no wrapper is known, or the table does not cover it). Reads the checkpoint's processor
+        configuration where the wrapper's size comes from it (local files only)."""
+        if self.frames != "model" or not self.model:
+            return None
+        return _resolved_spec(self.model, os.environ.get("FORCE_QWENVL_VIDEO_READER", ""))
 
     # ---- what a run records ------------------------------------------------------------------------
 
@@ -185,7 +224,8 @@ class RunSettings:
             ValueError: a field that is neither shared nor an option's ``recorded_as``.
         """
         values = {"prompt_mode": lambda: self.prompt_mode, "clip_fps": lambda: self.clip_fps or 0.0,
-                  "protocol": lambda: self.protocol, "proxy": lambda: self.proxy_for(_need_root(root))}
+                  "protocol": lambda: self.protocol, "proxy": lambda: self.proxy_for(_need_root(root)),
+                  "model_ready": lambda: spec.describe() if (spec := self.frames_spec()) is not None else ""}
         values.update({o.recorded_as: (lambda name=name: self.option(name))
                        for name, o in run_options().items() if o.recorded_as and not o.secret})
         out = {}
@@ -207,11 +247,32 @@ def _check_option(option: RunOption, value: str, where: str) -> None:
         raise StreamGazeError(f"{where}={shown}; expected one of {', '.join(option.choices)}")
 
 
+def _model_request(text: str) -> dict:
+    import json
+
+    try:
+        request = json.loads(text)
+    except ValueError:
+        raise StreamGazeError(f"not a wrapper request (JSON): {text[:80]!r}") from None
+    if not isinstance(request, dict) or not isinstance(request.get("wrapper"), str) or not isinstance(
+            request.get("args"), dict):
+        raise StreamGazeError(f"not a wrapper request ({{\"wrapper\": ..., \"args\": {{...}}}}): {text[:80]!r}")
+    return request
+
+
+@lru_cache(maxsize=8)
+def _resolved_spec(text: str, _qwen_reader: str):
+    from .model_frames import resolve_spec
+
+    return resolve_spec(_model_request(text))
+
+
 def with_flags(environ: Mapping[str, str] | None = None, **flags: str | None) -> RunSettings:
     """The settings of ``environ`` (default ``os.environ``) with a command's flags over them: each flag
     given (not None) stands for its variable (``prompt_mode`` for ``$STREAMGAZE_PROMPT_MODE``, ...), as if
     it had been set, so a flag overrides the variable and is checked with the variable's message."""
-    names = {"prompt_mode": PROMPT_MODE_ENV, "clip_fps": CLIP_FPS_ENV, "protocol": PROTOCOL_ENV, "proxy": PROXY_ENV}
+    names = {"prompt_mode": PROMPT_MODE_ENV, "clip_fps": CLIP_FPS_ENV, "protocol": PROTOCOL_ENV, "proxy": PROXY_ENV,
+             "frames": FRAMES_ENV, "model": MODEL_ENV}
     env = dict(os.environ if environ is None else environ)
     env.update({names[k]: str(v) for k, v in flags.items() if v is not None})
     return RunSettings.from_env(env)

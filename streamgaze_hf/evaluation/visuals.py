@@ -38,7 +38,7 @@ def run_settings(root: str | os.PathLike[str] | None = None, settings: RunSettin
     ``streamgaze_hf.evaluation.settings``), and what ran it (toolkit, lmms-eval, datasets: ``run_provenance``); with ``root`` also the proxy videos it
     clips (:meth:`RunSettings.proxy_for`)."""
     s = given(settings)
-    out = {**s.record(("prompt_mode", "protocol", "clip_fps")), **run_provenance()}
+    out = {**s.record(("prompt_mode", "protocol", "clip_fps", "model_ready")), **run_provenance()}
     if root is not None:
         out.update(s.record(("proxy",), root))
     return out
@@ -156,13 +156,40 @@ def doc_media(doc: dict) -> list[str]:
 def doc_visuals(doc: dict, cache_dir: str | os.PathLike[str] | None = None) -> list[str]:
     """Local files for the model: the window clip of the overlay video (visual mode) or of the
     original video (other modes), preceded by the window's salience map image in salience mode."""
-    from ..video.clips import clip_cache_dir, prepare_clip
+    from ..video.clips import clip_cache_dir
 
-    clip = prepare_clip(*doc_clip_spec(doc), cache_dir=cache_dir)
+    clip = window_clip(doc, cache_dir)
     visuals = [str(clip)]
     if doc["gaze"] == "salience":
         visuals.insert(0, str(salience_image(doc, Path(cache_dir) if cache_dir else clip_cache_dir())))
     return visuals
+
+
+def window_clip(doc: dict, cache_dir: str | os.PathLike[str] | None = None) -> Path:
+    """The document's window clip (:func:`doc_clip_spec`): model-ready for the wrapper its ``model_ready``
+    names (``ready.py``: the frames that wrapper samples, at its processor's size), else full-rate."""
+    spec_text = doc.get("model_ready") or ""
+    if spec_text:
+        from .model_frames import FramesSpec
+        from .ready import ready_clip
+
+        return ready_clip(*doc_clip_spec(doc), FramesSpec.parse(spec_text), cache_dir=cache_dir)
+    from ..video.clips import prepare_clip
+
+    return prepare_clip(*doc_clip_spec(doc), cache_dir=cache_dir)
+
+
+def cached_window_clip(doc: dict, cache_dir: str | os.PathLike[str] | None = None) -> Path | None:
+    """:func:`window_clip` if it is already in the clip cache (builds nothing), else None."""
+    spec_text = doc.get("model_ready") or ""
+    if spec_text:
+        from .model_frames import FramesSpec
+        from .ready import cached_ready_clip
+
+        return cached_ready_clip(*doc_clip_spec(doc), FramesSpec.parse(spec_text), cache_dir=cache_dir)
+    from ..video.clips import cached_clip
+
+    return cached_clip(*doc_clip_spec(doc), cache_dir=cache_dir)
 
 
 def doc_fps_cap(doc: dict) -> float | None:

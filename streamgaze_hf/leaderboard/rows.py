@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from ..registry.contract import score_text, to_fraction
 
 __all__ = ["Row", "Column", "SETTINGS_COLUMNS", "SOURCE_LABELS", "BADGES", "sort_rows", "category_means",
-           "coverage_text", "benchmark_columns", "html_columns", "settings_columns", "chart_columns"]
+           "coverage_text", "efficiency_text", "benchmark_columns", "html_columns", "settings_columns", "chart_columns"]
 
 #: how each row source is shown: re-scored submissions vs numbers copied from the paper
 SOURCE_LABELS = {"submission": "submission (re-scored)", "paper": "reported in the paper",
@@ -58,6 +58,7 @@ class Row:
     flag_url: str = ""
     warnings: str = ""
     stderr: dict[str, float] = field(default_factory=dict)
+    efficiency: str = ""  # how long the model wrapper waited for video (efficiency_text); submissions that measured it
 
     def __post_init__(self) -> None:
         if self.categories:
@@ -66,6 +67,16 @@ class Row:
     @property
     def source_label(self) -> str:
         return SOURCE_LABELS[self.source]
+
+
+def efficiency_text(run: dict) -> str:
+    """A submission's ``run.video_read_*`` figures (``streamgaze eval`` measures them) as people read them:
+    ``"1.9% of the run reading video, 9 ms a question"``; blank where the run has none."""
+    share, median = run.get("video_read_share"), run.get("video_read_median_ms")
+    if not isinstance(share, (int, float)) or isinstance(share, bool):
+        return ""
+    per_question = f", {median:.0f} ms a question" if isinstance(median, (int, float)) else ""
+    return f"{100 * share:.1f}% of the run reading video{per_question}"
 
 
 def category_means(benchmark, tasks: dict[str, float | None]) -> dict[str, float | None]:
@@ -122,6 +133,8 @@ _SHARED: dict[str, Column] = {c.key: c for c in (
     Column("coverage", "Coverage", True, lambda r: r.coverage, "answered / expected items; missing = wrong",
            score=True),
     Column("dataset", "Dataset", False, lambda r: r.dataset, "dataset version", True),
+    Column("efficiency", "Video reading", False, lambda r: r.efficiency,
+           "time the model wrapper spent reading video: share of the run, median a question (where measured)", True),
 )}
 #: every setting a benchmark may show under the model name (``Benchmark.leaderboard_settings``: their keys)
 SETTINGS_COLUMNS: dict[str, Column] = {c.key: c for c in (
@@ -158,11 +171,12 @@ def _score_column(col, get: Callable[[Row], object]) -> Column:
 def benchmark_columns(benchmark) -> tuple[Column, ...]:
     """The columns of a registered benchmark's table: rank, model, source, its Overall, its declared score
     columns (``Benchmark.score_columns``), coverage, the dataset, then its settings
-    (``Benchmark.leaderboard_settings``)."""
+    (``Benchmark.leaderboard_settings``) and the efficiency (the wrapper's time reading video)."""
     return (_SHARED["rank"], _SHARED["model"], _SHARED["source"],
             _score_column(benchmark.overall_column(), lambda r: r.overall),
             *(_score_column(c, lambda r, k=c.key: r.tasks.get(k)) for c in benchmark.score_columns()),
-            _SHARED["coverage"], _SHARED["dataset"], *(SETTINGS_COLUMNS[k] for k in benchmark.leaderboard_settings))
+            _SHARED["coverage"], _SHARED["dataset"], *(SETTINGS_COLUMNS[k] for k in benchmark.leaderboard_settings),
+            _SHARED["efficiency"])
 
 
 def chart_columns(benchmark) -> tuple[Column, ...]:

@@ -41,7 +41,7 @@ from ..util.fsutil import atomic_directory
 from .cells import csv_safe, md_escape
 from .chart import chart_caption, chart_rows, render_chart
 from .page import render_html
-from .rows import Row, benchmark_columns, chart_columns
+from .rows import Row, benchmark_columns, chart_columns, efficiency_text
 from .sections import Section, group_sections, reference_section_of, section_of
 
 __all__ = ["submission_row", "collect_benchmark_sections", "reference_row", "render_markdown", "render_csv",
@@ -73,7 +73,7 @@ def submission_row(report: ValidationReport, section: str = "") -> Row:
                by_source=" · ".join(f"{src} {score_text(v)}" for src, v in values.get("by_source", {}).items()),
                frames=sub["model"]["frames"], params=sub["model"]["params"],
                coverage=float(s["coverage"]["fraction"]), url=sub["model"]["url"], file=report.path.name,
-               section=section, task_coverage=coverage)
+               section=section, task_coverage=coverage, efficiency=efficiency_text(sub.get("run", {})))
 
 
 def _refuse_oracle(rep: ValidationReport) -> None:

@@ -52,8 +52,9 @@ def harness_version(results: Mapping[str, Any]) -> str:
 
 
 #: record fields that are run settings when present: the proxy the clips came from ("" = full-rate),
-#: EgoGazeVQA's visual form (keyframes as images or as a clip); recorded in the submission's settings
-OPTIONAL_SETTINGS = ("proxy", "visual_form")
+#: EgoGazeVQA's visual form (keyframes as images or as a clip), the wrapper whose model-ready frames the clips
+#: held ("" = full-rate clips); recorded in the submission's settings
+OPTIONAL_SETTINGS = ("proxy", "visual_form", "model_ready")
 
 
 def _collect(run: LmmsRun) -> tuple[str, str, float, str, dict[str, str]]:
@@ -78,7 +79,7 @@ def _collect(run: LmmsRun) -> tuple[str, str, float, str, dict[str, str]]:
                 optional[k].setdefault(str(rec.get(k) or ""), name)
     for what, values in (("gaze modes", {g: n for n, g in gaze_of.items()}), ("prompt modes", modes),
                          ("clip fps caps", fps), ("protocols", protocols), ("proxies", optional["proxy"]),
-                         ("visual forms", optional["visual_form"])):
+                         ("visual forms", optional["visual_form"]), ("model-ready frames", optional["model_ready"])):
         if len(values) > 1:
             shown = ", ".join(f"{v} ({n})" for v, n in sorted(values.items(), key=lambda kv: str(kv[0])))
             raise StreamGazeError(f"mixed {what} in one run: {shown}; a submission has one setting: run "
@@ -95,6 +96,21 @@ def run_toolkit(run: LmmsRun) -> dict[str, str]:
         values = sorted({str(rec[field]) for recs in run.samples.values() for rec in recs if field in rec})
         if values:
             out[field] = ", ".join(values)[:100]
+    return out
+
+
+def video_read(results: Mapping[str, Any]) -> dict[str, float]:
+    """How long the wrapper spent reading video, as ``streamgaze eval`` wrote it into the results file
+    (its ``video_read`` in the toolkit's block: harness/video_time.py): ``video_read_s``, ``video_read_share``,
+    ``video_read_median_ms``; {} where the run has no such figures."""
+    from ..util.provenance import TOOLKIT  # the results file's block of the toolkit's settings (harness/run.py)
+
+    figures = ((results.get(TOOLKIT) or {}).get("video_read") or {}) if isinstance(results, Mapping) else {}
+    out = {}
+    for name in ("video_read_s", "video_read_share", "video_read_median_ms"):
+        value = figures.get(name) if isinstance(figures, Mapping) else None
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
+            out[name] = float(value)
     return out
 
 
@@ -197,7 +213,7 @@ def build_submission(output_dir: str | os.PathLike[str], root: str | os.PathLike
                 "model": run_model, "model_args": redact_model_args(cfg.get("model_args")),
                 "date": str(run.results.get("date") or ""),
                 "limit": float(limit) if isinstance(limit, (int, float)) and not isinstance(limit, bool) else None,
-                **run_toolkit(run)}
+                **run_toolkit(run), **video_read(run.results)}
     rescored = score_responses(key, responses, prompt_mode, clip_fps)
     _cross_check(run, rescored, key)
     return _assemble(key, rescored, prompt_mode=prompt_mode, clip_fps=clip_fps, protocol=protocol,

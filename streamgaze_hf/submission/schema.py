@@ -11,13 +11,18 @@ A submission is one JSON object::
       "settings": {"gaze": "visual", "prompt_mode": "default", "clip_fps": 0.0,    # 0 = no cap
                    "protocol": "default"},                  # frame sampling/generation (protocols.py);
                                                             # "proxy": "2fps-448px" when the model got proxy clips;
-                                                            # "visual_form": "images" | "clip" (EgoGazeVQA)
+                                                            # "visual_form": "images" | "clip" (EgoGazeVQA);
+                                                            # "model_ready": "<wrapper spec>" when the clips
+                                                            # held the wrapper's frames (model_frames.py)
       "model": {"name": "...", "url": "https://...", "params": "7B", "frames": "32"},
       "run": {"harness": "lmms-eval", "harness_version": "...", "model": "<lmms-eval model id>",
               "model_args": "<secrets redacted>", "date": "20250101_120000", "limit": null,
               "toolkit_version": "0.1.0", "toolkit_commit": "...",    # the toolkit that ran the tasks,
-              "lmms_eval_version": "0.7.3", "datasets_version": "5.2.0"},  # lmms-eval and datasets
+              "lmms_eval_version": "0.7.3", "datasets_version": "5.2.0",  # lmms-eval and datasets
                                                                        # installed there (from the samples; optional)
+              "video_read_s": 12.3, "video_read_share": 0.02,        # the wrapper's time reading video: total,
+              "video_read_median_ms": 9.5},                           # share of the run, median a question
+                                                                       # (streamgaze eval measures it; optional)
                                                         # harness "official-evaluator": import-official-results
       "answers": {                                      # only what the run answered
         "<mc task id>": {"<question_id>": {"response": "<raw>", "parsed": "B" | null}},
@@ -119,6 +124,10 @@ def _url(v: Any) -> str | None:
     return None if v == "" or (len(v) <= 2000 and valid_url(v)) else "empty or an http(s) URL"
 
 
+def _share(v: Any) -> str | None:
+    return None if is_number(v) and 0 <= v <= 1 else "a number from 0 to 1"
+
+
 def _schema_version(v: Any) -> str | None:
     return None if is_int(v) else "an integer"
 
@@ -157,16 +166,21 @@ DATASET_FIELDS = {"version": string(100, nonempty=True), "manifest_sha256": _sha
 DATASET_OPTIONAL = frozenset({"repo", "commit"})
 # "gaze" and "prompt_mode": one of the benchmark's gaze modes and prompt modes (settings_fields)
 SETTINGS_FIELDS = {"clip_fps": number(0), "protocol": one_of(*PROTOCOLS), "proxy": string(100),
-                   "visual_form": one_of("images", "clip")}
+                   "visual_form": one_of("images", "clip"), "model_ready": string(500)}
 # absent in files made before protocols ("default") and proxies; "proxy" is absent for full-rate clips,
-# "visual_form" (EgoGazeVQA: keyframes as images or as one clip) for the other benchmarks
-SETTINGS_OPTIONAL = frozenset({"protocol", "proxy", "visual_form"})
+# "visual_form" (EgoGazeVQA: keyframes as images or as one clip) for the other benchmarks, "model_ready" (the
+# wrapper the clips held model-ready frames for: evaluation/model_frames.py) for full-rate clips
+SETTINGS_OPTIONAL = frozenset({"protocol", "proxy", "visual_form", "model_ready"})
 MODEL_FIELDS = {"name": string(MAX_NAME, nonempty=True), "url": _url, "params": string(50), "frames": string(50)}
 RUN_FIELDS = {"harness": one_of("lmms-eval", "official-evaluator", "streamgaze-stream"), "harness_version": string(200), "model": string(200),
               "model_args": string(5000), "date": string(100), "limit": nullable(number(0)),
               "toolkit_version": string(100), "toolkit_commit": string(100), "lmms_eval_version": string(100),
-              "datasets_version": string(100)}
-RUN_OPTIONAL = frozenset({"toolkit_version", "toolkit_commit", "lmms_eval_version", "datasets_version"})
+              "datasets_version": string(100), "video_read_s": number(0), "video_read_share": _share,
+              "video_read_median_ms": number(0)}
+# video_read_*: how long the model wrapper spent reading video (streamgaze eval measures it:
+# harness/video_time.py): the total, its share of the run, the median per question; absent where not measured
+RUN_OPTIONAL = frozenset({"toolkit_version", "toolkit_commit", "lmms_eval_version", "datasets_version",
+                          "video_read_s", "video_read_share", "video_read_median_ms"})
 MC_ANSWER_FIELDS = {"response": string(100_000), "parsed": nullable(string(100_000))}
 YES_NO_ANSWER_FIELDS = {"response": string(100_000), "parsed": nullable(one_of("Yes", "No"))}
 STREAMING_FIELDS = {"fps": number(0), "poll": string(50, nonempty=True), "alerts": obj, "scores": obj}

@@ -1,7 +1,7 @@
 """Keeping the clip cache bounded: ``streamgaze clips stats`` and ``streamgaze clips prune``.
 
 What the cache holds (video/clips.py): clips ``<key[:2]>/<key>.mp4`` with their sidecars
-``<key>.mp4.json``, salience images ``salience/<key>.png``, the source-digest index ``sources/*.json``,
+``<key>.mp4.json``, model-ready clips ``ready/<key[:2]>/<key>.mov`` with theirs (evaluation/ready.py), salience images ``salience/<key>.png``, the source-digest index ``sources/*.json``,
 and possibly ``.<name>.<random>.tmp.*`` files left by a process killed mid-write.
 
 An *entry* is a clip with its sidecar, or a salience image. Its *last use* is the later of its access
@@ -26,6 +26,9 @@ from pathlib import Path
 from ..util.errors import StreamGazeError
 
 TMP_GRACE_S = 3600.0
+#: the files an entry is made of, each with its ``<file>.json`` sidecar: window clips (``.mp4``) and model-ready
+#: clips (``ready/``, ``.mov``: streamgaze_hf/evaluation/ready.py)
+CLIP_SUFFIXES = (".mp4", ".mov")
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b?)\s*$", re.IGNORECASE)
 _AGE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw]?)\s*$", re.IGNORECASE)
 _AGE_UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, "w": 604800.0}
@@ -100,7 +103,7 @@ def scan_cache(root: str | os.PathLike[str], read_modes: bool = False) -> CacheS
                 scan.index_bytes += st.st_size
             elif rel[:1] == ("salience",) and name.endswith(".png"):
                 scan.entries.append(Entry([p], st.st_size, max(st.st_atime, st.st_mtime), "salience"))
-            elif name.endswith(".mp4"):
+            elif name.endswith(CLIP_SUFFIXES):
                 side = p.with_name(name + ".json")
                 sst = _stat(side)
                 if sst is None:
@@ -118,7 +121,7 @@ def scan_cache(root: str | os.PathLike[str], read_modes: bool = False) -> CacheS
                         scan.corrupt.append(p)
                 last = max(st.st_atime, st.st_mtime, sst.st_mtime)
                 scan.entries.append(Entry([p, side], st.st_size + sst.st_size, last, "clip", mode))
-            elif name.endswith(".mp4.json") and not (d / name[:-5]).exists():
+            elif name.endswith(tuple(f"{x}.json" for x in CLIP_SUFFIXES)) and not (d / name[:-5]).exists():
                 scan.orphans.append((p, st.st_size, st.st_mtime))
     return scan
 

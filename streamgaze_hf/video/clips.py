@@ -72,7 +72,9 @@ from .writer import DEFAULT_CRF, H264Writer
 
 # 2: smart-cut clips carry the parameter sets every keyframe needs (issue 22: format-1 smart cuts broke
 # decoders that seek into them), so every format-1 clip is rebuilt on first use
-FORMAT_VERSION = 2
+# 3: re-encoded frames (encode mode, a smart cut's head and tail) declare the source's colour description (issue
+# 36: they declared none, and readers converted a BT.709 source's re-encoded frames as BT.601)
+FORMAT_VERSION = 3
 CACHE_ENV = "STREAMGAZE_CLIP_CACHE"
 CLIP_PRESET = "ultrafast"
 _EPS = 1e-6
@@ -118,6 +120,13 @@ def cached_clip(video: str | os.PathLike[str], start: float, end: float, fps_cap
     """The clip :func:`prepare_clip` would return if it is already in the cache, else None (builds nothing)."""
     _src, _st, _digest, key, clip, *_ = _locate(video, start, end, fps_cap, cache_dir)
     return clip if _cached(clip, key) else None
+
+
+def window_clip_key(video: str | os.PathLike[str], start: float, end: float, fps_cap: float | None = None,
+                    cache_dir: str | os.PathLike[str] | None = None) -> str:
+    """The cache key of the clip :func:`prepare_clip` returns for these arguments (builds nothing): what a
+    file made from that clip (a model-ready clip) is keyed by."""
+    return _locate(video, start, end, fps_cap, cache_dir)[3]
 
 
 def _locate(video, start, end, fps_cap, cache_dir):
@@ -242,8 +251,8 @@ def _source_digest(src: Path, st: os.stat_result, root: Path) -> str:
     return digest
 
 
-def _cached(clip: Path, key: str) -> bool:
-    """True if ``clip`` and its sidecar exist and agree (right key and format, clip size as recorded).
+def _cached(clip: Path, key: str, fmt: int = FORMAT_VERSION) -> bool:
+    """True if ``clip`` and its sidecar exist and agree (right key and format ``fmt``, clip size as recorded).
 
     Reads only the sidecar's head (our writer puts format, key and clip size first), so a hit costs a
     few stats and one small read however long the clip; other sidecars are parsed in full.
@@ -261,16 +270,23 @@ def _cached(clip: Path, key: str) -> bool:
             head = f.read(256)
             m = _HEAD.match(head)
             if m:
-                fmt, got_key, size = int(m[1]), m[2].decode(), int(m[3])
+                fmt_read, got_key, size = int(m[1]), m[2].decode(), int(m[3])
             else:
                 meta = json.loads(head + f.read())
-                fmt, got_key, size = meta.get("format"), meta.get("key"), meta.get("clip_size")
+                fmt_read, got_key, size = meta.get("format"), meta.get("key"), meta.get("clip_size")
     except (OSError, ValueError, AttributeError):
         return False
-    ok = fmt == FORMAT_VERSION and got_key == key and size == cst.st_size and cst.st_size > 0
+    ok = fmt_read == fmt and got_key == key and size == cst.st_size and cst.st_size > 0
     if ok:
         _VERIFIED[str(clip)] = sig
     return ok
+
+
+def cache_entry_valid(path: str | os.PathLike[str], key: str, fmt: int) -> bool:
+    """Whether ``path`` and its sidecar are a complete cache entry of ``key`` written in format ``fmt`` (the
+    sidecar starts with ``{"format":fmt,"key":key,"clip_size":size,`` and the file has that size): the
+    check a cache hit costs, for any file kept in this cache with such a sidecar."""
+    return _cached(Path(path), key, fmt)
 
 
 def _clear_memos() -> None:
@@ -398,8 +414,10 @@ def _reencode(src: Path, idx: _PacketIndex, sel: np.ndarray, fps_cap: float | No
     first, last = int(idx.frame_pts[sel[0]]), int(idx.frame_pts[sel[-1]])
     rate = idx.rate if fps_cap is None else min(idx.rate, Fraction(fps_cap).limit_denominator(100000))
     n = 0
+    # the source's colour description; a full-range yuvj source's frames become limited-range yuv420p below
+    colour = (*idx.colour[:3], 1) if idx.pix_fmt.startswith("yuvj") else idx.colour
     with H264Writer(out, idx.width, idx.height, rate, time_base=idx.time_base, crf=DEFAULT_CRF,
-                    preset=CLIP_PRESET) as w:
+                    preset=CLIP_PRESET, colour=colour) as w:
         for frame in decode_range(src, idx, first, last):
             if frame.pts in wanted:
                 if frame.format.name != "yuv420p":

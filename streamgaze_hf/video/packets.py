@@ -37,6 +37,9 @@ class PacketIndex:
     # H.264 with an avcC record: (demux position, the SPS/PPS NAL units in that packet) for every packet that
     # carries some in-band (a stream whose parameter sets change, or that repeats them); usually empty
     inband_sets: tuple[tuple[int, tuple[bytes, ...]], ...] = ()
+    #: the stream's colour description (FFmpeg's colorspace, color_primaries, color_trc, color_range): what a
+    #: re-encode of its frames must declare again, or readers convert them with another matrix
+    colour: tuple[int, int, int, int] = (2, 2, 2, 0)
 
     @property
     def frame_times(self) -> np.ndarray:
@@ -50,6 +53,11 @@ class PacketIndex:
     def demux_position(self) -> np.ndarray:
         """Per presentation index, the frame's position in demux order."""
         return np.argsort(self.demux_pts, kind="stable")
+
+
+def stream_colour(cc) -> tuple[int, int, int, int]:
+    """(colorspace, color_primaries, color_trc, color_range) of a decoder's or encoder's codec context."""
+    return (int(cc.colorspace), int(cc.color_primaries), int(cc.color_trc), int(cc.color_range))
 
 
 @lru_cache(maxsize=32)
@@ -86,4 +94,4 @@ def packet_index(path: str, _size: int, _mtime_ns: int) -> PacketIndex:
         fmt = cc.format.name if cc.format is not None else ""
         return PacketIndex(Fraction(tb), cc.width, cc.height, Fraction(rate).limit_denominator(100000),
                            arr[order], np.asarray(key, dtype=bool)[order], in_order, arr, cc.name, fmt,
-                           bytes(cc.extradata or b""), tuple(inband))
+                           bytes(cc.extradata or b""), tuple(inband), stream_colour(cc))

@@ -60,7 +60,7 @@ from .h264 import (
 )
 from .packets import PacketIndex
 from .reader import open_container
-from .writer import DEFAULT_THREADS, x264_params
+from .writer import DEFAULT_THREADS, set_colour, x264_params
 
 __all__ = ["CutFailed", "CutPlan", "SourceSets", "plan_cut", "smart_cut", "decode_range", "source_sets_at",
            "free_parameter_set_id",
@@ -361,6 +361,7 @@ def _open_encoder(idx: PacketIndex, keyint: int, sps_id: int, crf: int, preset: 
     enc.time_base = idx.time_base
     enc.framerate = idx.rate
     enc.flags |= int(av.codec.context.Flags.global_header)
+    set_colour(enc, idx.colour)  # the source's colour description: readers convert these frames like the copied ones
     enc.options = {"crf": str(crf), "preset": preset, "bf": "0", "g": str(keyint), "threads": str(DEFAULT_THREADS),
                    **x264_params(f"sps-id={sps_id}")}
     enc.open()

@@ -92,18 +92,28 @@ def x264_params(*extra: str) -> dict[str, str]:
     return {"x264-params": ":".join(params)} if params else {}
 
 
+def set_colour(cc, colour: tuple[int, int, int, int]) -> None:
+    """Declare ``colour`` (colorspace, color_primaries, color_trc, color_range) on an encoder's codec context."""
+    cc.colorspace, cc.color_primaries, cc.color_trc, cc.color_range = (int(v) for v in colour)
+
+
 class H264Writer:
     """Context manager: ``with H264Writer(out, w, h, fps) as w: w.write(bgr, pts)``.
 
     ``time_base`` and per-frame ``pts`` let a caller copy a source's timestamps exactly; without
     them frames are numbered at 1/fps. ``gop`` is the keyframe interval in frames (default: 1 s);
     ``tune`` an x264 tune (e.g. ``fastdecode``; default none); ``threads`` x264's threads (default
-    :data:`DEFAULT_THREADS` on every machine, so the bytes do not depend on the machine).
+    :data:`DEFAULT_THREADS` on every machine, so the bytes do not depend on the machine); ``colour``: the
+    colour description the stream declares (FFmpeg's colorspace, color_primaries, color_trc, color_range;
+    default none: "unspecified", which readers decode as BT.601), given when the frames are another
+    video's decoded YUV, so that readers convert them with the same matrix as that video's
+    (:func:`~.packets.stream_colour`).
     """
 
     def __init__(self, path: str | os.PathLike[str], width: int, height: int, fps: float | Fraction,
                  time_base: Fraction | None = None, crf: int = DEFAULT_CRF, preset: str = DEFAULT_PRESET,
-                 gop: int | None = None, threads: int = DEFAULT_THREADS, bframes: int = 0, tune: str = ""):
+                 gop: int | None = None, threads: int = DEFAULT_THREADS, bframes: int = 0, tune: str = "",
+                 colour: tuple[int, int, int, int] | None = None):
         self.path = Path(path)
         self.width, self.height = int(width), int(height)
         if self.width % 2 or self.height % 2:
@@ -117,6 +127,7 @@ class H264Writer:
         self.threads = threads
         self.bframes = bframes
         self.tune = tune
+        self.colour = colour
         self._n = 0
 
     def __enter__(self) -> H264Writer:
@@ -127,6 +138,8 @@ class H264Writer:
             s = self._c.add_stream("libx264", rate=self.rate)
             s.width, s.height, s.pix_fmt = self.width, self.height, "yuv420p"
             s.codec_context.time_base = self.time_base
+            if self.colour is not None:
+                set_colour(s.codec_context, self.colour)
             s.options = {"crf": str(self.crf), "preset": self.preset, "g": str(self.gop),
                          "threads": str(self.threads), "bf": str(self.bframes),
                          **({"tune": self.tune} if self.tune else {}), **x264_params()}

@@ -82,3 +82,57 @@ def test_every_streameqa_clip_is_exactly_its_window(tmp_path, monkeypatch):
                 assert read_frame_code(last) == int(np.searchsorted(ft, end + 1e-6, side="right") - 1)
                 assert read_frame_code(first) == int(np.searchsorted(ft, start - 1e-6))
     assert n_docs == 3 * 48 and n_short == 3 * 3 and len(checked) >= 2 * 8
+
+
+MODEL_READY = {  # a resizing wrapper (Qwen2.5-VL chat, small pixel budget) and one at the source size (OpenAI)
+    "qwen2_5_vl/chat": {"max_num_frames": 6, "max_pixels": 76800, "min_pixels": 3136},
+    "openai/simple": {"max_frames_num": 10},
+}
+
+
+@pytest.mark.parametrize("wrapper", sorted(MODEL_READY))
+def test_every_model_ready_clip_holds_only_frames_of_its_window(wrapper, demo_dataset, tmp_path, monkeypatch):
+    """No future leakage in model-ready clips (issue 36): for every document and variant, each frame of the clip
+    a known wrapper is handed is a source frame inside the window (its sidecar's times, and the demo world's
+    frame code burnt into the pixels themselves), and the wrapper's picks of the full-rate clip in its order."""
+    import json
+
+    import cv2
+    import decord
+
+    from streamgaze_hf.evaluation.model_frames import frames_request
+    from streamgaze_hf.evaluation.ready import ready_sidecar
+    from streamgaze_hf.evaluation.settings import RunSettings
+
+    monkeypatch.setenv("STREAMGAZE_CLIP_CACHE", str(tmp_path / "clips"))
+    monkeypatch.setenv("FORCE_QWENVL_VIDEO_READER", "decord")
+    settings = RunSettings(model=json.dumps(frames_request(*wrapper.split("/"), MODEL_READY[wrapper])))
+    checked, n_docs = set(), 0
+    for gaze in evaluation.GAZE_VARIANTS.values():
+        for spec in TASKS:
+            for doc in evaluation.load_docs(spec.id, gaze, demo_dataset, settings=settings):
+                n_docs += 1
+                assert doc["model_ready"].startswith(wrapper)
+                clip = evaluation.doc_visuals(doc)[-1]
+                if clip in checked:
+                    continue
+                checked.add(clip)
+                assert clip.endswith(".mov"), (doc["question_id"], clip)
+                side = ready_sidecar(clip)
+                source = demo_dataset / (doc["overlay_path"] if gaze == "visual" else doc["video_path"])
+                ft = probe_video(source).frame_times
+                start, end = evaluation.doc_window(doc)
+                window = np.flatnonzero((ft >= start - 1e-6) & (ft <= end + 1e-6))
+                times = np.asarray(side["frame_times"])
+                assert times.max() <= end + 1e-6 and times.min() >= start - 1e-6, (doc["question_id"], start, end)
+                assert set(side["source_indices"]) <= set(window.tolist())
+                assert np.array_equal(ft[side["source_indices"]], times)
+                vr = decord.VideoReader(clip)
+                assert len(vr) == side["n_frames"]
+                h, w = int(doc["frame_height"]), int(doc["frame_width"])
+                for k in (0, len(vr) - 1):  # the pixels are those source frames
+                    img = vr[k].asnumpy()[..., ::-1]
+                    if img.shape[:2] != (h, w):
+                        img = cv2.resize(img, (w, h), interpolation=cv2.INTER_AREA)
+                    assert read_frame_code(img) == side["source_indices"][k], (doc["question_id"], k)
+    assert n_docs > 1000 and len(checked) > 300

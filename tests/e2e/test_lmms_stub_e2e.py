@@ -85,3 +85,17 @@ def test_samples_record_settings(stub_run):
     assert rec["gaze"] == "visual" and rec["prompt_mode"] == "default" and rec["clip_fps"] == 0.0
     assert rec["parsed"] is None and rec["correct"] is False
     json.dumps(rec)
+
+
+def test_a_wrapper_the_toolkit_does_not_know_gets_full_rate_clips_and_one_line(demo_dataset, stub_server, tmp_path):
+    """lmms-eval's OpenAI chat wrapper is not in the table of model-ready frames (issue 36): its documents get
+    the full-rate clips, recorded as such, and `streamgaze eval` says so with what reading them cost."""
+    env = {"OPENAI_BASE_URL": stub_server, "OPENAI_API_KEY": "stub", "API_TYPE": "openai"}
+    proc, results, samples = run_lmms_eval(
+        ["--model", "openai", "--model_args", f"model_version=stub,base_url={stub_server},api_key=stub,max_frames_num=4",
+         "--tasks", "streamgaze_oi_easy", "--limit", "2"], demo_dataset, tmp_path / "out", env_extra=env)
+    assert results is not None, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert [s["accuracy"]["model_ready"] for s in samples["streamgaze_oi_easy"]] == ["", ""]
+    assert results["streamgaze"]["model_ready"] == "" and results["streamgaze"]["video_read"]["video_read_s"] > 0
+    assert re.search(r"the toolkit does not know how lmms-eval's openai \(chat\) wrapper samples video, so it got "
+                     r"full-rate clips; reading them cost a median of \d+ ms per question", proc.stderr), proc.stderr[-2000:]

@@ -76,6 +76,14 @@ def test_wrapper_runs_every_task_and_variant_on_window_frames(wrapper, tiny_mode
                                             "--limit", "1"], demo_dataset, tmp_path / "out", env_extra=env)
     assert results is not None, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert sorted(samples) == sorted(names)
+    # by default the wrapper is handed model-ready clips (issue 36), recorded in every sample and the results;
+    # the time it spent reading them is measured per question
+    kind = "simple" if "--force_simple" in WRAPPERS[wrapper](tiny_models) else "chat"
+    model = WRAPPERS[wrapper](tiny_models)[1]
+    assert {s["accuracy"]["model_ready"].split()[0] for recs in samples.values() for s in recs} == {f"{model}/{kind}"}
+    read = results["streamgaze"]["video_read"]
+    assert read["questions"] == len(names) and read["video_read_s"] > 0 and 0 < read["video_read_share"] < 1
+    assert "streamgaze: video: the model wrapper spent" in proc.stderr
     calls = [json.loads(line) for line in probe.read_text().splitlines()]
     assert len(calls) == len(names)  # one processor call per document (batch size 1)
     # A call belongs to the longest prompt it contains (one variant's prompt can extend another's).

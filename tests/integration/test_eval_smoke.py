@@ -27,7 +27,8 @@ def _cause(proc) -> str:
 
 def test_streamgaze_eval_runs_lmms_eval_and_writes_scored_samples(demo_dataset, tmp_path):
     out = tmp_path / "run"
-    proc = streamgaze("eval", "--root", demo_dataset, "--", "--model", "streamgaze_random", "--model_args", "seed=0", "--tasks", TASK,
+    proc = streamgaze("eval", "--root", demo_dataset, "--", "--model", "streamgaze_random", "--model_args",
+                      "seed=0,check_visuals=true", "--tasks", TASK,
                       "--log_samples", "--output_path", out, "--timezone", "UTC", "--verbosity", "WARNING",
                       tmp=tmp_path, timeout=600)
     assert proc.returncode == 0, _cause(proc)
@@ -41,6 +42,16 @@ def test_streamgaze_eval_runs_lmms_eval_and_writes_scored_samples(demo_dataset, 
     assert sorted(r["question_id"] for r in records) == sorted(rows["question_id"])
     assert all(r["parsed"] in "ABCD" and r["correct"] == (r["parsed"] == r["answer"]) for r in records)
     assert accuracy == pytest.approx(100.0 * sum(r["correct"] for r in records) / len(records))
+    # the baseline is no wrapper the toolkit knows: full-rate clips, recorded as such; it asked for every
+    # document's visuals, which the reading-time figures count (it reads no video itself)
+    assert all(r["model_ready"] == "" for r in records)
+    annotation = json.loads(results[0].read_text())["streamgaze"]
+    assert annotation["model_ready"] == ""
+    assert annotation["decode_backends"] == {"FORCE_QWENVL_VIDEO_READER": "decord", "LMMS_VIDEO_DECODE_BACKEND": "pyav",
+                                             "DECORD_EOF_RETRY_MAX": "1000000"}
+    read = annotation["video_read"]
+    assert read["questions"] == len(records) and read["video_read_s"] == 0.0 and read["run_s"] > 0
+    assert "streamgaze: video: the model wrapper spent 0.0 s reading video" in proc.stderr
 
     # what produced the records is named in them and in the submission built from them
     versions = {"lmms_eval_version": metadata.version("lmms-eval"), "datasets_version": metadata.version("datasets")}
@@ -50,6 +61,7 @@ def test_streamgaze_eval_runs_lmms_eval_and_writes_scored_samples(demo_dataset, 
     assert proc.returncode == 0, _cause(proc)
     run = json.loads(sub.read_text())["run"]
     assert {k: run[k] for k in versions} == versions and run["toolkit_version"] == "0.1.0"
+    assert run["video_read_s"] == 0.0 and run["video_read_share"] == 0.0
 
 
 def test_doctor_lists_the_key_packages_against_the_lock(tmp_path):

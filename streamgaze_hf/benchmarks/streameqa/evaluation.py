@@ -36,7 +36,7 @@ from . import BENCHMARK, DIRECTIONS, LEVELS, NAME, SUBTASKS, subtasks
 from .prompts import GAZE_MODES, question_prompt
 
 #: the run settings every document records (``RunSettings.record``), then ``proxy`` "" (no proxy videos)
-RECORDED_SETTINGS = ("prompt_mode", "clip_fps", "protocol")
+RECORDED_SETTINGS = ("prompt_mode", "clip_fps", "protocol", "model_ready")
 TEXT_GAZE_STEP_S = 1.0  # one gaze point per second of the window in the text variant
 
 
@@ -94,11 +94,10 @@ def window_gaze_points(root: Path, doc: Mapping) -> list[list[float]]:
 
 def doc_visuals(doc: Mapping, cache_dir: str | os.PathLike[str] | None = None) -> list[str]:
     """The window clip (original video, or the gaze overlay in the visual variant), from the shared
-    clip cache."""
-    from ...evaluation.visuals import doc_clip_spec
-    from ...video.clips import prepare_clip
+    clip cache: model-ready where the run chose it (``model_ready``)."""
+    from ...evaluation.visuals import window_clip
 
-    return [str(prepare_clip(*doc_clip_spec(dict(doc)), cache_dir=cache_dir))]
+    return [str(window_clip(dict(doc), cache_dir))]
 
 
 def doc_prompt(doc: Mapping) -> str:
@@ -154,7 +153,8 @@ def score_doc(doc: Mapping, response: str) -> dict:
             "short_window": bool(doc["short_window"]), "context_s": float(doc["context_s"]),
             "checkpoint_index": -1, "response": response,
             "answer": doc["answer"], "parsed": parsed, "official": bool(official), "correct": bool(correct),
-            "gaze": doc["gaze"], "prompt_mode": doc["prompt_mode"], "score": 100.0 if correct else 0.0}
+            "gaze": doc["gaze"], "prompt_mode": doc["prompt_mode"], "model_ready": doc.get("model_ready", ""),
+            "score": 100.0 if correct else 0.0}
 
 
 def task_metrics(records: list[dict]) -> dict:

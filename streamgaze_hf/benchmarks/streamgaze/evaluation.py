@@ -53,7 +53,7 @@ def task_name(task_id: str, gaze: str = "visual") -> str:
 # ---- documents -------------------------------------------------------------------------------------
 
 #: the run settings every document and sample record carries (``RunSettings.record``), in this order
-RECORDED_SETTINGS = ("prompt_mode", "clip_fps", "protocol", "proxy")
+RECORDED_SETTINGS = ("prompt_mode", "clip_fps", "protocol", "proxy", "model_ready")
 #: the gaze modes whose prompt or visuals use the window's fixations (the others' documents carry none)
 FIXATION_VARIANTS = ("text", "salience")
 
@@ -153,7 +153,7 @@ def score_doc(doc: dict, response: str) -> dict:
            "video_id": doc["video_id"], "source": doc.get("source", ""), "checkpoint_index": int(doc["checkpoint_index"]), "response": response,
            "gaze": doc["gaze"], "prompt_mode": doc["prompt_mode"], "clip_fps": doc["clip_fps"],
            "protocol": doc.get("protocol", "default"), "proxy": doc.get("proxy", ""),
-           **run_provenance()}
+           "model_ready": doc.get("model_ready", ""), **run_provenance()}
     reference = doc["prompt_mode"] == "reference"
     if doc.get("reasoning"):  # reasoning variants: only the <answer> is parsed, never the reasoning
         rec["reasoning"] = doc["reasoning"]

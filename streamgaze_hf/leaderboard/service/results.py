@@ -36,7 +36,7 @@ from pathlib import Path
 from ... import __version__
 from ...registry import Benchmark, benchmarks, get_benchmark
 from ...registry.contract import score_text
-from ..rows import Row, benchmark_columns
+from ..rows import Row, benchmark_columns, efficiency_text
 from ..sections import Section, group_sections, reference_section_of
 from ..site import reference_row, render_sections
 
@@ -55,7 +55,7 @@ _SETTINGS = ("protocol", "proxy", "visual_form")
 _DATASET = ("dataset_repo", "dataset_revision", "dataset_commit", "dataset_version", "dataset_manifest_sha256")
 _VERSIONS = ("toolkit_version", "lmms_eval_version", "datasets_version")
 _TAIL = ("submitter", "submission_path", "submitted_at", "section", "section_title", "section_note", "source",
-         "by_source")
+         "by_source", "efficiency")
 #: provenance and trust (issue 37): strings, then integers
 _TRUST = ("pr_url", "requests_commit", "created_at", "name_key", "model_id", "model_commit", "model_warnings",
           "flag_reason", "flag_discussion")
@@ -148,7 +148,8 @@ def result_row(bench: Benchmark, sub: Mapping, scores: Mapping, section: Sequenc
                pr_number=int(pr_number), submitter=submitter, submission_path=path,
                submitted_at=path.rsplit("/", 1)[-1].removesuffix(".json"), section=section[0],
                section_title=section[1], section_note=section[2], source="submission", reported=False,
-               by_source=" · ".join(f"{s} {score_text(v)}" for s, v in values.get("by_source", {}).items()))
+               by_source=" · ".join(f"{s} {score_text(v)}" for s, v in values.get("by_source", {}).items()),
+               efficiency=efficiency_text(sub.get("run", {})))
     row.update(dict.fromkeys(_TRUST, ""))
     row.update(dict.fromkeys(_TRUST_INTS))
     return row
@@ -200,7 +201,8 @@ def _card(names: Sequence[str], with_rows: Sequence[str]) -> str:
              "Scores (`overall`, `score_<column>`, `task_<task>`) are fractions in [0, 1] for every ratio; "
              "a column of another unit (degrees, L2, BLEU) keeps its unit. `coverage` is answered / expected "
              "items (missing answers count as wrong). Settings that change numbers: `gaze`, `prompt_mode`, "
-             "`clip_fps` (0 = no cap), `protocol`, `proxy`, `visual_form`, `model_frames`. Provenance: "
+             "`clip_fps` (0 = no cap), `protocol`, `proxy`, `visual_form`, `model_frames`. Efficiency (where the run "
+             "measured it): `efficiency`, the time the model wrapper spent reading video. Provenance: "
              "`dataset_repo`, `dataset_revision`, `dataset_commit`, `dataset_version`, `dataset_manifest_sha256`, "
              "`toolkit_version`, `lmms_eval_version`, `datasets_version`, `submitter` (the pull request's author on the Hub, "
              "or the user signed in on the Space), `pr_number`, `pr_url`, `requests_commit` (the commit that added the "
@@ -226,7 +228,7 @@ def leaderboard_rows(bench: Benchmark, rows: Iterable[Mapping]) -> list[Row]:
                        file=r["submission_path"], section=r["section"], submitter=r.get("submitter") or "",
                        pr_number=r.get("pr_number"), pr_url=r.get("pr_url") or "", run=r.get("run"),
                        flag=r.get("flag_reason") or "", flag_url=r.get("flag_discussion") or "",
-                       warnings=r.get("model_warnings") or "",
+                       warnings=r.get("model_warnings") or "", efficiency=r.get("efficiency") or "",
                        stderr={k[len("stderr_"):]: v for k, v in r.items() if k.startswith("stderr_") and v is not None}))
     return out
 

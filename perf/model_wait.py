@@ -1,0 +1,210 @@
+"""Does the model wait for video? An lmms-eval run of a stand-in model that reads like a real wrapper and sleeps.
+
+    python perf/model_wait.py [--wrapper llava_hf|qwen2_5_vl] [--video camera_1920x1080_610s.mp4]
+                              [--questions 200] [--sleep 0.61] [--work DIR] [--runs warm,cold] [--json OUT]
+
+A StreamGaze dataset is written around one 1080p camera-layout video (10 s GOPs, 3 B-frames, BT.709; made as
+perf/frames_to_model.py makes it unless ``--video`` gives one, e.g. the source perf/model_ready.py keeps): half
+its questions past (``nfi``, windows ``[0, t]``), half present (``oi_easy``, ``[t - 60, t]``), evaluated without
+gaze (``_nogaze``: the clips are cut from the camera video itself). The model is a stand-in
+(``perf/standin/``) that reads every document's video with the real wrapper's own code and then sleeps
+``--sleep`` seconds (0.61 s: a 7B model on an H100) without using the CPU:
+
+``llava_hf`` (default)  lmms-eval's LLaVA-OneVision wrapper (simple): decord, 32 frames; its ``pretrained`` is a
+                        folder with llava-onevision-qwen2-7b-ov-hf's video-processor configuration (384x384),
+                        so the model-ready frames are 384x384 as for the real checkpoint;
+``qwen2_5_vl``          lmms-eval's Qwen2.5-VL chat wrapper: its decord probe and qwen_vl_utils'
+                        ``process_vision_info`` with its default ``--model_args`` (32 frames, 1605632 max pixels:
+                        1008x560 frames from a 1080p source).
+
+``streamgaze eval`` chooses model-ready frames for the stand-in as for the real wrapper.
+
+Runs, each through the installed ``streamgaze eval`` in its own process (wall time):
+
+``startup``  ``--limit 1`` on a warm cache, median of 3: lmms-eval's fixed cost (plus one question);
+``warm``     after ``streamgaze clips warm --model WRAPPER`` (timed too): every model-ready clip in the cache;
+``cold``     an empty clip cache: the prefetcher (2 threads) makes the clips while the model works;
+
+and reports each against ``questions x sleep + startup``, with the reading-time figures ``streamgaze eval``
+records (the wrapper's time reading video, its share, the median per question). Target: the warm run within
+5 % of ``questions x sleep + startup``; the cold run's figure is reported with the machine's core count.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+#: the real checkpoint's video processor (llava-hf/llava-onevision-qwen2-7b-ov-hf, video_preprocessor_config.json)
+LLAVA_VIDEO_PROCESSOR = {"do_resize": True, "resample": 3, "size": {"height": 384, "width": 384}}
+TASKS = "streamgaze_nfi_nogaze,streamgaze_oi_easy_nogaze"
+TOLERANCE = 0.05
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(f"perf_{name}", HERE / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def make_video(path: Path, seconds: float) -> Path:
+    ftm = _load("frames_to_model")
+    tmp = path.with_name(f".{path.name}.tmp.mp4")
+    ftm.write_camera(tmp, 1920, 1080, 24.0, int(seconds * 24), bt709=True)
+    tmp.rename(path)
+    return path
+
+
+def write_dataset(video: Path, root: Path, questions: int, seed: int = 0) -> dict:
+    """The dataset: one video, its gaze (a 30 Hz random walk), fixations every 0.6 s, ``questions`` questions."""
+    import pyarrow as pa
+
+    from streamgaze_hf.dataset.schema import FIXATION_FEATURES, GAZE_FEATURES
+    from streamgaze_hf.dataset.writer import DatasetContent, table_chunk, write_dataset
+    from streamgaze_hf.registry import get_benchmark
+    from streamgaze_hf.video.reader import probe_video
+
+    fb = _load("full_benchmark")
+    info = probe_video(video)
+    dur = int(info.duration)
+    rng = np.random.default_rng(seed)
+    m = dur * 30 + 1
+    t = np.arange(m) / 30.0
+    x = np.clip(0.5 + np.cumsum(rng.normal(0, 0.01, m)), 0.0, 1.0)
+    y = np.clip(0.5 + np.cumsum(rng.normal(0, 0.01, m)), 0.0, 1.0)
+    fstart = np.arange(0.0, dur - fb.FIXATION_PERIOD_S, fb.FIXATION_PERIOD_S)
+    k = len(fstart)
+    content = DatasetContent(qa={}, videos=[{
+        "video_id": "cam", "source": "synthetic", "video_path": "videos/original/cam.mp4", "overlay_path": "",
+        "fps": float(info.fps), "width": info.width, "height": info.height, "n_frames": info.n_frames,
+        "duration": float(dur), "hfov_deg": 90.0}], gaze=[table_chunk(GAZE_FEATURES, {
+            "video_id": ["cam"] * m, "t": t, "x": x, "y": y, "valid": np.ones(m, bool), "in_frame": np.ones(m, bool)},
+            "gaze")], fixations=[table_chunk(FIXATION_FEATURES, {
+                "video_id": ["cam"] * k, "fixation_index": pa.array(np.arange(k), pa.int32()), "start": fstart,
+                "end": fstart + 0.4, "x": rng.uniform(0.1, 0.9, k), "y": rng.uniform(0.1, 0.9, k),
+                "n_samples": pa.array(np.full(k, 12), pa.int32()), "scene_score": np.ones(k), "kept": np.ones(k, bool),
+                "episode_index": pa.array(np.arange(k), pa.int32()), "gazed_object": [""] * k,
+                "fov_objects": [[]] * k, "out_objects": [[]] * k}, "fixations")],
+        files={"videos/original/cam.mp4": video})
+    counts = {task: 0 for task in fb.RELEASE_COUNTS}
+    counts.update(nfi=questions // 2, oi_easy=questions - questions // 2)
+    videos = {"cam": {"dur": dur, "fstart": fstart, "fx": rng.uniform(0.1, 0.9, k), "fy": rng.uniform(0.1, 0.9, k)}}
+    content.qa = fb._qa_rows(videos, counts, rng)
+    for rows in content.qa.values():
+        for row in rows:
+            row["overlay_path"] = ""
+    write_dataset(root, content, "1.0.0", {"benchmark": "perf/model_wait.py"}, force=True, progress=False,
+                  benchmark=get_benchmark("streamgaze"))
+    return {"duration_s": dur, "questions": questions}
+
+
+def run(cmd: list[str], env: dict, log: Path) -> tuple[float, int]:
+    t0 = time.perf_counter()
+    with open(log, "w") as f:
+        rc = subprocess.run(cmd, env=env, stdout=f, stderr=subprocess.STDOUT).returncode
+    return time.perf_counter() - t0, rc
+
+
+def model_args(wrapper: str, work: Path) -> str:
+    """The stand-in's ``--model_args`` (the real wrapper's defaults; a processor folder for LLaVA)."""
+    if wrapper == "qwen2_5_vl":
+        return "pretrained=stand-in,max_num_frames=32"
+    folder = work / "llava-processor"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "video_preprocessor_config.json").write_text(json.dumps(LLAVA_VIDEO_PROCESSOR))
+    return f"pretrained={folder},max_frames_num=32"
+
+
+def evaluate(wrapper: str, args: str, root: Path, out: Path, env: dict, log: Path,
+             limit: int | None = None) -> tuple[float, dict]:
+    cmd = [sys.executable, "-m", "streamgaze_hf", "eval", "--root", str(root), "--", "--model", wrapper,
+           "--model_args", args, "--tasks", TASKS, "--output_path", str(out), "--verbosity", "WARNING",
+           *(["--limit", str(limit)] if limit else [])]
+    wall, rc = run(cmd, env, log)
+    if rc:
+        raise SystemExit(f"streamgaze eval failed (exit {rc}); see {log}")
+    results = json.loads(sorted(out.rglob("*_results.json"))[-1].read_text())
+    return wall, results["streamgaze"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--wrapper", default="llava_hf", choices=["llava_hf", "qwen2_5_vl"],
+                    help="whose reader the stand-in uses (default llava_hf)")
+    ap.add_argument("--video", type=Path, default=None, help="a 1080p camera-layout video (default: made here)")
+    ap.add_argument("--seconds", type=float, default=610.0, help="length of the video made here (default 610)")
+    ap.add_argument("--questions", type=int, default=200)
+    ap.add_argument("--sleep", type=float, default=0.61, help="the stand-in model's seconds per question")
+    ap.add_argument("--runs", default="warm,cold", help="which runs (default warm,cold)")
+    ap.add_argument("--work", type=Path, default=None, help="working directory (default: a temporary one)")
+    ap.add_argument("--json", type=Path, default=None)
+    a = ap.parse_args(argv)
+    work = a.work or Path(tempfile.mkdtemp(prefix="model-wait-"))
+    work.mkdir(parents=True, exist_ok=True)
+    root = work / "streamgaze"
+    cores = len(os.sched_getaffinity(0))
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TQDM_DISABLE": "1",
+           "STREAMGAZE_STANDIN_SLEEP": str(a.sleep),
+           "PYTHONPATH": os.pathsep.join([str(HERE / "standin"), os.environ.get("PYTHONPATH", "")])}
+    report: dict = {"wrapper": a.wrapper, "cores": cores, "questions": a.questions, "sleep_s": a.sleep}
+    try:
+        video = a.video or make_video(work / "cam.mp4", a.seconds)
+        report.update(write_dataset(video, root, a.questions))
+        args = model_args(a.wrapper, work)
+        warm_cache = work / "cache-warm"
+        env_warm = {**env, "STREAMGAZE_CLIP_CACHE": str(warm_cache)}
+        wall, rc = run([sys.executable, "-m", "streamgaze_hf", "clips", "warm", str(root), "--tasks", "nfi", "oi_easy",
+                        "--variants", "nogaze", "--model", a.wrapper, "--model_args", args,
+                        "--workers", str(cores)], env_warm, work / "warm-clips.log")
+        if rc:
+            raise SystemExit(f"clips warm failed; see {work / 'warm-clips.log'}")
+        report["clips_warm_s"] = round(wall, 1)
+        print(f"clips warm: {wall:.0f} s for {a.questions} questions ({cores} cores)", flush=True)
+        startups = []
+        for i in range(3):  # the median of three: a shared machine's load moves a single one
+            shutil.rmtree(work / "startup", ignore_errors=True)
+            startups.append(evaluate(a.wrapper, args, root, work / "startup", env_warm, work / f"startup-{i}.log", limit=1)[0])
+        startup = sorted(startups)[1] - a.sleep
+        report["startup_s"] = round(startup, 1)
+        floor = a.questions * a.sleep + startup
+        ok = True
+        for name in [r for r in a.runs.split(",") if r]:
+            cache = warm_cache if name == "warm" else work / f"cache-{name}"
+            shutil.rmtree(work / name, ignore_errors=True)
+            wall, annotation = evaluate(a.wrapper, args, root, work / name, {**env, "STREAMGAZE_CLIP_CACHE": str(cache)},
+                                        work / f"{name}.log")
+            read = annotation["video_read"]
+            ratio = wall / floor
+            report[name] = {"wall_s": round(wall, 1), "vs_floor": round(ratio, 3), "load_avg": os.getloadavg(),
+                            **read}
+            good = ratio <= 1 + TOLERANCE
+            if name == "warm":
+                ok &= good
+            print(f"{name}: {wall:.1f} s wall for {a.questions} questions = {ratio:.3f} x ({a.questions} x {a.sleep} s "
+                  f"+ start-up {startup:.1f} s = {floor:.1f} s){' ok' if good else (' MISSED' if name == 'warm' else '')}"
+                  f"; the wrapper read video {read['video_read_s']:.1f} s ({100 * (read['video_read_share'] or 0):.1f} %),"
+                  f" median {read['video_read_median_ms']} ms a question; clip hand-over {read['prepare_s']:.1f} s; "
+                  f"{cores} cores", flush=True)
+        if a.json:
+            a.json.write_text(json.dumps(report, indent=2) + "\n")
+        print("PASS" if ok else "FAIL")
+        return 0 if ok else 1
+    finally:
+        if a.work is None:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

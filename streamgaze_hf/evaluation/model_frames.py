@@ -1,0 +1,594 @@
+"""Model-ready frames: what each lmms-eval video wrapper does with a clip, so that it can be handed only that.
+
+A wrapper given a window clip reads its frame count (and for some its frame rate), picks frames with its
+own sampler, decodes them and resizes them for its processor, all on the model's critical path. This module
+is the one place that knows, per wrapper of lmms-eval 0.7.3 (the table :data:`WRAPPERS`, keyed by lmms-eval
+model id and class kind, ``chat`` or ``simple``):
+
+* its **sampler**: which clip positions it would pick from a clip of ``T`` frames at ``fps`` (with its
+  ``--model_args``: frame count, fps), and for Qwen2.5-VL's chat wrapper the sampled rate that reaches the
+  model as ``second_per_grid_ts``;
+* its **resize**: the size its reader or processor brings a frame to (Qwen's ``smart_resize`` with the
+  wrapper's pixel budget; the checkpoint's video processor size for the Hugging Face processors; InternVL's
+  448 px tile when a frame is one tile), with the kernel that does it, or ``None`` where the processor keeps
+  the source size (InternVL3 tiling, the API wrappers, LLaVA-OneVision's LLaVA-NeXT processor);
+* its **reader**: the library whose YUV-to-RGB conversion and metadata the wrapper sees (decord, torchcodec,
+  qwen_vl_utils' backend);
+* the **layout** of a model-ready clip: the picked frames, already resized, in an order and at a constant
+  rate such that the wrapper's own sampler on that clip picks every frame and the same ones (Qwen's simple
+  wrapper needs an even count, InternVL's simple sampler one filler frame, Qwen2.5-VL chat the sampled rate).
+
+Every plan is checked before it is used (:meth:`FramesSpec.plan`): the table's sampler run on the
+model-ready clip's own frame count and rate must reach exactly the frames (and timing) it reaches on the
+full-rate clip; a plan that fails the check is refused, and the document gets its full-rate clip. Whether the
+table matches lmms-eval's code is proven by the equality tests (``tests/e2e/test_model_frames_equal.py``):
+through lmms-eval's own wrappers, the processor tensors from the full-rate clip and from the model-ready
+clip are compared.
+
+A run's choice is a :class:`FramesSpec`, made from ``--model`` and ``--model_args`` (:func:`frames_request`
+keeps only the arguments the table reads, never a secret; :func:`resolve_spec` adds what the checkpoint's
+processor says), written as one line (:meth:`FramesSpec.describe`, parsed back by :meth:`FramesSpec.parse`)
+into every document and sample record (``model_ready``) and the submission. A wrapper not in the table gets
+today's full-rate clips (``model_ready`` empty).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from ..util.errors import StreamGazeError
+
+#: bumped when a plan for the same spec and clip would change (part of every model-ready clip's cache key)
+PLAN_VERSION = 1
+
+# qwen_vl_utils 0.0.14 (vision_process.py)
+_QWEN_FRAME_FACTOR = 2
+_QWEN_FPS = 2.0
+_QWEN_FPS_MIN_FRAMES = 4
+_QWEN_FPS_MAX_FRAMES = 768
+_QWEN_VIDEO_MIN_TOKENS = 128
+_QWEN_VIDEO_MAX_TOKENS = 768
+_QWEN_MAX_RATIO = 200
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a wrapper's sampler takes from a clip: clip positions in the order the model sees them
+    (repeats allowed), and ``timing``, a number derived from the clip's rate that reaches the model (Qwen2.5-VL
+    chat's sampled fps) or None."""
+
+    picks: tuple[int, ...]
+    timing: float | None = None
+    #: how many frames the reader decoded (and resized) before the wrapper kept ``picks`` (Qwen's simple
+    #: wrapper subsamples what qwen_vl_utils read; its pixel budget depends on that count); None: the picks
+    decoded: int | None = None
+
+
+@dataclass(frozen=True)
+class FramePlan:
+    """How to make one document's model-ready clip from its full-rate clip (``T`` frames at ``fps``).
+
+    ``order``: for each frame of the model-ready clip, the full-rate clip position it holds (a filler repeats a
+    neighbour); ``size``: (width, height) after the wrapper's resize, or None for the source size;
+    ``kernel``: the resize kernel (:data:`~streamgaze_hf.video.resize.KERNELS`); ``rate``: the model-ready
+    clip's constant frame rate; ``seen``: the full-rate positions the model sees, in its order."""
+
+    order: tuple[int, ...]
+    size: tuple[int, int] | None
+    kernel: str
+    rate: Fraction
+    seen: tuple[int, ...]
+    timing: float | None = None
+
+
+def _floor_even(x: float) -> int:
+    return math.floor(x / _QWEN_FRAME_FACTOR) * _QWEN_FRAME_FACTOR
+
+
+def _ceil_even(x: float) -> int:
+    return math.ceil(x / _QWEN_FRAME_FACTOR) * _QWEN_FRAME_FACTOR
+
+
+def qwen_smart_nframes(total: int, video_fps: float, nframes: int | None = None, fps: float | None = None) -> int:
+    """qwen_vl_utils' ``smart_nframes`` for ``{"nframes": nframes}`` or ``{"fps": fps}`` (default 2 fps);
+    raises ValueError as it does when the count is outside ``[2, total]``."""
+    if nframes is not None:
+        n = round(nframes / _QWEN_FRAME_FACTOR) * _QWEN_FRAME_FACTOR
+    else:
+        rate = _QWEN_FPS if fps is None else fps
+        min_frames = _ceil_even(_QWEN_FPS_MIN_FRAMES)
+        max_frames = _floor_even(min(_QWEN_FPS_MAX_FRAMES, total))
+        n = total / video_fps * rate
+        n = _floor_even(min(min(max(n, min_frames), max_frames), total))
+    if not (_QWEN_FRAME_FACTOR <= n <= total):
+        raise ValueError(f"nframes should in interval [{_QWEN_FRAME_FACTOR}, {total}], but got {n}.")
+    return n
+
+
+def qwen_indices(total: int, n: int) -> list[int]:
+    """qwen_vl_utils' frame indices: ``torch.linspace(0, total - 1, n).round()`` (float32, as it computes them)."""
+    import torch
+
+    return torch.linspace(0, total - 1, n).round().long().tolist()
+
+
+def qwen_smart_resize(height: int, width: int, factor: int, min_pixels: float, max_pixels: float) -> tuple[int, int]:
+    """qwen_vl_utils' ``smart_resize``: (height, width)."""
+    if max(height, width) / min(height, width) > _QWEN_MAX_RATIO:
+        raise ValueError("absolute aspect ratio too large")
+    h_bar = max(factor, round(height / factor) * factor)
+    w_bar = max(factor, round(width / factor) * factor)
+    if h_bar * w_bar > max_pixels:
+        beta = math.sqrt((height * width) / max_pixels)
+        h_bar = math.floor(height / beta / factor) * factor
+        w_bar = math.floor(width / beta / factor) * factor
+    elif h_bar * w_bar < min_pixels:
+        beta = math.sqrt(min_pixels / (height * width))
+        h_bar = math.ceil(height * beta / factor) * factor
+        w_bar = math.ceil(width * beta / factor) * factor
+    return h_bar, w_bar
+
+
+def qwen_video_pixels(nframes: int, min_pixels: float, max_pixels: float | None, factor: int = 28) -> float:
+    """The per-frame pixel budget ``fetch_video`` applies to a video of ``nframes`` frames (``MODEL_SEQ_LEN``
+    as qwen_vl_utils reads it)."""
+    seq_len = int(float(os.environ.get("MODEL_SEQ_LEN", 128000)))
+    total_pixels = seq_len * factor * factor * 0.9
+    cap = max(min(_QWEN_VIDEO_MAX_TOKENS * factor * factor, total_pixels / nframes * _QWEN_FRAME_FACTOR),
+              int(min_pixels * 1.05))
+    return cap if max_pixels is None else min(max_pixels, cap)
+
+
+def linspace_int(stop: int, count: int) -> list[int]:
+    """``np.linspace(0, stop, count, dtype=int)`` (floor; repeats kept)."""
+    import numpy as np
+
+    return np.linspace(0, stop, count, dtype=int).tolist()
+
+
+def internvl_index(total: int, segments: int) -> list[int]:
+    """InternVL's ``get_index`` without a bound (``internvl2.py`` / ``internvl3.py``): the middle of each of
+    ``segments`` equal parts of ``[0, total - 1]`` (numpy's banker's rounding)."""
+    import numpy as np
+
+    seg = float(total - 1) / segments
+    return [int(seg / 2 + np.round(seg * k)) for k in range(segments)]
+
+
+# ---- the table -------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Wrapper:
+    """One row of the table: an lmms-eval wrapper class and what it does with a clip."""
+
+    name: str  # lmms-eval model id
+    kind: str  # "chat" or "simple" (which class lmms-eval resolves: chat unless --force_simple or none)
+    #: model-arg name -> default, the arguments the sampler and resize read
+    args: Mapping[str, Any]
+    #: the reader whose metadata and colour conversion the wrapper sees: "decord", "torchcodec" or "qwen"
+    #: (qwen_vl_utils' backend: decord or torchcodec)
+    reader: str
+    sample: Callable[[Mapping[str, Any], int, float], Reading]
+    #: (params, width, height, reading) -> (width, height) after the wrapper's resize, or None (source size)
+    size: Callable[[Mapping[str, Any], int, int, Reading], tuple[int, int] | None]
+    kernel: str = ""
+    #: (params, distinct picks, T, fps) -> (order of the model-ready clip as indices into the picks, rate)
+    layout: Callable[[Mapping[str, Any], Reading, int, float], tuple[list[int], Fraction]] | None = None
+    #: the args the wrapper must have for this row to apply (e.g. InternVL's modality=video)
+    requires: Mapping[str, Any] = field(default_factory=dict)
+    #: the args that must be unset (None) for this row to apply (a sampler mode the table does not cover)
+    unsupported: tuple[str, ...] = ()
+    #: the checkpoint's video-processor size is read (Hugging Face processors)
+    checkpoint_size: bool = False
+    #: what to know about this row's size or its proof (docs/performance.md shows it)
+    note: str = ""
+
+    @property
+    def key(self) -> str:
+        return f"{self.name}/{self.kind}"
+
+
+def _distinct_in_order(picks: tuple[int, ...]) -> list[int]:
+    return sorted(set(picks))
+
+
+def _plain_layout(params, reading: Reading, total: int, fps: float) -> tuple[list[int], Fraction]:
+    """The distinct picks in order, at their mean rate over the window (any rate: the sampler ignores it)."""
+    n = len(set(reading.picks))
+    return list(range(n)), _rate(Fraction(n, max(total, 1)) * _fraction(fps))
+
+
+def _fraction(x: float) -> Fraction:
+    return Fraction(x).limit_denominator(1_000_000)
+
+
+def _rate(r: Fraction) -> Fraction:
+    """A rate an mp4 can carry exactly (a small denominator), never 0."""
+    r = r.limit_denominator(100_000)
+    return r if r > 0 else Fraction(1)
+
+
+# Qwen2.5-VL (qwen_vl_utils' reader, then the wrapper)
+
+def _qwen_simple_sample(p, total: int, fps: float) -> Reading:
+    nq = qwen_smart_nframes(total, fps)  # the simple wrapper passes neither nframes nor fps: 2 fps
+    first = qwen_indices(total, nq)
+    sub = linspace_int(nq - 1, int(p["max_num_frames"]))
+    keep = sorted(set(sub) | {nq - 1})
+    return Reading(tuple(first[i] for i in keep), decoded=nq)
+
+
+def _qwen_simple_layout(p, reading: Reading, total: int, fps: float) -> tuple[list[int], Fraction]:
+    """At 2 fps the qwen_vl_utils reader takes every frame of an even count; the wrapper's own subsampling
+    (``max_num_frames`` of them, the last included) then takes all when there are at most that many. An odd
+    count N (``max_num_frames`` odd) is stored as N + 1 frames with the real ones where that subsampling of
+    N + 1 lands and one copy of a neighbour in the gap."""
+    n = len(reading.picks)
+    if n % 2 == 0:
+        return list(range(n)), Fraction(2)
+    lands = sorted(set(linspace_int(n, int(p["max_num_frames"]))) | {n})
+    if len(lands) != n:
+        raise ValueError("no even layout for this frame count")
+    order, k = [], 0
+    for pos in range(n + 1):
+        if pos in lands:
+            order.append(k)
+            k += 1
+        else:
+            order.append(max(k - 1, 0))  # the filler: a copy of the previous real frame
+    return order, Fraction(2)
+
+
+def _qwen_chat_nframes(p, total: int, fps: float) -> int:
+    if p.get("fps") is not None:
+        return qwen_smart_nframes(total, fps, fps=float(p["fps"]))
+    n = max(2, (min(int(p["max_num_frames"]), total) // 2) * 2)  # the wrapper's decord probe
+    return qwen_smart_nframes(total, fps, nframes=n)
+
+
+def _qwen_chat_sample(p, total: int, fps: float) -> Reading:
+    n = _qwen_chat_nframes(p, total, fps)
+    return Reading(tuple(qwen_indices(total, n)), timing=n / max(total, 1e-6) * fps)
+
+
+def _qwen_chat_layout(p, reading: Reading, total: int, fps: float) -> tuple[list[int], Fraction]:
+    """Every frame, at the sampled rate ``nframes / T * fps`` exactly (it reaches the model as
+    ``second_per_grid_ts``; the check refuses a rate an mp4 header could not carry to float32 precision)."""
+    n = len(reading.picks)
+    rate = Fraction(n, total) * _fraction(fps)
+    if max(rate.numerator, rate.denominator) > 2**31 - 1:  # more than a container's time base holds
+        rate = rate.limit_denominator(1_000_000)
+    return list(range(n)), rate
+
+
+def _qwen_size(p, width: int, height: int, reading: Reading, *, decoded: int) -> tuple[int, int]:
+    budget = qwen_video_pixels(decoded, float(p["min_pixels"]), float(p["max_pixels"]))
+    h, w = qwen_smart_resize(height, width, 28, float(p["min_pixels"]), budget)
+    return w, h
+
+
+def _qwen_reader_size(p, width, height, reading):
+    return _qwen_size(p, width, height, reading, decoded=reading.decoded or len(reading.picks))
+
+
+# LLaVA (Hugging Face llava_hf, the toolkit's streamgaze_llava_hf, LLaVA-NeXT's llava_onevision)
+
+def _llava_simple_sample(p, total: int, fps: float) -> Reading:
+    return Reading(tuple(linspace_int(total - 1, int(p["max_frames_num"]))))
+
+
+def _streamgaze_llava_sample(p, total: int, fps: float) -> Reading:
+    import numpy as np
+
+    count = max(1, int(p["max_frames_num"]))
+    return Reading(tuple(np.unique(np.linspace(0, total - 1, count).round().astype(int)).tolist()))
+
+
+def _checkpoint_size(p, width, height, reading):
+    return (int(p["size_w"]), int(p["size_h"])) if p.get("size_w") else None
+
+
+# InternVL
+
+def _internvl_simple_sample(p, total: int, fps: float) -> Reading:
+    return Reading(tuple(internvl_index(total, int(p["num_frame"]))))
+
+
+def _internvl_simple_layout(p, reading: Reading, total: int, fps: float) -> tuple[list[int], Fraction]:
+    """The N picks and one filler last: on N + 1 frames the segment size is exactly 1, so ``get_index`` picks
+    0..N-1 (on N frames it would repeat one and skip another)."""
+    n = len(reading.picks)
+    if len(set(reading.picks)) != n:
+        raise ValueError("repeated picks (a clip shorter than num_frame)")
+    return [*range(n), n - 1], _rate(Fraction(n, max(total, 1)) * _fraction(fps))
+
+
+def _internvl_tiles(p) -> int:
+    total_max = int(p.get("total_max_num", 64))
+    return max(1, min(int(p.get("max_num", 12)), total_max // int(p["num_frame"])))
+
+
+def _internvl2_size(p, width, height, reading):
+    return (448, 448)  # load_video(max_num=1): one 448 px tile per frame, no thumbnail
+
+
+def _internvl3_size(p, width, height, reading):
+    # several tiles per frame: the grid follows the source's aspect ratio and a thumbnail is the source
+    # resized, so the processor needs the source frame
+    return (448, 448) if _internvl_tiles(p) == 1 else None
+
+
+def _internvl_hf_sample(p, total: int, fps: float) -> Reading:
+    import torch
+
+    n = int(p["num_frames"])
+    if n > total:
+        raise ValueError(f"num_frames {n} > {total} frames")
+    return Reading(tuple(torch.arange(total / n / 2, total, total / n).int().tolist()))
+
+
+# API wrappers (base64 PNG frames at the source size)
+
+def _openai_sample(p, total: int, fps: float) -> Reading:
+    n = min(max(1, int(p["max_frames_num"])), total)
+    idx = linspace_int(total - 1, n)
+    if total - 1 not in idx:
+        idx.append(total - 1)
+    return Reading(tuple(sorted(set(idx))))
+
+
+def _gpt4v_sample(p, total: int, fps: float) -> Reading:
+    idx = linspace_int(total - 1, int(p["max_frames_num"]))
+    if total - 1 not in idx:
+        idx.append(total - 1)
+    return Reading(tuple(idx))
+
+
+def _batch_gpt4_sample(p, total: int, fps: float) -> Reading:
+    return Reading(tuple(linspace_int(total - 1, int(p["max_frames_num"]))))
+
+
+def _source(p, width, height, reading):
+    return None
+
+
+_QWEN_ARGS = {"max_num_frames": 32, "min_pixels": 256 * 28 * 28, "max_pixels": 1605632, "fps": None}
+
+#: lmms-eval 0.7.3's video wrappers whose sampler and resize the toolkit knows, by "<model id>/<kind>"
+WRAPPERS: dict[str, Wrapper] = {w.key: w for w in (
+    Wrapper("qwen2_5_vl", "chat", _QWEN_ARGS, "qwen", _qwen_chat_sample, _qwen_reader_size, "qwen",
+            _qwen_chat_layout),
+    Wrapper("qwen2_5_vl", "simple", _QWEN_ARGS, "qwen", _qwen_simple_sample, _qwen_reader_size, "qwen",
+            _qwen_simple_layout),
+    Wrapper("llava_hf", "simple", {"max_frames_num": 32}, "decord", _llava_simple_sample, _checkpoint_size,
+            "hf", _plain_layout, checkpoint_size=True),
+    Wrapper("streamgaze_llava_hf", "chat", {"max_frames_num": 32}, "decord", _streamgaze_llava_sample,
+            _checkpoint_size, "hf", _plain_layout, checkpoint_size=True),
+    Wrapper("llava_onevision", "simple", {"max_frames_num": 32, "video_decode_backend": "decord"}, "decord",
+            _llava_simple_sample, _source, "", _plain_layout, requires={"video_decode_backend": "decord"},
+            note="LLaVA-NeXT's processor is not installed here: the frames keep the source size"),
+    Wrapper("internvl_hf", "chat", {"num_frames": 32, "fps": None}, "torchcodec", _internvl_hf_sample,
+            _checkpoint_size, "hf", _plain_layout, unsupported=("fps",), checkpoint_size=True),
+    Wrapper("internvl2", "simple", {"num_frame": 32, "modality": "image"}, "decord", _internvl_simple_sample,
+            _internvl2_size, "pil", _internvl_simple_layout, requires={"modality": "video"},
+            note="its model code comes from the Hub (trust_remote_code): proven through its load_video"),
+    *(Wrapper(name, "simple", {"num_frame": 32, "max_num": 12, "total_max_num": 64, "modality": "image"}, "decord",
+              _internvl_simple_sample, _internvl3_size, "pil", _internvl_simple_layout,
+              requires={"modality": "video"},
+              note="its model code comes from the Hub (trust_remote_code): proven through its load_video")
+      for name in ("internvl3", "internvl3_5")),
+    Wrapper("openai", "simple", {"max_frames_num": 10, "video_fps": None}, "decord", _openai_sample, _source, "",
+            _plain_layout, unsupported=("video_fps",)),
+    Wrapper("gpt4v", "simple", {"max_frames_num": 10}, "decord", _gpt4v_sample, _source, "", _plain_layout),
+    Wrapper("batch_gpt4", "simple", {"max_frames_num": 10}, "decord", _batch_gpt4_sample, _source, "",
+            _plain_layout),
+)}
+#: lmms-eval aliases of the table's model ids
+ALIASES = {"openai_compatible": "openai"}
+
+
+
+# ---- a run's choice -------------------------------------------------------------------------------
+
+def frames_request(model: str, kind: str, model_args: Mapping[str, Any]) -> dict | None:
+    """What a run needs to choose model-ready frames: ``{"wrapper": "<id>/<kind>", "args": {...}}`` with only
+    the arguments the table reads (and ``pretrained``, where the checkpoint's processor decides a size:
+    :func:`with_checkpoint_size` replaces it by that size), or None for a wrapper the table does not cover (or a
+    sampler mode it does not: e.g. ``video_fps``)."""
+    wrapper = WRAPPERS.get(f"{ALIASES.get(model, model)}/{kind}")
+    if wrapper is None:
+        return None
+    args = {name: model_args.get(name, default) for name, default in wrapper.args.items()}
+    if any(str(args.get(k)) != str(v) for k, v in wrapper.requires.items()):
+        return None
+    if any(args.get(k) is not None for k in wrapper.unsupported):
+        return None
+    if wrapper.checkpoint_size:
+        args["pretrained"] = str(model_args.get("pretrained", ""))
+    return {"wrapper": wrapper.key, "args": args}
+
+
+def with_checkpoint_size(request: dict) -> dict:
+    """``request`` with its ``pretrained`` checkpoint replaced by the size its video processor resizes to
+    (``size_w``/``size_h``), read once where the run starts, so that every process of the run (and the record)
+    uses the same size; a checkpoint not in the local cache yet leaves no size (frames keep the source size)."""
+    args = dict(request["args"])
+    if "pretrained" in args:
+        size = checkpoint_video_size(str(args.pop("pretrained")))
+        if size is not None:
+            args["size_w"], args["size_h"] = size
+    return {**request, "args": args}
+
+
+@dataclass(frozen=True)
+class FramesSpec:
+    """A run's model-ready frames: the wrapper, the arguments its sampler and resize read (the checkpoint's
+    video-processor size resolved: ``size_w``/``size_h``), and the reader backend whose metadata it sees."""
+
+    wrapper: str
+    params: tuple[tuple[str, Any], ...]
+    reader: str
+
+    @property
+    def row(self) -> Wrapper:
+        return WRAPPERS[self.wrapper]
+
+    @property
+    def args(self) -> dict[str, Any]:
+        return dict(self.params)
+
+    def describe(self) -> str:
+        """One line: ``<id>/<kind> k=v ... reader=<backend> v<PLAN_VERSION>`` (:meth:`parse` reads it back)."""
+        parts = [self.wrapper, *(f"{k}={json.dumps(v)}" for k, v in self.params), f"reader={self.reader}",
+                 f"v{PLAN_VERSION}"]
+        return " ".join(parts)
+
+    @classmethod
+    def parse(cls, text: str) -> FramesSpec:
+        parts = text.split()
+        if len(parts) < 3 or parts[0] not in WRAPPERS or not parts[-1].startswith("v"):
+            raise StreamGazeError(f"not a model-frames description: {text!r}")
+        if parts[-1] != f"v{PLAN_VERSION}":
+            raise StreamGazeError(f"model frames of plan version {parts[-1][1:]} (this toolkit makes {PLAN_VERSION})")
+        params, reader = [], ""
+        for part in parts[1:-1]:
+            k, _, v = part.partition("=")
+            if k == "reader":
+                reader = v
+            else:
+                params.append((k, json.loads(v)))
+        return cls(parts[0], tuple(params), reader)
+
+    def plan(self, total: int, fps: float, width: int, height: int) -> FramePlan:
+        """The model-ready clip of a full-rate clip of ``total`` frames at ``fps`` (as :attr:`reader` reports
+        them) and ``width`` x ``height``; raises ValueError when the wrapper would fail on the full-rate clip
+        too, or when no layout passes the check (the document then gets its full-rate clip)."""
+        row, p = self.row, self.args
+        reading = row.sample(p, total, fps)
+        if not reading.picks:
+            raise ValueError("the sampler picks no frame")
+        distinct = _distinct_in_order(reading.picks)
+        order_idx, rate = (row.layout or _plain_layout)(p, reading, total, fps)
+        order = tuple(distinct[i] for i in order_idx)
+        size = row.size(p, width, height, reading)
+        if size is not None and size == (width, height):
+            size = None
+        plan = FramePlan(order, size, row.kernel if size else "", rate, reading.picks, reading.timing)
+        self.check(plan, width, height)
+        return plan
+
+    def check(self, plan: FramePlan, width: int, height: int) -> None:
+        """Raise ValueError unless the wrapper's sampler on the model-ready clip (``len(plan.order)`` frames at
+        ``plan.rate``) reaches exactly the full-rate frames it reaches (and the same timing, to float32), and its
+        resize leaves the model-ready size unchanged."""
+        small = self.check_read(plan, len(plan.order), float(plan.rate))
+        if plan.size is not None:
+            w, h = plan.size
+            again = self.row.size(self.args, w, h, small)
+            if again not in (None, (w, h)):
+                raise ValueError(f"{self.wrapper}: a {w}x{h} frame would be resized again to {again}")
+
+    def check_read(self, plan: FramePlan, n_frames: int, fps: float) -> Reading:
+        """The wrapper's reading of a model-ready clip its reader reports as ``n_frames`` at ``fps``; raises
+        ValueError unless it reaches exactly ``plan.seen`` (and ``plan.timing``, to float32)."""
+        import numpy as np
+
+        small = self.row.sample(self.args, n_frames, fps)
+        seen = tuple(plan.order[i] for i in small.picks)
+        if seen != plan.seen:
+            raise ValueError(f"{self.wrapper}: the model-ready clip would be read as {seen}, not {plan.seen}")
+        if (small.timing is None) != (plan.timing is None) or (
+                plan.timing is not None and np.float32(2.0 / small.timing) != np.float32(2.0 / plan.timing)):
+            raise ValueError(f"{self.wrapper}: timing {small.timing} on the model-ready clip, {plan.timing} on the "
+                             "full-rate one")
+        return small
+
+
+def reader_backend(row: Wrapper, environ: Mapping[str, str] | None = None) -> str:
+    """The library whose metadata a wrapper sees: qwen_vl_utils' backend (``FORCE_QWENVL_VIDEO_READER``, else
+    torchcodec where importable, else decord), or the row's fixed reader."""
+    if row.reader != "qwen":
+        return row.reader
+    env = os.environ if environ is None else environ
+    forced = env.get("FORCE_QWENVL_VIDEO_READER")
+    if forced:
+        return forced
+    import importlib.util
+
+    return "torchcodec" if importlib.util.find_spec("torchcodec") is not None else "decord"
+
+
+def resolve_spec(request: Mapping[str, Any], environ: Mapping[str, str] | None = None) -> FramesSpec | None:
+    """The :class:`FramesSpec` of a :func:`frames_request`: the checkpoint's video-processor size read from the
+    checkpoint (a local directory, or the Hugging Face cache: never the network) where the row needs it; None
+    when the reader cannot be used."""
+    row = WRAPPERS.get(str(request.get("wrapper")))
+    if row is None:
+        return None
+    args = dict(request.get("args") or {})
+    pretrained = args.pop("pretrained", None)
+    if row.checkpoint_size and "size_w" not in args:
+        size = checkpoint_video_size(str(pretrained or ""))
+        if size is not None:
+            args["size_w"], args["size_h"] = size
+    reader = reader_backend(row, environ)
+    if reader not in ("decord", "torchcodec"):
+        return None
+    return FramesSpec(row.key, tuple(sorted(args.items())), reader)
+
+
+def checkpoint_video_size(pretrained: str) -> tuple[int, int] | None:
+    """(width, height) a checkpoint's Hugging Face video processor resizes every frame to (a fixed
+    ``size: {height, width}`` with bicubic resampling), or None (unknown, or not a fixed size)."""
+    return _checkpoint_video_size(pretrained) if pretrained else None
+
+
+@lru_cache(maxsize=16)
+def _checkpoint_video_size(pretrained: str) -> tuple[int, int] | None:
+    config = _video_processor_config(pretrained)
+    if not config or not config.get("do_resize", True) or int(config.get("resample", 3)) != 3:
+        return None
+    size = config.get("size") or {}
+    if isinstance(size, dict) and "height" in size and "width" in size:
+        return int(size["width"]), int(size["height"])
+    return None
+
+
+def _video_processor_config(pretrained: str) -> dict | None:
+    for name, inner in (("processor_config.json", "video_processor"), ("video_preprocessor_config.json", None),
+                        ("preprocessor_config.json", None)):
+        path = _checkpoint_file(pretrained, name)
+        if path is None:
+            continue
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if inner:
+            data = data.get(inner)
+        if isinstance(data, dict) and data:
+            return data
+    return None
+
+
+def _checkpoint_file(pretrained: str, name: str) -> str | None:
+    local = Path(pretrained).expanduser()
+    if local.is_dir():
+        return str(local / name) if (local / name).is_file() else None
+    try:
+        from huggingface_hub import try_to_load_from_cache
+    except ImportError:  # pragma: no cover - a dependency
+        return None
+    try:
+        found = try_to_load_from_cache(pretrained, name)
+    except Exception:  # a malformed repo id: not a Hub checkpoint
+        return None
+    return found if isinstance(found, str) else None

@@ -1,0 +1,236 @@
+"""Model-ready clips give lmms-eval's own wrappers exactly the input the full-rate clip gives them (issue 36).
+
+For every wrapper of the table (``streamgaze_hf/evaluation/model_frames.py``), on windows of the demo dataset
+(our layout: 1 s GOPs, keyframes at window starts, copy clips) and of a camera-layout source (10 s GOPs, three
+B-frames, BT.709-tagged, windows starting mid-GOP: smart cuts), the wrapper's processor output (or what its
+reading function returns: ``tests/fixtures/wrapper_equality.py``) from the full-rate window clip and from the
+model-ready clip are compared: every tensor must be bit-identical (pixel values, grids, timing, token ids). A
+changed lmms-eval sampler (simulated) must make the comparison fail.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from streamgaze_hf.evaluation.model_frames import (
+    WRAPPERS,
+    FramesSpec,
+    frames_request,
+    internvl_index,
+    qwen_indices,
+    qwen_smart_nframes,
+    qwen_smart_resize,
+    resolve_spec,
+)
+from streamgaze_hf.evaluation.ready import ready_clip, ready_sidecar
+from streamgaze_hf.evaluation.settings import RunSettings
+from streamgaze_hf.evaluation.visuals import doc_clip_spec, window_clip
+from streamgaze_hf.video import clips
+from streamgaze_hf.video.clips import prepare_clip, read_sidecar
+
+from ..fixtures.tiny_checkpoints import tiny_checkpoint
+from ..fixtures.wrapper_equality import (
+    Case,
+    all_identical,
+    changed_sampler,
+    compare,
+    wrapper_output,
+    write_camera_source,
+)
+
+pytestmark = pytest.mark.slow
+
+SAMPLER_TOTALS = [2, 3, 5, 6, 7, 31, 32, 33, 64, 65, 239, 240, 241, 1441, 1442, 14401]
+SAMPLER_RATES = [24.0, 30000 / 1001, 25.0, 2.0, 0.5]
+QWEN_SMALL = {"max_pixels": 76800, "min_pixels": 3136}
+CASES = [
+    Case("qwen2_5_vl chat, 6 frames", "qwen2_5_vl", "chat", {"max_num_frames": 6, **QWEN_SMALL}, checkpoint="qwen2_5_vl"),
+    Case("qwen2_5_vl chat, 32 frames, default pixels", "qwen2_5_vl", "chat", {}, checkpoint="qwen2_5_vl"),
+    Case("qwen2_5_vl chat, fps=1", "qwen2_5_vl", "chat", {"fps": 1.0, **QWEN_SMALL}, checkpoint="qwen2_5_vl"),
+    Case("qwen2_5_vl simple, 6 frames", "qwen2_5_vl", "simple", {"max_num_frames": 6, **QWEN_SMALL},
+         checkpoint="qwen2_5_vl"),
+    Case("qwen2_5_vl simple, 5 frames (odd)", "qwen2_5_vl", "simple", {"max_num_frames": 5, **QWEN_SMALL},
+         checkpoint="qwen2_5_vl"),
+    Case("llava_hf simple", "llava_hf", "simple", {"max_frames_num": 6}, checkpoint="llava_onevision"),
+    Case("streamgaze_llava_hf", "streamgaze_llava_hf", "chat", {"max_frames_num": 6}, checkpoint="llava_onevision"),
+    Case("internvl_hf chat", "internvl_hf", "chat", {"num_frames": 6}, checkpoint="internvl_hf"),
+    Case("internvl2 (load_video)", "internvl2", "simple", {"num_frame": 6, "modality": "video"},
+         entry="internvl_load_video"),
+    Case("internvl3 (load_video), 8 frames: tiles", "internvl3", "simple", {"num_frame": 8, "modality": "video"},
+         entry="internvl_load_video"),
+    Case("internvl3_5 (load_video), 64 frames: one tile", "internvl3_5", "simple",
+         {"num_frame": 64, "modality": "video"}, entry="internvl_load_video"),
+    Case("llava_onevision (load_video)", "llava_onevision", "simple", {"max_frames_num": 6},
+         entry="llava_onevision_load_video"),
+    Case("openai simple (encode_video)", "openai", "simple", {"max_frames_num": 10}, entry="encode_video"),
+    Case("gpt4v (encode_video)", "gpt4v", "simple", {"max_frames_num": 10}, entry="encode_video"),
+    Case("batch_gpt4 (encode_video)", "batch_gpt4", "simple", {"max_frames_num": 10}, entry="encode_video"),
+]
+
+
+@pytest.fixture(scope="module")
+def checkpoints(tmp_path_factory):
+    root = tmp_path_factory.getbasetemp().parent / "tiny_checkpoints"
+    root.mkdir(exist_ok=True)
+    return {arch: tiny_checkpoint(arch, root) for arch in ("qwen2_5_vl", "llava_onevision", "internvl_hf")}
+
+
+@pytest.fixture(scope="module")
+def camera_source(tmp_path_factory):
+    return write_camera_source(tmp_path_factory.mktemp("camera") / "camera.mp4")
+
+
+@pytest.fixture(scope="module")
+def demo_docs(demo_dataset):
+    """One document per category of the demo dataset: a past window [0, t], a present window [t - 60, t] and a
+    proactive checkpoint [0, r]."""
+    from streamgaze_hf.benchmarks.streamgaze.evaluation import load_docs
+
+    return [load_docs(task, "visual", demo_dataset)[0] for task in ("nfi", "oi_easy", "gta")]
+
+
+@pytest.fixture
+def qwen_reader(request, monkeypatch):
+    """qwen_vl_utils' video reader for this test (it reads $FORCE_QWENVL_VIDEO_READER once, at import)."""
+    import qwen_vl_utils.vision_process as vp
+
+    backend = getattr(request, "param", "decord")
+    monkeypatch.setenv("FORCE_QWENVL_VIDEO_READER", backend)
+    monkeypatch.setattr(vp, "FORCE_QWENVL_VIDEO_READER", backend)
+    vp.get_video_reader_backend.cache_clear()
+    yield backend
+    vp.get_video_reader_backend.cache_clear()
+
+
+def spec_of(case: Case, checkpoints) -> FramesSpec:
+    args = dict(case.args)
+    if case.checkpoint:
+        args["pretrained"] = str(checkpoints[case.checkpoint])
+    request = frames_request(case.model, case.kind, args)
+    assert request is not None, case.name
+    spec = resolve_spec(request)
+    assert spec is not None, case.name
+    return spec
+
+
+CAMERA_WINDOWS = [(3.3, 17.1), (0.0, 12.7), (11.2, 19.9)]  # mid-GOP starts (smart cuts) and a prefix
+
+
+def windows(demo_docs, camera_source, spec: FramesSpec, cache):
+    """(label, full-rate clip, model-ready clip) of every window: the demo documents' through ``window_clip``
+    (the path ``doc_to_visual`` takes), the camera source's through ``ready_clip``."""
+    out = []
+    for doc in demo_docs:
+        doc = {**doc, "model_ready": spec.describe()}
+        out.append((f"demo {doc['task']} [{doc['window_start']}, {doc['window_end']}]",
+                    prepare_clip(*doc_clip_spec(doc), cache_dir=cache), window_clip(doc, cache)))
+    for start, end in CAMERA_WINDOWS:
+        out.append((f"camera [{start}, {end}]", prepare_clip(camera_source, start, end, cache_dir=cache),
+                     ready_clip(camera_source, start, end, None, spec, cache_dir=cache)))
+    return out
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_model_ready_clip_gives_the_wrapper_the_same_tensors(case, checkpoints, demo_docs, camera_source, tmp_path,
+                                                             qwen_reader):
+    clips._clear_memos()
+    spec = spec_of(case, checkpoints)
+    modes = set()
+    for label, full, ready in windows(demo_docs, camera_source, spec, tmp_path / "cache"):
+        assert ready != full and ready.suffix == ".mov", (label, "no model-ready clip was made")
+        side, full_side = ready_sidecar(ready), read_sidecar(full)
+        modes.add(full_side["mode"])
+        assert side["n_frames"] < full_side["n_frames"], label
+        assert set(side["source_indices"]) <= set(full_side["source_indices"])  # never a frame the window lacks
+        result = compare(wrapper_output(case, full, checkpoints), wrapper_output(case, ready, checkpoints))
+        assert all_identical(result), (case.name, label, result)
+    assert {"copy", "smart"} <= modes  # both layouts: packet copies and smart cuts (re-encoded head and tail)
+
+
+@pytest.mark.parametrize("qwen_reader", ["torchcodec"], indirect=True)
+@pytest.mark.parametrize("case", [c for c in CASES if c.name in ("qwen2_5_vl chat, 6 frames", "qwen2_5_vl simple, 6 frames")],
+                         ids=lambda c: c.name)
+def test_qwen_with_the_torchcodec_reader(case, checkpoints, demo_docs, camera_source, tmp_path, qwen_reader):
+    """qwen_vl_utils' default reader where torchcodec loads: its own frame count and rate."""
+    pytest.importorskip("torchcodec")
+    clips._clear_memos()
+    spec = spec_of(case, checkpoints)
+    assert spec.reader == "torchcodec"
+    for label, full, ready in windows(demo_docs, camera_source, spec, tmp_path / "cache"):
+        result = compare(wrapper_output(case, full, checkpoints), wrapper_output(case, ready, checkpoints))
+        assert all_identical(result), (case.name, label, result)
+
+
+def test_qwen_samplers_are_qwen_vl_utils_own():
+    vp = pytest.importorskip("qwen_vl_utils.vision_process")
+    import torch
+
+    for total in SAMPLER_TOTALS:
+        for fps in SAMPLER_RATES:
+            for ele in ({}, {"fps": 1.0}, {"nframes": min(total, 32) // 2 * 2 or 2}):
+                try:
+                    want = vp.smart_nframes(ele, total_frames=total, video_fps=fps)
+                except ValueError:
+                    with pytest.raises(ValueError):
+                        qwen_smart_nframes(total, fps, nframes=ele.get("nframes"), fps=ele.get("fps"))
+                    continue
+                assert qwen_smart_nframes(total, fps, nframes=ele.get("nframes"), fps=ele.get("fps")) == want
+                assert qwen_indices(total, want) == torch.linspace(0, total - 1, want).round().long().tolist()
+    for h, w in ((480, 640), (1080, 1920), (252, 448), (240, 320), (1920, 1080)):
+        for lo, hi in ((3136, 76800), (200704, 602112), (200704, 235200)):
+            assert qwen_smart_resize(h, w, 28, lo, hi) == vp.smart_resize(h, w, 28, lo, hi)
+
+
+def test_internvl_samplers_are_lmms_evals_and_transformers_own():
+    iv3 = pytest.importorskip("lmms_eval.models.simple.internvl3")
+    iv2 = pytest.importorskip("lmms_eval.models.simple.internvl2")
+    from transformers import InternVLVideoProcessor
+    from transformers.video_utils import VideoMetadata
+
+    proc = InternVLVideoProcessor()
+    hf = WRAPPERS["internvl_hf/chat"]
+    for total in SAMPLER_TOTALS[3:]:
+        for n in (6, 8, 32):
+            want = iv3.get_index(None, 24.0, total - 1, first_idx=0, num_segments=n).tolist()
+            assert internvl_index(total, n) == want == iv2.get_index(None, 24.0, total - 1, 0, n).tolist()
+            if n <= total:
+                got = proc.sample_frames(VideoMetadata(total_num_frames=total, fps=24.0), num_frames=n)
+                assert list(hf.sample({"num_frames": n}, total, 24.0).picks) == [int(i) for i in got]
+
+
+SAMPLER_CASES = [c for c in CASES if c.name in ("qwen2_5_vl chat, 6 frames", "qwen2_5_vl simple, 6 frames",
+                                                "llava_hf simple", "streamgaze_llava_hf", "internvl_hf chat",
+                                                "internvl3 (load_video), 8 frames: tiles", "llava_onevision (load_video)",
+                                                "gpt4v (encode_video)")]
+
+
+@pytest.mark.parametrize("case", SAMPLER_CASES, ids=[c.name for c in SAMPLER_CASES])
+def test_a_changed_lmms_eval_sampler_fails_the_comparison(case, checkpoints, demo_docs, camera_source, tmp_path,
+                                                          qwen_reader):
+    clips._clear_memos()
+    spec = spec_of(case, checkpoints)
+    label, full, ready = windows(demo_docs, camera_source, spec, tmp_path / "cache")[0]
+    assert all_identical(compare(wrapper_output(case, full, checkpoints), wrapper_output(case, ready, checkpoints)))
+    with changed_sampler(case):
+        result = compare(wrapper_output(case, full, checkpoints), wrapper_output(case, ready, checkpoints))
+    assert not all_identical(result), (case.name, label, "a changed sampler went unnoticed")
+
+
+def test_documents_record_the_model_frames_and_fall_back_for_unknown_wrappers(demo_dataset, checkpoints):
+    from streamgaze_hf.benchmarks.streamgaze.evaluation import load_docs, score_doc
+
+    request = frames_request("streamgaze_llava_hf", "chat",
+                             {"max_frames_num": 8, "pretrained": str(checkpoints["llava_onevision"])})
+    import json
+
+    settings = RunSettings(model=json.dumps(request))
+    doc = load_docs("nfi", "visual", demo_dataset, settings=settings)[0]
+    assert doc["model_ready"].startswith("streamgaze_llava_hf/chat max_frames_num=8 size_h=112 size_w=112")
+    assert score_doc(doc, "A")["model_ready"] == doc["model_ready"]
+    assert load_docs("nfi", "visual", demo_dataset, settings=RunSettings(model=json.dumps(request), frames="full"))[0][
+        "model_ready"] == ""
+    assert frames_request("qwen3_vl", "chat", {}) is None  # not in the table: full-rate clips
+    assert frames_request("openai", "simple", {"video_fps": 1}) is None  # a sampler mode the table does not cover
+    assert os.environ.get("STREAMGAZE_FRAMES", "model") == "model"

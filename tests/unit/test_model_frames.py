@@ -1,0 +1,161 @@
+"""The wrapper table of model-ready frames (streamgaze_hf/evaluation/model_frames.py), without models or
+lmms-eval: its samplers' formulas, every plan's check, the spec's one-line form, what a run request keeps, and
+the uncompressed clips the plans are written to. (Its samplers against lmms-eval's, qwen_vl_utils' and
+transformers' own functions: tests/e2e/test_model_frames_equal.py, which imports them.)"""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from streamgaze_hf.evaluation.model_frames import (
+    WRAPPERS,
+    FramesSpec,
+    frames_request,
+    resolve_spec,
+    with_checkpoint_size,
+)
+from streamgaze_hf.evaluation.settings import RunSettings
+from streamgaze_hf.util.errors import StreamGazeError
+
+TOTALS = [2, 3, 5, 6, 7, 31, 32, 33, 64, 65, 239, 240, 241, 1441, 1442, 14401]
+RATES = [24.0, 30000 / 1001, 25.0, 2.0, 0.5]
+
+
+def test_llava_and_api_samplers_follow_the_wrappers_formulas():
+    from streamgaze_hf.evaluation.model_frames import WRAPPERS as W
+
+    for total in TOTALS:
+        for m in (6, 10, 32):
+            lin = np.linspace(0, total - 1, m, dtype=int).tolist()
+            assert list(W["llava_hf/simple"].sample({"max_frames_num": m}, total, 24.0).picks) == lin
+            assert list(W["batch_gpt4/simple"].sample({"max_frames_num": m}, total, 24.0).picks) == lin
+            gpt = lin + ([total - 1] if total - 1 not in lin else [])
+            assert list(W["gpt4v/simple"].sample({"max_frames_num": m}, total, 24.0).picks) == gpt
+            ours = np.unique(np.linspace(0, total - 1, m).round().astype(int)).tolist()
+            assert list(W["streamgaze_llava_hf/chat"].sample({"max_frames_num": m}, total, 24.0).picks) == ours
+
+
+@pytest.mark.parametrize("key", sorted(WRAPPERS))
+def test_every_plan_reads_back_as_the_full_rate_clip_does(key):
+    """For every frame count and rate a window can have, the wrapper's sampler on the planned clip reaches exactly
+    the frames it reaches on the full-rate clip (the check every plan passes before it is written)."""
+    row = WRAPPERS[key]
+    variants = [{}]
+    if key.startswith("qwen2_5_vl"):
+        variants += [{"max_num_frames": 5, "min_pixels": 3136, "max_pixels": 76800}, {"max_num_frames": 7}]
+        if key.endswith("chat"):
+            variants.append({"fps": 1.0})
+    args_base = {"size_w": 384, "size_h": 384} if row.checkpoint_size else {}
+    planned = 0
+    for extra in variants:
+        params = {**row.args, **row.requires, **args_base, **extra}
+        spec = FramesSpec(key, tuple(sorted(params.items())), "decord")
+        for total in TOTALS:
+            for fps in RATES:
+                try:
+                    plan = spec.plan(total, fps, 1920, 1080)
+                except ValueError:
+                    try:
+                        reading = row.sample(params, total, fps)
+                    except ValueError:
+                        continue  # the wrapper cannot read this full-rate clip either
+                    # the one refusal: InternVL's sampler repeating frames of a clip shorter than num_frame
+                    # (the document then keeps its full-rate clip)
+                    assert key.startswith("internvl") and len(set(reading.picks)) < len(reading.picks), (total, fps)
+                    continue
+                planned += 1
+                assert len(plan.order) <= total + 1  # (InternVL's and odd Qwen counts' one filler)
+                assert set(plan.order) <= set(range(total))
+                assert [plan.order[i] for i in row.sample(params, len(plan.order), float(plan.rate)).picks] == list(
+                    plan.seen)
+    assert planned
+
+
+def test_a_qwen_odd_frame_count_gets_one_filler():
+    spec = FramesSpec("qwen2_5_vl/simple", tuple(sorted({**WRAPPERS["qwen2_5_vl/simple"].args,
+                                                         "max_num_frames": 5}.items())), "decord")
+    plan = spec.plan(240, 24.0, 448, 252)
+    assert len(plan.seen) == 5 and len(plan.order) == 6 and plan.rate == 2
+    assert len(set(plan.order)) == 5
+
+
+def test_qwen_chat_clip_rate_is_the_sampled_rate():
+    spec = FramesSpec("qwen2_5_vl/chat", tuple(sorted(WRAPPERS["qwen2_5_vl/chat"].args.items())), "decord")
+    plan = spec.plan(1441, 24.0, 1920, 1080)
+    assert plan.rate == Fraction(32, 1441) * 24 and plan.timing == pytest.approx(32 / 1441 * 24)
+    assert plan.size == (1008, 560)  # 1080p at the wrapper's default pixel budget (602112 per frame)
+
+
+def test_spec_round_trips_and_versions():
+    spec = resolve_spec(frames_request("qwen2_5_vl", "chat", {"max_num_frames": 8, "api_key": "sk-secret"}),
+                        {"FORCE_QWENVL_VIDEO_READER": "decord"})
+    text = spec.describe()
+    assert "sk-secret" not in text and "api_key" not in text
+    assert FramesSpec.parse(text) == spec
+    with pytest.raises(StreamGazeError, match="plan version"):
+        FramesSpec.parse(text.rsplit(" ", 1)[0] + " v0")
+    with pytest.raises(StreamGazeError):
+        FramesSpec.parse("some_model/chat v1")
+
+
+def test_requests_keep_only_what_the_table_reads(tmp_path):
+    ckpt = tmp_path / "ckpt"
+    ckpt.mkdir()
+    (ckpt / "processor_config.json").write_text(json.dumps({"video_processor": {
+        "size": {"height": 384, "width": 384}, "resample": 3, "do_resize": True}}))
+    req = frames_request("streamgaze_llava_hf", "chat", {"pretrained": str(ckpt), "max_frames_num": 16,
+                                                         "token": "hf_secret", "device": "cuda"})
+    assert req == {"wrapper": "streamgaze_llava_hf/chat", "args": {"max_frames_num": 16, "pretrained": str(ckpt)}}
+    sized = with_checkpoint_size(req)
+    assert sized["args"] == {"max_frames_num": 16, "size_w": 384, "size_h": 384}
+    assert resolve_spec(sized).args == {"max_frames_num": 16, "size_h": 384, "size_w": 384}
+    # a checkpoint that is not local: no size (the frames keep the source size, still the wrapper's frames)
+    assert "size_w" not in with_checkpoint_size(frames_request("llava_hf", "simple", {"pretrained": "no/such"}))["args"]
+    assert frames_request("openai_compatible", "simple", {})["wrapper"] == "openai/simple"
+    assert frames_request("internvl3", "simple", {}) is None  # image modality: not a video run
+    assert frames_request("internvl_hf", "chat", {"fps": 2}) is None
+    assert frames_request("qwen3_vl", "chat", {}) is None
+
+
+def test_run_settings_carry_the_wrapper_through_the_environment():
+    req = json.dumps(frames_request("gpt4v", "simple", {"max_frames_num": 4}))
+    s = RunSettings.from_env({"STREAMGAZE_MODEL": req})
+    assert s.frames == "model" and RunSettings.from_env(s.to_env()) == s
+    assert s.record(("model_ready",))["model_ready"] == "gpt4v/simple max_frames_num=4 reader=decord v1"
+    full = RunSettings.from_env({"STREAMGAZE_MODEL": req, "STREAMGAZE_FRAMES": "full"})
+    assert full.record(("model_ready",)) == {"model_ready": ""}
+    with pytest.raises(StreamGazeError, match="STREAMGAZE_FRAMES"):
+        RunSettings.from_env({"STREAMGAZE_FRAMES": "fast"})
+    with pytest.raises(StreamGazeError, match="STREAMGAZE_MODEL"):
+        RunSettings.from_env({"STREAMGAZE_MODEL": "qwen"})
+
+
+@pytest.mark.parametrize("rate", [Fraction(2), Fraction(768000, 1442441), Fraction(24000, 1001), Fraction(3, 5)])
+def test_uncompressed_clips_read_back_exactly_in_every_reader(tmp_path, rate):
+    import av
+    import decord
+
+    from streamgaze_hf.video.lossless import write_rgb_clip
+    from streamgaze_hf.video.readers import clip_metadata, read_frames
+
+    rng = np.random.default_rng(0)
+    frames = rng.integers(0, 256, (7, 50, 70, 3), dtype=np.uint8)
+    path = write_rgb_clip(tmp_path / "c.mov", frames, rate)
+    meta = clip_metadata(path, "decord")
+    assert (meta.n_frames, meta.width, meta.height) == (7, 70, 50)
+    assert meta.fps == float(rate)
+    assert np.array_equal(read_frames(path, list(range(7)), "decord"), frames)
+    assert np.array_equal(decord.VideoReader(str(path)).get_batch([6, 0]).asnumpy(), frames[[6, 0]])
+    with av.open(str(path)) as c:
+        assert c.streams.video[0].frames == 7
+        assert np.array_equal(np.stack([f.to_ndarray(format="rgb24") for f in c.decode(video=0)]), frames)
+    try:
+        tc = clip_metadata(path, "torchcodec")
+    except Exception:  # torchcodec without the system FFmpeg libraries (scripts/install_ffmpeg_libs.sh)
+        return
+    assert tc.n_frames == 7 and np.float32(tc.fps) == np.float32(rate)
+    assert np.array_equal(read_frames(path, list(range(7)), "torchcodec"), frames)
