@@ -10,7 +10,8 @@ gaze (``_nogaze``: the clips are cut from the camera video itself). The model is
 (``perf/standin/``) that reads every document's video with the real wrapper's own code and then sleeps
 ``--sleep`` seconds (0.61 s: a 7B model on an H100) without using the CPU:
 
-``llava_hf`` (default)  lmms-eval's LLaVA-OneVision wrapper (simple): decord, 32 frames; its ``pretrained`` is a
+``llava_hf`` (default)  lmms-eval's LLaVA-OneVision wrapper (its simple class, ``--force_simple``: the chat class
+                        takes no video-only document): decord, 32 frames; its ``pretrained`` is a
                         folder with llava-onevision-qwen2-7b-ov-hf's video-processor configuration (384x384),
                         so the model-ready frames are 384x384 as for the real checkpoint;
 ``qwen2_5_vl``          lmms-eval's Qwen2.5-VL chat wrapper: its decord probe and qwen_vl_utils'
@@ -127,10 +128,15 @@ def model_args(wrapper: str, work: Path) -> str:
     return f"pretrained={folder},max_frames_num=32"
 
 
+def simple(wrapper: str) -> list[str]:
+    """``--force_simple`` where the stand-in replaces the wrapper's simple class."""
+    return ["--force_simple"] if wrapper == "llava_hf" else []
+
+
 def evaluate(wrapper: str, args: str, root: Path, out: Path, env: dict, log: Path,
              limit: int | None = None) -> tuple[float, dict]:
     cmd = [sys.executable, "-m", "streamgaze_hf", "eval", "--root", str(root), "--", "--model", wrapper,
-           "--model_args", args, "--tasks", TASKS, "--output_path", str(out), "--verbosity", "WARNING",
+           "--model_args", args, *simple(wrapper), "--tasks", TASKS, "--output_path", str(out), "--verbosity", "WARNING",
            *(["--limit", str(limit)] if limit else [])]
     wall, rc = run(cmd, env, log)
     if rc:
@@ -166,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
         warm_cache = work / "cache-warm"
         env_warm = {**env, "STREAMGAZE_CLIP_CACHE": str(warm_cache)}
         wall, rc = run([sys.executable, "-m", "streamgaze_hf", "clips", "warm", str(root), "--tasks", "nfi", "oi_easy",
-                        "--variants", "nogaze", "--model", a.wrapper, "--model_args", args,
+                        "--variants", "nogaze", "--model", a.wrapper, "--model_args", args, *simple(a.wrapper),
                         "--workers", str(cores)], env_warm, work / "warm-clips.log")
         if rc:
             raise SystemExit(f"clips warm failed; see {work / 'warm-clips.log'}")

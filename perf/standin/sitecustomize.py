@@ -1,6 +1,6 @@
 """Stand-in models for perf/model_wait.py (on PYTHONPATH of its lmms-eval runs when $STREAMGAZE_STANDIN_SLEEP is
 set): lmms-eval's ``qwen2_5_vl`` chat wrapper is replaced by :class:`standin_qwen.QwenReader` and its
-``llava_hf`` simple wrapper by :class:`standin_llava.LlavaReader`; each reads each document's video exactly as
+``llava_hf`` simple class (``--force_simple``) by :class:`standin_llava.LlavaReader`; each reads each document's video exactly as
 that wrapper does and then sleeps instead of generating. The table of model-ready frames still sees the
 wrapper's id and kind: the run gets the frames that wrapper would get."""
 
