@@ -21,7 +21,7 @@ from typing import Any
 from ..registry import benchmarks
 from ..util.errors import StreamGazeError
 from ..util.fsutil import write_text_atomic
-from ..util.provenance import redact_model_args, run_provenance
+from ..util.provenance import TOOLKIT, redact_model_args, run_provenance
 from .answer_key import AnswerKey, ItemKey, Rescored, load_answer_key, score_responses
 from .assemble import ORACLE_MODELS, _assemble, assemble_submission, is_oracle
 from .lmms_output import LmmsRun, read_run
@@ -101,10 +101,8 @@ def run_toolkit(run: LmmsRun) -> dict[str, str]:
 
 def video_read(results: Mapping[str, Any]) -> dict[str, float]:
     """How long the wrapper spent reading video, as ``streamgaze eval`` wrote it into the results file
-    (its ``video_read`` in the toolkit's block: harness/video_time.py): ``video_read_s``, ``video_read_share``,
+    (``video_read`` in the results file's ``TOOLKIT`` block: harness/video_time.py): ``video_read_s``, ``video_read_share``,
     ``video_read_median_ms``; {} where the run has no such figures."""
-    from ..util.provenance import TOOLKIT  # the results file's block of the toolkit's settings (harness/run.py)
-
     figures = ((results.get(TOOLKIT) or {}).get("video_read") or {}) if isinstance(results, Mapping) else {}
     out = {}
     for name in ("video_read_s", "video_read_share", "video_read_median_ms"):
