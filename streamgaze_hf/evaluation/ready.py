@@ -141,6 +141,10 @@ def _write(job: _Job, spec: FramesSpec, by_position: dict) -> Path:
             write_text_atomic(out.with_name(out.name + ".json"), json.dumps({**head, **record}, separators=(",", ":")))
     except OSError as exc:
         raise StreamGazeError(f"cannot write to the clip cache ({exc.strerror or exc})", out.parent) from None
+    finally:
+        # the full-rate clip's reader keeps its decoder's buffers (hundreds of MB for a 1080p clip) for as long as
+        # the job lives, and a pass holds up to 32 jobs: it is released once the clip is written
+        job.reader = None
     return out
 
 
