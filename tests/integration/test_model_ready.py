@@ -15,7 +15,6 @@ from streamgaze_hf.video import clips
 from streamgaze_hf.video.clips import prepare_clip, read_sidecar
 from streamgaze_hf.video.writer import H264Writer
 
-from ..fixtures.cli_entry import streamgaze
 from ..fixtures.wrapper_equality import write_camera_source
 
 pytest.importorskip("torchvision")
@@ -89,21 +88,6 @@ def test_re_encoded_frames_keep_the_sources_colour_description(tmp_path):
         got = decord.VideoReader(str(clip)).get_batch(list(range(len(frames)))).asnumpy().astype(int)
         want = ft_frames[side["source_indices"]].astype(int)
         assert np.abs(got - want).mean() < 3.0  # re-encoding error only (the BT.601 reading was 8 levels off)
-
-
-def test_clips_warm_prepares_the_model_ready_clips_of_a_run(demo_dataset, tmp_path):
-    args = ("clips", "warm", "--dataset", demo_dataset, "--tasks", "nfi", "gta", "--model", "openai",
-            "--force_simple", "--model_args", "max_frames_num=8,api_key=sk-not-recorded")
-    proc = streamgaze(*args, tmp=tmp_path, timeout=900)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    ready = sorted((tmp_path / "clip-cache" / "ready").rglob("*.mov"))
-    assert ready, proc.stdout + proc.stderr
-    sides = [json.loads(p.with_name(p.name + ".json").read_text()) for p in ready]
-    assert {s["spec"] for s in sides} == {"openai/simple max_frames_num=8 video_fps=null reader=decord v1"}
-    assert all(s["n_frames"] <= 9 for s in sides) and "sk-not" not in proc.stdout + proc.stderr
-    first = proc.stdout
-    proc = streamgaze(*args, tmp=tmp_path, timeout=900)
-    assert proc.returncode == 0 and " 0 built" in proc.stdout and " 0 built" not in first, (first, proc.stdout)
 
 
 def test_reading_time_counts_the_wrappers_reads_only(tmp_path):
