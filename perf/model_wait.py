@@ -162,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     root = work / "streamgaze"
     cores = len(os.sched_getaffinity(0))
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TQDM_DISABLE": "1",
-           "STREAMGAZE_STANDIN_SLEEP": str(a.sleep),
+           "STREAMGAZE_STANDIN_SLEEP": str(a.sleep), "STREAMGAZE_VERIFY_CACHE": str(work / "verified"),
            "PYTHONPATH": os.pathsep.join([str(HERE / "standin"), os.environ.get("PYTHONPATH", "")])}
     report: dict = {"wrapper": a.wrapper, "cores": cores, "questions": a.questions, "sleep_s": a.sleep}
     try:
