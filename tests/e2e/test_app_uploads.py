@@ -35,14 +35,22 @@ def _upload(port: int, name: str, data: bytes) -> str:
         return json.loads(resp.read())[0]
 
 
-@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
-def test_uploads_are_removed_when_the_app_stops(tmp_path, stop):
+def _ignore_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@pytest.mark.parametrize("stop,ignored", [(signal.SIGINT, False), (signal.SIGTERM, False), (signal.SIGINT, True)],
+                         ids=["ctrl-c", "sigterm", "ctrl-c-ignored-by-the-parent"])
+def test_uploads_are_removed_when_the_app_stops(tmp_path, stop, ignored):
+    """Stopped by Ctrl-C or SIGTERM, the app exits (128 + the signal) with its uploads removed; also when the
+    process that started it ignores SIGINT (Python then leaves SIGINT ignored unless the app handles it)."""
     port = _free_port()
     env = {**os.environ, "TMPDIR": str(tmp_path), "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
            "GRADIO_ANALYTICS_ENABLED": "False"}
     env.pop("GRADIO_TEMP_DIR", None)
     proc = subprocess.Popen([script(), "leaderboard", "serve", "--port", str(port)], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_ignore_sigint if ignored else None)
     try:
         deadline = time.monotonic() + 180
         while True:
@@ -56,6 +64,8 @@ def test_uploads_are_removed_when_the_app_stops(tmp_path, stop):
         assert os.path.isfile(stored) and stored.startswith(str(tmp_path / "streamgaze-app-uploads-")), stored
     finally:
         proc.send_signal(stop)
-        proc.communicate(timeout=60)
+        _out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + stop, err[-2000:]
+    assert err.strip().endswith(f"streamgaze leaderboard serve: stopped ({stop.name})"), err[-2000:]
     assert not os.path.exists(stored)
     assert [p.name for p in tmp_path.iterdir()] == []  # no upload folder, no gradio folder left

@@ -285,5 +285,13 @@ def serve(results: str | None, requests: str | None, datasets: Sequence[str] = (
     import signal
     import sys
 
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))  # a stopped service cleans up too
+    def stop(signum, _frame):
+        print(f"streamgaze leaderboard serve: stopped ({signal.Signals(signum).name})", file=sys.stderr, flush=True)
+        sys.exit(128 + signum)
+
+    # Ctrl-C and SIGTERM end the app the same way, a SystemExit in the main thread (the upload folder is removed at
+    # exit): Gradio's own Ctrl-C path sometimes never returned in the e2e runs, and a SIGINT ignored by the parent
+    # process (a job control or test runner's choice) would otherwise stay ignored
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, stop)
     build_app(results, requests, datasets).launch(server_name=host, server_port=port, show_error=False)
