@@ -49,23 +49,14 @@ def add_dataset(p: argparse.ArgumentParser, help: str = "dataset root") -> None:
     p.add_argument("--dataset", default=None, help=f"{help}; its manifest says which benchmark it is")
 
 
-def dataset_root(a: argparse.Namespace) -> str:
-    """The dataset root given as ``--dataset`` or positionally (one of them, or both the same)."""
+def dataset_reference(a: argparse.Namespace) -> str:
+    """The dataset reference given as ``--dataset`` or positionally (one of them, or both the same)."""
     if a.root and a.dataset and a.root != a.dataset:
         raise StreamGazeError(f"two dataset roots: {a.root} and --dataset {a.dataset}; give one")
     root = a.dataset or a.root
     if not root:
         raise StreamGazeError("which dataset? give --dataset ROOT")
     return root
-
-
-def benchmark_of_root(root) -> str:
-    """The benchmark of a local dataset by its manifest (the default benchmark for a folder without one)."""
-    from pathlib import Path
-
-    from ..dataset.load import MANIFEST, benchmark_of, read_manifest
-
-    return benchmark_of(read_manifest(root)) if (Path(root) / MANIFEST).is_file() else benchmark_of({})
 
 
 class _Refusal(Parser):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ..util.errors import StreamGazeError
-from .base import Handler, add_dataset, command, dataset_root
+from .base import Handler, add_dataset, command, dataset_reference
 
 
 @command("clips", "the evaluation's clip cache: warm it ahead of a run, report its size, bound it")
@@ -49,40 +49,36 @@ def _clips(p: argparse.ArgumentParser) -> Handler:
 
     def run(a: argparse.Namespace) -> int:
         import json
-        import os
 
-        if a.cache:  # the cache location is not a run setting: video/clips.py reads it where clips are cached
-            os.environ["STREAMGAZE_CLIP_CACHE"] = str(a.cache)
         from ..video.cache_admin import cache_stats, format_stats, parse_age, parse_size, prune_cache
         from ..video.clips import clip_cache_dir
 
+        cache = clip_cache_dir(a.cache)
         if a.clips_command == "warm":
             from ..evaluation.prefetch import warm_clips
-            from ..evaluation.settings import with_flags
+            from ..harness.plan import run_settings_for
 
-            settings = with_flags(clip_fps=a.clip_fps, proxy=a.proxy, frames=a.frames)
-            if a.model and settings.frames == "model":  # the wrapper the run's clips are made for
-                import dataclasses
-
+            lmms_args = [*(["--model", a.model] if a.model else []),
+                         *(["--model_args", a.model_args] if a.model_args else []),
+                         *(["--force_simple"] if a.force_simple else [])]
+            if a.model:
                 from ..harness.backends import choose_backends
-                from ..harness.model import frames_choice, run_model
 
                 choose_backends()  # the same readers `streamgaze eval` gives the wrapper
-                lmms_args = ["--model", a.model, *(["--model_args", a.model_args] if a.model_args else []),
-                             *(["--force_simple"] if a.force_simple else [])]
-                settings = dataclasses.replace(settings, model=frames_choice(run_model(lmms_args)))
-            r = warm_clips(dataset_root(a), a.tasks, a.variants, workers=a.workers, settings=settings)
+            settings, _wrapper = run_settings_for(lmms_args, clip_fps=a.clip_fps, proxy=a.proxy, frames=a.frames)
+            r = warm_clips(dataset_reference(a), a.tasks, a.variants, workers=a.workers, settings=settings,
+                           cache_dir=cache)
             print(f"{r['clips']} clips for {r['documents']} documents ({', '.join(r['tasks'])}; "
                   f"{', '.join(r['variants'])}): {r['built']} built, {r['cached']} already cached, "
-                  f"{r['seconds']:.1f} s; cache {clip_cache_dir()}")
+                  f"{r['seconds']:.1f} s; cache {cache}")
             return 0
         if a.clips_command == "stats":
-            stats = cache_stats(clip_cache_dir())
+            stats = cache_stats(cache)
             print(json.dumps(stats, indent=2) if a.json else format_stats(stats))
             return 0
         if a.max_bytes is None and a.older_than is None:
             raise StreamGazeError("clips prune needs --max-bytes B or --older-than D")
-        r = prune_cache(clip_cache_dir(), max_bytes=None if a.max_bytes is None else parse_size(a.max_bytes),
+        r = prune_cache(cache, max_bytes=None if a.max_bytes is None else parse_size(a.max_bytes),
                         older_than=None if a.older_than is None else parse_age(a.older_than), dry_run=a.dry_run)
         verb = "would remove" if a.dry_run else "removed"
         print(f"{verb} {r['removed_entries']} entries, {r['removed_tmp']} temporary files and "

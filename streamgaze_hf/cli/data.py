@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable
 
 from ..util.errors import StreamGazeError
-from .base import Handler, add_dataset, command, dataset_root, hidden_parser, raw_common, release_common
+from .base import Handler, add_dataset, command, dataset_reference, hidden_parser, raw_common, release_common
 
 
 @command("world", "generate the synthetic egocentric demo world (raw format: video.mp4, gaze.csv, actions.json, objects.json)")
@@ -177,7 +177,7 @@ def _stats(p: argparse.ArgumentParser) -> Handler:
     def run(a: argparse.Namespace) -> int:
         from ..dataset.stats import compute_stats, format_stats
 
-        print(format_stats(compute_stats(dataset_root(a))))
+        print(format_stats(compute_stats(dataset_reference(a))))
         return 0
 
     return run
@@ -201,7 +201,7 @@ def _doctor(p: argparse.ArgumentParser) -> Handler:
             return 1 if problems else 0
         from ..dataset.doctor import dataset_problems
 
-        root = dataset_root(a)
+        root = dataset_reference(a)
         problems = dataset_problems(root, decode=not a.no_decode)
         for problem in problems:
             print(f"{root}/{problem}")

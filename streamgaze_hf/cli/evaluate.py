@@ -4,16 +4,15 @@ a benchmark's report of a run, the streaming evaluation and the fine-tuning expo
 from __future__ import annotations
 
 import argparse
-import sys
 
 from ..util.errors import StreamGazeError
-from .base import Handler, benchmark_names, benchmark_of_root, command
+from .base import Handler, benchmark_names, command
 
 
 @command("tasks-dir", "print the lmms-eval task directory (for lmms-eval --include_path)")
 def _tasks_dir(p: argparse.ArgumentParser) -> Handler:
     def run(a: argparse.Namespace) -> int:
-        from lmms_tasks import task_folder
+        from ..harness.task_files import task_folder
 
         print(task_folder())
         return 0
@@ -48,115 +47,41 @@ def _eval(p: argparse.ArgumentParser) -> Handler:
                            "MODEL --tasks TASKS")
 
     def run(a: argparse.Namespace) -> int:
-        import dataclasses
-        import os
-
         from ..util.preflight import positive, require_declared, require_module
 
-        args = list(a.lmms_eval_args)
-        if args[:1] and args[0] in benchmark_names():
-            bench_name = args.pop(0)
-            cut = args.index("--") if "--" in args else len(args)
-            if cut:  # eval's own options after BENCH (`eval BENCH --dataset ROOT -- ...`)
-                given = a.benchmark
-                p.parse_args(args[:cut], namespace=a)
-                a.benchmark = a.benchmark if given is None else given
-                args = args[cut:]
-            if a.benchmark and a.benchmark != bench_name:
-                raise StreamGazeError(f"two benchmarks: {bench_name} and --benchmark {a.benchmark}; give one")
-            a.benchmark = bench_name
-        elif args[:1] and args[0] != "--" and not args[0].startswith("-"):
-            raise StreamGazeError(f"unknown benchmark {args[0]!r}; benchmarks are {', '.join(benchmark_names())} "
-                                  "(lmms-eval's arguments go after --)")
+        args = _benchmark_and_args(p, a)
         require_module("lmms_eval", "streamgaze eval")
         require_declared("eval", "streamgaze eval")
         positive(a.clip_fps, "--clip-fps")
-        args = args[1:] if args[:1] == ["--"] else args
-        bench = _checked_benchmark(a, args)  # the model and the task names, before any dataset is read
-        from ..dataset.load import (
-            resolve_root,  # (imports `datasets`: after the checks, which answer at once)
-        )
-        from ..evaluation.protocols import get_protocol
-        from ..evaluation.settings import with_flags
-        from ..evaluation.visuals import run_settings
+        from ..harness.plan import plan_evaluation
+        from ..harness.run import run_evaluation
 
-        root = resolve_root(a.root, env=bench.root_env, default=bench.default_root)  # a Hub tag: its commit
-        os.environ[bench.root_env] = str(root)
-        protocol = get_protocol(a.protocol) if a.protocol else None
-        if protocol is not None and protocol.generation and "--gen_kwargs" not in args:
-            args += ["--gen_kwargs", protocol.gen_kwargs()]
-        from ..harness import video_time
-        from ..harness.backends import choose_backends
-        from ..harness.model import frames_choice, run_model
-
-        backends = choose_backends()  # the readers the wrappers get (before lmms-eval and qwen_vl_utils load)
-        model = run_model(args)
-        chosen = with_flags(prompt_mode=a.prompt_mode, clip_fps=a.clip_fps, proxy=a.proxy,
-                            protocol=protocol.name if protocol else None, frames=a.frames)
-        # the wrapper the frames are made for (model_frames.py): "" = not one the toolkit knows, full-rate clips
-        chosen = dataclasses.replace(chosen, model=frames_choice(model) if chosen.frames == "model" else "")
-        settings = run_settings(root, chosen)  # validates the settings (the proxy too) before lmms-eval starts
-        settings["decode_backends"] = backends
-        os.environ.update(chosen.to_env())  # lmms-eval's task glue, here and in its child processes, reads them
-        from ..dataset.load import task_is_empty
-        from ..harness.checks import plan_tasks, run_checked
-        from ..harness.run import annotate_results, prepare_files, redact_files, run_lmms_eval
-        from ..registry import task_index
-
-        args = plan_tasks(args, task_index(), task_is_empty(os.environ[bench.root_env]),
-                          lambda note: print(f"streamgaze: note: {note}", file=sys.stderr))
-        prepare_files(root, bench, args)
-        rc = run_checked(args, video_time.measured(run_lmms_eval),
-                         lambda paths: annotate_results(paths, {**settings, "video_read": video_time.summary()}),
-                         redact_files)
-        read = video_time.summary()
-        print(video_time.format_summary(read), file=sys.stderr)
-        if model is not None and chosen.frames == "model" and not settings.get("model_ready") and read["video_read_s"]:
-            print(f"streamgaze: note: the toolkit does not know how lmms-eval's {model.requested} ({model.kind}) "
-                  "wrapper samples video, so it got full-rate clips; reading them cost a median of "
-                  f"{read['video_read_median_ms']:.0f} ms per question (docs/performance.md: Frames to the model)",
-                  file=sys.stderr)
-        return rc
+        plan = plan_evaluation(a.root, args, benchmark=a.benchmark, prompt_mode=a.prompt_mode, clip_fps=a.clip_fps,
+                               protocol=a.protocol, proxy=a.proxy, frames=a.frames)
+        return run_evaluation(plan)
 
     return run
 
 
-def _checked_benchmark(a: argparse.Namespace, args: list[str]):
-    """The benchmark ``eval`` runs (BENCH or ``--benchmark``, else the dataset's, else the one every requested task
-    belongs to, else the default benchmark), after lmms-eval's ``--model`` and the ``--tasks`` names are checked
-    (harness/checks.py): a typo or a task of another benchmark ends here, in about a second."""
-    from ..harness.checks import (
-        benchmarks_of_tasks,
-        check_model,
-        check_task_names,
-        tasks_arg,
-        tasks_elsewhere,
-    )
-    from ..harness.run import lmms_model_names
-    from ..registry import default_benchmark, get_benchmark, task_index
-
-    check_model(args, lmms_model_names)
-    names = (tasks_arg(args) or (0, []))[1]
-    index = task_index()
-    check_task_names(names, index)
-    from ..dataset.load import missing_root, resolve_root  # (imports `datasets`: after the checks of names)
-
-    name, why = a.benchmark, "the benchmark given"
-    if name is None and a.root:
-        name, why = benchmark_of_root(resolve_root(a.root)), f"the benchmark of --dataset {a.root}"
-    owners = benchmarks_of_tasks(names, index)
-    if name is None and len(owners) == 1:
-        name = next(iter(owners))
-    bench = get_benchmark(name) if name else default_benchmark()
-    if name is None:
-        why = "the default: give BENCH or --dataset"
-
-    def looked_for(other: str) -> str | None:
-        b = get_benchmark(other)
-        return missing_root(b.root_env, b.default_root)
-
-    tasks_elsewhere(names, index, bench.name, why, looked_for)
-    return bench
+def _benchmark_and_args(p: argparse.ArgumentParser, a: argparse.Namespace) -> list[str]:
+    """lmms-eval's arguments of ``eval [BENCH] [OPTIONS] -- ARGS``; BENCH (checked against ``--benchmark``) and
+    eval's own options after it are parsed into ``a``."""
+    args = list(a.lmms_eval_args)
+    if args[:1] and args[0] in benchmark_names():
+        bench_name = args.pop(0)
+        cut = args.index("--") if "--" in args else len(args)
+        if cut:  # eval's own options after BENCH (`eval BENCH --dataset ROOT -- ...`)
+            given = a.benchmark
+            p.parse_args(args[:cut], namespace=a)
+            a.benchmark = a.benchmark if given is None else given
+            args = args[cut:]
+        if a.benchmark and a.benchmark != bench_name:
+            raise StreamGazeError(f"two benchmarks: {bench_name} and --benchmark {a.benchmark}; give one")
+        a.benchmark = bench_name
+    elif args[:1] and args[0] != "--" and not args[0].startswith("-"):
+        raise StreamGazeError(f"unknown benchmark {args[0]!r}; benchmarks are {', '.join(benchmark_names())} "
+                              "(lmms-eval's arguments go after --)")
+    return args[1:] if args[:1] == ["--"] else args
 
 
 @command("report", "a benchmark's own breakdown of an lmms-eval run (`report BENCH --help` says what each shows)")

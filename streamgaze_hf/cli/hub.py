@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from .base import Handler, add_dataset, command, dataset_root
+from .base import Handler, add_dataset, command, dataset_reference
 
 
 @command("publish", "upload a built dataset to the Hugging Face Hub as one commit tagged v<version> "
@@ -20,7 +20,7 @@ def _publish(p: argparse.ArgumentParser) -> Handler:
     def run(a: argparse.Namespace) -> int:
         from ..dataset.publish import publish
 
-        print(publish(dataset_root(a), a.repo, private=a.private, create_pr=a.create_pr, message=a.message).format())
+        print(publish(dataset_reference(a), a.repo, private=a.private, create_pr=a.create_pr, message=a.message).format())
         return 0
 
     return run

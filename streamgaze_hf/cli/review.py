@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ..util.errors import StreamGazeError
-from .base import Handler, add_dataset, benchmark_of_root, command, dataset_root, note
+from .base import Handler, add_dataset, command, dataset_reference, note
 
 
 def review_kinds() -> dict[str, str]:
@@ -16,12 +16,12 @@ def review_kinds() -> dict[str, str]:
     return {b.name: b.review for b in benchmarks() if b.review}
 
 
-def _review_benchmark(a: argparse.Namespace, question_csvs: list) -> str:
-    """The benchmark of ``review import``'s CSVs: ``--benchmark``, else the ``--dataset``'s manifest, else
-    (deprecated) guessed from the CSVs' columns. CSVs of the other kind are refused."""
+def _review_benchmark(a: argparse.Namespace, question_csvs: list, data) -> str:
+    """The benchmark of ``review import``'s CSVs: ``--benchmark``, else the ``--dataset``'s (``data``, open, or
+    None), else (deprecated) guessed from the CSVs' columns. CSVs of the other kind are refused."""
     from ..registry import get_benchmark
 
-    bench = a.benchmark or (benchmark_of_root(_local_root(a.dataset)) if a.dataset else None)
+    bench = a.benchmark or (data.benchmark.name if data is not None else None)
     kinds = review_kinds()
     if bench is None:
         bench = _guess_benchmark(kinds, "questions" if question_csvs else "fixations")
@@ -44,12 +44,6 @@ def _guess_benchmark(kinds: dict[str, str], kind: str) -> str:
         raise StreamGazeError(f"which benchmark are these review CSVs of? give --benchmark "
                               f"({', '.join(found or kinds)})")
     return found[0]
-
-
-def _local_root(dataset: str):
-    from ..dataset.load import resolve_root
-
-    return resolve_root(dataset)
 
 
 @command("review", "human verification (paper A.5): export annotator pages, import their CSVs (Table 5 ratios)")
@@ -80,7 +74,7 @@ def _review(p: argparse.ArgumentParser) -> Handler:
         if a.review_command == "export":
             from ..review import export_review
 
-            paths = export_review(dataset_root(a), a.out, link=a.link, video_ids=a.video)
+            paths = export_review(dataset_reference(a), a.out, link=a.link, video_ids=a.video)
             print(f"{paths[0]} ({len(paths) - 1} video page(s))")
             return 0
         import json
@@ -89,20 +83,22 @@ def _review(p: argparse.ArgumentParser) -> Handler:
         from ..review.qa_review import is_qa_csv
         from ..util.fsutil import write_text_atomic
 
-        bench = _review_benchmark(a, [c for c in a.csv if is_qa_csv(c)])
+        data = None
+        if a.dataset:
+            from ..dataset.handle import open_dataset
+
+            data = open_dataset(a.dataset)
+        bench = _review_benchmark(a, [c for c in a.csv if is_qa_csv(c)], data)
         if review_kinds()[bench] == "questions":
             return _review_import_questions(a)
         corrections = load_corrections(a.csv)
         sources = None
-        if a.dataset:
-            from ..dataset.load import read_config, resolve_root
-
-            root = resolve_root(a.dataset)
-            videos = read_config(root, "videos", ["video_id", "source"]).to_pylist()
+        if data is not None:
+            videos = data.read_config("videos", ["video_id", "source"]).to_pylist()
             sources = {v["video_id"]: v["source"] for v in videos}
             unknown = [v for v in corrections.video_ids if v not in sources]
             if unknown:
-                raise StreamGazeError(f"review CSVs name video(s) not in the dataset: {', '.join(unknown)}", root)
+                raise StreamGazeError(f"review CSVs name video(s) not in the dataset: {', '.join(unknown)}", data.path)
         stats = verification_stats(corrections, sources)
         print(format_stats(stats))
         if a.out:

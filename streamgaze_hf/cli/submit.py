@@ -33,6 +33,7 @@ def _submit(p: argparse.ArgumentParser) -> Handler:
                         "(as `push-submission`; HF_TOKEN or the cached login)")
 
     def run(a: argparse.Namespace) -> int:
+        from ..registry import get_benchmark
         from ..submission.build import build_submission, write_submission
         from ..submission.coverage import partial_coverage_warning, scores_line
         from ..submission.schema import submission_benchmark
@@ -45,7 +46,8 @@ def _submit(p: argparse.ArgumentParser) -> Handler:
 
             a.model_url = model_page(a.model_id, a.model_url)
         sub = build_submission(a.output_dir, a.dataset, model_name=a.model_name, model_url=a.model_url,
-                               params=a.params, frames=a.frames, allow_oracle=a.allow_oracle, benchmark=a.benchmark)
+                               params=a.params, frames=a.frames, allow_oracle=a.allow_oracle,
+                               benchmark=get_benchmark(a.benchmark) if a.benchmark else None)
         write_submission(sub, a.out)
         print(f"{a.out}: {scores_line(sub['scores'], submission_benchmark(sub))}")
         warning = partial_coverage_warning(sub["scores"], sub["run"].get("limit"))

@@ -30,15 +30,16 @@ from datasets.splits import SplitDict, SplitInfo
 from datasets.utils.metadata import MetadataConfigs
 from huggingface_hub import DatasetCardData
 
-from ..registry import get_benchmark, resolve
+from ..registry import Benchmark, get_benchmark, resolve
 from .load import config_features, config_names, config_rows, data_file, sha256_file
 from .schema import PREVIEWS_CONFIG, VIDEO_FILES_CONFIG, VIEWER_FEATURES
 from .stats import Stats, manifest_counts, markdown_tables
 from .viewer import viewer_configs
 
 
-def _benchmark(stats: Stats) -> str:
-    return stats["benchmark"]
+def _benchmark(stats: Stats) -> Benchmark:
+    """The benchmark the statistics are of (they name it)."""
+    return get_benchmark(stats["benchmark"])
 
 
 def _split_info(path: Path) -> tuple[int, int]:
@@ -59,7 +60,7 @@ def declared_configs(stats: Stats) -> list[str]:
 
 
 def dataset_infos(root: str | os.PathLike[str], configs: list[str],
-                  benchmark: str) -> DatasetInfosDict:
+                  benchmark: Benchmark) -> DatasetInfosDict:
     """``dataset_info`` of ``configs``, measured from the parquet files under ``root``."""
     infos = DatasetInfosDict()
     for config in configs:
@@ -106,7 +107,7 @@ def _size_category(n: int) -> str:
 
 def card_data(root: str | os.PathLike[str], version: str, stats: Stats) -> DatasetCardData:
     """The YAML front matter as ``DatasetCardData``."""
-    layout = get_benchmark(_benchmark(stats)).dataset
+    layout = _benchmark(stats).dataset
     data = DatasetCardData(
         pretty_name=layout.pretty_name,
         license=layout.license,
@@ -200,7 +201,7 @@ def license_section(license_id: str, note: str = "") -> str:
 def render_card(root: str | os.PathLike[str], version: str, stats: Stats) -> str:
     """The full ``README.md`` text for the dataset files under ``root``: one skeleton for every benchmark,
     filled with its card texts (``DatasetLayout.card_intro`` and ``card_sections``)."""
-    layout = get_benchmark(_benchmark(stats)).dataset
+    layout = _benchmark(stats).dataset
     body = "\n\n".join([f"# {layout.pretty_name} {version}", resolve(layout.card_intro)(stats, version),
                          *viewer_note(root),
                          *resolve(layout.card_sections)(stats, root), "## Statistics",

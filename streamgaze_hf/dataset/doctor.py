@@ -17,15 +17,7 @@ from tqdm.auto import tqdm
 
 from ..util.errors import StreamGazeError
 from .integrity import dataset_files, manifest_problems
-from .load import (
-    MANIFEST,
-    benchmark_of,
-    check_dataset_files,
-    config_features,
-    config_names,
-    data_file,
-    read_manifest,
-)
+from .load import MANIFEST, data_file
 from .reader import parquet_rows
 
 
@@ -65,18 +57,19 @@ def dataset_problems(root: str | os.PathLike[str], decode: bool = True, progress
     root = Path(root)
     if not root.is_dir():
         raise StreamGazeError("no such dataset directory", root)
-    manifest = read_manifest(root)
-    problems = manifest_problems(root, manifest=manifest)
-    benchmark = benchmark_of(manifest)
-    for config in config_names(benchmark):
+    from .handle import open_dataset
+
+    data = open_dataset(root, check=False)  # a damaged dataset is what doctor reports, one line per problem
+    problems = manifest_problems(root, manifest=data.manifest)
+    for config in data.config_names:
         rel = data_file(Path(""), config).as_posix()
         try:
-            parquet_rows(root / rel, f"parquet file of config {config!r}", config_features(config, benchmark))
+            parquet_rows(root / rel, f"parquet file of config {config!r}", data.features(config))
         except StreamGazeError as exc:
             problems.append(f"{rel}: {exc.reason}")
     if not any(p.startswith("data/") for p in problems):
         try:
-            check_dataset_files(root)  # row counts against the manifest
+            data.check_files()  # row counts against the manifest
         except StreamGazeError as exc:
             rel = Path(exc.path).relative_to(root).as_posix() if exc.path else MANIFEST
             problems.append(f"{rel}: {exc.reason}")

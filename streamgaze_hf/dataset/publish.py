@@ -131,13 +131,13 @@ def check_card(root: Path, version: str, files: set[str]) -> dict:
 
 
 def _check_local(root: Path) -> tuple[dict, str, str]:
-    from .load import benchmark_of, read_manifest
+    from .handle import open_dataset
     from .writer import dataset_files, verify_dataset
 
     if not root.is_dir():
         raise StreamGazeError("no such dataset directory", root)
-    manifest = read_manifest(root)
-    version = str(manifest["version"])
+    data = open_dataset(root, check=False)  # every byte is checked below
+    manifest, version = data.manifest, data.version
     if not _SEMVER.match(version):
         raise StreamGazeError(f"manifest version {version!r} is not a semantic version X.Y.Z", root / "manifest.json")
     problems = verify_dataset(root)
@@ -145,7 +145,7 @@ def _check_local(root: Path) -> tuple[dict, str, str]:
         more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
         raise StreamGazeError("the dataset does not match its manifest: " + "; ".join(problems[:3]) + more, root)
     check_card(root, version, set(dataset_files(root)))
-    return manifest, version, benchmark_of(manifest)
+    return manifest, version, data.benchmark.name
 
 
 # ---- the token --------------------------------------------------------------------------------------

@@ -19,19 +19,9 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..registry import get_benchmark
+from ..registry import Benchmark, get_benchmark
 from ..util.errors import StreamGazeError
-from .load import (
-    benchmark_of,
-    check_dataset_files,
-    config_features,
-    config_file,
-    dataset_files,
-    manifest_files,
-    read_config,
-    read_manifest,
-    resolve_root,
-)
+from .load import config_features, data_file, read_config
 from .reader import parquet_rows
 
 Stats = dict[str, Any]
@@ -50,18 +40,18 @@ class Table:
 # ---------------------------------------------------------------------------------------------- reading
 
 
-def _read(root: Path, config: str, columns: list[str], benchmark: str | None = None) -> pa.Table:
-    return read_config(root, config, columns, benchmark=benchmark)
+def _read(root: Path, config: str, columns: list[str], benchmark: Benchmark | None = None) -> pa.Table:
+    return read_config(data_file(root, config), config, config_features(config, benchmark), columns)
 
 
 def _num_rows(root: Path, config: str) -> int:
-    return parquet_rows(config_file(root, config), f"parquet file of config {config!r}", config_features(config))
+    return parquet_rows(data_file(root, config), f"parquet file of config {config!r}", config_features(config))
 
 
-def _task_stats(root: Path, benchmark: str) -> tuple[list[dict], dict[str, int]]:
+def _task_stats(root: Path, benchmark: Benchmark) -> tuple[list[dict], dict[str, int]]:
     """Per-task question/checkpoint counts, and questions per source over all tasks."""
     tasks, by_source = [], {}
-    for spec in get_benchmark(benchmark).tasks:
+    for spec in benchmark.tasks:
         table = _read(root, spec.id, ["source", "checkpoints"] if spec.proactive else ["source"], benchmark)
         n_cp = int(pc.sum(pc.list_value_length(table["checkpoints"])).as_py() or 0) if spec.proactive else 0
         tasks.append(
@@ -90,8 +80,9 @@ def _durations(values: list[float]) -> dict[str, float | int]:
     }
 
 
-def stats_from_files(root: str | os.PathLike[str], version: str, benchmark: str) -> Stats:
-    """Statistics of the dataset directory ``root`` of ``benchmark`` (only its parquet files are read)."""
+def stats_from_files(root: str | os.PathLike[str], version: str, benchmark: Benchmark) -> Stats:
+    """Statistics of the dataset directory ``root`` of ``benchmark`` (only its parquet files are read, as they
+    are: a caller reading a finished dataset fetches and verifies them first, :func:`compute_stats`)."""
     root = Path(root)
     tasks, questions_by_source = _task_stats(root, benchmark)
     videos = _read(root, "videos", ["source", "duration"])
@@ -108,14 +99,14 @@ def stats_from_files(root: str | os.PathLike[str], version: str, benchmark: str)
         for s in sorted(set(per_source) | set(questions_by_source))
     ]
     return {
-        "benchmark": benchmark,
-        "media": get_benchmark(benchmark).dataset.media,
+        "benchmark": benchmark.name,
+        "media": benchmark.dataset.media,
         "version": version,
         "tasks": tasks,
         "questions": sum(t["questions"] for t in tasks),
         "checkpoints": sum(t["checkpoints"] or 0 for t in tasks),
         "categories": {c: sum(t["questions"] for t in tasks if t["category"] == c)
-                       for c in get_benchmark(benchmark).categories},
+                       for c in benchmark.categories},
         "sources": sources,
         "durations": _durations([d for ds in per_source.values() for d in ds]),
         "videos": videos.num_rows,
@@ -124,31 +115,28 @@ def stats_from_files(root: str | os.PathLike[str], version: str, benchmark: str)
     }
 
 
-def compute_stats(root: str | os.PathLike[str]) -> Stats:
+def compute_stats(root) -> Stats:
     """Statistics of the built dataset at ``root`` (version from its manifest; ``streamgaze stats``).
 
     Args:
-        root: a dataset directory, or a Hub reference ``hf://datasets/ORG/NAME@REV`` (every table is then
-            fetched in one download).
+        root: the dataset: open (``dataset.handle.DatasetHandle``), a directory, or a Hub reference
+            ``hf://datasets/ORG/NAME@REV`` (every table is then fetched in one download).
 
     Returns:
         The :class:`Stats` (counts per task, category and source, durations, rows of the shared configs).
 
     Raises:
         StreamGazeError: naming the path, when ``root`` is missing or not a dataset, its manifest names
-            no registered benchmark, or a data file is damaged (footer, schema or row count).
+            no registered benchmark, or a data file is damaged (footer, schema, row count or sha256).
     """
     from ..hub.reference import is_reference
+    from .handle import DatasetHandle, open_dataset
 
-    path = resolve_root(root) if is_reference(str(root)) else Path(root)
-    if not path.is_dir():
-        raise StreamGazeError("no such dataset directory", path)
-    manifest = read_manifest(path)
-    if is_reference(str(root)):  # every table, in one download
-        dataset_files(path, [f for f in manifest_files(path) if f.startswith("data/") and f.endswith(".parquet")])
-    else:  # the same first check of every file as every other command (footer, schema, rows)
-        check_dataset_files(path)
-    return stats_from_files(path, str(manifest["version"]), benchmark_of(manifest))
+    if not isinstance(root, DatasetHandle) and not is_reference(str(root)) and not Path(root).is_dir():
+        raise StreamGazeError("no such dataset directory", Path(root))
+    data = open_dataset(root)  # the same first check of every file as every other command (footer, schema, rows)
+    data.files([f for f in data.manifest.get("files") or {} if f.startswith("data/") and f.endswith(".parquet")])
+    return stats_from_files(data.path, data.version, data.benchmark)
 
 
 def manifest_counts(stats: Stats) -> dict[str, Any]:

@@ -328,7 +328,7 @@ def _write_tables(tmp: Path, qa: dict[str, list[dict]], content: DatasetContent,
     tables["videos"] = (content.videos, VIDEO_FEATURES, SORT_KEYS["videos"])
     tables["gaze"] = (content.gaze, GAZE_FEATURES, SORT_KEYS["gaze"])
     tables["fixations"] = (content.fixations, FIXATION_FEATURES, SORT_KEYS["fixations"])
-    for config in config_names(bench.name):
+    for config in config_names(bench):
         rows, features, keys = tables[config]
         path = data_file(tmp, config)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -583,7 +583,7 @@ def write_dataset(
             _place_files(tmp, files, progress)
             made = previews and write_previews(tmp, PARQUET_OPTIONS, DEFAULT_PREVIEW, progress, files, workers)
             preview_info = {"config": PREVIEWS_CONFIG, **DEFAULT_PREVIEW.as_dict()} if made else None
-            stats = stats_from_files(tmp, version, bench.name)
+            stats = stats_from_files(tmp, version, bench)
             (tmp / CARD).write_text(render_card(tmp, version, stats), encoding="utf-8")
             entry = changelog.strip() or default_changelog_entry(stats)
             (tmp / CHANGELOG).write_text(render_changelog(previous, version, entry), encoding="utf-8")

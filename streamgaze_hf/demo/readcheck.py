@@ -4,7 +4,7 @@ A model wrapper does not read a clip straight through: decord's ``get_batch`` of
 indices seeks to the keyframe before each target (or decodes on, when it is close), ``vr[i]`` in any order
 does the same per frame, and PyAV wrappers seek by timestamp. A clip whose frames are right read straight
 through can still give wrong frames or decoder errors that way (e.g. a keyframe that lacks the parameter
-sets its slices need). :func:`check_reads` runs such reads on a video whose pictures carry their source
+sets its slices need). :func:`read_videos` runs such reads (:func:`wrapper_reads`) on a video whose pictures carry their source
 frame index (:func:`~streamgaze_hf.demo.timecode.burn_frame_code`) and lists every wrong frame, raised
 error and FFmpeg or decord log line.
 
@@ -23,6 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from ..util.process_env import child_env
 
 BATCH_SIZES = (4, 8, 16, 32, 64)
 _MARK = "@@readcheck "
@@ -89,7 +91,7 @@ def read_videos(jobs: Sequence[tuple[str | os.PathLike[str], dict[str, tuple[str
     while todo:
         spec = json.dumps([[p, {k: list(v) for k, v in reads.items()}] for p, reads in todo])
         proc = subprocess.run([sys.executable, "-m", __name__], input=spec, capture_output=True, text=True,
-                              timeout=timeout, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                              timeout=timeout, env=child_env({"PYTHONUNBUFFERED": "1"}))
         done, finished = _parse(proc.stdout, proc.stderr, todo)
         if proc.returncode != 0 and len(done) == finished < len(todo):  # died outside any read
             tail = proc.stderr.strip().splitlines()[-3:]
@@ -124,14 +126,6 @@ def _parse(stdout: str, stderr: str, todo) -> tuple[list[ReadReport], int]:
         died.logs = {name: lines for (job, name), lines in logs.items() if job == where[0] and lines}
         reports.append(died)
     return reports, len(finished)
-
-
-def check_reads(path: str | os.PathLike[str], expected: Sequence[int], extra: Sequence[int] = ()) -> list[str]:
-    """Problems of the wrapper reads (:func:`wrapper_reads`) of one video whose frame ``i`` must show the
-    code ``expected[i]``; empty when every read got the right frames without a decoder error."""
-    reads = wrapper_reads(len(expected), extra)
-    (report,) = read_videos([(path, reads)])
-    return report.problems(expected, reads)
 
 
 # ---------------------------------------------------------------------------------------------------

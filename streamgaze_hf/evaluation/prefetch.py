@@ -48,8 +48,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from ..dataset.load import benchmark_of, dataset_files, nonempty_tasks, read_manifest, resolve_root
-from ..registry import Benchmark, get_benchmark
+from ..registry import Benchmark
 from ..util.errors import StreamGazeError
 from .settings import DEFAULT_PREFETCH as DEFAULT_WORKERS
 from .settings import RunSettings, given
@@ -371,10 +370,10 @@ def _warm_key(doc: dict) -> tuple:
     return (str(path), start, end, fps or 0.0, str(doc.get("proxy") or ""), sal, str(doc.get("model_ready") or ""))
 
 
-def _warm_one(doc: dict) -> bool:
+def _warm_one(doc: dict, cache_dir: str | None) -> bool:
     """Prepare one document's visuals; True if its clip had to be built (False: already cached)."""
-    was_cached = cached_window_clip(doc) is not None
-    doc_visuals(doc)
+    was_cached = cached_window_clip(doc, cache_dir) is not None
+    doc_visuals(doc, cache_dir)
     return not was_cached
 
 
@@ -394,33 +393,39 @@ def _warm_units(items: list[dict]) -> list[list[dict]]:
     return [unit[k:k + WARM_GROUP] for unit in units.values() for k in range(0, len(unit), WARM_GROUP)]
 
 
-def _warm_unit(docs: list[dict]) -> tuple[int, int]:
-    """(documents, clips built) of one unit of :func:`_warm_units`."""
+def _warm_unit(docs: list[dict], cache_dir: str | None = None) -> tuple[int, int]:
+    """(documents, clips built) of one unit of :func:`_warm_units`, in the clip cache ``cache_dir`` (None: the
+    default, ``video.clips.clip_cache_dir``)."""
     if len(docs) == 1:
-        return 1, int(_warm_one(docs[0]))
+        return 1, int(_warm_one(docs[0], cache_dir))
     from .model_frames import FramesSpec
     from .ready import ready_clips
 
     path, _s, _e, fps = doc_clip_spec(docs[0])
-    _clips, stats = ready_clips(path, [doc_clip_spec(d)[1:3] for d in docs], fps, FramesSpec.parse(docs[0]["model_ready"]))
+    _clips, stats = ready_clips(path, [doc_clip_spec(d)[1:3] for d in docs], fps,
+                                FramesSpec.parse(docs[0]["model_ready"]), cache_dir=cache_dir)
     for d in docs:
         if d["gaze"] == "salience":
-            doc_visuals(d)  # its salience image (the clip is in the cache now)
+            doc_visuals(d, cache_dir)  # its salience image (the clip is in the cache now)
     return len(docs), int(stats["built"])
 
 
 def resolve_tasks(names: list[str] | None, bench: Benchmark) -> list[str]:
-    """Task ids of ``bench`` from ids, lmms-eval names (``streamgaze_oi_easy``) or categories (StreamGaze:
-    past, present, proactive)."""
+    """Task ids of ``bench`` from ids, categories (StreamGaze: past, present, proactive) or lmms-eval task and
+    group names (``streamgaze_oi_easy``, ``streamgaze_past``: the registry's task index)."""
+    from ..registry import task_index
+
     if not names:
         return list(bench.task_ids)
+    index = task_index()
     out: list[str] = []
     for raw in names:
         for name in (n.strip() for n in raw.split(",")):
             if not name:
                 continue
-            bare = name.removeprefix(f"{bench.name}_")
-            match = [t.id for t in bench.tasks if bare in (t.id, t.category)]
+            match = [t.id for t in bench.tasks if name in (t.id, t.category)]
+            if not match and index.benchmark_of(name) == bench.name:
+                match = list(dict.fromkeys(index.task(leaf).task_id for leaf in index.leaves(name)))
             if not match:
                 raise StreamGazeError(f"unknown task {name!r}; expected task ids "
                                       f"({', '.join(bench.task_ids)}) or {', '.join(bench.categories)}")
@@ -446,9 +451,9 @@ def resolve_variants(names: list[str] | None, bench: Benchmark) -> list[str]:
     return out
 
 
-def warm_clips(root: str | os.PathLike[str] | None = None, tasks: list[str] | None = None,
-               variants: list[str] | None = None, workers: int = 1, progress: bool = True,
-               settings: RunSettings | None = None) -> dict:
+def warm_clips(root=None, tasks: list[str] | None = None, variants: list[str] | None = None, workers: int = 1,
+               progress: bool = True, settings: RunSettings | None = None,
+               cache_dir: str | os.PathLike[str] | None = None) -> dict:
     """Prepare every clip (and salience image) the given tasks and variants will ask for, in the clip
     cache the evaluation uses, with the evaluation's ``settings`` (clip fps, protocol, proxy:
     ``streamgaze_hf.evaluation.settings.given``).
@@ -458,14 +463,15 @@ def warm_clips(root: str | os.PathLike[str] | None = None, tasks: list[str] | No
     before any work.
 
     Args:
-        root: the dataset, a directory or a Hub reference (``dataset.load.resolve_root``; None: the default
-            benchmark's root). Its manifest says which benchmark it is.
+        root: the dataset: open (``dataset.handle.DatasetHandle``), or a directory or Hub reference, opened once
+            here (None: the default benchmark's root). Its manifest says which benchmark it is.
         tasks: task ids, lmms-eval task names or categories, each entry may be comma-separated (None: every
             task; a task with no questions is skipped unless named by its id).
         variants: gaze variant names (:func:`variant_names`; None: the plain task's gaze mode).
         workers: processes that build clips (at least 1).
         progress: show progress bars (the downloads, the clips).
         settings: the run settings the clips are made with (None: ``settings.given``).
+        cache_dir: the clip cache (None: ``video.clips.clip_cache_dir``'s default).
 
     Returns:
         ``tasks`` and ``variants`` (what was warmed), counts ``documents``, ``clips`` (distinct), ``built``,
@@ -479,20 +485,23 @@ def warm_clips(root: str | os.PathLike[str] | None = None, tasks: list[str] | No
     """
     if workers < 1:
         raise StreamGazeError(f"--workers must be >= 1, got {workers}")
-    root = resolve_root(root)
-    bench = get_benchmark(benchmark_of(read_manifest(root)))
+    from ..dataset.handle import open_dataset
+
+    data = open_dataset(root)
+    bench = data.benchmark
     if not bench.window_clips:
-        raise StreamGazeError(f"{bench.title} documents are not window clips: there is nothing to warm", root)
+        raise StreamGazeError(f"{bench.title} documents are not window clips: there is nothing to warm", data.path)
     modes = resolve_variants(variants, bench)
     task_ids = resolve_tasks(tasks, bench)
     named = {t for t in (tasks or []) if t in task_ids}  # asked for by id: an empty one is an error
-    task_ids = [t for t in task_ids if t in named or t in nonempty_tasks(root, tuple(task_ids))]
+    task_ids = [t for t in task_ids if t in named or t in data.nonempty_tasks(tuple(task_ids))]
     docs: list[dict] = []
     for tid in task_ids:
         for mode in modes:
-            docs += bench.evaluation_api().load_docs(tid, mode, root, settings=settings)
+            docs += bench.evaluation_api().load_docs(tid, mode, data, settings=settings)
     if docs:  # fetched (a Hub dataset) and verified in one batch, with one byte progress bar
-        dataset_files(docs[0]["dataset_root"], sorted({m for d in docs for m in doc_media(d)}), progress=progress)
+        data.files(sorted({m for d in docs for m in doc_media(d)}), progress=progress)
+    cache = None if cache_dir is None else str(cache_dir)
     unique: dict[tuple, dict] = {}
     for d in docs:
         unique.setdefault(_warm_key(d), d)
@@ -505,12 +514,12 @@ def warm_clips(root: str | os.PathLike[str] | None = None, tasks: list[str] | No
     try:
         if workers == 1:
             for unit in units:
-                n, b = _warm_unit(unit)
+                n, b = _warm_unit(unit, cache)
                 built += b
                 bar.update(n)
         else:
             with ProcessPoolExecutor(max_workers=workers) as pool:
-                for n, b in pool.map(_warm_unit, units, chunksize=1):
+                for n, b in pool.map(_warm_unit, units, [cache] * len(units), chunksize=1):
                     built += b
                     bar.update(n)
     finally:

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..dataset.load import config_file, dataset_file, read_config
+from ..dataset.handle import DatasetHandle, dataset_at
 from ..gaze.salience import salience_heatmap, track_salience_map
 from ..gaze.track import GazeTrack
 from ..util.fsutil import atomic_output
@@ -33,33 +33,46 @@ from .protocols import get_protocol
 from .settings import RunSettings, given
 
 
-def run_settings(root: str | os.PathLike[str] | None = None, settings: RunSettings | None = None) -> dict:
-    """The settings of an evaluation that change a number (``settings``, validated: see
-    ``streamgaze_hf.evaluation.settings``), and what ran it (toolkit, lmms-eval, datasets: ``run_provenance``); with ``root`` also the proxy videos it
-    clips (:meth:`RunSettings.proxy_for`)."""
+def recorded_settings(settings: RunSettings | None = None, dataset: DatasetHandle | None = None) -> dict:
+    """What a run records about itself in its results files: the settings that change a number (``settings``,
+    validated: see ``streamgaze_hf.evaluation.settings``) and what ran it (toolkit, lmms-eval, datasets:
+    ``run_provenance``); with ``dataset`` also the proxy videos it clips (:meth:`RunSettings.proxy_for`).
+
+    Args:
+        settings: the run's settings (None: ``settings.given``).
+        dataset: the evaluated dataset (for the proxy setting), or None.
+
+    Returns:
+        field -> value.
+    """
     s = given(settings)
     out = {**s.record(("prompt_mode", "protocol", "clip_fps", "model_ready")), **run_provenance()}
-    if root is not None:
-        out.update(s.record(("proxy",), root))
+    if dataset is not None:
+        out.update(s.record(("proxy",), dataset.path))
     return out
 
 
 # ---- videos and gaze ------------------------------------------------------------------------------
 
-def video_geometry(root: Path) -> dict[str, dict]:
-    """video_id -> {video_id, width, height, fps} of every video of the dataset at ``root``."""
-    table = read_config(root, "videos", ["video_id", "width", "height", "fps"])
+def video_geometry(dataset: DatasetHandle) -> dict[str, dict]:
+    """video_id -> {video_id, width, height, fps} of every video of the dataset (read once per handle)."""
+    return dict(_video_geometry(dataset))
+
+
+@lru_cache(maxsize=8)
+def _video_geometry(dataset: DatasetHandle) -> dict[str, dict]:
+    table = dataset.read_config("videos", ["video_id", "width", "height", "fps"])
     return {r["video_id"]: r for r in table.to_pylist()}
 
 
-def gaze_tracks(root: Path, video_ids: set[str], geometry: dict[str, dict]) -> dict[str, GazeTrack]:
+def gaze_tracks(dataset: DatasetHandle, video_ids: set[str], geometry: dict[str, dict]) -> dict[str, GazeTrack]:
     """The gaze samples of the given videos (empty when the dataset has none, e.g. the release)."""
     import pyarrow.compute as pc
 
-    path = config_file(root, "gaze")
+    path = dataset.config_file("gaze")
     if not path.is_file() or not video_ids:
         return {}
-    table = read_config(root, "gaze", filters=[("video_id", "in", sorted(video_ids))])
+    table = dataset.read_config("gaze", filters=[("video_id", "in", sorted(video_ids))])
     tracks = {}
     for vid in sorted(video_ids):
         part = table.filter(pc.equal(table["video_id"], vid))
@@ -72,25 +85,12 @@ def gaze_tracks(root: Path, video_ids: set[str], geometry: dict[str, dict]) -> d
     return tracks
 
 
-def video_gaze_track(root: Path, video_id: str, width: int, height: int) -> GazeTrack | None:
-    """One video's gaze samples (None without any), read once per dataset version and video.
-
-    Memoised (the last few videos) on the gaze file's path, size and mtime, so the salience variant
-    reads a video's gaze once, not once per document."""
-    path = config_file(root, "gaze")
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    return _video_gaze_track(str(path.resolve()), st.st_size, st.st_mtime_ns, str(root), video_id, int(width),
-                             int(height))
-
-
 @lru_cache(maxsize=8)
-def _video_gaze_track(_path: str, _size: int, _mtime_ns: int, root: str, video_id: str, width: int,
-                      height: int) -> GazeTrack | None:
-    geometry = {video_id: {"width": width, "height": height, "fps": 30.0}}
-    return gaze_tracks(Path(root), {video_id}, geometry).get(video_id)
+def video_gaze_track(dataset: DatasetHandle, video_id: str, width: int, height: int) -> GazeTrack | None:
+    """One video's gaze samples (None without any), read once per dataset handle and video (the last few
+    videos), so the salience variant reads a video's gaze once, not once per document."""
+    geometry = {video_id: {"width": int(width), "height": int(height), "fps": 30.0}}
+    return gaze_tracks(dataset, {video_id}, geometry).get(video_id)
 
 
 def clip_fixations(fixations: list[dict], end: float, track: GazeTrack | None) -> list[dict]:
@@ -129,7 +129,7 @@ def doc_clip_spec(doc: dict) -> tuple[Path, float, float, float | None]:
 
         rel = proxy_rel_path(rel, doc["proxy"])
     start, end = doc_window(doc)
-    return dataset_file(doc["dataset_root"], rel), start, end, doc_fps_cap(doc)
+    return dataset_at(doc["dataset_root"]).file(rel), start, end, doc_fps_cap(doc)
 
 
 def doc_media(doc: dict) -> list[str]:
@@ -204,14 +204,14 @@ def salience_image(doc: dict, cache_dir: Path) -> Path:
     """PNG heat map of the gaze in the document's window (EgoGazeVQA Algorithm 1), cached."""
     import cv2
 
-    root = Path(doc["dataset_root"])
+    root = str(doc["dataset_root"])
     start, end = doc_window(doc)
-    key = hashlib.sha256(json.dumps([str(root), doc["video_id"], start, end, "salience-v1"]).encode()).hexdigest()
+    key = hashlib.sha256(json.dumps([root, doc["video_id"], start, end, "salience-v1"]).encode()).hexdigest()
     out = cache_dir / "salience" / f"{key[:32]}.png"
     if out.is_file():
         return out
     width, height = doc["frame_width"], doc["frame_height"]
-    track = video_gaze_track(root, doc["video_id"], width, height)
+    track = video_gaze_track(dataset_at(root), doc["video_id"], int(width), int(height))
     if track is not None:
         sal = track_salience_map(track, start, end)
     else:  # no gaze samples (e.g. the official release): the fixation centroids in the window

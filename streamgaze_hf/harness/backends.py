@@ -9,13 +9,11 @@ backends that give the same frames on the clips a run hands over, measured on th
 so every backend returns the same pixels) of 32 frames at 616x336, qwen_vl_utils read it in 31 ms of CPU
 with decord against 161 ms with torchcodec, ``read_video`` in 10 ms with PyAV against 167 ms with torchcodec.
 decord also needs no system FFmpeg (torchcodec does: scripts/install_ffmpeg_libs.sh). Decord's patience at the
-end of a file is raised too (below). A value the user set is kept. :func:`choose_backends` applies the choice and returns what the run records.
+end of a file is raised too (below). A value the user set is kept. :func:`choose_backends` applies the choice
+(``util/process_env.py``: the libraries read these variables) and returns what the run records.
 """
 
 from __future__ import annotations
-
-import os
-from collections.abc import MutableMapping
 
 #: variable -> the backend a run gets unless the user set one; and decord's patience at the end of a file
 #: (``DECORD_EOF_RETRY_MAX``, read when decord loads; default 10240 polls of its decoding thread), which a busy
@@ -25,11 +23,13 @@ CHOSEN = {"FORCE_QWENVL_VIDEO_READER": "decord", "LMMS_VIDEO_DECODE_BACKEND": "p
           "DECORD_EOF_RETRY_MAX": "1000000"}
 
 
-def choose_backends(environ: MutableMapping[str, str] | None = None) -> dict[str, str]:
-    """Set every :data:`CHOSEN` backend the user left unset (in ``environ``, default ``os.environ``, before
-    lmms-eval and qwen_vl_utils are imported); returns the backends in force."""
-    env = os.environ if environ is None else environ
-    for name, value in CHOSEN.items():
-        if not env.get(name, "").strip():
-            env[name] = value
-    return {name: env[name] for name in CHOSEN}
+def choose_backends() -> dict[str, str]:
+    """Set every :data:`CHOSEN` backend the user left unset in this process's environment (before lmms-eval and
+    qwen_vl_utils are imported: they read it once).
+
+    Returns:
+        variable -> the backend in force (what the run records as ``decode_backends``).
+    """
+    from ..util.process_env import configure
+
+    return configure(CHOSEN, keep_set=True)

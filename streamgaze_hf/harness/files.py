@@ -11,20 +11,19 @@ error before anything is evaluated. Names this toolkit does not define are left 
 
 from __future__ import annotations
 
-import os
+from typing import TYPE_CHECKING
 
-from ..registry import Benchmark
+if TYPE_CHECKING:
+    from ..dataset.handle import DatasetHandle
 
 __all__ = ["prepare_run_files"]
 
 
-def prepare_run_files(root: str | os.PathLike[str], bench: Benchmark, pairs: list[tuple[str, str]],
-                      progress: bool = True) -> dict:
+def prepare_run_files(dataset: DatasetHandle, pairs: list[tuple[str, str]], progress: bool = True) -> dict:
     """Fetch (a Hub snapshot) and verify every file the documents of ``pairs`` read or show.
 
     Args:
-        root: the dataset root (a local directory or a resolved Hub reference).
-        bench: the benchmark whose tasks run.
+        dataset: the evaluated dataset (its benchmark's tasks run).
         pairs: (task id, gaze mode) of each task the run evaluates.
         progress: show one byte progress bar for the downloads.
 
@@ -35,19 +34,19 @@ def prepare_run_files(root: str | os.PathLike[str], bench: Benchmark, pairs: lis
         StreamGazeError: a file is missing or does not match the manifest, or a task's documents cannot be
             made from the dataset (an unknown task or gaze mode, a damaged table).
     """
-    from ..dataset.load import data_file, dataset_files
+    from ..dataset.load import data_file
     from ..evaluation.visuals import doc_media
 
-    module = bench.evaluation_api()
+    module = dataset.benchmark.evaluation_api()
     # the tasks' parquet files and the videos table in one batch (gaze and fixations when a document reads them)
     configs = [*dict.fromkeys(tid for tid, _ in pairs), "videos"]
-    dataset_files(root, [data_file(".", c).as_posix() for c in configs], progress=progress)
+    dataset.files([data_file(".", c).as_posix() for c in configs], progress=progress)
     media: dict[str, None] = {}
     n_docs = 0
     for tid, mode in pairs:
-        docs = module.load_docs(tid, mode, root)
+        docs = module.load_docs(tid, mode, dataset)
         n_docs += len(docs)
         for doc in docs:
             media.update(dict.fromkeys(doc_media(doc)))
-    dataset_files(root, sorted(media), progress=progress)
+    dataset.files(sorted(media), progress=progress)
     return {"documents": n_docs, "media": len(media)}

@@ -1,11 +1,13 @@
-"""The run's model wrapper, as lmms-eval will resolve it, and the frames it is handed (``streamgaze eval``).
+"""The run's model wrapper, as lmms-eval will resolve it, and the frames it is handed.
 
 lmms-eval picks a wrapper class from ``--model`` (an id or alias) and ``--force_simple`` (the chat class
 whenever the model has one, unless forced), and passes ``--model_args`` parsed by its own parser. This module
-asks lmms-eval's registry and parser the same questions (function-level imports: the library never imports
-lmms-eval), and hands the answer to the table of ``streamgaze_hf/evaluation/model_frames.py``:
-:func:`run_model` gives ``(model id, kind, args)``, :func:`frames_choice` the JSON of the
-``frames_request`` (``$STREAMGAZE_MODEL``) or "" for a wrapper the table does not know.
+asks lmms-eval's registry and parser the same questions (function-level imports, only when a run names a
+model), and hands the answer to the table of ``streamgaze_hf/evaluation/model_frames.py``:
+:func:`resolve_wrapper` gives the :class:`Wrapper` (model id, class kind, args) of lmms-eval's arguments, and
+:func:`frames_for` is the one rule for which wrapper a run's clips are made for (``streamgaze eval``,
+``streamgaze clips warm`` and a plain ``lmms-eval`` run of our tasks all ask it): the JSON of the
+``frames_request`` (``RunSettings.model``, ``$STREAMGAZE_MODEL``), or "" for full-rate clips.
 """
 
 from __future__ import annotations
@@ -16,8 +18,9 @@ from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
-class RunModel:
-    """The wrapper a run uses: lmms-eval's canonical model id, its class kind ("chat"/"simple"), its args."""
+class Wrapper:
+    """The wrapper a run uses: the ``--model`` asked for, lmms-eval's canonical model id, its class kind
+    ("chat"/"simple") and its ``--model_args``."""
 
     requested: str
     model_id: str
@@ -34,9 +37,16 @@ def _arg(args: Sequence[str], name: str) -> str | None:
     return None
 
 
-def run_model(args: Sequence[str]) -> RunModel | None:
-    """The wrapper lmms-eval's arguments ``args`` name (None without ``--model``, or for a name lmms-eval's
-    registry does not know: lmms-eval reports that itself)."""
+def resolve_wrapper(args: Sequence[str]) -> Wrapper | None:
+    """The wrapper lmms-eval's arguments name, resolved as lmms-eval resolves them.
+
+    Args:
+        args: lmms-eval's arguments (``--model``, ``--model_args``, ``--force_simple``).
+
+    Returns:
+        The :class:`Wrapper`; None without ``--model``, or for a name lmms-eval's registry does not know
+        (lmms-eval reports that itself).
+    """
     name = _arg(args, "--model")
     if not name:
         return None
@@ -52,15 +62,34 @@ def run_model(args: Sequence[str]) -> RunModel | None:
         model_args = simple_parse_args_string(_arg(args, "--model_args") or "")
     except ValueError:
         model_args = {}
-    return RunModel(name, resolved.model_id, resolved.model_type, model_args)
+    return Wrapper(name, resolved.model_id, resolved.model_type, model_args)
 
 
-def frames_choice(model: RunModel | None) -> str:
-    """``$STREAMGAZE_MODEL`` for the run: the table's request for ``model`` as JSON, or "" (not a wrapper whose
-    sampler the toolkit knows: full-rate clips)."""
+def frames_for(wrapper: Wrapper | None, frames: str = "model") -> str:
+    """The wrapper a run's clips are made for (``RunSettings.model``): the one rule.
+
+    Args:
+        wrapper: the run's wrapper (:func:`resolve_wrapper`), or None.
+        frames: the run's ``--frames`` choice, ``model`` (model-ready clips where the wrapper is known) or
+            ``full`` (full-rate clips for every wrapper).
+
+    Returns:
+        The table's request for ``wrapper`` as JSON (``model_frames.frames_request``, with the checkpoint's own
+        size), or "": full-rate clips (``frames`` is ``full``, no wrapper, or one whose sampler the toolkit does
+        not know).
+    """
     from ..evaluation.model_frames import frames_request, with_checkpoint_size
 
-    if model is None:
+    if wrapper is None or frames != "model":
         return ""
-    request = frames_request(model.model_id, model.kind, model.args)
+    request = frames_request(wrapper.model_id, wrapper.kind, wrapper.args)
     return "" if request is None else json.dumps(with_checkpoint_size(request), sort_keys=True)
+
+
+def lmms_model_names() -> list[str]:
+    """Every ``--model`` name lmms-eval can load: its registry's ids and aliases, with the models of the
+    installed ``lmms_eval.models`` entry points (and ``LMMS_EVAL_PLUGINS``). Reads lmms-eval's registry
+    (``lmms_eval.models``, about 0.2 s), never imports a model's own module."""
+    from lmms_eval.models import list_available_models
+
+    return list_available_models(include_aliases=True)

@@ -40,21 +40,36 @@ def lmms_eval_repo_root() -> Path | None:
     return Path(spec.origin).resolve().parents[1]
 
 
-def prepare_lmms_eval_process() -> None:
-    """Set this process up for an in-process lmms-eval run (see the module docstring)."""
-    from ..util.provenance import RELEASE_BRANCH, toolkit_commit
+def lmms_eval_variables() -> tuple[dict[str, str], dict[str, str]]:
+    """The variables an in-process lmms-eval run reads (see the module docstring).
 
-    toolkit_commit()  # resolved (and cached) before the ceiling below applies to this process
+    Returns:
+        (variables to set, variables to set only where the user has not).
+    """
+    from ..util.provenance import RELEASE_BRANCH
+
+    always: dict[str, str] = {}
+    unless_set = {"HF_DATASETS_DISABLE_PROGRESS_BARS": "1"}
     root = lmms_eval_repo_root()
     if root is not None:
         ceilings = [c for c in os.environ.get("GIT_CEILING_DIRECTORIES", "").split(os.pathsep) if c]
         if str(root.parent) not in ceilings:
-            os.environ["GIT_CEILING_DIRECTORIES"] = os.pathsep.join([*ceilings, str(root.parent)])
+            always["GIT_CEILING_DIRECTORIES"] = os.pathsep.join([*ceilings, str(root.parent)])
         version = _installed_version()
         if not (root / ".git").exists() and version:
-            os.environ.setdefault("LMMS_EVAL_GIT_BRANCH", RELEASE_BRANCH)
-            os.environ.setdefault("LMMS_EVAL_GIT_COMMIT", f"v{version}")
-    os.environ.setdefault("HF_DATASETS_DISABLE_PROGRESS_BARS", "1")
+            unless_set.update(LMMS_EVAL_GIT_BRANCH=RELEASE_BRANCH, LMMS_EVAL_GIT_COMMIT=f"v{version}")
+    return always, unless_set
+
+
+def prepare_lmms_eval_process() -> None:
+    """Set this process up for an in-process lmms-eval run (see the module docstring)."""
+    from ..util.process_env import configure
+    from ..util.provenance import toolkit_commit
+
+    toolkit_commit()  # resolved (and cached) before the ceiling below applies to this process
+    always, unless_set = lmms_eval_variables()
+    configure(always)
+    configure(unless_set, keep_set=True)
     if "datasets" in sys.modules:
         from datasets.utils.logging import disable_progress_bar
 

@@ -1,10 +1,11 @@
 """Run lmms-eval in this process over our task folder (``streamgaze eval``).
 
-* :func:`run_lmms_eval`: lmms-eval's own CLI with ``--include_path`` set to ``lmms_tasks``'s task
-  directory; a run of our tasks only skips lmms-eval's index of its ~3,400 built-in task YAMLs
+* :func:`run_evaluation`: one planned evaluation (``plan.py``: :class:`~streamgaze_hf.harness.plan.EvalPlan`)
+  from the files it needs to the reading-time summary;
+* :func:`run_lmms_eval`: lmms-eval's own CLI with ``--include_path`` set to our task folder
+  (``task_files.py``); a run of our tasks only skips lmms-eval's index of its ~3,400 built-in task YAMLs
   (:func:`skip_builtin_task_index`, a patch of its ``TaskManager``);
 * :func:`prepare_files`: fetch (a Hub dataset) and verify what the run's tasks read, before it starts;
-* :func:`lmms_model_names`: the ``--model`` names lmms-eval can load (checked before it starts);
 * :func:`annotate_results`: record the run's settings in the results files it wrote; :func:`redact_files`:
   no secret in any text file it wrote.
 
@@ -14,20 +15,60 @@ Whether the run produced its results is checked by :mod:`streamgaze_hf.harness.c
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
-from ..registry import Benchmark, task_index
+from ..registry import task_index
 from ..util.errors import StreamGazeError
 
+if TYPE_CHECKING:
+    from ..dataset.handle import DatasetHandle
+    from .plan import EvalPlan
 
-def prepare_files(root, bench: Benchmark, args: list[str]) -> None:
-    """Fetch (a Hub dataset) and verify what the run's tasks of ``bench`` read and show, before lmms-eval
-    starts (files.py).
+
+def run_evaluation(plan: EvalPlan) -> int:
+    """Run one planned evaluation: fetch and verify what its tasks read, run lmms-eval with the plan active
+    (the glue takes its dataset and settings from it), check its results, record the settings in them, and
+    print the time the wrapper spent reading video.
 
     Args:
-        root: the dataset root (a local directory or a resolved Hub reference's snapshot directory).
-        bench: the benchmark whose tasks run.
+        plan: the evaluation (``plan.plan_evaluation``).
+
+    Returns:
+        0 when lmms-eval wrote results for every requested task (``checks.run_checked``).
+
+    Raises:
+        StreamGazeError: a file is missing or damaged, our task code stopped the run, or (``EvalRunFailed``, exit
+            status 1) lmms-eval wrote no or incomplete results.
+    """
+    from . import video_time
+    from .checks import run_checked
+    from .plan import active
+
+    args = list(plan.lmms_args)
+    prepare_files(plan.dataset, args)
+    with active(plan):
+        rc = run_checked(args, video_time.measured(run_lmms_eval),
+                         lambda paths: annotate_results(paths, {**plan.recorded, "video_read": video_time.summary()}),
+                         redact_files)
+    read = video_time.summary()
+    print(video_time.format_summary(read), file=sys.stderr)
+    wrapper = plan.wrapper
+    if wrapper is not None and plan.settings.frames == "model" and not plan.settings.model and read["video_read_s"]:
+        print(f"streamgaze: note: the toolkit does not know how lmms-eval's {wrapper.requested} ({wrapper.kind}) "
+              "wrapper samples video, so it got full-rate clips; reading them cost a median of "
+              f"{read['video_read_median_ms']:.0f} ms per question (docs/performance.md: Frames to the model)",
+              file=sys.stderr)
+    return rc
+
+
+def prepare_files(dataset: DatasetHandle, args: list[str]) -> None:
+    """Fetch (a Hub dataset) and verify what the run's tasks of the dataset's benchmark read and show, before
+    lmms-eval starts (files.py).
+
+    Args:
+        dataset: the evaluated dataset.
         args: lmms-eval's arguments; their ``--tasks`` names (groups expanded through the task index) say
-            which tasks of ``bench`` run. Nothing is done when none is of ``bench``.
+            which tasks of the dataset's benchmark run. Nothing is done when none is.
 
     Raises:
         StreamGazeError: a file is missing or does not match the manifest, or a task's documents cannot be
@@ -36,18 +77,9 @@ def prepare_files(root, bench: Benchmark, args: list[str]) -> None:
     from .checks import requested_tasks
     from .files import prepare_run_files
 
-    pairs = task_index().selection(requested_tasks(args)).get(bench.name, [])
+    pairs = task_index().selection(requested_tasks(args)).get(dataset.benchmark.name, [])
     if pairs:
-        prepare_run_files(root, bench, pairs)
-
-
-def lmms_model_names() -> list[str]:
-    """Every ``--model`` name lmms-eval can load: its registry's ids and aliases, with the models of the
-    installed ``lmms_eval.models`` entry points (and ``LMMS_EVAL_PLUGINS``). Reads lmms-eval's registry
-    (``lmms_eval.models``, about 0.2 s), never imports a model's own module."""
-    from lmms_eval.models import list_available_models
-
-    return list_available_models(include_aliases=True)
+        prepare_run_files(dataset, pairs)
 
 
 #: the files of a run that are text (lmms-eval's results and samples, logs); others are left as written
@@ -151,9 +183,8 @@ def run_lmms_eval(args: list[str]) -> int:
         StreamGazeError: lmms-eval is not installed, or our task code stopped the run with a
             ``streamgaze: error:`` exit (bad input).
     """
-    from lmms_tasks import task_folder
-
     from ..util.preflight import require_module
+    from .task_files import task_folder
 
     args = names_not_folders(list(args[1:] if args[:1] == ["--"] else args))
     if "--include_path" not in args:

@@ -105,7 +105,9 @@ def _pin(ref: HubRef, commit: str) -> None:
     pins = _pins()
     if pins.get(str(ref)) != commit:
         pins[str(ref)] = commit
-        os.environ[PINS_ENV] = json.dumps(pins, sort_keys=True)
+        from ..util.process_env import configure
+
+        configure({PINS_ENV: json.dumps(pins, sort_keys=True)})  # read back by this run's child processes
 
 
 def resolve_commit(ref: HubRef) -> str:

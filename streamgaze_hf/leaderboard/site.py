@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .. import __version__
-from ..dataset.load import read_manifest, resolve_root
+from ..dataset.handle import DatasetHandle
 from ..dataset.writer import manifest_digest
 from ..registry import benchmarks, get_benchmark
 from ..registry.contract import score_text
@@ -175,19 +175,20 @@ def _check_out(out: Path) -> None:
                               "it; choose a new --out", out)
 
 
-def _roots(root) -> dict[str, Path]:
-    """Benchmark -> dataset root, from one root, several (one per benchmark, told apart by their
-    manifests) or none (each benchmark's ``$..._ROOT`` or default directory)."""
-    from ..dataset.load import benchmark_of
+def _datasets(root) -> dict[str, DatasetHandle]:
+    """Benchmark name -> open dataset, from one reference, several (one per benchmark, told apart by their
+    manifests) or none (each benchmark's ``$..._ROOT`` or default directory, opened when a submission needs it)."""
+    from ..dataset.handle import open_dataset
 
     given = [] if root is None else [root] if isinstance(root, (str, os.PathLike)) else list(root)
-    out: dict[str, Path] = {}
+    out: dict[str, DatasetHandle] = {}
     for r in given:
-        path = resolve_root(r)
-        name = benchmark_of(read_manifest(path))
-        if name in out and out[name] != path:
-            raise StreamGazeError(f"two {name} datasets given ({out[name]} and {path}): one dataset per benchmark", path)
-        out[name] = path
+        data = open_dataset(r)
+        name = data.benchmark.name
+        if name in out and out[name].path != data.path:
+            raise StreamGazeError(f"two {name} datasets given ({out[name].path} and {data.path}): one dataset per "
+                                  "benchmark", data.path)
+        out[name] = data
     return out
 
 
@@ -216,7 +217,7 @@ def write_leaderboard(submissions: Sequence[str | os.PathLike[str]], root, out: 
     """
     out = Path(out)
     _check_out(out)
-    roots = _roots(root)
+    roots = _datasets(root)
     keys: dict = {}
     by_bench: dict[str, list[ValidationReport]] = {}
     for path in submissions:
@@ -224,7 +225,7 @@ def write_leaderboard(submissions: Sequence[str | os.PathLike[str]], root, out: 
         name = bench.name
         if roots and name not in roots and not os.environ.get(bench.root_env):
             raise StreamGazeError(f"the submission is for {name}, but no {name} dataset is among --dataset "
-                                  f"({', '.join(str(p) for p in roots.values())}): add --dataset with its dataset", path)
+                                  f"({', '.join(str(d.path) for d in roots.values())}): add --dataset with its dataset", path)
         by_bench.setdefault(name, []).append(validate_submission(path, roots.get(name), key_cache=keys))
     reports = [r for reps in by_bench.values() for r in reps]
     sections: list[Section] = []
@@ -234,7 +235,7 @@ def write_leaderboard(submissions: Sequence[str | os.PathLike[str]], root, out: 
         if not reps:
             continue
         root_path = reps[0].key.root
-        manifest = read_manifest(root_path)
+        manifest = reps[0].key.dataset.manifest
         parts.append(f"{bench.title} dataset version {manifest['version']} (manifest sha256 "
                      f"{manifest_digest(root_path)[:16]}...)")
         sections += collect_benchmark_sections(bench, reps, manifest, include_paper)

@@ -13,11 +13,15 @@ import os
 import shutil
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from ..util.errors import StreamGazeError
 from ..util.fsutil import atomic_output, write_text_atomic
 from .page import PageFixation, PageVideo, render_index, render_video_page
+
+if TYPE_CHECKING:
+    from ..dataset.handle import DatasetHandle
 
 __all__ = ["export_qa_review", "export_review", "page_file_name", "read_page_videos"]
 
@@ -30,24 +34,15 @@ def page_file_name(video_id: str) -> str:
     return f"{video_id}.html"
 
 
-def _read(root: Path, config: str) -> list[dict]:
-    from ..dataset.load import read_config
-
-    return read_config(root, config).to_pylist()
-
-
-def read_page_videos(root: str | os.PathLike[str], video_ids: Iterable[str] | None = None
+def read_page_videos(dataset: DatasetHandle, video_ids: Iterable[str] | None = None
                      ) -> tuple[list[PageVideo], dict[str, Path]]:
     """The pages' content from a dataset (kept fixations only) and each video's overlay file.
 
     ``video_src`` is left as the overlay's path relative to the root; :func:`export_review` rewrites it.
     """
-    from ..dataset.load import read_manifest, resolve_root
-
-    root = resolve_root(root)
-    version = str(read_manifest(root).get("version", ""))
-    videos = _read(root, "videos")
-    fixations = _read(root, "fixations")
+    root, version = dataset.path, dataset.version
+    videos = dataset.read_config("videos").to_pylist()
+    fixations = dataset.read_config("fixations").to_pylist()
     wanted = None if video_ids is None else list(dict.fromkeys(video_ids))
     known = {v["video_id"] for v in videos}
     if wanted is not None:
@@ -90,7 +85,7 @@ def _copy(src: Path, dest: Path) -> None:
         shutil.copyfile(src, tmp)
 
 
-def export_review(root: str | os.PathLike[str], out: str | os.PathLike[str], *, link: bool = False,
+def export_review(root: DatasetHandle | str | os.PathLike[str], out: str | os.PathLike[str], *, link: bool = False,
                   video_ids: Iterable[str] | None = None) -> list[Path]:
     """Write the review pages of ``root`` (all videos, or ``video_ids``) to ``out``. See the module
     docstring. A dataset of a benchmark whose pages review fixations (``Benchmark.review ==
@@ -98,7 +93,7 @@ def export_review(root: str | os.PathLike[str], out: str | os.PathLike[str], *, 
     EgoGazeVQA) gets question-verification pages (:func:`export_qa_review`).
 
     Args:
-        root: the dataset, a directory or a Hub reference (``dataset.load.resolve_root``).
+        root: the dataset: open, or a directory or Hub reference (opened here).
         out: the directory the pages are written to (created if needed).
         link: point the pages into the dataset (relative links) instead of copying the videos.
         video_ids: only these videos (None: every video).
@@ -111,18 +106,18 @@ def export_review(root: str | os.PathLike[str], out: str | os.PathLike[str], *, 
             in the dataset or cannot be a page's file name; a missing overlay video (or keyframe); a dataset
             with no videos to review.
     """
-    from ..dataset.load import benchmark_of, read_manifest, resolve_root
-    from ..registry import get_benchmark
+    from ..dataset.handle import open_dataset
 
-    bench = get_benchmark(benchmark_of(read_manifest(resolve_root(root))))
+    data = open_dataset(root)
+    bench = data.benchmark
     if bench.review == "questions":
-        return export_qa_review(root, out, link=link, video_ids=video_ids)
+        return export_qa_review(data, out, link=link, video_ids=video_ids)
     if bench.review != "fixations":
-        raise StreamGazeError(f"{bench.title} datasets have no review pages (streamgaze review)", root)
+        raise StreamGazeError(f"{bench.title} datasets have no review pages (streamgaze review)", data.path)
     out = Path(out)
-    pages, overlays = read_page_videos(root, video_ids)
+    pages, overlays = read_page_videos(data, video_ids)
     if not pages:
-        raise StreamGazeError("the dataset has no videos to review", root)
+        raise StreamGazeError("the dataset has no videos to review", data.path)
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     final: list[PageVideo] = []
@@ -146,22 +141,17 @@ def export_review(root: str | os.PathLike[str], out: str | os.PathLike[str], *, 
     return written
 
 
-def export_qa_review(root: str | os.PathLike[str], out: str | os.PathLike[str], *, link: bool = False,
+def export_qa_review(dataset: DatasetHandle, out: str | os.PathLike[str], *, link: bool = False,
                      video_ids: Iterable[str] | None = None) -> list[Path]:
     """The question-verification pages (:mod:`.qa_review`) of a dataset whose questions carry keyframe
     groups (EgoGazeVQA): one page per video, ``index.html`` first; the keyframes are copied under
     ``out/frames/`` (``link``: relative links into the dataset)."""
-    from ..dataset.load import benchmark_of, read_manifest, resolve_root
-    from ..registry import get_benchmark
     from .qa_review import QAPageQuestion, render_qa_index, render_qa_page
 
-    root = resolve_root(root)
-    manifest = read_manifest(root)
-    bench = get_benchmark(benchmark_of(manifest))
-    version = str(manifest.get("version", ""))
+    root, bench, version = dataset.path, dataset.benchmark, dataset.version
     out = Path(out)
     wanted = None if video_ids is None else list(dict.fromkeys(video_ids))
-    rows = [r for t in bench.task_ids for r in _read(root, t)]
+    rows = [r for t in bench.task_ids for r in dataset.read_config(t).to_pylist()]
     by_video: dict[str, list[dict]] = {}
     for r in sorted(rows, key=lambda r: (r["video_id"], r["window_start"], bench.task_ids.index(r["task"]))):
         by_video.setdefault(r["video_id"], []).append(r)

@@ -17,12 +17,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..dataset.load import nonempty_tasks, read_manifest, resolve_root
+from ..dataset.handle import DatasetHandle, open_dataset
 from ..dataset.writer import manifest_digest
-from ..registry import Benchmark, default_benchmark, get_benchmark
+from ..registry import Benchmark, default_benchmark
 from ..util.errors import StreamGazeError
 
-__all__ = ["ItemKey", "AnswerKey", "Rescored", "load_answer_key", "score_responses"]
+__all__ = ["ItemKey", "AnswerKey", "Rescored", "scored_dataset", "load_answer_key", "score_responses"]
 
 #: one scored item: (question id, checkpoint index); the index is -1 for multiple-choice questions
 ItemKey = tuple[str, int]
@@ -32,7 +32,7 @@ ItemKey = tuple[str, int]
 class AnswerKey:
     """The evaluation documents of every task of one dataset build of one benchmark, indexed by item."""
 
-    root: Path
+    dataset: DatasetHandle
     version: str
     manifest_sha256: str
     gaze: str
@@ -44,6 +44,11 @@ class AnswerKey:
     def benchmark(self) -> str:
         """The benchmark's name."""
         return self.bench.name
+
+    @property
+    def root(self) -> Path:
+        """The dataset's directory."""
+        return self.dataset.path
 
     @property
     def expected(self) -> int:
@@ -64,36 +69,34 @@ class AnswerKey:
         return None
 
 
-def dataset_of(root: str | os.PathLike[str] | None, bench: Benchmark | None = None) -> tuple[Path, Benchmark]:
-    """The dataset a submission or run is scored against, and its benchmark.
+def scored_dataset(dataset: DatasetHandle | str | os.PathLike[str] | None,
+                   bench: Benchmark | None = None) -> DatasetHandle:
+    """The dataset a submission or run is scored against.
 
     Args:
-        root: the dataset root; None: the benchmark's ``$..._ROOT``, else its default directory.
+        dataset: the open dataset, or a reference (opened here); None: the benchmark's ``$..._ROOT``, else its
+            default directory.
         bench: the benchmark the submission or run is for; None: the one the dataset's manifest names.
 
     Returns:
-        (the resolved root, the dataset's benchmark).
+        The open dataset.
 
     Raises:
         StreamGazeError: no dataset there, or ``bench`` is given and the dataset is another benchmark's.
     """
-    from ..dataset.load import benchmark_of
-
-    wanted = bench or default_benchmark()
-    path = resolve_root(root, env=wanted.root_env, default=wanted.default_root)
-    found = get_benchmark(benchmark_of(read_manifest(path)))
-    if bench is not None and found is not bench:
-        raise StreamGazeError(f"this dataset is {found.name}'s, but the submission or run is for {bench.name}: pass "
-                              f"a {bench.name} dataset (--dataset)", path)
-    return path, found
+    data = open_dataset(dataset, lookup=bench or default_benchmark())
+    if bench is not None and data.benchmark is not bench:
+        raise StreamGazeError(f"this dataset is {data.benchmark.name}'s, but the submission or run is for {bench.name}: "
+                              f"pass a {bench.name} dataset (--dataset)", data.path)
+    return data
 
 
-def load_answer_key(root: str | os.PathLike[str] | None, gaze: str | None = None,
+def load_answer_key(dataset: DatasetHandle | str | os.PathLike[str] | None, gaze: str | None = None,
                     bench: Benchmark | None = None) -> AnswerKey:
     """Every task's evaluation documents (proactive: one per checkpoint) of a dataset, by item.
 
     Args:
-        root: the dataset root (None: see :func:`dataset_of`).
+        dataset: the open dataset, or a reference (see :func:`scored_dataset`).
         gaze: the gaze mode of the documents (None: the benchmark's plain task's).
         bench: the benchmark the key is for (checked against the dataset); None: the dataset's.
 
@@ -102,23 +105,23 @@ def load_answer_key(root: str | os.PathLike[str] | None, gaze: str | None = None
         (tasks with no questions are empty).
 
     Raises:
-        StreamGazeError: see :func:`dataset_of`; a damaged dataset file.
+        StreamGazeError: see :func:`scored_dataset`; a damaged dataset file.
     """
-    path, bench = dataset_of(root, bench)
+    data = scored_dataset(dataset, bench)
+    bench = data.benchmark
     if gaze is None:
         gaze = bench.plain_gaze
     module = bench.evaluation_api()
-    manifest = read_manifest(path)
     docs: dict[str, dict[ItemKey, dict]] = {}
     task_of: dict[str, str] = {}
-    present = nonempty_tasks(path, bench.task_ids)
+    present = data.nonempty_tasks(bench.task_ids)
     for task_id in bench.task_ids:
         by_item: dict[ItemKey, dict] = {}
-        for doc in (module.load_docs(task_id, gaze, path) if task_id in present else ()):
+        for doc in (module.load_docs(task_id, gaze, data) if task_id in present else ()):
             by_item[(doc["question_id"], int(doc.get("checkpoint_index", -1)))] = doc
             task_of[doc["question_id"]] = task_id
         docs[task_id] = by_item
-    return AnswerKey(path, str(manifest["version"]), manifest_digest(path), gaze, docs, task_of, bench)
+    return AnswerKey(data, data.version, manifest_digest(data.path), gaze, docs, task_of, bench)
 
 
 @dataclass

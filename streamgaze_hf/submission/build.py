@@ -16,15 +16,18 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..registry import benchmarks
+from ..registry import Benchmark, benchmarks
 from ..util.errors import StreamGazeError
 from ..util.fsutil import write_text_atomic
 from ..util.provenance import TOOLKIT, redact_model_args, run_provenance
 from .answer_key import AnswerKey, ItemKey, Rescored, load_answer_key, score_responses
 from .assemble import ORACLE_MODELS, _assemble, assemble_submission, is_oracle
 from .lmms_output import LmmsRun, read_run
+
+if TYPE_CHECKING:
+    from ..dataset.handle import DatasetHandle
 
 __all__ = ["ORACLE_MODELS", "build_submission", "assemble_submission", "dumps_submission", "write_submission",
            "redact_model_args", "is_oracle"]
@@ -157,9 +160,9 @@ def _same(a: Any, b: Any) -> bool:
     return json.loads(json.dumps(a)) == json.loads(json.dumps(b))
 
 
-def build_submission(output_dir: str | os.PathLike[str], root: str | os.PathLike[str] | None = None, *,
+def build_submission(output_dir: str | os.PathLike[str], root: DatasetHandle | str | os.PathLike[str] | None = None, *,
                      model_name: str, model_url: str = "", params: str = "", frames: str = "",
-                     allow_oracle: bool = False, benchmark: str | None = None) -> dict:
+                     allow_oracle: bool = False, benchmark: Benchmark | None = None) -> dict:
     """The submission for the newest lmms-eval run under ``output_dir`` on the dataset at ``root``
     (by default the run's benchmark's ``$..._ROOT``, else its default directory).
 
@@ -169,8 +172,8 @@ def build_submission(output_dir: str | os.PathLike[str], root: str | os.PathLike
 
     Args:
         output_dir: lmms-eval's ``--output_path`` of a ``--log_samples`` run (or a ``stream-eval`` output).
-        root: the dataset the run is scored against, a directory or a Hub reference (None: the run's
-            benchmark's ``$..._ROOT``, else its default directory).
+        root: the dataset the run is scored against: open, or a directory or Hub reference, opened once here
+            (None: the run's benchmark's ``$..._ROOT``, else its default directory).
         model_name: the model's name on the leaderboard.
         model_url: a link for the model ("" = none).
         params: the model's parameter count as shown ("" = unknown).
@@ -188,12 +191,12 @@ def build_submission(output_dir: str | os.PathLike[str], root: str | os.PathLike
             in one run, a question id the dataset does not have or answered twice, or lmms-eval's own
             verdicts or accuracies that differ from the re-scoring (a run on another build or toolkit).
     """
-    from ..dataset.load import resolve_root
+    from ..dataset.handle import open_dataset
 
     if root is not None:
-        resolve_root(root)  # a damaged dataset is reported before the run is read
+        root = open_dataset(root)  # a damaged dataset is reported before the run is read
     for bench in benchmarks():
-        streaming = bench.streaming_module() if bench.streaming and benchmark in (None, bench.name) else None
+        streaming = bench.streaming_module() if bench.streaming and benchmark in (None, bench) else None
         if streaming is not None and streaming.is_stream_run(output_dir):
             return streaming.build_stream_submission(output_dir, root, model_name=model_name, model_url=model_url,
                                                      params=params, frames=frames, allow_oracle=allow_oracle)

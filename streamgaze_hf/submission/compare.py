@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-from ..registry import get_benchmark
+from ..registry import Benchmark
 from ..scoring.bootstrap import DEFAULT_RESAMPLES, paired_difference, paired_overall_difference
 from ..util.errors import StreamGazeError
 from .schema import has_own_layout
@@ -50,12 +50,16 @@ def compare_submissions(path_a: str | os.PathLike[str], path_b: str | os.PathLik
         raise StreamGazeError(f"--resamples must be at least 100, got {resamples}")
     if not 0.5 <= level < 1.0:
         raise StreamGazeError(f"--level must be in [0.5, 1), got {level}")
+    from ..dataset.handle import open_dataset
+
     cache: dict = {}
+    if root is not None:
+        root = open_dataset(root)  # once for both
     a = validate_submission(path_a, root, key_cache=cache)
     b = validate_submission(path_b, root, key_cache=cache)
     if a.benchmark != b.benchmark:
         raise StreamGazeError(f"a {a.benchmark} and a {b.benchmark} submission cannot be compared", b.path)
-    task_ids = tuple(t for t in _accuracy_tasks(a.benchmark, a.scores, b.path) if a.rescored.records[t])  # 0 questions: skipped
+    task_ids = tuple(t for t in _accuracy_tasks(a.bench, a.scores, b.path) if a.rescored.records[t])  # 0 questions: skipped
     for field in ("gaze", "prompt_mode", "protocol"):
         va, vb = a.submission["settings"].get(field), b.submission["settings"].get(field)
         if va != vb:
@@ -77,10 +81,9 @@ def compare_submissions(path_a: str | os.PathLike[str], path_b: str | os.PathLik
             "tasks": tasks, "overall": overall, "level": level, "resamples": resamples, "seed": seed}
 
 
-def _accuracy_tasks(benchmark: str, scores: dict, path) -> tuple[str, ...]:
+def _accuracy_tasks(bench: Benchmark, scores: dict, path) -> tuple[str, ...]:
     """The task ids to compare: every task of a benchmark whose scores have the category layout (StreamGaze:
     accuracy, checkpoint accuracy for proactive tasks); another benchmark's when all are scored by accuracy."""
-    bench = get_benchmark(benchmark)
     if has_own_layout(scores):
         return bench.task_ids
     other = sorted({m for t in bench.task_ids for m in bench.metric_names(t)} - {"accuracy"})

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..registry import Benchmark, LmmsTask, benchmarks, default_benchmark, get_benchmark, task_index
+from ..registry import Benchmark, LmmsTask, benchmarks, default_benchmark, task_index
 from ..util.errors import StreamGazeError
 
 __all__ = ["LmmsRun", "read_run", "read_samples", "sample_records"]
@@ -139,10 +139,10 @@ def sample_records(run_dir: str | os.PathLike[str], bench: Benchmark) -> Iterato
             yield path, lineno, rec
 
 
-def _run_benchmark(tasks: list[str], benchmark: str | None, results_path: Path) -> Benchmark:
+def _run_benchmark(tasks: list[str], benchmark: Benchmark | None, results_path: Path) -> Benchmark:
     """The one benchmark whose tasks the samples files are of (``benchmark`` when given)."""
     if benchmark is not None:
-        return get_benchmark(benchmark)
+        return benchmark
     index = task_index()
     found = [b for b in benchmarks() if any(index.benchmark_of(t) == b.name for t in tasks)]
     if len(found) > 1:
@@ -151,7 +151,7 @@ def _run_benchmark(tasks: list[str], benchmark: str | None, results_path: Path) 
     return found[0] if found else default_benchmark()
 
 
-def read_run(output_dir: str | os.PathLike[str], benchmark: str | None = None) -> LmmsRun:
+def read_run(output_dir: str | os.PathLike[str], benchmark: Benchmark | None = None) -> LmmsRun:
     """The newest lmms-eval run under ``output_dir`` with its samples of one registered benchmark.
 
     Args:

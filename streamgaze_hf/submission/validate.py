@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..dataset.load import read_manifest
+from ..dataset.handle import DatasetHandle
 from ..dataset.writer import manifest_digest
 from ..registry import Benchmark
 from ..util.errors import StreamGazeError
-from .answer_key import AnswerKey, ItemKey, Rescored, dataset_of, load_answer_key, score_responses
+from .answer_key import AnswerKey, ItemKey, Rescored, load_answer_key, score_responses, scored_dataset
 from .build import is_oracle
 from .coverage import fmt_coverage, fmt_pct, fmt_ratio, partial_coverage_warning, score_cell, task_coverage
 from .schema import MAX_SUBMISSION_BYTES, has_own_layout, parse_submission, submission_benchmark
@@ -191,8 +191,8 @@ class ValidationReport:
         return lines
 
 
-def _check_dataset(sub: dict, root: Path) -> None:
-    version = str(read_manifest(root)["version"])
+def _check_dataset(sub: dict, dataset: DatasetHandle) -> None:
+    root, version = dataset.path, dataset.version
     if sub["dataset"]["version"] != version:
         raise StreamGazeError(f"submission is for dataset version {sub['dataset']['version']}, but the dataset at "
                               f"{root} is version {version}")
@@ -253,7 +253,7 @@ def _compare(reported: Any, expected: Any, where: str) -> None:
                               "(scores are recomputed from the raw responses, never taken from the submission)")
 
 
-def validate_submission(path: str | os.PathLike[str], root: str | os.PathLike[str] | None = None, *,
+def validate_submission(path: str | os.PathLike[str], root: DatasetHandle | str | os.PathLike[str] | None = None, *,
                         key_cache: dict[str, AnswerKey] | None = None) -> ValidationReport:
     """Validate and re-score the submission at ``path`` against the dataset at ``root``.
 
@@ -263,7 +263,7 @@ def validate_submission(path: str | os.PathLike[str], root: str | os.PathLike[st
 
     Args:
         path: the submission file.
-        root: the dataset to re-score against, a directory or a Hub reference (None: the default above).
+        root: the dataset to re-score against: open, or a directory or Hub reference (None: the default above).
         key_cache: answer keys by ``(benchmark name, gaze mode)``, read and filled (None: none kept).
 
     Returns:
@@ -280,13 +280,13 @@ def validate_submission(path: str | os.PathLike[str], root: str | os.PathLike[st
     sub = load_submission(path)
     bench = submission_benchmark(sub)
     cache = {} if key_cache is None else key_cache
-    root_path, _ = dataset_of(root, bench)
+    data = scored_dataset(root, bench)
     try:
-        _check_dataset(sub, root_path)
+        _check_dataset(sub, data)
         gaze = sub["settings"]["gaze"]
         key = cache.get((bench.name, gaze))
-        if key is None or key.root != root_path:
-            key = cache[(bench.name, gaze)] = load_answer_key(root_path, gaze, bench)
+        if key is None or key.root != data.path:
+            key = cache[(bench.name, gaze)] = load_answer_key(data, gaze, bench)
         items = _responses(sub, key)
         st = sub["settings"]
         rescored = score_responses(key, {i: r for i, (r, _, _) in items.items()}, st["prompt_mode"], st["clip_fps"])

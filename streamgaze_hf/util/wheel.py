@@ -23,6 +23,7 @@ from importlib import metadata
 from pathlib import Path
 
 from .errors import StreamGazeError
+from .process_env import child_env
 from .provenance import DISTRIBUTION
 
 __all__ = ["toolkit_wheel", "source_tree"]
@@ -60,7 +61,7 @@ def _build_from_source(root: Path, dest: Path) -> Path:
         code = ("import sys, setuptools.build_meta as backend; "
                 "print(backend.build_wheel(sys.argv[1]))")
         proc = subprocess.run([sys.executable, "-c", code, str(Path(tmp) / "out")], cwd=work, capture_output=True,
-                              text=True, env={**os.environ, "PIP_NO_INDEX": "1"})
+                              text=True, env=child_env({"PIP_NO_INDEX": "1"}))
         if proc.returncode != 0:
             raise StreamGazeError(f"could not build the toolkit's wheel from {root}: "
                                   f"{(proc.stderr.strip().splitlines() or ['?'])[-1]}")

@@ -88,9 +88,10 @@ _DIGESTS: dict[tuple[str, int, int], str] = {}
 _VERIFIED: dict[str, tuple[int, int, int, int]] = {}
 
 
-def clip_cache_dir() -> Path:
-    """The clip cache directory: ``$STREAMGAZE_CLIP_CACHE``, else ``~/.cache/streamgaze/clips``."""
-    return user_cache_dir("clips", CACHE_ENV)
+def clip_cache_dir(cache: str | os.PathLike[str] | None = None) -> Path:
+    """The clip cache directory: ``cache`` when given (``--cache``), else ``$STREAMGAZE_CLIP_CACHE``, else
+    ``~/.cache/streamgaze/clips``."""
+    return Path(cache).expanduser() if cache else user_cache_dir("clips", CACHE_ENV)
 
 
 def sidecar_path(clip_path: str | os.PathLike[str]) -> Path:

@@ -18,10 +18,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 
 from ... import scoring
-from ...dataset.load import benchmark_root, load_task
+from ...dataset.handle import DatasetHandle, open_dataset
 from ...evaluation.settings import RunSettings, given
 from ...util.errors import StreamGazeError
 from . import BENCHMARK, NAME
@@ -44,26 +43,21 @@ def visual_form(settings: RunSettings | None = None) -> str:
     return form
 
 
-def dataset_root(root: str | os.PathLike[str] | None = None) -> Path:
-    """The EgoGazeVQA dataset root (``root``, else ``$EGOGAZEVQA_ROOT``, else ``./egogazevqa``),
-    checked to be an EgoGazeVQA dataset."""
-    return benchmark_root(NAME, root, "build it with `streamgaze import egogazevqa RELEASE_DIR --out ROOT "
-                                     "--version X.Y.Z`")
-
-
-def load_docs(task_id: str, gaze: str = "none", root: str | os.PathLike[str] | None = None, *,
+def load_docs(task_id: str, gaze: str = "none", dataset: DatasetHandle | str | os.PathLike[str] | None = None, *,
               rows=None, settings: RunSettings | None = None) -> list[dict]:
     """Evaluation documents of one category: the dataset rows plus the run settings (``settings``, see
-    ``streamgaze_hf.evaluation.settings.given``)."""
+    ``streamgaze_hf.evaluation.settings.given``). ``dataset``: the open dataset (a direct call may give a
+    reference, opened here; None: ``$EGOGAZEVQA_ROOT``, else ``./egogazevqa``)."""
     settings = given(settings)
     BENCHMARK.require_task(task_id)
     if gaze not in GAZE_MODES:
         raise StreamGazeError(f"unknown EgoGazeVQA gaze mode {gaze!r}; expected one of {', '.join(GAZE_MODES)}")
-    path = dataset_root(root)
+    data = open_dataset(dataset, benchmark=BENCHMARK, build_hint="build it with `streamgaze import egogazevqa "
+                                                                 "RELEASE_DIR --out ROOT --version X.Y.Z`")
     visual_form(settings)
-    fields = {"benchmark": NAME, "dataset_root": str(path), "gaze": gaze, **settings.record(RECORDED_SETTINGS),
+    fields = {"benchmark": NAME, "dataset_root": data.root, "gaze": gaze, **settings.record(RECORDED_SETTINGS),
               "checkpoint_index": -1}
-    return [{**dict(row), **fields} for row in (load_task(task_id, path) if rows is None else rows)]
+    return [{**dict(row), **fields} for row in (data.load_task(task_id) if rows is None else rows)]
 
 
 def doc_visuals(doc: Mapping, cache_dir: str | os.PathLike[str] | None = None) -> list:

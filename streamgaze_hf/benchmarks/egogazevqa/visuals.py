@@ -42,10 +42,10 @@ def gazev_thickness(radius: int) -> int:
     return max(2, int(math.floor(radius / 8 + 0.5)))
 
 
-def read_frame(root: Path, frame: Mapping) -> np.ndarray:
-    from ...dataset.load import dataset_file
+def read_frame(root: str, frame: Mapping) -> np.ndarray:
+    from ...dataset.handle import dataset_at
 
-    path = dataset_file(root, frame["path"])
+    path = dataset_at(root).file(frame["path"])
     image = cv2.imread(str(path), cv2.IMREAD_COLOR)
     if image is None:
         raise StreamGazeError("keyframe image missing or unreadable", path)

@@ -25,10 +25,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
 
 from ... import scoring
-from ...dataset.load import benchmark_root, load_task
+from ...dataset.handle import DatasetHandle, open_dataset
 from ...dataset.schema import LETTERS
 from ...evaluation.settings import RunSettings, given
 from ...util.errors import StreamGazeError
@@ -40,46 +39,42 @@ RECORDED_SETTINGS = ("prompt_mode", "clip_fps", "protocol", "model_ready")
 TEXT_GAZE_STEP_S = 1.0  # one gaze point per second of the window in the text variant
 
 
-def dataset_root(root: str | os.PathLike[str] | None = None) -> Path:
-    """The StreamEQA dataset root (``root``, else ``$STREAMEQA_ROOT``, else ``./streameqa``), checked
-    to be a StreamEQA dataset."""
-    return benchmark_root(NAME, root, "import it with `streamgaze import streameqa RELEASE_DIR --videos DIR --out ROOT --version X.Y.Z`")
-
-
-def load_docs(task_id: str, gaze: str = "none", root: str | os.PathLike[str] | None = None, *,
+def load_docs(task_id: str, gaze: str = "none", dataset: DatasetHandle | str | os.PathLike[str] | None = None, *,
               rows=None, settings: RunSettings | None = None) -> list[dict]:
     """Evaluation documents of one level: the dataset rows plus the run settings (``settings``, see
     ``streamgaze_hf.evaluation.settings.given``; no proxy videos: ``proxy`` is always "") and, for the text gaze
-    extension, the window's gaze points."""
+    extension, the window's gaze points. ``dataset``: the open dataset (a direct call may give a reference,
+    opened here; None: ``$STREAMEQA_ROOT``, else ``./streameqa``)."""
 
     BENCHMARK.require_task(task_id)
     if gaze not in GAZE_MODES:
         raise StreamGazeError(f"unknown StreamEQA gaze mode {gaze!r}; expected one of {', '.join(GAZE_MODES)}")
-    path = dataset_root(root)
-    rows = [dict(r) for r in (load_task(task_id, path) if rows is None else rows)]
+    data = open_dataset(dataset, benchmark=BENCHMARK, build_hint="import it with `streamgaze import streameqa "
+                                                                 "RELEASE_DIR --videos DIR --out ROOT --version X.Y.Z`")
+    rows = [dict(r) for r in (data.load_task(task_id) if rows is None else rows)]
     if gaze != "none":
         without = sorted({r["video_id"] for r in rows if not r["overlay_path"]})
         if without:
             raise StreamGazeError(f"the gaze extension variant ({gaze}) needs Aria gaze for every video; "
                                   f"{len(without)} video(s) have none (e.g. {without[0]}): import with "
-                                  "--gaze-dir, or run the plain tasks", path)
-    fields = {"benchmark": NAME, "dataset_root": str(path), "gaze": gaze,
+                                  "--gaze-dir, or run the plain tasks", data.path)
+    fields = {"benchmark": NAME, "dataset_root": data.root, "gaze": gaze,
               **given(settings).record(RECORDED_SETTINGS), "proxy": "", "checkpoint_index": -1}
     docs = [{**row, **fields} for row in rows]
     if gaze == "text":
         for doc in docs:
-            doc["gaze_points"] = window_gaze_points(path, doc)
+            doc["gaze_points"] = window_gaze_points(data, doc)
     return docs
 
 
-def window_gaze_points(root: Path, doc: Mapping) -> list[list[float]]:
+def window_gaze_points(dataset: DatasetHandle, doc: Mapping) -> list[list[float]]:
     """[time, x, y] of the text variant: for each time ``window_end - k`` s (k = 0, 1, ...) inside the
     window, the last valid gaze sample at or before it (none after the query time), oldest first."""
     import numpy as np
 
     from ...evaluation.visuals import video_gaze_track
 
-    track = video_gaze_track(root, doc["video_id"], 1, 1)
+    track = video_gaze_track(dataset, doc["video_id"], 1, 1)
     if track is None:
         return []
     ok = track.valid

@@ -15,7 +15,7 @@ import sys
 from ...cli.base import (
     Handler,
     add_dataset,
-    dataset_root,
+    dataset_reference,
     proxy_args,
     raw_common,
     release_common,
@@ -64,11 +64,11 @@ def _raw(p: argparse.ArgumentParser) -> Handler:
         build = BENCHMARK.importer("raw")
         root = build(a.raw, a.out, a.version, workers=a.workers, force=a.force, changelog=a.changelog,
                      options=opts, proxy=proxy_spec(a.proxy_fps, a.proxy_size), previews=a.previews)
-        from ...dataset.load import read_manifest, task_is_empty
+        from ...dataset.handle import open_dataset
 
-        empty = task_is_empty(root)
-        for line in skipped_report(read_manifest(root)["build"].get("skipped_tasks", {}),
-                                   lambda task: empty(BENCHMARK.name, task)):
+        data = open_dataset(root, benchmark=BENCHMARK, check=False)  # just written and verified by the build
+        for line in skipped_report(data.manifest["build"].get("skipped_tasks", {}),
+                                   lambda task: data.is_empty_task(BENCHMARK.name, task)):
             print(line, file=sys.stderr)  # stdout stays the dataset's path
         print(root)
         return 0
@@ -140,7 +140,7 @@ def stream_eval(p: argparse.ArgumentParser) -> Handler:
         from .streaming.report import format_streaming
         from .streaming.runner import stream_eval as run_stream_eval
 
-        metrics = run_stream_eval(dataset_root(a), a.out, a.model, a.model_args, gaze=a.gaze,
+        metrics = run_stream_eval(dataset_reference(a), a.out, a.model, a.model_args, gaze=a.gaze,
                                   prompt_mode=a.prompt_mode, fps=a.fps, poll=a.poll,
                                   tasks=tuple(a.tasks) if a.tasks else None)
         c = metrics["checkpoint"]
@@ -166,7 +166,7 @@ def export_sft(p: argparse.ArgumentParser) -> Handler:
     def run(a: argparse.Namespace) -> int:
         from .sft_export import export_sft as run_export_sft
 
-        m = run_export_sft(dataset_root(a), a.out, a.format, gaze=a.gaze, allow_eval_data=a.allow_eval_data)
+        m = run_export_sft(dataset_reference(a), a.out, a.format, gaze=a.gaze, allow_eval_data=a.allow_eval_data)
         print(f"{a.out}: {m['samples']['n']} samples ({m['proactive']['alert_turns']} proactive with "
               f"{m['proactive']['silent_turns']} silent turns), {m['clips']} clips")
         return 0

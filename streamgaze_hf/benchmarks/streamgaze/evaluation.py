@@ -17,10 +17,9 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Mapping
-from pathlib import Path
 
 from ... import scoring
-from ...dataset.load import load_task, resolve_root
+from ...dataset.handle import DatasetHandle, open_dataset
 from ...evaluation.settings import RunSettings, given
 from ...evaluation.visuals import (  # noqa: F401  (re-exported: the plugin reads them from here)
     clip_fixations,
@@ -29,7 +28,7 @@ from ...evaluation.visuals import (  # noqa: F401  (re-exported: the plugin read
     doc_visuals,
     doc_window,
     gaze_tracks,
-    run_settings,
+    recorded_settings,
     salience_image,
     video_gaze_track,
     video_geometry,
@@ -58,29 +57,30 @@ RECORDED_SETTINGS = ("prompt_mode", "clip_fps", "protocol", "proxy", "model_read
 FIXATION_VARIANTS = ("text", "salience")
 
 
-def load_docs(task_id: str, gaze: str = "visual", root: str | os.PathLike[str] | None = None,
+def load_docs(task_id: str, gaze: str = "visual", dataset: DatasetHandle | str | os.PathLike[str] | None = None,
               reasoning: str = "", *, rows=None, settings: RunSettings | None = None) -> list[dict]:
-    """Evaluation documents of one task (see the module docstring); ``reasoning`` ("" or one of
-    ``prompts.REASONING_MODES``) selects a reasoning variant's prompts and answer extraction; ``rows``:
-    the task config's rows when the caller has read them (lmms-eval's ``process_docs``), else read here;
-    ``settings``: the run's (``streamgaze_hf.evaluation.settings.given``)."""
+    """Evaluation documents of one task (see the module docstring); ``dataset``: the open dataset (a direct
+    call may give a reference, opened here; None: ``$STREAMGAZE_ROOT``, else ``./streamgaze``);
+    ``reasoning`` ("" or one of ``prompts.REASONING_MODES``) selects a reasoning variant's prompts and answer
+    extraction; ``rows``: the task config's rows when the caller has read them (lmms-eval's ``process_docs``),
+    else read here; ``settings``: the run's (``streamgaze_hf.evaluation.settings.given``)."""
     spec = get_task(task_id)
     if reasoning and reasoning not in prompts.REASONING_MODES:
         raise StreamGazeError(f"unknown reasoning mode {reasoning!r}; expected one of "
                               f"{', '.join(prompts.REASONING_MODES)}")
     if gaze not in GAZE_VARIANTS.values():
         raise StreamGazeError(f"unknown gaze mode {gaze!r}; expected one of {', '.join(GAZE_VARIANTS.values())}")
-    root_path = resolve_root(root)
-    rows = [dict(r) for r in (load_task(task_id, root_path) if rows is None else rows)]
-    check_variant(task_id, gaze, rows, root_path)
-    geometry = video_geometry(root_path)
-    fields = {"benchmark": BENCHMARK.name, "dataset_root": str(root_path), "gaze": gaze,
-              **given(settings).record(RECORDED_SETTINGS, root_path)}
+    data = open_dataset(dataset, benchmark=BENCHMARK)
+    rows = [dict(r) for r in (data.load_task(task_id) if rows is None else rows)]
+    check_variant(task_id, gaze, rows, data)
+    geometry = video_geometry(data)
+    fields = {"benchmark": BENCHMARK.name, "dataset_root": data.root, "gaze": gaze,
+              **given(settings).record(RECORDED_SETTINGS, data.path)}
     if reasoning:
         fields["reasoning"] = reasoning
     tracks = {}
     if spec.proactive and gaze in FIXATION_VARIANTS:  # clip_fixations at every checkpoint
-        tracks = gaze_tracks(root_path, {r["video_id"] for r in rows}, geometry)
+        tracks = gaze_tracks(data, {r["video_id"] for r in rows}, geometry)
     # Only the text and salience variants read a document's fixations; the others carry none, which
     # keeps the documents lmms-eval holds (and logs with --log_samples) small: a past question over a
     # long video has hundreds of fixations, a proactive one that many per checkpoint.
@@ -103,7 +103,7 @@ def load_docs(task_id: str, gaze: str = "visual", root: str | os.PathLike[str] |
     return docs
 
 
-def check_variant(task_id: str, gaze: str, rows: list[dict], root: Path) -> None:
+def check_variant(task_id: str, gaze: str, rows: list[dict], dataset: DatasetHandle) -> None:
     """One clear error when the dataset cannot serve this gaze variant (dataset/variants.py): no overlay
     video for the visual setting, no gaze at all for the text and salience settings."""
     from ...dataset.variants import has_gaze
@@ -114,11 +114,11 @@ def check_variant(task_id: str, gaze: str, rows: list[dict], root: Path) -> None
         if missing:
             raise StreamGazeError(f"{name}: {len(missing)} video(s) of this task have no gaze-overlay video (e.g. "
                                   f"{missing[0]}; a release imported without viz videos and without fixation "
-                                  f"centres): run {task_name(task_id, 'none')} instead", root)
-    elif gaze in ("text", "salience") and not has_gaze(root):
+                                  f"centres): run {task_name(task_id, 'none')} instead", dataset.path)
+    elif gaze in ("text", "salience") and not has_gaze(dataset.path):
         raise StreamGazeError(f"{name}: this dataset has no gaze (no gaze samples, no fixation centres), so the "
                               f"{gaze} gaze variant would show none: run {task_name(task_id, 'visual')} or "
-                              f"{task_name(task_id, 'none')} instead", root)
+                              f"{task_name(task_id, 'none')} instead", dataset.path)
 
 
 def doc_prompt(doc: dict) -> str:

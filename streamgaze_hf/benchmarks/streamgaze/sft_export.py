@@ -33,7 +33,7 @@ import shutil
 from pathlib import Path
 
 from ... import __version__
-from ...dataset.load import benchmark_root, dataset_file, nonempty_tasks, read_manifest
+from ...dataset.handle import open_dataset
 from ...dataset.writer import manifest_digest
 from ...util.errors import StreamGazeError
 from ...util.fsutil import atomic_directory
@@ -132,7 +132,8 @@ def export_sft(root: str | os.PathLike[str] | None, out: str | os.PathLike[str],
         raise StreamGazeError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
     if gaze not in evaluation.GAZE_VARIANTS.values():
         raise StreamGazeError(f"unknown gaze mode {gaze!r}")
-    path = benchmark_root(BENCHMARK.name, root, BUILD_HINT)
+    data = open_dataset(root, benchmark=BENCHMARK, build_hint=BUILD_HINT)
+    path = data.path
     eval_card = is_eval_card(path)
     if eval_card and not allow_eval_data:
         raise StreamGazeError("the dataset card marks this dataset as an evaluation set (tag 'benchmark' / test "
@@ -142,9 +143,9 @@ def export_sft(root: str | os.PathLike[str] | None, out: str | os.PathLike[str],
     if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / "manifest.json").is_file())):
         raise StreamGazeError("exists and is not an export-sft output directory (no manifest.json): choose a new "
                               "--out", out)
-    manifest = read_manifest(path)
-    present = nonempty_tasks(path, tuple(spec.id for spec in TASKS))
-    docs_by_task = {spec.id: [d for d in evaluation.load_docs(spec.id, gaze, path)
+    manifest = data.manifest
+    present = data.nonempty_tasks(tuple(spec.id for spec in TASKS))
+    docs_by_task = {spec.id: [d for d in evaluation.load_docs(spec.id, gaze, data)
                               if d["checkpoint_index"] <= 0] if spec.id in present else [] for spec in TASKS}
     counts = {t: len(d) for t, d in docs_by_task.items()}
     silent = alerts = 0
@@ -155,7 +156,7 @@ def export_sft(root: str | os.PathLike[str] | None, out: str | os.PathLike[str],
         bar = tqdm(total=sum(counts.values()), desc="export-sft", unit="sample", disable=not progress)
         for spec in TASKS:
             for doc in docs_by_task[spec.id]:
-                video = dataset_file(path, doc["overlay_path"] if gaze == "visual" else doc["video_path"])
+                video = data.file(doc["overlay_path"] if gaze == "visual" else doc["video_path"])
                 q = float(doc["query_time"])
                 if spec.proactive:
                     event = event_time(doc)

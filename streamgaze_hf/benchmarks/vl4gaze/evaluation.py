@@ -24,10 +24,9 @@ import math
 import os
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
-from pathlib import Path
 
 from ... import scoring
-from ...dataset.load import benchmark_root, dataset_file, load_task
+from ...dataset.handle import DatasetHandle, dataset_at, open_dataset
 from ...evaluation.settings import RunSettings, given
 from ...util.errors import StreamGazeError
 from . import BENCHMARK, COLUMN_METRICS, NAME
@@ -44,28 +43,25 @@ Score how well the candidate identifies and describes the same gaze target as th
 to 1 (same object, correctly described). Return only this JSON object: {{"score": <number between 0 and 1>}}"""
 
 
-def dataset_root(root: str | os.PathLike[str] | None = None) -> Path:
-    return benchmark_root(NAME, root, "build it with `streamgaze build vl4gaze ...`")
-
-
-def load_docs(task_id: str, gaze: str = "none", root: str | os.PathLike[str] | None = None, *,
+def load_docs(task_id: str, gaze: str = "none", dataset: DatasetHandle | str | os.PathLike[str] | None = None, *,
               rows=None, settings: RunSettings | None = None) -> list[dict]:
     """Evaluation documents of one task: the dataset rows plus the run settings (``settings``, see
-    ``streamgaze_hf.evaluation.settings.given``)."""
+    ``streamgaze_hf.evaluation.settings.given``). ``dataset``: the open dataset (a direct call may give a
+    reference, opened here; None: ``$VL4GAZE_ROOT``, else ``./vl4gaze``)."""
     BENCHMARK.require_task(task_id)
     if gaze != "none":
         raise StreamGazeError(f"VL4Gaze has no gaze mode {gaze!r} (the question names the person)")
-    path = dataset_root(root)
-    fields = {"benchmark": NAME, "dataset_root": str(path), "gaze": gaze,
+    data = open_dataset(dataset, benchmark=BENCHMARK, build_hint="build it with `streamgaze build vl4gaze ...`")
+    fields = {"benchmark": NAME, "dataset_root": data.root, "gaze": gaze,
               **given(settings).record(RECORDED_SETTINGS), "checkpoint_index": -1}
-    return [{**dict(row), **fields} for row in (load_task(task_id, path) if rows is None else rows)]
+    return [{**dict(row), **fields} for row in (data.load_task(task_id) if rows is None else rows)]
 
 
 def doc_visuals(doc: Mapping, cache_dir: str | os.PathLike[str] | None = None) -> list:
     """The scene image as a PIL image (RGB)."""
     from PIL import Image
 
-    path = dataset_file(doc["dataset_root"], doc["image_path"])
+    path = dataset_at(doc["dataset_root"]).file(doc["image_path"])
     try:
         with Image.open(path) as im:
             return [im.convert("RGB")]
@@ -197,7 +193,7 @@ def judge_score(doc: Mapping, response: str, settings: RunSettings | None = None
         return None
     import cv2
 
-    path = dataset_file(doc["dataset_root"], doc["image_path"])
+    path = dataset_at(doc["dataset_root"]).file(doc["image_path"])
     img = cv2.imread(str(path), cv2.IMREAD_COLOR)
     if img is None:
         raise StreamGazeError("cannot read the question's image for the judge", path)

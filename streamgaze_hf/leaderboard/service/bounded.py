@@ -119,12 +119,11 @@ def run_bounded(fn: Callable[..., object], args: tuple, *, timeout_s: float = RE
 
 
 def _rescore(path: str, root: str | None) -> list:
-    from ...dataset.load import read_manifest
     from ...submission.validate import validate_submission
     from ..sections import section_of
 
     report = validate_submission(path, root)
-    section = section_of(report.bench, read_manifest(report.key.root))
+    section = section_of(report.bench, report.key.dataset.manifest)
     return [report.submission, report.scores, list(section)]
 
 

@@ -81,7 +81,7 @@ def listed_datasets(refs: Sequence[str], api=None) -> dict[str, list[ListedDatas
     """Benchmark -> the datasets its submissions may be scored against, each resolved once (see the module
     docstring). ``api``: an ``HfApi`` (default: the environment's token)."""
     from ...dataset.writer import manifest_digest
-    from ...submission.answer_key import dataset_of
+    from ...submission.answer_key import scored_dataset
 
     if api is None:
         from .hub_push import hub_api
@@ -91,8 +91,8 @@ def listed_datasets(refs: Sequence[str], api=None) -> dict[str, list[ListedDatas
     seen: set[tuple[str | None, str]] = set()
     for ref in refs:
         repo, revision, commit, root = _resolve(ref, api)
-        path, found = dataset_of(root)
-        bench = found.name
+        data = scored_dataset(root)
+        path, bench = data.path, data.benchmark.name
         if (repo, commit or str(path)) in seen:
             continue
         seen.add((repo, commit or str(path)))

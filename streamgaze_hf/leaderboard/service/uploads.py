@@ -27,8 +27,10 @@ def upload_folder() -> Path:
     if chosen:
         folder = Path(chosen)
     else:
+        from ...util.process_env import configure
+
         folder = Path(tempfile.mkdtemp(prefix="streamgaze-app-uploads-"))
-        os.environ["GRADIO_TEMP_DIR"] = str(folder)
+        configure({"GRADIO_TEMP_DIR": str(folder)})  # where Gradio keeps uploads (it reads the variable)
         atexit.register(shutil.rmtree, folder, True)
     _FOLDER.append(folder)
     return folder

@@ -38,7 +38,6 @@ def file_verdict(path: str, listed: Mapping[str, Sequence], repo_path: str = "")
     """The verdict on the submission file at ``path`` (see the module docstring): ``{"row", "name_key",
     "model_id", "benchmark"}``; StreamGazeError with the reason of a refusal. ``repo_path``: where it lies in the requests
     repository ("" for an upload)."""
-    from ...dataset.load import read_manifest
     from ...submission.schema import submission_benchmark
     from ...submission.validate import load_submission, validate_submission
     from ...util.errors import StreamGazeError
@@ -56,7 +55,7 @@ def file_verdict(path: str, listed: Mapping[str, Sequence], repo_path: str = "")
     target = scoring_target(submission_benchmark(sub).name, sub["dataset"], listed)
     report = validate_submission(path, target.root)
     bench = report.bench
-    section = section_of(bench, read_manifest(report.key.root))
+    section = section_of(bench, report.key.dataset.manifest)
     row = result_row(bench, report.submission, report.scores, section, submitter="", pr_number=0,
                      path=repo_path or "upload.json", dataset=target)
     key = name_key(row["model_name"])

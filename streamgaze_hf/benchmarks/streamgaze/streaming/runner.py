@@ -28,13 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ....dataset.load import (
-    benchmark_root,
-    dataset_file,
-    load_task,
-    nonempty_tasks,
-    read_manifest,
-)
+from ....dataset.handle import open_dataset
 from ....dataset.writer import manifest_digest
 from ....evaluation import prompts
 from ....gaze.track import GazeTrack
@@ -114,20 +108,20 @@ def load_plan(root: str | os.PathLike[str] | None, gaze: str = "visual", prompt_
     for t in tasks or ():
         if t not in TASK_IDS:
             raise StreamGazeError(f"unknown task {t!r}; tasks are {', '.join(TASK_IDS)}")
-    path = benchmark_root(BENCHMARK.name, root, BUILD_HINT)
-    tasks = tuple(tasks or nonempty_tasks(path))  # asked for by name, an empty task is an error (load_task)
-    manifest = read_manifest(path)
-    plan = StreamPlan(path, str(manifest["version"]), manifest_digest(path), gaze, prompt_mode, tasks)
-    geometry = evaluation.video_geometry(path)
+    data = open_dataset(root, benchmark=BENCHMARK, build_hint=BUILD_HINT)
+    path = data.path
+    tasks = tuple(tasks or data.nonempty_tasks())  # asked for by name, an empty task is an error (load_task)
+    plan = StreamPlan(path, data.version, manifest_digest(path), gaze, prompt_mode, tasks)
+    geometry = evaluation.video_geometry(data)
     docs_by_video: dict[str, dict[tuple[str, int], dict]] = {}
     rows: dict[str, dict] = {}
     for task_id in tasks:
-        for doc in evaluation.load_docs(task_id, gaze, path):
+        for doc in evaluation.load_docs(task_id, gaze, data):
             doc["prompt_mode"] = prompt_mode
             docs_by_video.setdefault(doc["video_id"], {})[(doc["question_id"], int(doc["checkpoint_index"]))] = doc
         if get_task(task_id).proactive:
-            rows.update({r["question_id"]: dict(r) for r in load_task(task_id, path)})
-    tracks = evaluation.gaze_tracks(path, set(docs_by_video), geometry)
+            rows.update({r["question_id"]: dict(r) for r in data.load_task(task_id)})
+    tracks = evaluation.gaze_tracks(data, set(docs_by_video), geometry)
     for vid in sorted(docs_by_video):
         docs = docs_by_video[vid]
         g = geometry.get(vid)
@@ -135,7 +129,7 @@ def load_plan(root: str | os.PathLike[str] | None, gaze: str = "visual", prompt_
             raise StreamGazeError(f"video {vid!r} has questions but no row in the videos config", path)
         any_doc = next(iter(docs.values()))
         rel = any_doc["overlay_path"] if gaze == "visual" else any_doc["video_path"]
-        source = dataset_file(path, rel)
+        source = data.file(rel)
         if not source.is_file():
             raise StreamGazeError(f"video file of {vid!r} not found", source)
         from ....video.reader import probe_video

@@ -1,0 +1,184 @@
+"""One evaluation, worked out once before lmms-eval starts: :class:`EvalPlan`.
+
+``streamgaze eval`` parses its arguments and calls :func:`plan_evaluation`, then
+``streamgaze_hf.harness.run.run_evaluation``; ``streamgaze clips warm`` builds its settings with the same
+:func:`run_settings_for`. The plan holds, as values:
+
+* the dataset, opened once (``dataset.handle.DatasetHandle``) and its benchmark;
+* lmms-eval's arguments (the protocol's generation added, ``--tasks`` planned against the dataset);
+* the protocol, the video readers the wrappers get (``decode_backends``), the wrapper the frames are made
+  for (``harness/model.py``: :func:`~streamgaze_hf.harness.model.frames_for`) and the run's ``RunSettings``;
+* what the results files record.
+
+Nothing is passed through ``os.environ``: while lmms-eval runs in this process, the lmms-eval glue asks
+:func:`active_plan` for the dataset and the settings. A plain ``lmms-eval`` run of our tasks has no plan, and
+the glue builds its settings from the environment (``RunSettings.from_env``) and lmms-eval's command line.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+from ..registry import Benchmark, default_benchmark, get_benchmark, task_index
+
+if TYPE_CHECKING:
+    from ..dataset.handle import DatasetHandle
+    from ..evaluation.protocols import Protocol
+    from ..evaluation.settings import RunSettings
+    from .model import Wrapper
+
+__all__ = ["EvalPlan", "plan_evaluation", "choose_benchmark", "run_settings_for", "active", "active_plan"]
+
+
+@dataclass(frozen=True)
+class EvalPlan:
+    """One evaluation run (module docstring).
+
+    Attributes:
+        dataset: the evaluated dataset, opened once.
+        lmms_args: lmms-eval's arguments as the run passes them.
+        settings: the run's settings (``settings.model``: the wrapper the frames are made for, "" = full-rate).
+        wrapper: the run's wrapper as lmms-eval resolves it (None: no ``--model``, or one lmms-eval does not know).
+        protocol: the ``--protocol`` chosen, or None.
+        decode_backends: the video readers the wrappers get (variable -> backend).
+        recorded: what the results files record under ``"streamgaze"`` (before the reading-time summary).
+    """
+
+    dataset: DatasetHandle
+    lmms_args: tuple[str, ...]
+    settings: RunSettings
+    wrapper: Wrapper | None = None
+    protocol: Protocol | None = None
+    decode_backends: dict[str, str] = field(default_factory=dict)
+    recorded: dict = field(default_factory=dict)
+
+    @property
+    def benchmark(self) -> Benchmark:
+        """The benchmark whose tasks run (the dataset's)."""
+        return self.dataset.benchmark
+
+
+def choose_benchmark(requested: str | None, dataset: DatasetHandle | None, lmms_args: Sequence[str]) -> tuple[
+        Benchmark, str]:
+    """The benchmark an evaluation runs, and why: the one asked for (BENCH or ``--benchmark``), else the
+    dataset's, else the one every requested task belongs to, else the default benchmark.
+
+    Args:
+        requested: the benchmark's name as given, or None.
+        dataset: the dataset given (``--dataset``), opened, or None.
+        lmms_args: lmms-eval's arguments (their ``--tasks``).
+
+    Returns:
+        (the benchmark, the reason, for messages).
+    """
+    from .checks import benchmarks_of_tasks, requested_tasks
+
+    if requested is not None:
+        return get_benchmark(requested), "the benchmark given"
+    if dataset is not None:
+        return dataset.benchmark, f"the benchmark of --dataset {dataset.reference}"
+    owners = benchmarks_of_tasks(requested_tasks(lmms_args), task_index())
+    if len(owners) == 1:
+        return get_benchmark(next(iter(owners))), "the benchmark of the tasks"
+    return default_benchmark(), "the default: give BENCH or --dataset"
+
+
+def run_settings_for(lmms_args: Sequence[str], **flags: str | float | None) -> tuple[RunSettings, Wrapper | None]:
+    """A run's settings: the command's flags over the environment, and the wrapper its frames are made for.
+
+    Args:
+        lmms_args: lmms-eval's arguments (``--model``, ``--model_args``, ``--force_simple`` name the wrapper).
+        **flags: ``prompt_mode``, ``clip_fps``, ``protocol``, ``proxy``, ``frames``: each given (not None)
+            overrides its variable (``evaluation.settings.with_flags``).
+
+    Returns:
+        (the settings, with ``model`` = :func:`~streamgaze_hf.harness.model.frames_for` of the wrapper; the wrapper
+        or None).
+
+    Raises:
+        StreamGazeError: a flag or variable with a bad value.
+    """
+    from ..evaluation.settings import with_flags
+    from .checks import option_value
+    from .model import frames_for, resolve_wrapper
+
+    chosen = with_flags(**flags)
+    wrapper = resolve_wrapper(lmms_args) if option_value(lmms_args, "--model") else None
+    return replace(chosen, model=frames_for(wrapper, chosen.frames)), wrapper
+
+
+def plan_evaluation(reference: str | None, lmms_args: Sequence[str], *, benchmark: str | None = None,
+                    prompt_mode: str | None = None, clip_fps: float | None = None, protocol: str | None = None,
+                    proxy: str | None = None, frames: str | None = None) -> EvalPlan:
+    """Work out an evaluation once, checking everything that can be checked before lmms-eval starts.
+
+    The model and the task names are checked first (about a second: a typo ends here, before any dataset is
+    read), then the dataset is opened once, then the settings are validated against it.
+
+    Args:
+        reference: the dataset (``--dataset``/``--root``: a directory or ``hf://`` reference), or None: the
+            benchmark's ``$..._ROOT``, else its default directory.
+        lmms_args: lmms-eval's arguments.
+        benchmark: the benchmark asked for (BENCH or ``--benchmark``), or None.
+        prompt_mode: ``--prompt-mode``, or None (``$STREAMGAZE_PROMPT_MODE``, else ``default``).
+        clip_fps: ``--clip-fps``, or None.
+        protocol: ``--protocol``, or None.
+        proxy: ``--proxy``, or None.
+        frames: ``--frames``, or None.
+
+    Returns:
+        The :class:`EvalPlan`.
+
+    Raises:
+        StreamGazeError: an unknown model or task name, a task of another benchmark whose dataset is not found,
+            no dataset (or one of another benchmark), a task with no questions, or a bad setting.
+    """
+    from ..dataset.handle import missing_dataset, open_dataset
+    from ..evaluation.protocols import get_protocol
+    from ..evaluation.visuals import recorded_settings
+    from .backends import choose_backends
+    from .checks import check_model, check_task_names, plan_tasks, requested_tasks, tasks_elsewhere
+    from .model import lmms_model_names
+
+    args = list(lmms_args)
+    check_model(args, lmms_model_names)
+    names = requested_tasks(args)
+    index = task_index()
+    check_task_names(names, index)
+    given = open_dataset(reference) if reference is not None and benchmark is None else None
+    bench, why = choose_benchmark(benchmark, given, args)
+    tasks_elsewhere(names, index, bench.name, why, lambda other: missing_dataset(get_benchmark(other)))
+    dataset = given or open_dataset(reference, benchmark=bench)  # a Hub tag: its commit, once
+    chosen_protocol = get_protocol(protocol) if protocol else None
+    if chosen_protocol is not None and chosen_protocol.generation and "--gen_kwargs" not in args:
+        args += ["--gen_kwargs", chosen_protocol.gen_kwargs()]
+    backends = choose_backends()  # before lmms-eval and qwen_vl_utils load: they read the variables once
+    settings, wrapper = run_settings_for(args, prompt_mode=prompt_mode, clip_fps=clip_fps, proxy=proxy,
+                                         protocol=chosen_protocol.name if chosen_protocol else None, frames=frames)
+    recorded = {**recorded_settings(settings, dataset), "decode_backends": backends}  # the proxy checked too
+    args = plan_tasks(args, index, dataset.is_empty_task,
+                      lambda note: print(f"streamgaze: note: {note}", file=sys.stderr))
+    return EvalPlan(dataset, tuple(args), settings, wrapper, chosen_protocol, backends, recorded)
+
+
+_ACTIVE: list[EvalPlan] = []
+
+
+@contextmanager
+def active(plan: EvalPlan) -> Iterator[EvalPlan]:
+    """Make ``plan`` the running evaluation of this process while the block runs (lmms-eval in-process)."""
+    _ACTIVE.append(plan)
+    try:
+        yield plan
+    finally:
+        _ACTIVE.remove(plan)
+
+
+def active_plan() -> EvalPlan | None:
+    """The evaluation running in this process (``streamgaze eval``), or None (a plain ``lmms-eval`` run)."""
+    return _ACTIVE[-1] if _ACTIVE else None
+
