@@ -12,7 +12,7 @@ benchmark's dataset: its default root, ``streamgaze``, ``egogazevqa``, ...; a lo
 ``dataset_name: <config>`` (the task's config). The default root stands for "the dataset chosen at run time":
 under ``streamgaze eval``, the dataset its plan opened (``streamgaze_hf.harness.plan.active_plan``); in a plain
 ``lmms-eval`` run, ``$STREAMGAZE_ROOT`` (the benchmark's ``root_env``), else ``./streamgaze``
-(``streamgaze_hf.dataset.handle.open_dataset``). This task loader is one of the toolkit's edges: it opens each
+(``streamgaze_hf.dataset.load.open_dataset``). This task loader is one of the toolkit's edges: it opens each
 dataset reference once per process.
 
 **How it is read.** lmms-eval 0.7.3 loads ``dataset_path``/``dataset_name`` with
@@ -48,7 +48,7 @@ from streamgaze_hf.util.errors import StreamGazeError
 if TYPE_CHECKING:
     import datasets
 
-    from streamgaze_hf.dataset.handle import DatasetHandle
+    from streamgaze_hf.dataset.load import DatasetHandle
 
 #: marks the functions of the generated ``glue.py`` modules (:func:`glue`)
 GLUE_MARK = "streamgaze_glue"
@@ -143,7 +143,7 @@ def task_dataset(dataset_path: str) -> DatasetHandle:
     """The dataset a task file's ``dataset_path`` names (module docstring): the running plan's when it is that
     benchmark's default root, else opened once per process (a benchmark's default root: its ``$..._ROOT``, else
     its default directory; any other value: a directory or Hub reference)."""
-    from streamgaze_hf.dataset.handle import open_dataset
+    from streamgaze_hf.dataset.load import open_dataset
     from streamgaze_hf.harness.plan import active_plan
     from streamgaze_hf.registry import benchmarks
 

@@ -31,7 +31,7 @@ from datasets.utils.metadata import MetadataConfigs
 from huggingface_hub import DatasetCardData
 
 from ..registry import Benchmark, get_benchmark, resolve
-from .load import config_features, config_names, config_rows, data_file, sha256_file
+from .files import config_features, config_names, config_rows, data_file, sha256_file
 from .schema import PREVIEWS_CONFIG, VIDEO_FILES_CONFIG, VIEWER_FEATURES
 from .stats import Stats, manifest_counts, markdown_tables
 from .viewer import viewer_configs

@@ -16,8 +16,9 @@ from pathlib import Path
 from tqdm.auto import tqdm
 
 from ..util.errors import StreamGazeError
+from .files import MANIFEST, data_file
 from .integrity import dataset_files, manifest_problems
-from .load import MANIFEST, data_file
+from .load import open_dataset
 from .reader import parquet_rows
 
 
@@ -57,8 +58,6 @@ def dataset_problems(root: str | os.PathLike[str], decode: bool = True, progress
     root = Path(root)
     if not root.is_dir():
         raise StreamGazeError("no such dataset directory", root)
-    from .handle import open_dataset
-
     data = open_dataset(root, check=False)  # a damaged dataset is what doctor reports, one line per problem
     problems = manifest_problems(root, manifest=data.manifest)
     for config in data.config_names:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..hub.verify import file_problem
-from .load import MANIFEST, read_manifest
+from .files import MANIFEST, read_manifest
 
 
 def dataset_files(root: str | os.PathLike[str]) -> list[str]:

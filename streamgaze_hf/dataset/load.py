@@ -1,34 +1,50 @@
-"""The files of a built dataset directory, for any registered benchmark (docs/datasets.md).
+"""A built dataset in one hand: a reference opened once into its path, manifest and benchmark.
 
-A dataset is opened through :func:`streamgaze_hf.dataset.handle.open_dataset` (the one opener: the reference
-resolved once, the manifest read once, the benchmark found once); what it reads goes through the
-functions here, which take a dataset *directory* (already resolved) and never resolve a reference:
+Every command, the harness, ``streamgaze clips warm`` and lmms-eval's task loader take a dataset
+*reference*: a local directory, or a Hub reference ``hf://datasets/ORG/NAME@REV``. Each of these edges
+calls :func:`open_dataset` once and passes the :class:`DatasetHandle` it returns down; nothing below an
+edge takes a root string plus a benchmark name, re-reads the manifest or resolves the reference again.
 
-* :func:`read_manifest`: the parsed ``manifest.json``;
-* :func:`dataset_files`: local paths of dataset files, a Hub snapshot's missing files fetched first and
-  every file checked against the manifest's sha256 the first time it is used;
-* :func:`read_config` / :func:`config_features` / :func:`data_file`: a config's parquet shard through the
-  one reader (``dataset/reader.py``);
-* :func:`check_dataset_files`: every config's footer against the manifest's row counts.
+* :func:`open_dataset` is the one opener: it finds the reference (``--dataset``/``--root``, else a
+  benchmark's ``$..._ROOT``, else its default directory; :func:`locate`), reads the manifest, finds the
+  benchmark it belongs to (:func:`benchmark_of`) and, unless told otherwise, checks every config's
+  parquet footer against the manifest's row counts (a damaged dataset stops a command before any work).
+* :class:`DatasetHandle` reads what the dataset holds: configs (:meth:`~DatasetHandle.read_config`,
+  :meth:`~DatasetHandle.load_task`), files (:meth:`~DatasetHandle.files`: a Hub snapshot's missing files
+  are fetched, every file is checked against the manifest the first time it is used), question counts.
+* :func:`benchmark_of` is the one rule for which benchmark a manifest belongs to.
+* :func:`dataset_at`: the handle of a dataset directory already opened in this process (evaluation
+  documents name their dataset by its resolved path, ``doc["dataset_root"]``); a process that has not
+  opened it yet (a worker) opens it then, once.
 
-The contract for other tools is a *path*: ``load_dataset(<root>, "<task>", split="test")``. A bare
-``load_dataset("<name>", ...)`` works only from the root's parent directory and silently falls back to a
-stale cached build when the directory is missing offline (hf_datasets_notes.md §1.4).
+    >>> from streamgaze_hf.dataset.load import open_dataset
+    >>> data = open_dataset("demo_out/streamgaze")            # doctest: +SKIP
+    >>> data.benchmark.name, data.version, data.question_counts()["oi_easy"]   # doctest: +SKIP
+    ('streamgaze', '0.1.0', 24)
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Mapping
-from functools import lru_cache
+import sys
+from collections.abc import Iterable, Mapping
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..hub.verify import MANIFEST  # the manifest file's name, defined with the rule that checks it
+from ..hub.verify import MANIFEST
 from ..util.errors import StreamGazeError
-from ..util.fsutil import sha256_file  # noqa: F401  (re-exported: the dataset modules hash through it)
-from .reader import parquet_rows, read_json, read_parquet
-from .schema import CONFIG_FEATURES, VIEWER_FEATURES
+from .files import (
+    check_dataset_files,
+    config_features,
+    config_names,
+    config_rows,
+    data_file,
+    dataset_files,
+    read_config,
+    read_manifest,
+)
+from .reader import parquet_rows
 
 if TYPE_CHECKING:
     import datasets
@@ -36,153 +52,372 @@ if TYPE_CHECKING:
 
     from ..registry import Benchmark
 
-DATA_FILE_NAME = "test-00000-of-00001.parquet"
+__all__ = ["DatasetHandle", "open_dataset", "load_task", "benchmark_of", "dataset_at", "locate", "missing_dataset"]
+
+#: the handles opened in this process, by resolved path (``dataset_at``)
+_OPEN: dict[str, DatasetHandle] = {}
+#: (path, tasks) whose skipping was noted in this process (``DatasetHandle.nonempty_tasks``)
+_NOTED: set[tuple] = set()
 
 
-def config_names(benchmark: Benchmark) -> tuple[str, ...]:
-    """Every config of a dataset of ``benchmark``, in card order: its task configs, then the shared videos,
-    gaze and fixations configs."""
-    return benchmark.task_ids + tuple(CONFIG_FEATURES)
+class DatasetHandle:
+    """A built dataset, opened once (:func:`open_dataset`): where it is, its manifest, its benchmark.
+
+    Attributes:
+        path: the dataset's directory (a Hub reference: the snapshot directory of its commit).
+        reference: the reference it was opened from, as given (a directory or ``hf://...@REV``).
+        manifest: the parsed ``manifest.json``.
+        benchmark: the registered benchmark the manifest names.
+    """
+
+    def __init__(self, path: Path, reference: str, manifest: Mapping[str, Any], benchmark: Benchmark) -> None:
+        self.path = path
+        self.reference = reference
+        self.manifest = manifest
+        self.benchmark = benchmark
+
+    def __repr__(self) -> str:
+        return f"DatasetHandle({str(self.path)!r}, {self.benchmark.name} {self.version})"
+
+    @property
+    def root(self) -> str:
+        """The resolved path as text (what evaluation documents record as ``dataset_root``)."""
+        return str(self.path)
+
+    @property
+    def version(self) -> str:
+        """The dataset's version (its manifest's ``version``)."""
+        return str(self.manifest["version"])
+
+    @property
+    def config_names(self) -> tuple[str, ...]:
+        """Every config, in card order: the benchmark's task configs, then ``videos``, ``gaze``, ``fixations``."""
+        return config_names(self.benchmark)
+
+    # ---- files ----------------------------------------------------------------------------------
+
+    def files(self, rels: Iterable[str], progress: bool = True) -> list[Path]:
+        """Local paths of dataset files, ready to read (``dataset.load.dataset_files``: a Hub snapshot's
+        missing files are downloaded with one byte progress bar, every file the manifest lists is checked
+        against its sha256 the first time it is used).
+
+        Args:
+            rels: paths relative to the dataset's directory.
+            progress: show the download progress bar.
+
+        Returns:
+            The local paths, in the order given (a path the manifest does not list is returned as is).
+
+        Raises:
+            StreamGazeError: a file is missing or does not match the manifest (naming the first).
+        """
+        return dataset_files(self.path, rels, progress=progress, listed=self._listed)
+
+    def file(self, rel: str | os.PathLike[str]) -> Path:
+        """One file of :meth:`files` (``rel``: its path relative to the dataset's directory)."""
+        return self.files([Path(rel).as_posix()])[0]
+
+    def config_file(self, config: str) -> Path:
+        """The parquet file of a config's test split, fetched and verified (:meth:`files`)."""
+        return self.file(data_file(".", config).as_posix())
+
+    @cached_property
+    def _listed(self) -> dict[str, dict[str, Any]]:
+        files = self.manifest.get("files")
+        return files if isinstance(files, dict) else {}
+
+    def check_files(self) -> None:
+        """Open every config's parquet footer and compare its rows with the manifest's counts (what
+        :func:`open_dataset` does unless told not to): the first problem as a StreamGazeError naming the file."""
+        check_dataset_files(self.path, self.config_names, self.features, self._config_rows())
+
+    # ---- configs --------------------------------------------------------------------------------
+
+    def features(self, config: str) -> datasets.Features:
+        """The ``datasets.Features`` of a config (the shared ones, or the benchmark's QA schema)."""
+        return config_features(config, self.benchmark)
+
+    def read_config(self, config: str, columns: list[str] | None = None, filters: list | None = None) -> pa.Table:
+        """The rows of one config as an arrow table (the one parquet reader; fetched and verified first).
+
+        Args:
+            config: a task id, ``videos``, ``gaze`` or ``fixations``.
+            columns: the columns to read (None: all).
+            filters: pyarrow filters (e.g. ``[("video_id", "in", [...])]``).
+
+        Returns:
+            The table.
+
+        Raises:
+            StreamGazeError: the file is missing, damaged or of another schema (naming it).
+        """
+        return read_config(self.config_file(config), config, self.features(config), columns, filters)
+
+    def load_config(self, name: str) -> datasets.Dataset:
+        """The ``test`` split of any config as a ``datasets.Dataset``.
+
+        Empty configs are not declared in the card (``datasets`` cannot load a 0-row split), so asking for one
+        raises a :class:`StreamGazeError` saying so rather than ``datasets``' "config not found".
+
+        Args:
+            name: a task id of the dataset's benchmark, ``videos``, ``gaze`` or ``fixations``.
+
+        Returns:
+            The rows, read through the one reader (nothing is written to the Hugging Face cache).
+
+        Raises:
+            StreamGazeError: an unknown config, an empty one, or a damaged file.
+        """
+        names = self.config_names
+        if name not in names:
+            raise StreamGazeError(f"unknown config {name!r}; configs are {', '.join(names)}")
+        if self._config_rows().get(name, 1) == 0:
+            what = "task" if name in self.benchmark.task_ids else "config"
+            raise StreamGazeError(
+                f"{what} {name!r} has no {'questions' if what == 'task' else 'rows'} in dataset version {self.version} "
+                f"(0 rows; see `streamgaze stats`): leave it out of --tasks", self.path)
+        import datasets
+
+        return datasets.Dataset(self.read_config(name))
+
+    def load_task(self, task_id: str) -> datasets.Dataset:
+        """The ``test`` split of one task config (rows follow the QA schema of the dataset's benchmark).
+
+        Args:
+            task_id: a task id of the dataset's benchmark.
+
+        Returns:
+            The task's rows.
+
+        Raises:
+            StreamGazeError: a task id the benchmark does not have, a task with no questions in this
+                version, or a damaged file (naming it).
+        """
+        if task_id not in self.benchmark.task_ids:
+            raise StreamGazeError(f"unknown task {task_id!r}; tasks are {', '.join(self.benchmark.task_ids)}")
+        return self.load_config(task_id)
+
+    # ---- counts ---------------------------------------------------------------------------------
+
+    def _config_rows(self) -> dict[str, int]:
+        try:
+            return config_rows(self.manifest["counts"], self.benchmark)
+        except (KeyError, TypeError, ValueError, AttributeError):  # no usable counts (older manifests)
+            return {}
+
+    def question_counts(self) -> dict[str, int]:
+        """Questions per task (the benchmark's task ids, card order): from the manifest's counts, else from the
+        parquet footers. A task with 0 questions is allowed: recorded in the card and manifest with count 0 and
+        skipped by every command not asking for it."""
+        rows = self._config_rows()
+        if rows:
+            return {t: rows[t] for t in self.benchmark.task_ids}
+        return {t: parquet_rows(data_file(self.path, t), f"parquet file of config {t!r}", self.features(t))
+                for t in self.benchmark.task_ids}
+
+    def nonempty_tasks(self, task_ids: Iterable[str] | None = None, note: bool = True) -> tuple[str, ...]:
+        """``task_ids`` (default: every task of the benchmark) without those that have no questions; with
+        ``note``, one ``streamgaze: note:`` line on stderr names those skipped (once per process)."""
+        counts = self.question_counts()
+        wanted = tuple(counts) if task_ids is None else tuple(task_ids)
+        empty = [t for t in wanted if counts.get(t, 1) == 0]
+        noted = (self.root, tuple(empty))
+        if empty and note and noted not in _NOTED:
+            _NOTED.add(noted)
+            print(f"streamgaze: note: skipping task(s) with no questions in this dataset: {', '.join(empty)}",
+                  file=sys.stderr)
+        return tuple(t for t in wanted if t not in empty)
+
+    def is_empty_task(self, benchmark: str, task_id: str) -> bool:
+        """Whether a task has 0 questions here (False for another benchmark's task).
+
+        Args:
+            benchmark: the task's benchmark name (the task index names tasks by it).
+            task_id: the task's id.
+        """
+        return benchmark == self.benchmark.name and self.question_counts().get(task_id, 1) == 0
 
 
-def data_file(root: str | os.PathLike[str], config: str) -> Path:
-    """Where the (single) parquet shard of ``config``'s test split lives under ``root``."""
-    return Path(root) / "data" / config / DATA_FILE_NAME
+# ---- opening ------------------------------------------------------------------------------------
 
+def benchmark_of(manifest: Mapping[str, Any]) -> Benchmark:
+    """The benchmark a dataset belongs to: the registered benchmark whose name (or dataset name) its
+    manifest's ``name`` is (every dataset the writer produces names one); a manifest that names none (an
+    early build) is the default benchmark's (``registry.default_benchmark``).
 
-def config_features(config: str, benchmark: Benchmark | None = None) -> datasets.Features:
-    """The ``datasets.Features`` of a config: the shared ``videos``, ``gaze`` and ``fixations`` configs',
-    the Hub-facing ``previews`` and older ``video_files`` configs' (``Video`` columns, viewer.py), else a
-    task config's: the QA schema of ``benchmark`` (required for a task config)."""
-    from ..registry import resolve
+    Args:
+        manifest: a parsed ``manifest.json``.
 
-    if config in CONFIG_FEATURES:
-        return CONFIG_FEATURES[config]
-    if config in VIEWER_FEATURES:
-        return VIEWER_FEATURES[config]
-    if benchmark is None:
-        raise ValueError(f"the features of the task config {config!r} are its benchmark's: name the benchmark")
-    return resolve(benchmark.dataset.qa_features)
-
-
-def read_config(file: str | os.PathLike[str], config: str, features: datasets.Features,
-                columns: list[str] | None = None, filters: list | None = None) -> pa.Table:
-    """The rows of one config's parquet file as an arrow table (the one reader, ``dataset/reader.py``:
-    StreamGazeError naming the file when it is missing, damaged or of another schema)."""
-    return read_parquet(file, f"parquet file of config {config!r}", features, columns, filters)
-
-
-def config_rows(counts: Mapping[str, Any], benchmark: Benchmark) -> dict[str, int]:
-    """Rows per config (card order) from a manifest's ``counts`` object.
+    Returns:
+        The registered benchmark.
 
     Raises:
-        KeyError, TypeError, ValueError: ``counts`` is not a manifest's counts object.
+        StreamGazeError: the manifest names a benchmark no installed package registers.
     """
-    rows = {task_id: int(counts["questions"].get(task_id, 0)) for task_id in benchmark.task_ids}
-    rows.update(videos=int(counts["videos"]), gaze=int(counts["gaze_samples"]), fixations=int(counts["fixations"]))
-    return rows
+    from ..registry import benchmarks, default_benchmark
+
+    name = manifest.get("name") if isinstance(manifest, Mapping) else None
+    if not name:
+        return default_benchmark()
+    for bench in benchmarks():
+        if name in (bench.name, bench.dataset.dataset_name):
+            return bench
+    raise StreamGazeError(f"a dataset of the benchmark {name!r}, which no installed package registers (benchmarks: "
+                          f"{', '.join(b.name for b in benchmarks())}); install the package that declares it")
 
 
-#: (root, manifest size and mtime, data files' sizes and mtimes) -> nothing: datasets checked in this process
-_CHECKED: dict[tuple, None] = {}
+def _how_to_build(root: Path) -> str:
+    return (f"build one with `streamgaze build BENCH --raw RAW_DIR --out {root} --version X.Y.Z` or "
+            f"`streamgaze import BENCH RELEASE_DIR --out {root} --version X.Y.Z`")
 
 
-def check_dataset_files(root: str | os.PathLike[str], configs: Iterable[str],
-                        features: Callable[[str], datasets.Features], expected: Mapping[str, int]) -> None:
-    """Open every config's parquet file of the dataset at ``root`` (footer and schema; no data) and compare its
-    row count with the manifest's: the first problem as a StreamGazeError naming the file. Run when a dataset
-    is opened, so a damaged dataset stops a command before any other work (``streamgaze doctor`` checks every
-    byte against the manifest's sha256).
+def _lookup(reference: str | os.PathLike[str] | None, env: str, default: str) -> tuple[str, str]:
+    """(where, path or reference) of the dataset reference: ``reference`` if given, else ``$ENV``, else
+    ``./DEFAULT``; ``where`` says which, for messages."""
+    if reference is not None:
+        return "the given path", str(reference)
+    if os.environ.get(env):
+        return f"${env}", os.environ[env]
+    return f"./{default} (no root given and ${env} unset)", default
+
+
+def locate(reference: str | os.PathLike[str] | None = None, env: str | None = None,
+           default: str | None = None) -> Path:
+    """The directory a dataset reference names: ``reference`` if given, else ``$<env>``, else ``./<default>``.
+
+    Each may be a Hub reference ``hf://datasets/ORG/NAME@REV``: the result is then the snapshot directory of
+    the revision's commit in the Hugging Face cache, holding the manifest and the card (other files are fetched
+    when first used; streamgaze_hf/hub/). This is the one place a reference is resolved; :func:`open_dataset`
+    calls it.
 
     Args:
-        root: the dataset's directory.
-        configs: the configs to check (card order).
-        features: config -> its ``datasets.Features``.
-        expected: config -> the manifest's row count (a config not in it is not compared).
+        reference: the reference a command was given, or None.
+        env: the variable naming the dataset when none is given (a benchmark's ``root_env``); None: the default
+            benchmark's.
+        default: the directory looked at last (a benchmark's ``default_root``); None: the default benchmark's.
+
+    Returns:
+        The absolute path of the dataset (a Hub reference: its snapshot directory).
+
+    Raises:
+        StreamGazeError: the chosen directory holds no built dataset (saying where it looked and how to build one).
     """
-    path = Path(root)
-    configs = tuple(configs)
-    key = (str(path), _stat_key(path / MANIFEST), *(_stat_key(data_file(path, c)) for c in configs))
-    if key in _CHECKED:
-        return
-    for config in configs:
-        file = data_file(path, config)
-        rows = parquet_rows(file, f"parquet file of config {config!r}", features(config))
-        if config in expected and rows != expected[config]:
-            raise StreamGazeError(f"parquet file of config {config!r} has {rows} rows, {MANIFEST} counts "
-                                  f"{expected[config]} (changed or replaced file)", file)
-    _CHECKED[key] = None
+    if env is None or default is None:
+        from ..registry import default_benchmark
+
+        fallback = default_benchmark()
+        env, default = env or fallback.root_env, default or fallback.default_root
+    where, raw = _lookup(reference, env, default)
+    from ..hub.reference import is_reference
+
+    if is_reference(raw):
+        from ..hub.fetch import hub_root
+        from ..hub.reference import parse_reference
+
+        path = hub_root(parse_reference(raw))
+        manifest = read_manifest(path)
+        dataset_files(path, ["README.md"], listed=manifest.get("files") or {})  # the card, checked
+        return path
+    path = Path(raw).expanduser().resolve()
+    if not (path / MANIFEST).is_file():
+        state = "does not exist" if not path.exists() else f"has no {MANIFEST}"
+        raise StreamGazeError(f"no dataset here: looked at {where}, which {state}; {_how_to_build(path)}", path)
+    return path
 
 
-def _stat_key(path: Path) -> tuple:
-    try:
-        st = path.stat()
-    except OSError:
-        return (None,)
-    return (st.st_size, st.st_mtime_ns)
-
-
-def manifest_files(root: str | os.PathLike[str]) -> dict[str, dict[str, Any]]:
-    """The manifest's ``files`` (path in the dataset -> {sha256, bytes}), read once per manifest version;
-    empty while there is no manifest (a dataset being written: the writer reads its own files)."""
-    path = Path(root) / MANIFEST
-    try:
-        st = path.stat()
-    except OSError:
-        return {}
-    return _manifest_files(str(path), st.st_size, st.st_mtime_ns, st.st_ino)
-
-
-@lru_cache(maxsize=32)
-def _manifest_files(path: str, _size: int, _mtime_ns: int, _ino: int) -> dict[str, dict[str, Any]]:
-    files = read_manifest(Path(path).parent).get("files")
-    return files if isinstance(files, dict) else {}
-
-
-def dataset_files(root: str | os.PathLike[str], rels: Iterable[str], progress: bool = True,
-                  listed: Mapping[str, Mapping[str, Any]] | None = None) -> list[Path]:
-    """Local paths of the dataset files ``rels`` (paths relative to ``root``), ready to read: a Hub
-    snapshot's missing files are downloaded first (one byte progress bar), and every file the manifest
-    lists is checked against its sha256 the first time it is used (hub/verify.py; one StreamGazeError
-    naming the first bad file). A path the manifest does not list is returned as it is (it may not exist:
-    callers test ``is_file()`` for optional parts such as the gaze config).
+def open_dataset(reference: str | os.PathLike[str] | DatasetHandle | None = None, *,
+                 benchmark: Benchmark | None = None, check: bool = True, build_hint: str = "",
+                 lookup: Benchmark | None = None) -> DatasetHandle:
+    """Open a dataset reference once into a :class:`DatasetHandle` (module docstring).
 
     Args:
-        root: the dataset's directory.
-        rels: paths relative to it.
-        progress: show the download progress bar.
-        listed: the manifest's ``files`` (None: read from the manifest at ``root``).
+        reference: a directory, a Hub reference ``hf://datasets/ORG/NAME@REV``, or None: ``benchmark``'s
+            ``$..._ROOT``, else its default directory (the default benchmark's when ``benchmark`` is None).
+            An open :class:`DatasetHandle` is returned as it is (after the benchmark check).
+        benchmark: the benchmark the dataset must belong to (None: whichever its manifest names).
+        check: also open every config's parquet footer and compare its rows with the manifest's counts (a local
+            dataset; a Hub snapshot's files are checked by sha256 as they arrive).
+        build_hint: how to build the right dataset, added to the error when it is another benchmark's.
+        lookup: whose ``$..._ROOT`` and default directory stand for a missing ``reference`` when ``benchmark`` is
+            None (None: the default benchmark's); the dataset found may still be another benchmark's.
+
+    Returns:
+        The handle (also remembered for :func:`dataset_at` in this process).
+
+    Raises:
+        StreamGazeError: no dataset there, an unreadable manifest, a benchmark no installed package registers,
+            another benchmark's dataset than ``benchmark``, or (with ``check``) a damaged file.
     """
-    from ..hub.reference import snapshot_of
-    from ..hub.verify import verify_file
+    if isinstance(reference, DatasetHandle):
+        handle = reference
+    else:
+        owner = benchmark or lookup
+        path = locate(reference, *((owner.root_env, owner.default_root) if owner else (None, None)))
+        manifest = read_manifest(path)
+        handle = DatasetHandle(path, str(reference if reference is not None else path), manifest,
+                               benchmark_of(manifest))
+        if check:
+            from ..hub.reference import snapshot_of
 
-    root = Path(root)
-    rels = list(dict.fromkeys(str(r) for r in rels))
-    files = manifest_files(root) if listed is None else listed
-    if snapshot_of(root) is not None:
-        from ..hub.fetch import fetch_files
-
-        fetch_files(root, {rel: files[rel] for rel in rels if rel in files}, progress=progress)
-    for rel in rels:
-        if rel in files:
-            verify_file(root / rel, files[rel], rel)
-    return [root / rel for rel in rels]
+            if snapshot_of(path) is None:
+                handle.check_files()
+        _OPEN[handle.root] = handle
+    if benchmark is not None and handle.benchmark is not benchmark:
+        article = "an" if benchmark.title[:1].upper() in "AEIOU" else "a"
+        raise StreamGazeError(f"this is a {handle.benchmark.name} dataset, not {article} {benchmark.title} one"
+                              + (f" ({build_hint})" if build_hint else ""), handle.path)
+    return handle
 
 
-def config_file(root: str | os.PathLike[str], config: str) -> Path:
-    """:func:`data_file` of ``config`` under the dataset directory ``root``, fetched and verified
-    (:func:`dataset_files`) for reading."""
-    return dataset_files(root, [data_file(".", config).as_posix()])[0]
+def load_task(task_id: str, root: str | os.PathLike[str] | None = None) -> datasets.Dataset:
+    """One task config of a dataset, for a notebook or script (the dataset cards' loading example):
+    ``open_dataset(root).load_task(task_id)``.
+
+    Args:
+        task_id: a task id of the dataset's benchmark.
+        root: the dataset, a directory or a Hub reference (None: the default benchmark's ``$..._ROOT``, else
+            its default directory).
+
+    Returns:
+        The task's rows (:meth:`DatasetHandle.load_task`).
+
+    Raises:
+        StreamGazeError: no dataset at ``root``, an unknown or empty task, or a damaged file.
+    """
+    return open_dataset(root).load_task(task_id)
 
 
-def read_manifest(root: str | os.PathLike[str]) -> dict[str, Any]:
-    """The parsed ``manifest.json`` of a built dataset directory (StreamGazeError if missing or unreadable)."""
-    path = Path(root) / MANIFEST
-    if not path.is_file():
-        raise StreamGazeError(f"not a built dataset (no {MANIFEST}); build one with `streamgaze build BENCH --raw "
-                              f"RAW_DIR --out {root} --version X.Y.Z` or `streamgaze import BENCH RELEASE_DIR --out "
-                              f"{root} --version X.Y.Z`", root)
-    manifest = read_json(path, "manifest")
-    if not isinstance(manifest, dict) or "version" not in manifest:
-        raise StreamGazeError("manifest has no version: not a dataset manifest of this toolkit", path)
-    return manifest
+def dataset_at(root: str | os.PathLike[str]) -> DatasetHandle:
+    """The handle of the dataset directory ``root`` (a resolved path, as evaluation documents record it): the one
+    opened in this process, else opened now (a worker process; unchecked: its opener checked it).
+
+    Args:
+        root: a dataset's resolved directory.
+
+    Returns:
+        Its :class:`DatasetHandle`.
+
+    Raises:
+        StreamGazeError: no dataset there.
+    """
+    handle = _OPEN.get(str(root))
+    if handle is None:
+        handle = open_dataset(Path(root), check=False)
+    return handle
+
+
+def missing_dataset(benchmark: Benchmark) -> str | None:
+    """Where a benchmark's dataset is looked for (``$ENV``, else ``./DEFAULT``) when no dataset is there; None
+    when one is (a Hub reference counts as one: it is fetched when used). Resolves nothing.
+
+    Args:
+        benchmark: the benchmark whose default dataset is looked for.
+    """
+    from ..hub.reference import is_reference
+
+    env, default = benchmark.root_env, benchmark.default_root
+    raw = os.environ.get(env) or default
+    if is_reference(raw) or (Path(raw).expanduser() / MANIFEST).is_file():
+        return None
+    where = f"${env} ({raw})" if os.environ.get(env) else f"${env} (unset), else ./{default}"
+    return f"{where}, which holds no dataset"

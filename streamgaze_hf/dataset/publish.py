@@ -131,7 +131,7 @@ def check_card(root: Path, version: str, files: set[str]) -> dict:
 
 
 def _check_local(root: Path) -> tuple[dict, str, str]:
-    from .handle import open_dataset
+    from .load import open_dataset
     from .writer import dataset_files, verify_dataset
 
     if not root.is_dir():
@@ -306,6 +306,6 @@ def publish(root: str | os.PathLike[str], repo_id: str, *, private: bool = False
 
 
 def _manifest_sha(root: Path) -> str:
-    from .load import sha256_file
+    from .files import sha256_file
 
     return sha256_file(root / "manifest.json")

@@ -21,7 +21,8 @@ import pyarrow.compute as pc
 
 from ..registry import Benchmark, get_benchmark
 from ..util.errors import StreamGazeError
-from .load import config_features, data_file, read_config
+from .files import config_features, data_file, read_config
+from .load import DatasetHandle, open_dataset
 from .reader import parquet_rows
 
 Stats = dict[str, Any]
@@ -119,7 +120,7 @@ def compute_stats(root) -> Stats:
     """Statistics of the built dataset at ``root`` (version from its manifest; ``streamgaze stats``).
 
     Args:
-        root: the dataset: open (``dataset.handle.DatasetHandle``), a directory, or a Hub reference
+        root: the dataset: open (``dataset.load.DatasetHandle``), a directory, or a Hub reference
             ``hf://datasets/ORG/NAME@REV`` (every table is then fetched in one download).
 
     Returns:
@@ -130,7 +131,6 @@ def compute_stats(root) -> Stats:
             no registered benchmark, or a data file is damaged (footer, schema, row count or sha256).
     """
     from ..hub.reference import is_reference
-    from .handle import DatasetHandle, open_dataset
 
     if not isinstance(root, DatasetHandle) and not is_reference(str(root)) and not Path(root).is_dir():
         raise StreamGazeError("no such dataset directory", Path(root))

@@ -15,7 +15,7 @@ import math
 import os
 from pathlib import Path
 
-from .load import config_file
+from .files import config_file
 from .reader import parquet_rows, read_parquet
 from .schema import CONFIG_FEATURES
 

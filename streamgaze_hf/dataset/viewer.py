@@ -37,7 +37,7 @@ import pyarrow.parquet as pq
 from tqdm.auto import tqdm
 
 from ..video.preview import DEFAULT_PREVIEW, PreviewSpec, build_preview
-from .load import data_file
+from .files import data_file
 from .schema import PREVIEW_FEATURES, PREVIEWS_CONFIG, VIEWER_FEATURES
 
 __all__ = ["PREVIEWS_CONFIG", "write_previews", "viewer_configs"]

@@ -55,8 +55,8 @@ from ..util.errors import StreamGazeError
 from ..util.fsutil import atomic_directory
 from ..video.preview import DEFAULT_PREVIEW
 from .card import render_card
+from .files import MANIFEST, config_names, data_file, read_manifest, sha256_file
 from .integrity import dataset_files, manifest_problems  # noqa: F401  (dataset_files re-exported)
-from .load import MANIFEST, config_names, data_file, read_manifest, sha256_file
 from .schema import FIXATION_FEATURES, GAZE_FEATURES, VIDEO_FEATURES
 from .stats import Stats, manifest_counts, stats_from_files
 from .viewer import PREVIEWS_CONFIG, write_previews

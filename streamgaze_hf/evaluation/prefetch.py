@@ -463,7 +463,7 @@ def warm_clips(root=None, tasks: list[str] | None = None, variants: list[str] | 
     before any work.
 
     Args:
-        root: the dataset: open (``dataset.handle.DatasetHandle``), or a directory or Hub reference, opened once
+        root: the dataset: open (``dataset.load.DatasetHandle``), or a directory or Hub reference, opened once
             here (None: the default benchmark's root). Its manifest says which benchmark it is.
         tasks: task ids, lmms-eval task names or categories, each entry may be comma-separated (None: every
             task; a task with no questions is skipped unless named by its id).
@@ -485,7 +485,7 @@ def warm_clips(root=None, tasks: list[str] | None = None, variants: list[str] | 
     """
     if workers < 1:
         raise StreamGazeError(f"--workers must be >= 1, got {workers}")
-    from ..dataset.handle import open_dataset
+    from ..dataset.load import open_dataset
 
     data = open_dataset(root)
     bench = data.benchmark

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..dataset.handle import DatasetHandle, dataset_at
+from ..dataset.load import DatasetHandle, dataset_at
 from ..gaze.salience import salience_heatmap, track_salience_map
 from ..gaze.track import GazeTrack
 from ..util.fsutil import atomic_output

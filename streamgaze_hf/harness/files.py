@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..dataset.handle import DatasetHandle
+    from ..dataset.load import DatasetHandle
 
 __all__ = ["prepare_run_files"]
 
@@ -34,7 +34,7 @@ def prepare_run_files(dataset: DatasetHandle, pairs: list[tuple[str, str]], prog
         StreamGazeError: a file is missing or does not match the manifest, or a task's documents cannot be
             made from the dataset (an unknown task or gaze mode, a damaged table).
     """
-    from ..dataset.load import data_file
+    from ..dataset.files import data_file
     from ..evaluation.visuals import doc_media
 
     module = dataset.benchmark.evaluation_api()

@@ -4,7 +4,7 @@
 ``streamgaze_hf.harness.run.run_evaluation``; ``streamgaze clips warm`` builds its settings with the same
 :func:`run_settings_for`. The plan holds, as values:
 
-* the dataset, opened once (``dataset.handle.DatasetHandle``) and its benchmark;
+* the dataset, opened once (``dataset.load.DatasetHandle``) and its benchmark;
 * lmms-eval's arguments (the protocol's generation added, ``--tasks`` planned against the dataset);
 * the protocol, the video readers the wrappers get (``decode_backends``), the wrapper the frames are made
   for (``harness/model.py``: :func:`~streamgaze_hf.harness.model.frames_for`) and the run's ``RunSettings``;
@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 from ..registry import Benchmark, default_benchmark, get_benchmark, task_index
 
 if TYPE_CHECKING:
-    from ..dataset.handle import DatasetHandle
+    from ..dataset.load import DatasetHandle
     from ..evaluation.protocols import Protocol
     from ..evaluation.settings import RunSettings
     from .model import Wrapper
@@ -137,7 +137,7 @@ def plan_evaluation(reference: str | None, lmms_args: Sequence[str], *, benchmar
         StreamGazeError: an unknown model or task name, a task of another benchmark whose dataset is not found,
             no dataset (or one of another benchmark), a task with no questions, or a bad setting.
     """
-    from ..dataset.handle import missing_dataset, open_dataset
+    from ..dataset.load import missing_dataset, open_dataset
     from ..evaluation.protocols import get_protocol
     from ..evaluation.visuals import recorded_settings
     from .backends import choose_backends

@@ -21,7 +21,7 @@ from ..registry import task_index
 from ..util.errors import StreamGazeError
 
 if TYPE_CHECKING:
-    from ..dataset.handle import DatasetHandle
+    from ..dataset.load import DatasetHandle
     from .plan import EvalPlan
 
 

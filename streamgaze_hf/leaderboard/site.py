@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .. import __version__
-from ..dataset.handle import DatasetHandle
+from ..dataset.load import DatasetHandle
 from ..dataset.writer import manifest_digest
 from ..registry import benchmarks, get_benchmark
 from ..registry.contract import score_text
@@ -178,7 +178,7 @@ def _check_out(out: Path) -> None:
 def _datasets(root) -> dict[str, DatasetHandle]:
     """Benchmark name -> open dataset, from one reference, several (one per benchmark, told apart by their
     manifests) or none (each benchmark's ``$..._ROOT`` or default directory, opened when a submission needs it)."""
-    from ..dataset.handle import open_dataset
+    from ..dataset.load import open_dataset
 
     given = [] if root is None else [root] if isinstance(root, (str, os.PathLike)) else list(root)
     out: dict[str, DatasetHandle] = {}

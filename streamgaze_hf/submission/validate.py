@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..dataset.handle import DatasetHandle
+from ..dataset.load import DatasetHandle
 from ..dataset.writer import manifest_digest
 from ..registry import Benchmark
 from ..util.errors import StreamGazeError

@@ -202,7 +202,7 @@ def _doc_media(root: Path, benchmark: str, lmms_tasks: list[str]) -> list[str]:
 
 def _rewrite(root: Path, rel: str, text: str) -> None:
     """Change one file of a dataset and its manifest entry (a locally valid build of other content)."""
-    from streamgaze_hf.dataset.load import sha256_file
+    from streamgaze_hf.dataset.files import sha256_file
 
     (root / rel).write_text(text)
     manifest = json.loads((root / "manifest.json").read_text())

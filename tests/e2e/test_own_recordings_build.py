@@ -14,7 +14,8 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-from streamgaze_hf.dataset.load import question_counts, read_manifest
+from streamgaze_hf.dataset.files import read_manifest
+from streamgaze_hf.dataset.load import open_dataset
 from streamgaze_hf.gaze.sources import neon, pupil_cloud
 
 from ..fixtures.cli_entry import streamgaze
@@ -70,7 +71,7 @@ def test_pupil_cloud_export_builds_a_benchmark_and_reports_the_skipped_task(tmp_
     assert "no questions for fap: lab-session-1: no action labels (add actions.csv" in proc.stderr
     manifest = read_manifest(out)
     assert manifest["build"]["source"] == "pupil_cloud"
-    empty = sorted(t for t, n in question_counts(out).items() if n == 0)
+    empty = sorted(t for t, n in open_dataset(out).question_counts().items() if n == 0)
     assert "fap" in empty and sorted(manifest["build"]["skipped_tasks"]) == empty
     assert all(f"no questions for {t}: lab-session-1: " in proc.stderr for t in empty)
     # the gaze config is the reader's track of the real export

@@ -19,7 +19,7 @@ import pytest
 
 from streamgaze_hf.benchmarks.streamgaze.evaluation import GAZE_VARIANTS, load_docs
 from streamgaze_hf.benchmarks.streamgaze.tasks import TASKS
-from streamgaze_hf.dataset.load import data_file
+from streamgaze_hf.dataset.files import data_file
 
 from ..conftest import run_lmms_eval
 from ..fixtures.tiny_checkpoints import tiny_checkpoint

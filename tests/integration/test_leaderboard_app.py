@@ -44,7 +44,7 @@ def _free_port() -> int:
 
 def _results_dir(sub: Path, root: Path, out: Path) -> Path:
     """A results directory of one accepted row (as the sync writes it)."""
-    from streamgaze_hf.dataset.load import read_manifest
+    from streamgaze_hf.dataset.files import read_manifest
     from streamgaze_hf.leaderboard.sections import section_of
     from streamgaze_hf.leaderboard.service.results import result_row, results_files
     from streamgaze_hf.registry import get_benchmark

@@ -4,21 +4,20 @@ from pathlib import Path
 
 import yaml
 
-from lmms_tasks import TASKS_DIR
-from lmms_tasks.generate import render_task_files
 from streamgaze_hf.benchmarks.streamgaze.evaluation import GAZE_VARIANTS
 from streamgaze_hf.benchmarks.streamgaze.tasks import TASKS
 from streamgaze_hf.cli import main
+from streamgaze_hf.harness.task_files import committed_tasks_dir, render_task_files
 from streamgaze_hf.registry import get_benchmark, task_index
 
-PACKAGE = Path(TASKS_DIR).parent
+TASKS_DIR = committed_tasks_dir()
 
 
 def test_committed_task_files_match_the_task_table():
     files = render_task_files()
     for rel, text in files.items():
-        assert (PACKAGE / rel).read_text() == text, f"{rel} is stale: run build_scripts/generate_lmms_tasks.py"
-    on_disk = {str(p.relative_to(PACKAGE)) for p in (PACKAGE / "tasks").rglob("*") if p.suffix in (".yaml", ".json")}
+        assert (TASKS_DIR / rel).read_text() == text, f"{rel} is stale: run build_scripts/generate_lmms_tasks.py"
+    on_disk = {str(p.relative_to(TASKS_DIR)) for p in TASKS_DIR.rglob("*") if p.suffix in (".yaml", ".json", ".py")}
     assert on_disk == set(files)
 
 
@@ -29,7 +28,7 @@ def test_the_task_index_is_what_the_task_files_define():
 
     index = task_index()
     defined, groups = set(), {}
-    for path in (PACKAGE / "tasks").rglob("*.yaml"):
+    for path in TASKS_DIR.rglob("*.yaml"):
         cfg = yaml.load(path.read_text(), Loader=_Loader)
         if "group" in cfg:
             groups[cfg["group"]] = tuple(cfg["task"])
@@ -37,7 +36,7 @@ def test_the_task_index_is_what_the_task_files_define():
         elif "task" in cfg:
             defined.add(cfg["task"])
             task = index.task(cfg["task"])
-            assert task.task_id == cfg["dataset_name"] and cfg["process_docs"].endswith(f"process_docs{task.suffix}")
+            assert task.task_id == cfg["dataset_name"] and cfg["process_docs"] == f"glue.process_docs{task.suffix}"
     assert defined == index.names and groups == index.groups
     assert index.leaves("streamgaze_past") == ["streamgaze_nfi", "streamgaze_otp", "streamgaze_gsm", "streamgaze_sr"]
     assert index.selection(["streamgaze_past", "streamgaze_nfi_nogaze", "egogazevqa_gazev", "mme"]) == {
@@ -65,7 +64,7 @@ def test_every_task_and_variant_names_its_dataset_config_and_variant():
             cfg = yaml.load((base / f"{name}.yaml").read_text(), Loader=_Loader)
             assert cfg["task"] == name
             assert cfg["dataset_name"] == spec.id and "dataset_kwargs" not in cfg
-            assert cfg["process_docs"] == f"lmms_tasks.utils.process_docs{suffix}"
+            assert cfg["process_docs"] == f"glue.process_docs{suffix}"
             task = task_index().task(name)
             assert (task.benchmark, task.task_id, task.gaze, task.reasoning, task.slice) == (
                 "streamgaze", spec.id, gaze, "", None)
@@ -79,7 +78,7 @@ def test_every_task_and_variant_names_its_dataset_config_and_variant():
 
 def test_tasks_dir_command(capsys):
     assert main(["tasks-dir"]) == 0
-    assert capsys.readouterr().out.strip() == TASKS_DIR
+    assert capsys.readouterr().out.strip() == str(TASKS_DIR)
 
 
 def test_egogazevqa_folder_is_generated_from_the_registry():

@@ -24,7 +24,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from streamgaze_hf.dataset.card import render_card
-from streamgaze_hf.dataset.load import config_names, data_file, read_manifest
+from streamgaze_hf.dataset.files import config_names, data_file, read_manifest
 from streamgaze_hf.dataset.publish import check_card
 from streamgaze_hf.dataset.schema import VIDEO_FILE_FEATURES, VIDEO_FILES_CONFIG
 from streamgaze_hf.dataset.stats import stats_from_files

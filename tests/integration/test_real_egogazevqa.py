@@ -43,7 +43,7 @@ from streamgaze_hf.benchmarks.egogazevqa import CATEGORIES, PAPER_QUESTIONS, SOU
 from streamgaze_hf.benchmarks.egogazevqa.prompts import gaze_lines, question_prompt
 from streamgaze_hf.benchmarks.egogazevqa.release import import_release
 from streamgaze_hf.benchmarks.egogazevqa.visuals import gazev_frame, salience_image
-from streamgaze_hf.dataset.load import data_file, read_manifest
+from streamgaze_hf.dataset.files import data_file, read_manifest
 from streamgaze_hf.gaze.sources.egtea import DEFAULT_FPS as EGTEA_FPS
 
 from ..fixtures.cli_entry import streamgaze

@@ -22,7 +22,7 @@ import json
 import numpy as np
 import pyarrow.parquet as pq
 
-from streamgaze_hf.dataset.load import data_file
+from streamgaze_hf.dataset.files import data_file
 from streamgaze_hf.video.writer import H264Writer
 
 from ..fixtures.cli_entry import streamgaze

@@ -1,12 +1,11 @@
 """Reasoning variants (paper Table 4, Figs. 19-21): prompts, <answer> extraction, scoring, task files."""
 
-from pathlib import Path
 
 import pytest
 
-from lmms_tasks import TASKS_DIR
 from streamgaze_hf.benchmarks.streamgaze import evaluation, prompts
 from streamgaze_hf.benchmarks.streamgaze.tasks import TASKS
+from streamgaze_hf.harness.task_files import committed_tasks_dir
 from streamgaze_hf.registry import get_benchmark, task_index
 from streamgaze_hf.scoring import reasoning_answer
 
@@ -79,7 +78,7 @@ def test_scoring_reads_only_the_answer_tag_in_both_prompt_modes():
 
 
 def test_reasoning_task_files_name_their_variant():
-    base = Path(TASKS_DIR) / "streamgaze"
+    base = committed_tasks_dir() / "streamgaze"
     for suffix, reasoning in get_benchmark("streamgaze").lmms.reasoning.items():
         for spec in TASKS:
             text = (base / f"{spec.lmms_name}{suffix}.yaml").read_text()

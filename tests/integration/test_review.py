@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from streamgaze_hf.cli import main
-from streamgaze_hf.dataset.load import data_file
+from streamgaze_hf.dataset.files import data_file
 from streamgaze_hf.gaze.fixations import Fixation
 from streamgaze_hf.gaze.scanpath import FixationObjects
 from streamgaze_hf.review import (

@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from streamgaze_hf.benchmarks.streamgaze.tasks import TASK_IDS
-from streamgaze_hf.dataset.load import data_file
+from streamgaze_hf.dataset.files import data_file
 from streamgaze_hf.review import export_review, load_corrections, verification_stats
 from streamgaze_hf.review.page import PageFixation, PageVideo, render_video_page
 

@@ -16,7 +16,7 @@ def test_salience_reads_each_videos_gaze_once(demo_dataset, tmp_path, monkeypatc
     for d in docs:
         by_video.setdefault(d["video_id"], []).append(d)
     assert all(len(v) >= 2 for v in by_video.values())
-    shared_evaluation._video_gaze_track.cache_clear()
+    shared_evaluation.video_gaze_track.cache_clear()
     reads = []
     real = pq.read_table
 
@@ -33,9 +33,9 @@ def test_salience_reads_each_videos_gaze_once(demo_dataset, tmp_path, monkeypatc
     assert len(reads) == len(by_video)  # one gaze read per video, whatever the number of documents
     assert all(f == [("video_id", "in", [vid])] for f, vid in zip(reads, sorted(by_video)))
     # the same images as without the memo
-    shared_evaluation._video_gaze_track.cache_clear()
-    monkeypatch.setattr(shared_evaluation, "video_gaze_track", lambda root, vid, w, h: shared_evaluation.gaze_tracks(
-        root, {vid}, {vid: {"width": w, "height": h, "fps": 30.0}}).get(vid))
+    shared_evaluation.video_gaze_track.cache_clear()
+    monkeypatch.setattr(shared_evaluation, "video_gaze_track", lambda data, vid, w, h: shared_evaluation.gaze_tracks(
+        data, {vid}, {vid: {"width": w, "height": h, "fps": 30.0}}).get(vid))
     for (vid, start, end), path in images.items():
         d = next(x for x in by_video[vid] if (x["window_start"], x["window_end"]) == (start, end))
         again = shared_evaluation.salience_image(d, tmp_path / "fresh")

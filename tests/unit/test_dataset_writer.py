@@ -23,7 +23,8 @@ from streamgaze_hf.benchmarks.streamgaze.qa.common import empty_qa_row
 from streamgaze_hf.benchmarks.streamgaze.tasks import TASK_IDS, TASKS, get_task, window
 from streamgaze_hf.cli import main as cli_main
 from streamgaze_hf.dataset import writer as writer_module
-from streamgaze_hf.dataset.load import config_names, load_task, read_manifest, resolve_root, sha256_file
+from streamgaze_hf.dataset.files import config_names, read_manifest, sha256_file
+from streamgaze_hf.dataset.load import load_task, locate
 from streamgaze_hf.dataset.schema import dump_metadata
 from streamgaze_hf.dataset.stats import compute_stats, format_stats
 from streamgaze_hf.dataset.writer import (
@@ -208,17 +209,17 @@ def test_rows_round_trip_with_nested_fields(shared, tmp_path):
     )
 
 
-def test_load_task_helper_and_resolve_root(shared, tmp_path, monkeypatch):
+def test_load_task_helper_and_locate(shared, tmp_path, monkeypatch):
     root = shared[0]
-    assert load_task("sr", root, cache_dir=tmp_path / "c")[0]["task"] == "sr"
+    assert load_task("sr", root)[0]["task"] == "sr"
     monkeypatch.setenv("STREAMGAZE_ROOT", str(root))
-    assert resolve_root() == root.resolve()
+    assert locate() == root.resolve()
     monkeypatch.delenv("STREAMGAZE_ROOT")
     monkeypatch.chdir(root.parent)
-    assert resolve_root() == root.resolve()
+    assert locate() == root.resolve()
     monkeypatch.chdir(tmp_path)
     with pytest.raises(StreamGazeError, match=r"looked at \./streamgaze.*streamgaze build BENCH.*streamgaze import BENCH"):
-        resolve_root()
+        locate()
     with pytest.raises(StreamGazeError, match="unknown task"):
         load_task("nope", root)
 
@@ -236,13 +237,12 @@ def test_video_paths_exist_relative_to_root(shared):
 
 
 def test_force_rebuild_of_same_version_is_not_served_from_a_stale_cache(root, content, tmp_path):
-    cache = tmp_path / "shared_cache"
-    assert load_task("oi_easy", root, cache)[0]["answer"] == "B"
+    assert load_task("oi_easy", root)[0]["answer"] == "B"
     changed = copy.deepcopy(content)
     for row in changed.qa["oi_easy"]:
         row.update(answer="C", answer_text="cup")  # same row counts, same sizes
     build(root, changed, force=True)
-    assert {r["answer"] for r in load_task("oi_easy", root, cache)} == {"C"}
+    assert {r["answer"] for r in load_task("oi_easy", root)} == {"C"}
 
 
 # ------------------------------------------------------------------------------------ determinism, manifest
@@ -369,12 +369,12 @@ def test_card_front_matter(shared):
     assert meta["version"] == "1.0.0" and meta["license"] == "cc-by-4.0"
     assert meta["task_categories"] == ["video-text-to-text"] and "gaze" in meta["tags"]
     configs = meta["configs"]
-    assert [c["config_name"] for c in configs] == list(config_names("streamgaze"))  # previews=False: no Hub config
+    assert [c["config_name"] for c in configs] == list(config_names(get_benchmark("streamgaze")))  # previews=False: no Hub config
     assert configs[0].get("default") is True and not any(c.get("default") for c in configs[1:])
     assert all(c["version"] == "1.0.0" for c in configs)
     assert configs[4]["data_files"] == [{"split": "test", "path": "data/oi_easy/test-*.parquet"}]
     infos = {i["config_name"]: i for i in meta["dataset_info"]}
-    assert set(infos) == set(config_names("streamgaze")) and infos["gaze"]["splits"][0]["num_examples"] == 9
+    assert set(infos) == set(config_names(get_benchmark("streamgaze"))) and infos["gaze"]["splits"][0]["num_examples"] == 9
     body = (root / "README.md").read_text()
     assert "# StreamGaze 1.0.0" in body and "CHANGELOG.md" in body and "manifest.json" in body
     assert 'load_dataset("streamgaze", "oi_easy", split="test")' in body and "[max(0, t - 60), t]" in body
@@ -491,7 +491,7 @@ def test_empty_configs_are_written_but_not_declared(content, tmp_path):
     del sparse.qa["otp"]  # a missing task id counts as empty
     root = build(tmp_path / "sparse" / "streamgaze", sparse)
     names = datasets.get_dataset_config_names(str(root))
-    assert names == [c for c in config_names("streamgaze") if c not in ("nfi", "otp", "gaze")]
+    assert names == [c for c in config_names(get_benchmark("streamgaze")) if c not in ("nfi", "otp", "gaze")]
     configs = _front_matter(root)["configs"]
     assert configs[0]["config_name"] == "gsm" and configs[0]["default"] is True
     assert "Empty in this version" in (root / "README.md").read_text()
@@ -502,7 +502,7 @@ def test_empty_configs_are_written_but_not_declared(content, tmp_path):
     )
     with pytest.raises(StreamGazeError, match="task 'otp' has no questions in dataset version"):
         load_task("otp", root)
-    assert len(load_task("gsm", root, cache_dir=tmp_path / "c")) == 2
+    assert len(load_task("gsm", root)) == 2
     nothing = copy.deepcopy(content)
     nothing.qa = {}
     with pytest.raises(StreamGazeError, match="at least one video and one question"):

@@ -12,7 +12,8 @@ import pytest
 
 from streamgaze_hf.benchmarks.egogazevqa.release import import_release, parse_answer, parse_options
 from streamgaze_hf.cli import main as cli_main
-from streamgaze_hf.dataset.load import load_config, read_manifest
+from streamgaze_hf.dataset.files import read_manifest
+from streamgaze_hf.dataset.load import open_dataset
 from streamgaze_hf.dataset.stats import compute_stats, format_stats
 from streamgaze_hf.dataset.writer import verify_dataset
 from streamgaze_hf.registry import benchmarks, get_benchmark
@@ -40,7 +41,7 @@ def imported(tmp_path_factory):
 
 def _rows(root):
     return {r["question"]: r for task in ("spatial", "temporal", "causal")
-            for r in load_config(task, root, cache_dir=root.parent / "cache")}
+            for r in open_dataset(root).load_config(task)}
 
 
 def test_registry_declares_both_benchmarks():
@@ -107,9 +108,9 @@ def test_per_frame_gaze_and_files(imported):
     assert rows["Which object came last?"]["frames"][0]["path"] == "frames/egoexo4d/take-clip/30.png"
     assert rows["Which object came last?"]["video_path"] == "videos/original/take-clip.mp4"
     assert rows["Why did I open the fridge?"]["frames"][0]["caption"] == "#C C does step 0 in P01-R01-Salad"
-    gaze = load_config("gaze", root, cache_dir=root.parent / "cache")
+    gaze = open_dataset(root).load_config("gaze")
     assert len(gaze) == 36 and sum(not v for v in gaze["valid"]) == 1
-    videos = {v["video_id"]: v for v in load_config("videos", root, cache_dir=root.parent / "cache")}
+    videos = {v["video_id"]: v for v in open_dataset(root).load_config("videos")}
     assert videos["take-clip"]["n_frames"] == 300 and videos["take-clip"]["fps"] == 30.0
     assert videos["take-med"]["duration"] == 9.0 and videos["take-med"]["video_path"] == ""
     assert verify_dataset(root) == []

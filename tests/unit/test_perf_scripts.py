@@ -51,5 +51,5 @@ def test_an_unknown_task_of_a_benchmark_is_a_clear_error_before_any_reading(tmp_
 
     for module, name in ((ego, "EgoGazeVQA"), (eqa, "StreamEQA"), (vl, "VL4Gaze")):
         with pytest.raises(StreamGazeError, match=r"unknown \w+ task 'nope'; tasks are ") as exc:
-            module.load_docs("nope", root=tmp_path / "no_dataset_here")
+            module.load_docs("nope", dataset=tmp_path / "no_dataset_here")
         assert "no_dataset_here" not in str(exc.value), name  # the task is checked before the dataset

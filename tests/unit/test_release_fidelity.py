@@ -23,7 +23,7 @@ from streamgaze_hf.benchmarks.streamgaze.release import import_release  # noqa: 
 from streamgaze_hf.benchmarks.streamgaze.release_parse import normalise_answer, task_for_name  # noqa: E402
 from streamgaze_hf.benchmarks.streamgaze.release_videos import assign_video_ids  # noqa: E402
 from streamgaze_hf.cli import main  # noqa: E402
-from streamgaze_hf.dataset.load import data_file  # noqa: E402
+from streamgaze_hf.dataset.files import data_file  # noqa: E402
 from streamgaze_hf.submission.validate import validate_submission  # noqa: E402
 from streamgaze_hf.util.errors import StreamGazeError  # noqa: E402
 

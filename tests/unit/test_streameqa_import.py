@@ -11,7 +11,8 @@ import pytest
 from streamgaze_hf.benchmarks.streameqa import LEVELS, SUBTASKS, subtasks
 from streamgaze_hf.benchmarks.streameqa.release import import_release, parse_options, parse_realtime
 from streamgaze_hf.cli import main as cli_main
-from streamgaze_hf.dataset.load import load_config, load_task, read_manifest
+from streamgaze_hf.dataset.files import read_manifest
+from streamgaze_hf.dataset.load import load_task, open_dataset
 from streamgaze_hf.registry import get_benchmark
 from streamgaze_hf.util.errors import StreamGazeError
 
@@ -55,7 +56,7 @@ def test_counts_and_report(imported):
                                                     ("Perception.json", "Interaction.json", "Planning_all.json")}
     for level in LEVELS:
         assert len(load_task(level, root)) == exp["imported"][level]
-    videos = {r["video_id"]: r for r in load_config("videos", root)}
+    videos = {r["video_id"]: r for r in open_dataset(root).load_config("videos")}
     assert set(videos) == {V1, V2} and videos[V1]["duration"] == pytest.approx(80.0, abs=0.6)
 
 

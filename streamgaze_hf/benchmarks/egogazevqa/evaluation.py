@@ -20,7 +20,7 @@ import os
 from collections.abc import Iterable, Mapping
 
 from ... import scoring
-from ...dataset.handle import DatasetHandle, open_dataset
+from ...dataset.load import DatasetHandle, open_dataset
 from ...evaluation.settings import RunSettings, given
 from ...util.errors import StreamGazeError
 from . import BENCHMARK, NAME

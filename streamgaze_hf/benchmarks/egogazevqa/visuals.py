@@ -43,7 +43,7 @@ def gazev_thickness(radius: int) -> int:
 
 
 def read_frame(root: str, frame: Mapping) -> np.ndarray:
-    from ...dataset.handle import dataset_at
+    from ...dataset.load import dataset_at
 
     path = dataset_at(root).file(frame["path"])
     image = cv2.imread(str(path), cv2.IMREAD_COLOR)

@@ -27,7 +27,7 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 
 from ... import scoring
-from ...dataset.handle import DatasetHandle, open_dataset
+from ...dataset.load import DatasetHandle, open_dataset
 from ...dataset.schema import LETTERS
 from ...evaluation.settings import RunSettings, given
 from ...util.errors import StreamGazeError

@@ -64,7 +64,7 @@ def _raw(p: argparse.ArgumentParser) -> Handler:
         build = BENCHMARK.importer("raw")
         root = build(a.raw, a.out, a.version, workers=a.workers, force=a.force, changelog=a.changelog,
                      options=opts, proxy=proxy_spec(a.proxy_fps, a.proxy_size), previews=a.previews)
-        from ...dataset.handle import open_dataset
+        from ...dataset.load import open_dataset
 
         data = open_dataset(root, benchmark=BENCHMARK, check=False)  # just written and verified by the build
         for line in skipped_report(data.manifest["build"].get("skipped_tasks", {}),

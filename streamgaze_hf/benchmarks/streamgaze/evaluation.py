@@ -19,7 +19,7 @@ import os
 from collections.abc import Mapping
 
 from ... import scoring
-from ...dataset.handle import DatasetHandle, open_dataset
+from ...dataset.load import DatasetHandle, open_dataset
 from ...evaluation.settings import RunSettings, given
 from ...evaluation.visuals import (  # noqa: F401  (re-exported: the plugin reads them from here)
     clip_fixations,

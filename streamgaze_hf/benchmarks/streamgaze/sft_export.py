@@ -33,7 +33,7 @@ import shutil
 from pathlib import Path
 
 from ... import __version__
-from ...dataset.handle import open_dataset
+from ...dataset.load import open_dataset
 from ...dataset.writer import manifest_digest
 from ...util.errors import StreamGazeError
 from ...util.fsutil import atomic_directory

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping
 from functools import lru_cache
 
 from ... import scoring
-from ...dataset.handle import DatasetHandle, dataset_at, open_dataset
+from ...dataset.load import DatasetHandle, dataset_at, open_dataset
 from ...evaluation.settings import RunSettings, given
 from ...util.errors import StreamGazeError
 from . import BENCHMARK, COLUMN_METRICS, NAME

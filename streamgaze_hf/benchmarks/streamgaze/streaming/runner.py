@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ....dataset.handle import open_dataset
+from ....dataset.load import open_dataset
 from ....dataset.writer import manifest_digest
 from ....evaluation import prompts
 from ....gaze.track import GazeTrack
