@@ -157,6 +157,23 @@ def task_dataset(dataset_path: str) -> DatasetHandle:
     return _OPENED[dataset_path]
 
 
+def read_task_rows(dataset_path: str, config: str) -> TaskRows:
+    """What the task loader hands ``process_docs`` for a task file's ``dataset_path`` and ``dataset_name``.
+
+    Args:
+        dataset_path: the task file's ``dataset_path`` (:func:`task_dataset`).
+        config: its ``dataset_name`` (the task id).
+
+    Returns:
+        The config's rows with the open dataset (:class:`TaskRows`).
+
+    Raises:
+        StreamGazeError: no dataset, an unknown or empty task, or a damaged file.
+    """
+    data = task_dataset(dataset_path)
+    return TaskRows(data.load_task(config), data, config)
+
+
 def _is_ours(config) -> bool:
     return bool(getattr(getattr(config, "process_docs", None), GLUE_MARK, False))
 
@@ -167,13 +184,11 @@ def _download(original):
             return original(self, dataset_kwargs, *args, **kwargs)
         import datasets
 
-        config = str(self.config.dataset_name)
         try:
-            data = task_dataset(str(self.config.dataset_path))
-            rows = TaskRows(data.load_task(config), data, config)
+            rows = read_task_rows(str(self.config.dataset_path), str(self.config.dataset_name))
         except StreamGazeError as exc:
             raise SystemExit(f"streamgaze: error: {exc}") from None
-        self.config.dataset_path = self.DATASET_PATH = data.root
+        self.config.dataset_path = self.DATASET_PATH = rows.dataset.root
         split = self.config.test_split or "test"
         self.dataset = datasets.DatasetDict({split: self.config.process_docs(rows)})
         self.dataset_no_image = self.dataset  # documents hold paths, never decoded media

@@ -38,7 +38,7 @@ import av
 
 from streamgaze_hf.video import clips
 from streamgaze_hf.video.clips import prepare_clip, read_sidecar
-from streamgaze_hf.video.reader import open_container, probe_video
+from streamgaze_hf.video.frame_reader import open_container, probe_video
 from streamgaze_hf.video.writer import H264Writer
 
 DEFAULT_ENDS = (90.4, 150.7, 210.2, 270.9)

@@ -62,8 +62,8 @@ from streamgaze_hf.demo.timecode import burn_frame_code, read_frame_code
 from streamgaze_hf.evaluation.protocols import PROTOCOLS
 from streamgaze_hf.video import clips
 from streamgaze_hf.video.clips import prepare_clip, read_sidecar, select_frames
+from streamgaze_hf.video.frame_reader import probe_video
 from streamgaze_hf.video.proxy import ProxySpec, build_proxy, proxy_frames
-from streamgaze_hf.video.reader import probe_video
 from streamgaze_hf.video.writer import H264Writer
 
 MODEL_S = 0.61

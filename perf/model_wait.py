@@ -75,7 +75,7 @@ def write_dataset(video: Path, root: Path, questions: int, seed: int = 0) -> dic
     from streamgaze_hf.dataset.schema import FIXATION_FEATURES, GAZE_FEATURES
     from streamgaze_hf.dataset.writer import DatasetContent, table_chunk, write_dataset
     from streamgaze_hf.registry import get_benchmark
-    from streamgaze_hf.video.reader import probe_video
+    from streamgaze_hf.video.frame_reader import probe_video
 
     fb = _load("full_benchmark")
     info = probe_video(video)

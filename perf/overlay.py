@@ -65,7 +65,7 @@ from streamgaze_hf.gaze.overlay import (
     render_overlay_files,
 )
 from streamgaze_hf.video import reader
-from streamgaze_hf.video.reader import open_container, probe_video
+from streamgaze_hf.video.frame_reader import open_container, probe_video
 from streamgaze_hf.video.writer import H264Writer
 
 

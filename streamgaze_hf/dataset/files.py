@@ -165,7 +165,7 @@ def dataset_files(root: str | os.PathLike[str], rels: Iterable[str], progress: b
         fetch_files(root, {rel: files[rel] for rel in rels if rel in files}, progress=progress)
     for rel in rels:
         if rel in files:
-            verify_file(root / rel, files[rel], rel)
+            verify_file(root / rel, files[rel])
     return [root / rel for rel in rels]
 
 

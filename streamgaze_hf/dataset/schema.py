@@ -86,6 +86,11 @@ def letter(index: int) -> str:
 
 
 def letter_index(answer: str) -> int:
+    """0-based index of an option letter (the inverse of :func:`letter`).
+
+    Raises:
+        ValueError: not an option letter.
+    """
     return LETTERS.index(answer)
 
 

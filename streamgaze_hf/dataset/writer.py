@@ -73,7 +73,6 @@ PARQUET_OPTIONS: dict[str, Any] = {  # fixed, so the bytes only depend on the ro
     "data_page_version": "1.0",
 }
 SORT_KEYS: dict[str, tuple[str, ...]] = {
-    "qa": ("video_id", "query_time", "question_id"),
     "videos": ("video_id",),
     "gaze": ("video_id", "t"),
     "fixations": ("video_id", "fixation_index"),

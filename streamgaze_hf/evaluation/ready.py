@@ -5,7 +5,7 @@ what the run's wrapper (:class:`~.model_frames.FramesSpec`) would have made of i
 read on the model's critical path is a few small intra frames:
 
 1. the full-rate clip is prepared (or found) in the clip cache;
-2. the wrapper's reader library reports its frame count and rate (``video/readers.py``), the table
+2. the wrapper's reader library reports its frame count and rate (``video/wrapper_reads.py``), the table
    (``model_frames.py``) plans the clip: which frames, what size, in what order, at what rate, and checks that
    the wrapper's sampler on the planned clip reaches exactly those frames;
 3. the picked frames are decoded from the full-rate clip by that same library (so its YUV-to-RGB conversion
@@ -91,7 +91,7 @@ class _Job:
 
 
 def _job(full: Path, spec: FramesSpec, out: Path, key: str) -> _Job | None:
-    from ..video.readers import ClipReader
+    from ..video.wrapper_reads import ClipReader
 
     reader = ClipReader(full, spec.reader)
     meta = reader.meta
@@ -150,7 +150,7 @@ def _write(job: _Job, spec: FramesSpec, by_position: dict) -> Path:
 
 def _check_written(path: Path, spec: FramesSpec, plan) -> None:
     """The written clip as the wrapper's reader reports it must still be read as planned."""
-    from ..video.readers import clip_metadata
+    from ..video.wrapper_reads import clip_metadata
 
     meta = clip_metadata(path, spec.reader)
     if meta.n_frames != len(plan.order):
@@ -283,7 +283,7 @@ def _batches(jobs: list[_Job]) -> list[list[_Job]]:
 
 
 def _shared_pass(video, batch: list[_Job], wanted: dict, spec: FramesSpec) -> None:
-    from ..video.readers import ClipReader
+    from ..video.wrapper_reads import ClipReader
 
     members = {id(job) for job in batch}
     frames: dict[int, dict[int, np.ndarray]] = {id(job): {} for job in batch}

@@ -38,7 +38,7 @@ import numpy as np
 from tqdm import tqdm
 
 from ..util.errors import StreamGazeError, VideoError
-from ..video.reader import VideoInfo, open_container, probe_video
+from ..video.frame_reader import VideoInfo, open_container, probe_video
 from ..video.writer import H264Writer
 from .fov import fov_radius_px
 from .io import read_gaze_csv

@@ -12,7 +12,6 @@ progress bar in bytes over all files of a batch (sizes from the manifest).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
 from pathlib import Path
 
 from ..util.errors import StreamGazeError
@@ -74,7 +73,3 @@ def _part_bar(aggregate):
 
     return _Part
 
-
-def needed_entries(manifest_files: dict[str, dict], rels: Iterable[str]) -> dict[str, dict]:
-    """The manifest entries of ``rels`` (paths the manifest does not list are left out)."""
-    return {rel: manifest_files[rel] for rel in rels if rel in manifest_files}

@@ -26,7 +26,7 @@ from typing import Any
 from ..util.errors import StreamGazeError
 from ..util.fsutil import sha256_file, user_cache_dir
 
-__all__ = ["MANIFEST", "VERIFY_CACHE_ENV", "verify_cache_dir", "file_problem", "verify_file", "is_verified"]
+__all__ = ["MANIFEST", "VERIFY_CACHE_ENV", "verify_cache_dir", "file_problem", "verify_file"]
 
 MANIFEST = "manifest.json"
 VERIFY_CACHE_ENV = "STREAMGAZE_VERIFY_CACHE"
@@ -56,12 +56,6 @@ def _remember(key: str) -> None:
         marker.touch()
     except OSError:  # a read-only cache: the check is still made, only not remembered across runs
         pass
-
-
-def is_verified(path: str | os.PathLike[str], sha256: str) -> bool:
-    """Whether this exact file (identity) was already found to have ``sha256``."""
-    key, _ = _identity_key(Path(path), sha256)
-    return key in _DONE or _marker(key).exists()
 
 
 def _reason(path: Path, entry: Mapping[str, Any] | None) -> str | None:
@@ -98,7 +92,7 @@ def file_problem(path: str | os.PathLike[str], entry: Mapping[str, Any] | None,
     return None if reason is None else f"{name or path.name}: {reason}"
 
 
-def verify_file(path: str | os.PathLike[str], entry: Mapping[str, Any], name: str = "") -> None:
+def verify_file(path: str | os.PathLike[str], entry: Mapping[str, Any]) -> None:
     """Raise :func:`file_problem` of ``path`` as one :class:`StreamGazeError` on the file (printed by the
     CLI as ``streamgaze COMMAND: error: <path>: <problem>``, the line ``streamgaze doctor`` prints for it)."""
     path = Path(path)

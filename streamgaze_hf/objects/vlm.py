@@ -47,7 +47,7 @@ from ..gaze.scanpath import FixationObjects
 from ..gaze.track import GazeTrack
 from ..util.errors import StreamGazeError
 from ..util.fsutil import user_cache_dir, write_text_atomic
-from ..video.reader import read_frames_at
+from ..video.frame_reader import read_frames_at
 from .base import VideoObjects
 from .naming import ATTRIBUTE_KINDS, BUILTIN_ATTRIBUTE_VALUES, unique_names
 from .vlm_prompts import (

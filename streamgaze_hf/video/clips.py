@@ -65,8 +65,8 @@ import numpy as np
 
 from ..util.errors import StreamGazeError, VideoError
 from ..util.fsutil import atomic_output, user_cache_dir, write_text_atomic
+from .frame_reader import open_container
 from .packets import PacketIndex, packet_index
-from .reader import open_container
 from .smartcut import CutFailed, SourceSets, decode_range, plan_cut, smart_cut
 from .writer import DEFAULT_CRF, H264Writer
 

@@ -14,7 +14,7 @@ import av
 
 from ..util.errors import VideoError
 from ..util.fsutil import atomic_output
-from .reader import open_container
+from .frame_reader import open_container
 
 
 def join_parts(parts: Sequence[Path], offsets: Sequence[float], out: str | os.PathLike[str]) -> Path:

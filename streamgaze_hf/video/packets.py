@@ -15,8 +15,8 @@ import av
 import numpy as np
 
 from ..util.errors import VideoError
+from .frame_reader import open_container
 from .h264 import avcc_parameter_sets, packet_parameter_sets
-from .reader import open_container
 
 
 @dataclass(frozen=True)

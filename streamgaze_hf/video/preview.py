@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..util.errors import StreamGazeError
-from .reader import probe_video
+from .frame_reader import probe_video
 from .resample import write_resampled
 
 PREVIEW_PRESET = "medium"  # smaller files than veryfast at the same CRF; previews are tiny, so it is cheap

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from ..util.errors import StreamGazeError
-from .reader import probe_video
+from .frame_reader import probe_video
 from .resample import frames_at_rate, write_resampled
 
 PROXY_DIR = "videos/proxy"

@@ -20,7 +20,7 @@ import numpy as np
 from tqdm import tqdm
 
 from ..util.errors import VideoError
-from .reader import open_container, probe_video
+from .frame_reader import open_container, probe_video
 from .writer import DEFAULT_THREADS, H264Writer
 
 _EPS = 1e-6

@@ -48,6 +48,7 @@ from pathlib import Path
 import av
 import numpy as np
 
+from .frame_reader import open_container
 from .h264 import (
     NAL_PPS,
     NAL_SPS,
@@ -59,7 +60,6 @@ from .h264 import (
     parameter_set_key,
 )
 from .packets import PacketIndex
-from .reader import open_container
 from .writer import DEFAULT_THREADS, set_colour, x264_params
 
 __all__ = ["CutFailed", "CutPlan", "SourceSets", "plan_cut", "smart_cut", "decode_range", "source_sets_at",

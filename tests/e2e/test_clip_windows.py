@@ -8,7 +8,7 @@ from streamgaze_hf.benchmarks.streamgaze import evaluation
 from streamgaze_hf.benchmarks.streamgaze.tasks import TASKS
 from streamgaze_hf.demo.timecode import read_frame_code
 from streamgaze_hf.video.clips import clip_frame_times, read_sidecar
-from streamgaze_hf.video.reader import probe_video, read_frames_at
+from streamgaze_hf.video.frame_reader import probe_video, read_frames_at
 
 pytestmark = pytest.mark.slow
 

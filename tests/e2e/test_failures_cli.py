@@ -195,9 +195,10 @@ def test_process_docs_stops_with_one_line_on_a_damaged_dataset(damaged, monkeypa
     from types import SimpleNamespace
 
     from lmms_tasks import utils
+    from tests.fixtures.task_glue import folder_glue
 
     monkeypatch.setenv("STREAMGAZE_ROOT", str(damaged["root"]))
-    task = SimpleNamespace(config=SimpleNamespace(process_docs=utils.process_docs, dataset_path="streamgaze",
+    task = SimpleNamespace(config=SimpleNamespace(process_docs=folder_glue("streamgaze").process_docs, dataset_path="streamgaze",
                                                   dataset_name="nfi", test_split="test"))
     with pytest.raises(SystemExit) as exc:
         utils._download(lambda *a, **k: None)(task)

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from streamgaze_hf.benchmarks.streamgaze.tasks import TASKS
-from streamgaze_hf.video.reader import probe_video
+from streamgaze_hf.video.frame_reader import probe_video
 
 from ..conftest import run_lmms_eval
 

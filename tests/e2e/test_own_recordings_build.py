@@ -87,7 +87,7 @@ def test_pupil_cloud_export_builds_a_benchmark_and_reports_the_skipped_task(tmp_
 def test_multi_part_neon_scene_video_is_joined_on_the_tracks_clock(tmp_path, monkeypatch):
     """multi_part_v2.5: stand-in part videos at the real frame timestamps of each part; the recording's video
     is the three parts joined (packets copied), its frames exactly the scene clock's."""
-    from streamgaze_hf.video.reader import probe_video
+    from streamgaze_hf.video.frame_reader import probe_video
 
     monkeypatch.setenv("STREAMGAZE_SCENE_CACHE", str(tmp_path / "scene-cache"))
     rec = tmp_path / "raw" / "multi"

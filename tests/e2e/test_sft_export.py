@@ -11,7 +11,7 @@ from streamgaze_hf.benchmarks.streamgaze.streaming.metrics import event_time
 from streamgaze_hf.benchmarks.streamgaze.tasks import TASKS
 from streamgaze_hf.cli import main
 from streamgaze_hf.video.clips import read_sidecar
-from streamgaze_hf.video.reader import probe_video
+from streamgaze_hf.video.frame_reader import probe_video
 
 pytestmark = pytest.mark.slow
 

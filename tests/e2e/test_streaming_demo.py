@@ -17,7 +17,7 @@ from streamgaze_hf.cli import main
 from streamgaze_hf.demo.timecode import read_frame_code
 from streamgaze_hf.evaluation.baselines import random_answer
 from streamgaze_hf.util.errors import StreamGazeError
-from streamgaze_hf.video.reader import probe_video
+from streamgaze_hf.video.frame_reader import probe_video
 
 pytestmark = pytest.mark.slow
 

@@ -21,7 +21,7 @@ from streamgaze_hf.util.errors import StreamGazeError
 from streamgaze_hf.video import clips
 from streamgaze_hf.video.cache_admin import cache_stats
 from streamgaze_hf.video.clips import cached_clip, prepare_clip, read_sidecar
-from streamgaze_hf.video.reader import iter_frames
+from streamgaze_hf.video.frame_reader import iter_frames
 
 from ..unit.test_clips import write_source
 
@@ -105,7 +105,7 @@ _RACE = """
 import hashlib, json, sys, time
 from pathlib import Path
 from streamgaze_hf.video.clips import prepare_clip, read_sidecar
-from streamgaze_hf.video.reader import iter_frames
+from streamgaze_hf.video.frame_reader import iter_frames
 src, cache, go = sys.argv[1], sys.argv[2], Path(sys.argv[3])
 windows = json.loads(sys.argv[4])
 while not go.exists():

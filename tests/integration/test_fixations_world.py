@@ -7,7 +7,7 @@ import pytest
 from streamgaze_hf.gaze.fixations import DEFAULT_MIN_DURATION, extract_fixations
 from streamgaze_hf.gaze.io import read_gaze_csv
 from streamgaze_hf.gaze.scene import scene_scores
-from streamgaze_hf.video.reader import probe_video
+from streamgaze_hf.video.frame_reader import probe_video
 
 
 def iou(a, b):

@@ -126,25 +126,29 @@ def test_eval_skips_lmms_evals_own_task_index_only_for_our_tasks():
 def test_glue_reads_the_named_config_and_derives_each_variants_documents(demo_dataset, monkeypatch):
     """A task's ``dataset_path`` (the benchmark's default root: the root chosen at run time, here
     $STREAMGAZE_ROOT; or a directory) and ``dataset_name`` are read through the toolkit's reader, and
-    ``process_docs<suffix>`` derives that variant's documents from them (the benchmark's load_docs)."""
+    ``process_docs<suffix>`` (the folder's glue.py) derives that variant's documents from them (the benchmark's
+    load_docs), handed the open dataset explicitly (TaskRows)."""
     from lmms_tasks import utils
     from streamgaze_hf.benchmarks.streamgaze.evaluation import load_docs
+    from tests.fixtures.task_glue import folder_glue
 
+    glue = folder_glue("streamgaze")
     monkeypatch.setenv("STREAMGAZE_ROOT", str(demo_dataset))
     # no clip prefetcher: one left running would fill the clip cache of whichever test comes next
     monkeypatch.setenv("STREAMGAZE_PREFETCH", "0")
-    root, rows = utils.read_task_config("streamgaze", "oi_easy")
-    assert root == demo_dataset.resolve() and utils.read_task_config(str(demo_dataset), "oi_easy")[0] == root
-    assert (rows.info.dataset_name, rows.info.config_name, rows.info.description) == ("streamgaze", "oi_easy", str(root))
+    rows = utils.read_task_rows("streamgaze", "oi_easy")
+    root = rows.dataset.path
+    assert root == demo_dataset.resolve() and utils.read_task_rows(str(demo_dataset), "oi_easy").dataset.path == root
+    assert (rows.dataset.benchmark.name, rows.config) == ("streamgaze", "oi_easy")
     want = load_docs("oi_easy", "salience", root)
-    docs = utils.process_docs_salience(rows)
+    docs = glue.process_docs_salience(rows)
     assert [(d["question_id"], d["gaze"]) for d in docs] == [(d["question_id"], "salience") for d in want]
-    assert len(rows) == len(want) > 0
-    import datasets
+    assert len(rows.rows) == len(want) > 0
+    import dataclasses
 
-    two = datasets.Dataset(rows.select([0, 1]).flatten_indices().data, info=rows.info)  # derived from the rows given
-    assert [d["question_id"] for d in utils.process_docs_salience(two)] == [r["question_id"] for r in rows][:2]
-    reasoning = utils.process_docs_cot_visual(rows)
+    two = dataclasses.replace(rows, rows=rows.rows.select([0, 1]).flatten_indices())  # derived from the rows given
+    assert [d["question_id"] for d in glue.process_docs_salience(two)] == [r["question_id"] for r in rows.rows][:2]
+    reasoning = glue.process_docs_cot_visual(rows)
     assert {d["reasoning"] for d in reasoning} == {"visual"} and {d["gaze"] for d in reasoning} == {"visual"}
 
 
@@ -154,10 +158,12 @@ def test_doc_to_messages_gives_the_salience_map_the_clip_and_the_prompt_in_order
     from PIL import Image
 
     from lmms_tasks import utils
+    from tests.fixtures.task_glue import folder_glue
 
+    glue = folder_glue("streamgaze")
     monkeypatch.setenv("STREAMGAZE_PREFETCH", "0")  # no prefetcher left running (see the test above)
-    _root, rows = utils.read_task_config(str(demo_dataset), "oi_easy")
-    doc = utils.process_docs_salience(rows)[0]
+    rows = utils.read_task_rows(str(demo_dataset), "oi_easy")
+    doc = glue.process_docs_salience(rows)[0]
     kw = {"pre_prompt": "P: ", "post_prompt": " :Q"}
     (turn,) = utils.doc_to_messages(doc, kw)
     assert turn["role"] == "user" and [c["type"] for c in turn["content"]] == ["image", "video", "text"]
@@ -167,5 +173,5 @@ def test_doc_to_messages_gives_the_salience_map_the_clip_and_the_prompt_in_order
     assert text["text"] == utils.doc_to_text(doc, kw) and text["text"].startswith("P: ") and text["text"].endswith(" :Q")
     visuals = utils.doc_to_visual(doc)
     assert isinstance(visuals[0], Image.Image) and visuals[1] == video["url"]
-    plain = utils.process_docs(rows)[0]  # the main (visual) setting: the clip and the prompt only
+    plain = glue.process_docs(rows)[0]  # the main (visual) setting: the clip and the prompt only
     assert [c["type"] for c in utils.doc_to_messages(plain)[0]["content"]] == ["video", "text"]

@@ -164,7 +164,7 @@ def test_an_open_decord_reader_stops_decoding_after_its_frames(tmp_path):
     within the second."""
     import time
 
-    from streamgaze_hf.video.readers import ClipReader
+    from streamgaze_hf.video.wrapper_reads import ClipReader
 
     src = write_ours(tmp_path / "long.mp4", seconds=60, size=(320, 240))
     reader = ClipReader(src, "decord")

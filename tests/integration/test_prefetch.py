@@ -159,11 +159,13 @@ def _no_building(monkeypatch):
 
 def test_doc_to_visual_is_a_cache_hit_after_prefetch(demo_dataset, fresh_prefetch, monkeypatch):
     from lmms_tasks import utils
+    from tests.fixtures.task_glue import folder_glue
 
+    glue = folder_glue("streamgaze")
     monkeypatch.setenv("STREAMGAZE_ROOT", str(demo_dataset))
     # what lmms-eval does: the documents come back as rows of the datasets.Dataset process_docs returns
-    docs = list(utils.process_docs(utils.read_task_config("streamgaze", "oi_easy")[1]))
-    sal = list(utils.process_docs_salience(utils.read_task_config("streamgaze", "fap")[1]))
+    docs = list(glue.process_docs(utils.read_task_rows("streamgaze", "oi_easy")))
+    sal = list(glue.process_docs_salience(utils.read_task_rows("streamgaze", "fap")))
     p = prefetch.current_prefetcher()
     assert p is not None
     assert p.wait_idle(timeout=300)
@@ -185,7 +187,7 @@ def test_doc_to_visual_is_a_cache_hit_after_prefetch(demo_dataset, fresh_prefetc
 
 
 def test_the_next_docs_are_ready_while_the_model_works(demo_dataset, fresh_prefetch):
-    docs = evaluation.load_docs("sr", root=demo_dataset)[:4]
+    docs = evaluation.load_docs("sr", dataset=demo_dataset)[:4]
     p = prefetch.start_prefetch(docs)
     first = prefetch.prefetched_visuals(docs[0])
     for i in range(1, len(docs)):

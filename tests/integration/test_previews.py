@@ -31,8 +31,9 @@ from streamgaze_hf.dataset.stats import stats_from_files
 from streamgaze_hf.dataset.viewer import PREVIEWS_CONFIG
 from streamgaze_hf.dataset.writer import PARQUET_OPTIONS, dataset_files, render_manifest, verify_dataset
 from streamgaze_hf.gaze.overlay import GREEN_BGR
+from streamgaze_hf.registry import get_benchmark
+from streamgaze_hf.video.frame_reader import probe_video
 from streamgaze_hf.video.preview import DEFAULT_PREVIEW, preview_size
-from streamgaze_hf.video.reader import probe_video
 from streamgaze_hf.video.resample import frames_at_rate
 
 REQUIRE_FFMPEG = os.environ.get("STREAMGAZE_REQUIRE_FFMPEG") == "1"
@@ -117,7 +118,7 @@ def test_previews_are_declared_listed_and_recorded_but_not_a_toolkit_config(demo
     rel = data_file(root, PREVIEWS_CONFIG).relative_to(root).as_posix()
     assert rel in manifest["files"] and not any("video_files" in f or "preview" in f.split("/")[-1]
                                                  for f in manifest["files"] if f != rel)
-    assert PREVIEWS_CONFIG not in config_names("streamgaze")
+    assert PREVIEWS_CONFIG not in config_names(get_benchmark("streamgaze"))
     meta = check_card(root, "0.1.0", set(dataset_files(root)))
     entry = next(c for c in meta["configs"] if c["config_name"] == PREVIEWS_CONFIG)
     assert entry["data_files"] == [{"split": "test", "path": f"data/{PREVIEWS_CONFIG}/test-*.parquet"}]
@@ -145,7 +146,7 @@ def test_a_dataset_with_the_older_video_files_config_keeps_loading_and_validatin
     pq.write_table(pa.Table.from_pylist(rows, schema=VIDEO_FILE_FEATURES.arrow_schema), path, row_group_size=1,
                    compression="none", use_dictionary=False, version=PARQUET_OPTIONS["version"])
     old = read_manifest(root)
-    stats = stats_from_files(root, "0.1.0", "streamgaze")
+    stats = stats_from_files(root, "0.1.0", get_benchmark("streamgaze"))
     (root / "README.md").write_text(render_card(root, "0.1.0", stats), encoding="utf-8")
     (root / "manifest.json").write_text(render_manifest(root, "0.1.0", old["build"], stats), encoding="utf-8")
     manifest = json.loads((root / "manifest.json").read_text())

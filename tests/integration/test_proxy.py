@@ -15,6 +15,7 @@ from streamgaze_hf.demo.timecode import read_frame_code
 from streamgaze_hf.util.errors import StreamGazeError
 from streamgaze_hf.video import clips
 from streamgaze_hf.video.clips import clip_frame_times, prepare_clip, read_sidecar
+from streamgaze_hf.video.frame_reader import iter_frames, probe_video
 from streamgaze_hf.video.packets import packet_index
 from streamgaze_hf.video.proxy import (
     ProxySpec,
@@ -24,7 +25,6 @@ from streamgaze_hf.video.proxy import (
     proxy_size,
     proxy_spec,
 )
-from streamgaze_hf.video.reader import iter_frames, probe_video
 
 from ..unit.test_clips import decode_index, write_source
 

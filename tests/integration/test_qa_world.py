@@ -8,7 +8,7 @@ import pytest
 from streamgaze_hf.benchmarks.streamgaze.build import BuildOptions, analyse_recording, process_recording
 from streamgaze_hf.benchmarks.streamgaze.tasks import TASK_IDS, window
 from streamgaze_hf.gaze.io import read_gaze_csv
-from streamgaze_hf.video.reader import probe_video
+from streamgaze_hf.video.frame_reader import probe_video
 
 
 class World:

@@ -307,7 +307,7 @@ def test_gaze_command_exports_each_sources_track(source, path, tmp_path):
 
 
 def test_overlay_command_renders_a_pupil_cloud_recording(tmp_path):
-    from streamgaze_hf.video.reader import probe_video
+    from streamgaze_hf.video.frame_reader import probe_video
 
     from ..fixtures.source_fixtures import write_timed_video
 

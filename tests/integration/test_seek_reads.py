@@ -23,6 +23,7 @@ from streamgaze_hf.demo.readcheck import read_videos, wrapper_reads
 from streamgaze_hf.demo.timecode import burn_frame_code, read_frame_code
 from streamgaze_hf.video import clips
 from streamgaze_hf.video.clips import prepare_clip, read_sidecar
+from streamgaze_hf.video.frame_reader import iter_frames, probe_video, read_frames_at
 from streamgaze_hf.video.h264 import (
     annexb_nals,
     avcc_parameter_sets,
@@ -33,7 +34,6 @@ from streamgaze_hf.video.h264 import (
 )
 from streamgaze_hf.video.packets import packet_index
 from streamgaze_hf.video.proxy import ProxySpec, build_proxy, proxy_frames
-from streamgaze_hf.video.reader import iter_frames, probe_video, read_frames_at
 
 W, H = 320, 240  # issue 22 saw the failures at 1280x720; they reproduce at this size
 FPS = 10

@@ -13,8 +13,8 @@ import pytest
 
 from streamgaze_hf.video import clips
 from streamgaze_hf.video.clips import clip_frame_times, prepare_clip, read_sidecar
+from streamgaze_hf.video.frame_reader import probe_video
 from streamgaze_hf.video.packets import packet_index
-from streamgaze_hf.video.reader import probe_video
 from streamgaze_hf.video.smartcut import annexb_nals, avcc_parameter_sets, length_prefixed, plan_cut
 
 from ..unit.test_clips import H, W, check_clip, coded_frame, decode_index, decoded_clip, expected_indices

@@ -19,7 +19,7 @@ from streamgaze_hf.cli import main
 from streamgaze_hf.demo import generate_world
 from streamgaze_hf.demo.catalog import CATALOG
 from streamgaze_hf.gaze.io import read_gaze_csv
-from streamgaze_hf.video.reader import probe_video, read_frames_at
+from streamgaze_hf.video.frame_reader import probe_video, read_frames_at
 from streamgaze_hf.video.writer import cpu_flags
 
 RATE = 30.0
@@ -447,7 +447,7 @@ def test_pipeline_recovers_the_ground_truth(videos, name):
 def test_every_frame_carries_its_index(tmp_path):
     from streamgaze_hf.demo.timecode import read_frame_code
     from streamgaze_hf.demo.world import generate_world
-    from streamgaze_hf.video.reader import iter_frames
+    from streamgaze_hf.video.frame_reader import iter_frames
 
     (d,) = generate_world(tmp_path, n_videos=1, seed=2, duration=16, progress=False)
     codes = [read_frame_code(img) for _, _, img in iter_frames(d / "video.mp4")]

@@ -172,21 +172,11 @@ def test_the_glue_module_gives_the_benchmarks_metric_value_and_nan_when_undefine
                 seen_nan.add((label, name))
     assert {("never_yes", "precision"), ("no_yes_label", "recall"), ("no_yes_label", "f1"),
             ("empty", "accuracy")} <= seen_nan
-    glue = _folder_glue("streamgaze")  # what the task files name: `aggregation: !function glue.aggregate_f1`
+    from tests.fixtures.task_glue import folder_glue
+
+    glue = folder_glue("streamgaze")  # what the task files name: `aggregation: !function glue.aggregate_f1`
     assert glue.aggregate_f1(cases["mixed"]) == 50.0
     assert math.isnan(glue.aggregate_f1(cases["no_yes_label"]))
-
-
-def _folder_glue(benchmark: str):
-    """A benchmark's generated glue.py, loaded the way lmms-eval loads ``!function glue.<name>``."""
-    import importlib.util
-
-    from streamgaze_hf.harness.task_files import committed_tasks_dir
-
-    spec = importlib.util.spec_from_file_location("glue", committed_tasks_dir() / benchmark / "glue.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_random_baseline_keeps_the_shared_rule_without_a_hook():

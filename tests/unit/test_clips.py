@@ -24,7 +24,7 @@ from streamgaze_hf.video.clips import (
     select_frames,
     sidecar_path,
 )
-from streamgaze_hf.video.reader import iter_frames, probe_video, read_frames_at
+from streamgaze_hf.video.frame_reader import iter_frames, probe_video, read_frames_at
 from streamgaze_hf.video.writer import H264Writer
 
 W, H = 128, 96

@@ -12,7 +12,7 @@ from streamgaze_hf.benchmarks.egogazevqa.prompts import gaze_lines, question_pro
 from streamgaze_hf.benchmarks.egogazevqa.release import import_release
 from streamgaze_hf.benchmarks.egogazevqa.visuals import gazev_frame, gazev_radius, salience_image
 from streamgaze_hf.util.errors import StreamGazeError
-from streamgaze_hf.video.reader import probe_video
+from streamgaze_hf.video.frame_reader import probe_video
 
 from ..fixtures.egogazevqa_fixture import OPTIONS, gaze_at, write_release
 

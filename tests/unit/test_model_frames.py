@@ -140,7 +140,7 @@ def test_uncompressed_clips_read_back_exactly_in_every_reader(tmp_path, rate):
     import decord
 
     from streamgaze_hf.video.lossless import write_rgb_clip
-    from streamgaze_hf.video.readers import clip_metadata, read_frames
+    from streamgaze_hf.video.wrapper_reads import clip_metadata, read_frames
 
     rng = np.random.default_rng(0)
     frames = rng.integers(0, 256, (7, 50, 70, 3), dtype=np.uint8)

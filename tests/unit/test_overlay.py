@@ -23,7 +23,7 @@ from streamgaze_hf.gaze.overlay import (
 )
 from streamgaze_hf.gaze.track import GazeTrack
 from streamgaze_hf.util.errors import GazeFormatError, StreamGazeError, VideoError
-from streamgaze_hf.video.reader import iter_frames, probe_video, read_frames_at
+from streamgaze_hf.video.frame_reader import iter_frames, probe_video, read_frames_at
 from streamgaze_hf.video.writer import H264Writer
 
 W, H = 320, 240

@@ -14,7 +14,7 @@ from streamgaze_hf.demo.timecode import read_frame_code
 from streamgaze_hf.evaluation.baselines import oracle_answer, random_answer
 from streamgaze_hf.util.errors import StreamGazeError
 from streamgaze_hf.video.clips import clip_frame_times
-from streamgaze_hf.video.reader import probe_video, read_frames_at
+from streamgaze_hf.video.frame_reader import probe_video, read_frames_at
 
 from ..fixtures.streameqa_fixture import FPS, V1, gaze_xy, write_release
 

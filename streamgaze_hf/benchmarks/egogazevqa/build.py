@@ -54,6 +54,7 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
+from ...dataset.rows import gaze_rows, video_row
 from ...dataset.schema import LETTERS, dump_metadata
 from ...gaze.sources.base import Recording
 from ...util.errors import StreamGazeError
@@ -208,7 +209,7 @@ def build_dataset(raw: str | os.PathLike[str], out: str | os.PathLike[str], vers
     from ...dataset.writer import DatasetContent, write_dataset
     from ...gaze.sources.registry import find_recordings, load
     from ...objects.vlm import VLMBackend, api_key_from_env
-    from ...video.reader import probe_video, read_frames_at
+    from ...video.frame_reader import probe_video, read_frames_at
 
     raw, out = Path(raw), Path(out)
     opts = options or EgoBuildOptions()
@@ -274,13 +275,8 @@ def build_dataset(raw: str | os.PathLike[str], out: str | os.PathLike[str], vers
                         counts.rejected += 1
                         continue
                     qa[cat].append(row)
-            videos.append({"video_id": rec.video_id, "source": source, "video_path": "", "overlay_path": "",
-                           "fps": float(info.fps), "width": int(info.width), "height": int(info.height),
-                           "n_frames": int(info.n_frames), "duration": float(info.duration),
-                           "hfov_deg": math.nan})
-            tr = rec.track
-            gaze.extend({"video_id": rec.video_id, "t": float(tr.t[i]), "x": float(tr.x[i]), "y": float(tr.y[i]),
-                         "valid": bool(tr.valid[i]), "in_frame": bool(tr.in_frame[i])} for i in range(len(tr)))
+            videos.append(video_row(rec.video_id, source, info))
+            gaze.extend(gaze_rows(rec.video_id, rec.track))
         if not any(qa.values()):
             raise StreamGazeError(
                 f"no question generated: {counts.keyframes} keyframes from {counts.narrations} narrations "

@@ -64,6 +64,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from ...dataset.import_report import ImportReport, Problem, ProblemSink
+from ...dataset.rows import gaze_row, video_row
 from ...dataset.schema import LETTERS, dump_metadata
 from ...gaze.sources.egtea import DEFAULT_FPS as EGTEA_FPS
 from ...util.errors import StreamGazeError, VideoError
@@ -415,7 +416,7 @@ class _Frames:
     def _decode(self, clip: _Clip, name: str, frame: int) -> Path | None:
         import cv2
 
-        from ...video.reader import read_frames_at
+        from ...video.frame_reader import read_frames_at
 
         out = self.tmp / "frames" / clip.dataset / clip.video_id / (Path(name).stem + ".png")
         if out.is_file():
@@ -512,7 +513,7 @@ def _snip(raw: dict) -> str:
 def _clip(ds: str, video_id: str, release: Path, narrations, clips) -> _Clip:
     key = (ds, video_id)
     if key not in clips:
-        from ...video.reader import probe_video
+        from ...video.frame_reader import probe_video
 
         video = release / "videos" / ds / f"{video_id}.mp4"
         info = None
@@ -629,19 +630,15 @@ def _video_rows(used: dict[str, _Clip], qa, frames: _Frames, files: dict[str, Pa
             info = clip.info
             rel = f"videos/original/{vid}.mp4"
             files[rel] = clip.video_file
-            row = {"fps": float(info.fps), "width": int(info.width), "height": int(info.height),
-                   "n_frames": int(info.n_frames), "duration": float(info.duration), "video_path": rel}
+            videos.append(video_row(vid, SOURCES[clip.dataset], info, video_path=rel))
         else:
             w, h = first_frame[vid]
-            row = {"fps": math.nan, "width": int(w), "height": int(h), "n_frames": 0,
-                   "duration": max(known) if known else 0.0, "video_path": ""}
-        videos.append({"video_id": vid, "source": SOURCES[clip.dataset], "overlay_path": "", "hfov_deg": math.nan,
-                       **row})
+            videos.append(video_row(vid, SOURCES[clip.dataset], fps=math.nan, width=w, height=h, n_frames=0,
+                                    duration=max(known) if known else 0.0))
         for e, t in zip(entries, times):
             if math.isfinite(t):
                 ok = e.gaze_valid
-                gaze.append({"video_id": vid, "t": t, "x": e.x if ok else math.nan, "y": e.y if ok else math.nan,
-                             "valid": ok, "in_frame": ok and 0.0 <= e.x <= 1.0 and 0.0 <= e.y <= 1.0})
+                gaze.append(gaze_row(vid, t, e.x if ok else math.nan, e.y if ok else math.nan, ok))
     return videos, gaze
 
 

@@ -45,6 +45,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from ...dataset.import_report import ImportReport, Problem, ProblemSink, snippet
+from ...dataset.rows import gaze_rows, video_row
 from ...dataset.schema import LETTERS, dump_metadata
 from ...util.errors import StreamGazeError, VideoError
 from . import (
@@ -214,7 +215,7 @@ class _Videos:
     def get(self, video_id: str) -> tuple[Path, object] | str:
         """(path, VideoInfo), or the skip kind ("missing_video" / "unreadable_video")."""
         if video_id not in self.info:
-            from ...video.reader import probe_video
+            from ...video.frame_reader import probe_video
 
             path = find_video(self.dir, video_id)
             if path is None:
@@ -376,16 +377,14 @@ def _video_rows(used: list[str], probe: _Videos, gaze: Path | None, sink, progre
     """``videos`` rows (the files linked as they are), ``gaze`` rows and overlay videos (with
     ``gaze``: the Aria gaze projected into the frames, see gaze/sources/aria_mps.py; rendered into
     ``tmp_dir``)."""
-    videos, gaze_rows, files, overlays = [], [], {}, {}
+    videos, samples, files, overlays = [], [], {}, {}
     for vid in used:
         path, info = probe.get(vid)
         rel = f"videos/original/{vid}.mp4"
         files[rel] = path
-        videos.append({"video_id": vid, "source": SOURCE, "video_path": rel, "overlay_path": "",
-                       "fps": float(info.fps), "width": int(info.width), "height": int(info.height),
-                       "n_frames": int(info.n_frames), "duration": float(info.duration), "hfov_deg": math.nan})
+        videos.append(video_row(vid, SOURCE, info, video_path=rel))
     if gaze is None:
-        return videos, gaze_rows, files, overlays
+        return videos, samples, files, overlays
     from ...gaze.overlay import render_overlay
     from ...gaze.sources import aria_mps
 
@@ -396,9 +395,7 @@ def _video_rows(used: list[str], probe: _Videos, gaze: Path | None, sink, progre
             sink(Problem("gaze_missing", f"{vid}"))
             continue
         track = aria_mps.read_track(gaze_csv, probe.get(vid)[0])
-        for t, x, y, ok in zip(track.t, track.x, track.y, track.valid):
-            gaze_rows.append({"video_id": vid, "t": float(t), "x": float(x), "y": float(y), "valid": bool(ok),
-                              "in_frame": bool(ok and 0.0 <= x <= 1.0 and 0.0 <= y <= 1.0)})
+        samples.extend(gaze_rows(vid, track))
         rel = f"videos/overlay/{vid}.mp4"
         tmp = tmp_dir / f"{vid}.mp4"
         render_overlay(probe.get(vid)[0], track, tmp, hfov_deg=track.hfov_deg, progress=False)
@@ -406,4 +403,4 @@ def _video_rows(used: list[str], probe: _Videos, gaze: Path | None, sink, progre
         overlays[vid] = rel
         row["overlay_path"] = rel
         row["hfov_deg"] = float(track.hfov_deg) if track.hfov_deg else math.nan
-    return videos, gaze_rows, files, overlays
+    return videos, samples, files, overlays

@@ -24,6 +24,7 @@ import numpy as np
 from tqdm import tqdm
 
 from ... import __version__
+from ...dataset.rows import gaze_rows, video_row
 from ...gaze.fixations import Fixation, FixationParams, extract_fixations
 from ...gaze.overlay import reencode_with_overlay
 from ...gaze.scanpath import DEFAULT_MERGE_GAP, build_scanpath
@@ -34,8 +35,8 @@ from ...gaze.track import GazeTrack
 from ...objects.oracle import OracleBackend
 from ...util.errors import StreamGazeError
 from ...util.fsutil import write_text_atomic
+from ...video.frame_reader import VideoInfo, probe_video
 from ...video.proxy import ProxySpec
-from ...video.reader import VideoInfo, probe_video
 from . import BENCHMARK
 from .qa.context import VideoContext
 from .qa.generate import DEFAULT_CAP, empty_task_reasons, generate_questions
@@ -217,15 +218,11 @@ def process_recording(ref: RecordingRef | Path, work: Path, opts: BuildOptions) 
             "gazed_object": (o.gazed or "") if o else "", "fov_objects": list(o.fov) if o else [],
             "out_objects": list(o.out) if o else [],
         })
-    inf = track.in_frame
-    gaze_rows = [{"video_id": vid, "t": float(track.t[k]), "x": _num(track.x[k]), "y": _num(track.y[k]),
-                  "valid": bool(track.valid[k]), "in_frame": bool(inf[k])} for k in range(len(track))]
-    video_row = {"video_id": vid, "source": rec.source, "video_path": f"videos/original/{vid}.mp4",
-                 "overlay_path": f"videos/overlay/{vid}.mp4", "fps": info.fps, "width": info.width,
-                 "height": info.height, "n_frames": info.n_frames, "duration": info.duration,
-                 "hfov_deg": hfov if hfov is not None else math.nan}
+    samples = gaze_rows(vid, track, missing=None)  # null, not NaN: the result file is strict JSON
+    video = video_row(vid, rec.source, info, video_path=f"videos/original/{vid}.mp4",
+                      overlay_path=f"videos/overlay/{vid}.mp4", hfov_deg=hfov)
     skipped = empty_task_reasons(qa, rec.actions, opts.objects)  # every task this recording gives no question
-    result = {"video": video_row, "qa": qa, "fixations": fix_rows, "gaze": gaze_rows, "skipped": skipped}
+    result = {"video": video, "qa": qa, "fixations": fix_rows, "gaze": samples, "skipped": skipped}
     write_text_atomic(out / RESULT_FILE, json.dumps(result, sort_keys=True))
     return out
 

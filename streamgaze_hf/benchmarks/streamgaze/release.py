@@ -22,7 +22,6 @@ skip or flag before anything is written.
 from __future__ import annotations
 
 import hashlib
-import math
 import os
 import tempfile
 from collections import Counter
@@ -33,10 +32,11 @@ from pathlib import Path
 from tqdm import tqdm
 
 from ...dataset.import_report import Problem, ProblemSink
+from ...dataset.rows import video_row
 from ...dataset.schema import LETTERS, dump_metadata
 from ...util.errors import StreamGazeError, VideoError
+from ...video.frame_reader import VideoInfo, probe_video
 from ...video.proxy import ProxySpec
-from ...video.reader import VideoInfo, probe_video
 from . import BENCHMARK
 from .qa.common import empty_qa_row
 from .qa.validate import validate_qa_row
@@ -425,11 +425,8 @@ def _window_starts(qa: dict[str, list[dict]]) -> dict[str, set[float]]:
 
 
 def _video_row(video: _Video) -> dict:
-    info = video.info
-    return {"video_id": video.video_id, "source": video.source, "video_path": video.video_path,
-            "overlay_path": video.overlay_path, "fps": float(info.fps), "width": int(info.width),
-            "height": int(info.height), "n_frames": int(info.n_frames), "duration": float(info.duration),
-            "hfov_deg": math.nan}
+    return video_row(video.video_id, video.source, video.info, video_path=video.video_path,
+                     overlay_path=video.overlay_path)
 
 
 def _dataset_files(videos: list[_Video]) -> dict[str, Path]:

@@ -25,7 +25,7 @@ from collections import Counter, defaultdict
 import numpy as np
 
 from ...gaze.track import GazeTrack
-from ...video.reader import VideoInfo
+from ...video.frame_reader import VideoInfo
 
 PIXEL_THRESHOLD = 2.0
 

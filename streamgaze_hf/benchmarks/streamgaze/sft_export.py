@@ -34,6 +34,7 @@ from pathlib import Path
 
 from ... import __version__
 from ...dataset.load import open_dataset
+from ...dataset.schema import letter_index
 from ...dataset.writer import manifest_digest
 from ...util.errors import StreamGazeError
 from ...util.fsutil import atomic_directory
@@ -171,7 +172,7 @@ def export_sft(root: str | os.PathLike[str] | None, out: str | os.PathLike[str],
                     window = evaluation.doc_window(doc)
                     user = evaluation.doc_prompt({**doc, "prompt_mode": "default"})
                     letter = doc["answer"]
-                    answer_turns = [(f"{letter}. {doc['options'][ord(letter) - 65]}", q)]
+                    answer_turns = [(f"{letter}. {doc['options'][letter_index(letter)]}", q)]
                 clip = prepare_clip(video, window[0], window[1], cache_dir=clip_dir)
                 rel = clip.relative_to(tmp).as_posix()
                 clips.add(rel)

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...dataset.rows import video_row
 from ...objects.vlm import ChatJSONClient
 from ...util.errors import StreamGazeError
 from . import BENCHMARK
@@ -32,10 +33,9 @@ def image_rows(qa: dict[str, list[dict]]) -> list[dict]:
     seen: dict[str, dict] = {}
     for rows in qa.values():
         for r in rows:
-            seen.setdefault(r["video_id"], {
-                "video_id": r["video_id"], "source": r["source"], "video_path": "", "overlay_path": "",
-                "fps": 0.0, "width": r["width"], "height": r["height"], "n_frames": 1, "duration": 0.0,
-                "hfov_deg": float("nan")})
+            if r["video_id"] not in seen:
+                seen[r["video_id"]] = video_row(r["video_id"], r["source"], fps=0.0, width=r["width"],
+                                                height=r["height"], n_frames=1, duration=0.0)
     return [seen[k] for k in sorted(seen)]
 
 

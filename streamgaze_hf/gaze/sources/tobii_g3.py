@@ -125,7 +125,7 @@ def gaze_samples(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nda
 
 def scene_clock(video: Path) -> SceneClock:
     """The scene video's frames' presentation times on the recording clock (seconds)."""
-    from ...video.reader import probe_video
+    from ...video.frame_reader import probe_video
 
     info = probe_video(video)
     return SceneClock.of([np.asarray(info.frame_pts, dtype=np.int64) * float(info.time_base)], 1.0, video)
@@ -136,7 +136,7 @@ def _load(gaze: Path, video: Path | None):
     if video is None:
         width, height, fps = NOMINAL
         return None, scene_track(None, ts, x, y, valid, width, height, fps, gaze)
-    from ...video.reader import probe_video
+    from ...video.frame_reader import probe_video
 
     info = probe_video(video)
     clock = scene_clock(video)

@@ -221,7 +221,7 @@ def video_geometry(video: Path | None, default: tuple[int, int], clock: SceneClo
     """(width, height, fps): the scene video's when it is given, else the device's nominal frame size
     and the rate of its frame timestamps."""
     if video is not None:
-        from ...video.reader import probe_video
+        from ...video.frame_reader import probe_video
 
         info = probe_video(video)
         return info.width, info.height, info.fps

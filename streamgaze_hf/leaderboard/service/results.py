@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ... import __version__
-from ...registry import Benchmark, benchmarks, get_benchmark
+from ...registry import Benchmark, benchmarks
 from ...registry.contract import score_text
 from ..rows import Row, benchmark_columns, efficiency_text
 from ..sections import Section, group_sections, reference_section_of
@@ -338,6 +338,3 @@ def local_results(root: str | Path) -> dict[str, list[dict]]:
     return read_results({data_path(b.name): root / data_path(b.name) for b in benchmarks()
                          if (root / data_path(b.name)).is_file()})
 
-
-def benchmark_of_config(config: str) -> str:
-    return get_benchmark(config.removesuffix("_paper")).name

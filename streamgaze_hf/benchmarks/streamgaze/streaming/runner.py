@@ -1,6 +1,6 @@
 """``streamgaze stream-eval``: run a streaming model over a dataset root, one video at a time.
 
-Each video is decoded once, in order (:func:`~streamgaze_hf.video.reader.iter_frames`), the
+Each video is decoded once, in order (:func:`~streamgaze_hf.video.frame_reader.iter_frames`), the
 overlay video in the ``visual`` gaze mode and the original otherwise, and pushed to the model through
 :func:`~.interface.run_stream` at the chosen frame rate (``fps`` 0 = every frame; otherwise the first
 frame of each ``1 / fps`` slot of the video clock), with the questions of every selected task at their
@@ -132,7 +132,7 @@ def load_plan(root: str | os.PathLike[str] | None, gaze: str = "visual", prompt_
         source = data.file(rel)
         if not source.is_file():
             raise StreamGazeError(f"video file of {vid!r} not found", source)
-        from ....video.reader import probe_video
+        from ....video.frame_reader import probe_video
 
         info = probe_video(source)
         vrows = {q: rows[q] for q, cp in docs if cp >= 0}
@@ -160,7 +160,7 @@ def _questions(video: VideoPlan) -> list[Question]:
 def frames_of(video: VideoPlan, fps: float = 0.0, with_gaze: bool = False) -> Iterator[Frame]:
     """The video's frames in order, decoded once: every frame (``fps`` 0) or the first of each
     ``1 / fps`` slot; with the gaze samples since the previous pushed frame when ``with_gaze``."""
-    from ....video.reader import iter_frames
+    from ....video.frame_reader import iter_frames
 
     slot = None
     prev_t = -math.inf

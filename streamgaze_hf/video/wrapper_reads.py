@@ -78,7 +78,7 @@ class ClipReader:
 
 def _header_size(path: str) -> tuple[int, int]:
     """(width, height) from the container's header (no frame decoded)."""
-    from .reader import open_container
+    from .frame_reader import open_container
 
     with open_container(path) as c:
         s = c.streams.video[0]

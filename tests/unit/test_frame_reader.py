@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from streamgaze_hf.util.errors import VideoError
-from streamgaze_hf.video.reader import iter_frames, probe_video, read_frames_at
+from streamgaze_hf.video.frame_reader import iter_frames, probe_video, read_frames_at
 from streamgaze_hf.video.writer import H264Writer
 
 
