@@ -146,3 +146,81 @@ def test_the_benchmark_name_check_finds_what_it_looks_for(tmp_path):
     assert [f.split(": ", 1)[0] for f in found] == [
         "streamgaze_hf/probe.py:2", "streamgaze_hf/probe.py:3", "streamgaze_hf/probe.py:4",
         "streamgaze_hf/probe.py:5", "streamgaze_hf/probe.py:6", "streamgaze_hf/probe.py:8"]
+
+
+# ---- the dataset in one hand, the glue says what it passes, one environment builder (issue 41) -------
+
+def _python_files(*folders: str):
+    for folder in folders:
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            if "__pycache__" not in path.parts:
+                yield path
+
+
+#: the one module that opens a dataset reference (resolve it, read its manifest, find its benchmark)
+DATASET_OPENER = "streamgaze_hf/dataset/load.py"
+#: the one module that sets environment variables
+ENVIRONMENT_BUILDER = "streamgaze_hf/util/process_env.py"
+_CHAIN = re.compile(r"(read_manifest|benchmark_of)\(\s*(resolve_root|locate|read_manifest)\(")
+
+
+def _chains(files) -> list[str]:
+    return [f"{p.relative_to(ROOT) if p.is_relative_to(ROOT) else p}:{n}" for p in files
+            for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if _CHAIN.search(line)]
+
+
+def test_no_dataset_is_worked_out_outside_the_opener(tmp_path):
+    """No ``read_manifest(resolve_root(...))`` or ``benchmark_of(read_manifest(...))`` chain outside the opener:
+    below each edge, code takes the open dataset (``DatasetHandle``)."""
+    files = [p for p in _python_files("streamgaze_hf", "lmms_tasks", "perf", "build_scripts")
+             if p.relative_to(ROOT).as_posix() != DATASET_OPENER]
+    assert _chains(files) == []
+    probe = tmp_path / "probe.py"  # the check finds what it looks for
+    probe.write_text("bench = get_benchmark(benchmark_of(read_manifest(resolve_root(root))))\n")
+    assert len(_chains([probe])) == 1
+
+
+def _environment_writes(tree: ast.AST) -> list[int]:
+    """Lines that assign to ``os.environ[...]`` or call ``os.environ.update/setdefault/pop`` or ``os.putenv``."""
+    def is_environ(node) -> bool:
+        return isinstance(node, ast.Attribute) and node.attr == "environ" and isinstance(node.value, ast.Name) \
+            and node.value.id == "os"
+
+    lines = []
+    for n in ast.walk(tree):
+        targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(n, ast.AugAssign) else []
+        if any(isinstance(t, ast.Subscript) and is_environ(t.value) for t in targets):
+            lines.append(n.lineno)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and (
+                (is_environ(n.func.value) and n.func.attr in ("update", "setdefault", "pop", "clear"))
+                or (n.func.attr == "putenv" and isinstance(n.func.value, ast.Name) and n.func.value.id == "os")):
+            lines.append(n.lineno)
+    return lines
+
+
+def test_only_the_environment_builder_sets_variables():
+    """The toolkit never writes ``os.environ`` to pass a setting to itself; the variables other code reads (the
+    libraries' switches, a child's environment) are set in one module."""
+    writes = {p.relative_to(ROOT).as_posix(): lines for p in _python_files("streamgaze_hf")
+              if (lines := _environment_writes(ast.parse(p.read_text(encoding="utf-8"))))}
+    assert set(writes) == {ENVIRONMENT_BUILDER}, writes
+    probe = ast.parse("import os\nos.environ['A'] = '1'\nos.environ.update(B='2')\nos.environ.setdefault('C', '3')\n")
+    assert _environment_writes(probe) == [2, 3, 4]
+
+
+def test_the_glue_names_every_function_its_task_files_name():
+    """No module-level ``__getattr__`` in lmms_tasks/ (no function minted on demand), and every
+    ``!function`` of every committed task file exists in the source: the glue module's functions, and each
+    folder's generated glue.py (grep finds both)."""
+    for path in _python_files("lmms_tasks"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        assert not [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "__getattr__"], path
+    tasks = ROOT / "lmms_tasks" / "tasks"
+    named = {(yaml_file.parent, ref) for yaml_file in tasks.rglob("*.yaml")
+             for ref in re.findall(r"!function ([\w.]+)", yaml_file.read_text(encoding="utf-8"))}
+    assert named
+    for folder, ref in sorted(named):
+        module, _, name = ref.rpartition(".")
+        source = (folder / "glue.py") if module == "glue" else ROOT / (module.replace(".", "/") + ".py")
+        defined = {n.name for n in ast.parse(source.read_text(encoding="utf-8")).body if isinstance(n, ast.FunctionDef)}
+        assert name in defined, f"{folder.name}: {ref} is not defined in {source.relative_to(ROOT)}"
