@@ -3,11 +3,13 @@
 :class:`RunSettings` holds what a run chooses that changes what the model is shown, how its answer is
 parsed, or how clips are prepared: the prompt mode, the clip frame-rate cap, the frame-sampling protocol,
 the proxy videos, the clip prefetcher, and each registered benchmark's own options (``Benchmark.run_options``,
-e.g. EgoGazeVQA's visual form, VL4Gaze's judge: :meth:`RunSettings.option`). The edges build it: the CLI from its flags over :meth:`RunSettings.from_env`, the
-lmms-eval glue (``lmms_tasks/utils.py``) with :meth:`RunSettings.from_env` in every process of a run (the
-CLI hands its settings to lmms-eval and its child processes with :meth:`RunSettings.to_env`; its flags are
-the variables they set: :func:`with_flags`). Library functions take it as an argument (``settings=``); a
-direct caller that passes none gets ``RunSettings.from_env()`` (:func:`given`).
+e.g. EgoGazeVQA's visual form, VL4Gaze's judge: :meth:`RunSettings.option`). The edges build it: the CLI from its
+flags over :meth:`RunSettings.from_env` (its flags are the variables they set: :func:`with_flags`; one builder,
+``streamgaze_hf.harness.plan.run_settings_for``), and the lmms-eval glue (``lmms_tasks/utils.py``) in a plain
+``lmms-eval`` run. Under ``streamgaze eval`` the settings reach the glue as a value (the run's
+``harness.plan.EvalPlan``), never through the environment; :meth:`RunSettings.to_env` gives the variables that
+reproduce them in another process. Library functions take it as an argument (``settings=``); a direct caller
+that passes none gets ``RunSettings.from_env()`` (:func:`given`).
 
 :meth:`RunSettings.from_env` is the one reader of these variables (their names and meanings are a
 contract: users, scripts and tests set them):
@@ -22,8 +24,9 @@ contract: users, scripts and tests set them):
 ``STREAMGAZE_FRAMES``          ``model`` (default): model-ready clips where the run's wrapper is known
                                (``model_frames.py``); ``full``: full-rate window clips for every model
 ``STREAMGAZE_MODEL``           the run's lmms-eval wrapper as ``model_frames.frames_request`` gives it (JSON;
-                               ``streamgaze eval`` and ``clips warm`` set it from ``--model``/``--model_args``;
-                               unset: the glue reads lmms-eval's own command line)
+                               ``streamgaze eval`` and ``clips warm`` work it out from ``--model``/``--model_args``
+                               with ``harness.model.frames_for``; unset in a plain ``lmms-eval`` run: the glue
+                               reads lmms-eval's own command line the same way)
 =============================  ===========================================================================
 
 and the variables of every registered benchmark's ``run_options`` (for example ``EGOGAZEVQA_VISUALS``,

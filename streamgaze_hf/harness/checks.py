@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..registry import TaskIndex
+from ..registry import Benchmark, TaskIndex
 from ..util.errors import StreamGazeError
 
 #: exit status of an evaluation that ran but did not produce its results (bad input stays 2)
@@ -102,30 +102,31 @@ def check_task_names(names: Sequence[str], index: TaskIndex) -> None:
                                   f"the folder of our task YAMLs){did_you_mean(name, sorted(index.names))}")
 
 
-def benchmarks_of_tasks(names: Sequence[str], index: TaskIndex) -> dict[str, list[str]]:
+def benchmarks_of_tasks(names: Sequence[str], index: TaskIndex) -> dict[Benchmark, list[str]]:
     """Benchmark -> the names of ``names`` whose tasks are that benchmark's (a group: its member tasks')."""
-    out: dict[str, list[str]] = {}
+    out: dict[Benchmark, list[str]] = {}
     for name in names:
         for leaf in index.leaves(name):
             task = index.task(leaf)
-            if task is not None and name not in out.setdefault(task.benchmark, []):
-                out[task.benchmark].append(name)
+            if task is not None and name not in (mine := out.setdefault(index.benchmarks[task.benchmark], [])):
+                mine.append(name)
     return {b: n for b, n in out.items() if n}
 
 
-def tasks_elsewhere(names: Sequence[str], index: TaskIndex, benchmark: str, why: str,
-                    dataset_of: Callable[[str], str | None]) -> None:
+def tasks_elsewhere(names: Sequence[str], index: TaskIndex, benchmark: Benchmark, why: str,
+                    missing_dataset: Callable[[Benchmark], str | None]) -> None:
     """A task of another benchmark than the run's (``benchmark``, chosen by ``why``) runs only where that
-    benchmark's dataset is found (``dataset_of(name)``: None when it is, else where it was looked for); else
-    one error naming the benchmark, where its dataset is looked for and the command that runs it."""
+    benchmark's dataset is found (``missing_dataset(other)``: None when it is, else where it was looked for);
+    else one error naming the benchmark, where its dataset is looked for and the command that runs it."""
     for other, mine in benchmarks_of_tasks(names, index).items():
-        if other == benchmark:
+        if other is benchmark:
             continue
-        looked = dataset_of(other)
+        looked = missing_dataset(other)
         if looked is not None:
             raise StreamGazeError(
-                f"task {mine[0]!r} is a task of {other}, not of {benchmark} ({why}); {other}'s dataset is looked for "
-                f"at {looked}: run it as `streamgaze eval {other} --dataset ROOT -- ... --tasks {mine[0]}`")
+                f"task {mine[0]!r} is a task of {other.name}, not of {benchmark.name} ({why}); {other.name}'s dataset "
+                f"is looked for at {looked}: run it as `streamgaze eval {other.name} --dataset ROOT -- ... --tasks "
+                f"{mine[0]}`")
 
 
 def plan_tasks(args: Sequence[str], index: TaskIndex, empty: Callable[[str, str], bool],

@@ -83,7 +83,7 @@ def choose_benchmark(requested: str | None, dataset: DatasetHandle | None, lmms_
         return dataset.benchmark, f"the benchmark of --dataset {dataset.reference}"
     owners = benchmarks_of_tasks(requested_tasks(lmms_args), task_index())
     if len(owners) == 1:
-        return get_benchmark(next(iter(owners))), "the benchmark of the tasks"
+        return next(iter(owners)), "the benchmark of the tasks"
     return default_benchmark(), "the default: give BENCH or --dataset"
 
 
@@ -151,7 +151,7 @@ def plan_evaluation(reference: str | None, lmms_args: Sequence[str], *, benchmar
     check_task_names(names, index)
     given = open_dataset(reference) if reference is not None and benchmark is None else None
     bench, why = choose_benchmark(benchmark, given, args)
-    tasks_elsewhere(names, index, bench.name, why, lambda other: missing_dataset(get_benchmark(other)))
+    tasks_elsewhere(names, index, bench, why, missing_dataset)
     dataset = given or open_dataset(reference, benchmark=bench)  # a Hub tag: its commit, once
     chosen_protocol = get_protocol(protocol) if protocol else None
     if chosen_protocol is not None and chosen_protocol.generation and "--gen_kwargs" not in args:

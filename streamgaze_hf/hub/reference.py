@@ -2,7 +2,7 @@
 ``huggingface_hub`` use), REV a tag, a branch or a commit (default ``main``).
 
 A reference is accepted wherever a dataset root is (``--root``, ``--dataset``, ``$STREAMGAZE_ROOT`` and
-the other benchmarks' ``$..._ROOT``): :func:`streamgaze_hf.dataset.load.resolve_root` turns it into the
+the other benchmarks' ``$..._ROOT``): :func:`streamgaze_hf.dataset.load.locate` (through ``open_dataset``) turns it into the
 local snapshot directory of one commit in the standard Hugging Face cache
 (``$HF_HUB_CACHE/datasets--ORG--NAME/snapshots/<commit>/``), and everything downstream reads local paths.
 :func:`snapshot_of` maps such a directory back to its repository and commit, so a path handed to another
