@@ -30,7 +30,7 @@ from datasets.splits import SplitDict, SplitInfo
 from datasets.utils.metadata import MetadataConfigs
 from huggingface_hub import DatasetCardData
 
-from ..registry import Benchmark, get_benchmark, resolve
+from ..registry import Benchmark, DatasetLayout, get_benchmark, resolve
 from .files import config_features, config_names, config_rows, data_file, sha256_file
 from .schema import PREVIEWS_CONFIG, VIDEO_FILES_CONFIG, VIEWER_FEATURES
 from .stats import Stats, manifest_counts, markdown_tables
@@ -138,10 +138,12 @@ def empty_note(stats: Stats) -> list[str]:
     ]
 
 
-def loading_example(config: str, dataset: str) -> list[str]:
-    """The card's ``load_dataset`` code block for a dataset directory named ``dataset``."""
-    return ["```python", "from datasets import load_dataset", "",
-            f'ds = load_dataset("/path/to/{dataset}", "{config}", split="test")', "```"]
+def loading_section(layout: DatasetLayout) -> list[str]:
+    """The card's "Loading" section: its heading and the ``load_dataset`` code block of the layout's example
+    config (``loading_example``) in a directory named after the dataset (lines; a benchmark's card goes on with
+    its configs)."""
+    return ["## Loading", "", "```python", "from datasets import load_dataset", "",
+            f'ds = load_dataset("/path/to/{layout.dataset_name}", "{layout.loading_example}", split="test")', "```"]
 
 
 def viewer_note(root: str | os.PathLike[str]) -> list[str]:

@@ -155,7 +155,8 @@ def doc_media(doc: dict) -> list[str]:
 
 def doc_visuals(doc: dict, cache_dir: str | os.PathLike[str] | None = None) -> list[str]:
     """Local files for the model: the window clip of the overlay video (visual mode) or of the
-    original video (other modes), preceded by the window's salience map image in salience mode."""
+    original video (other modes), preceded by the window's salience map image in salience mode, in the clip
+    cache ``cache_dir`` (``clips warm --cache``; None: ``video.clips.clip_cache_dir``'s default)."""
     from ..video.clips import clip_cache_dir
 
     clip = window_clip(doc, cache_dir)

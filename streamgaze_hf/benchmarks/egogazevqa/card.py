@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from . import GROUP_SIZE, OPTION_COUNT, TASKS
+from . import BENCHMARK, GROUP_SIZE, OPTION_COUNT, TASKS
 
 
 def intro(stats: dict, version: str) -> str:
@@ -21,13 +21,12 @@ def intro(stats: dict, version: str) -> str:
 
 
 def sections(stats: dict, root: str | os.PathLike[str]) -> list[str]:
-    from ...dataset.card import empty_note, loading_example
+    from ...dataset.card import empty_note, loading_section
 
     configs = ", ".join(f"`{t.id}`" for t in TASKS)
     return [
         "\n".join([
-            "## Loading", "",
-            *loading_example("spatial", "egogazevqa"),
+            *loading_section(BENCHMARK.dataset),
             "",
             f"Configs: {configs} (one per category, all with the same columns), `videos` (one row per "
             "clip) and `gaze` (every narration sample with its gaze: `t`, normalised top-left `x`, `y`, "

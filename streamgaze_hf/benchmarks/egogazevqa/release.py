@@ -489,7 +489,7 @@ def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[s
         report.imported = {c: len(qa[c]) for c in CATEGORIES}
         if not report.total_imported:
             raise StreamGazeError(f"no question could be imported\n{report.format()}", release)
-        videos, gaze = _video_rows(used, qa, frames, files)
+        videos, gaze = _video_rows(used, qa, files)
         report.videos = len(videos)
         keep = {r["video_path"] for r in videos if r["video_path"]}
         keep |= {f["path"] for rows in qa.values() for r in rows for f in r["frames"]}
@@ -612,7 +612,7 @@ def _question_row(cat, ds, raw, i, label, release, narrations, clips, frames: _F
     }
 
 
-def _video_rows(used: dict[str, _Clip], qa, frames: _Frames, files: dict[str, Path]) -> tuple[list, list]:
+def _video_rows(used: dict[str, _Clip], qa, files: dict[str, Path]) -> tuple[list, list]:
     """``videos`` rows (probe of the clip when present, else the keyframes' size and the last
     narration time as the known duration) and ``gaze`` rows (every narration sample with a time;
     coordinates NaN where the gaze is invalid)."""

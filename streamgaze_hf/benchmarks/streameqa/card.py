@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from . import CONTEXT_S, DIRECTIONS, LEVELS, MIN_WINDOW_S, OPTION_COUNT, SUBTASKS
+from . import BENCHMARK, CONTEXT_S, DIRECTIONS, LEVELS, MIN_WINDOW_S, OPTION_COUNT, SUBTASKS
 
 
 def intro(stats: dict, version: str) -> str:
@@ -21,16 +21,11 @@ def intro(stats: dict, version: str) -> str:
 
 
 def sections(stats: dict, root: str | os.PathLike[str]) -> list[str]:
-    from ...dataset.card import empty_note
+    from ...dataset.card import empty_note, loading_section
 
     return [
         "\n".join([
-            "## Loading", "",
-            "```python",
-            "from datasets import load_dataset",
-            "",
-            'ds = load_dataset("/path/to/streameqa", "perception", split="test")',
-            "```",
+            *loading_section(BENCHMARK.dataset),
             "",
             "Configs: `perception`, `interaction`, `planning` (one per embodied level, all with the same "
             "columns; `task_code`, `task_name` and `direction` give the sub-task), `videos` (one row per "

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from . import TASKS
+from . import BENCHMARK, TASKS
 
 
 def intro(stats: dict, version: str) -> str:
@@ -20,13 +20,12 @@ def intro(stats: dict, version: str) -> str:
 
 
 def sections(stats: dict, root: str | os.PathLike[str]) -> list[str]:
-    from ...dataset.card import empty_note, loading_example
+    from ...dataset.card import empty_note, loading_section
 
     configs = ", ".join(f"`{t.id}`" for t in TASKS)
     return [
         "\n".join([
-            "## Loading", "",
-            *loading_example("god", "vl4gaze"),
+            *loading_section(BENCHMARK.dataset),
             "",
             f"Configs: {configs} (one per task, all with the same columns) and `videos` (here one row per "
             "image: `video_id` is the image id, `duration` 0). Every config has a single `test` split.",
