@@ -52,14 +52,14 @@ def _documents(dataset, suffix: str):
 
     info = dataset.info
     bench = get_benchmark(info.dataset_name)
-    task = task_index().task(bench.lmms_task_name(info.config_name) + suffix)
+    task = task_index().lmms_task(bench.lmms_task_name(info.config_name) + suffix)
     if task is None or task.benchmark != bench.name:
         raise StreamGazeError(f"{PROCESS_DOCS}{suffix}: no such variant of {bench.name} task {info.config_name}")
     kwargs = {"reasoning": task.reasoning} if task.reasoning else {}
     try:
         settings = _with_run_model(RunSettings.from_env())  # `streamgaze eval` put them in the environment
-        docs = bench.evaluation_api().load_docs(task.task_id, task.gaze, root=info.description,
-                                                rows=dataset, settings=settings, **kwargs)
+        docs = bench.plugin().load_docs(task.task_id, task.gaze, root=info.description,
+                                        rows=dataset, settings=settings, **kwargs)
         if task.slice:
             field_name, value = task.slice
             docs = [d for d in docs if d.get(field_name) == value]
@@ -174,7 +174,7 @@ def _install_reader() -> None:
 # ---- documents to requests, responses to metrics --------------------------------------------------
 
 def _ev(doc):
-    return benchmark_of_doc(doc).evaluation_api()
+    return benchmark_of_doc(doc).plugin()
 
 
 def doc_to_visual(doc):
@@ -237,7 +237,7 @@ def process_results(doc, results):
 
 
 def _metric(items, name: str) -> float:
-    """The benchmark's ``metric_value`` hook (``streamgaze_hf.registry.contract.Evaluation``): percent of a
+    """The benchmark's ``metric_value`` hook (``streamgaze_hf.registry.Plugin``): percent of a
     fraction metric, or the benchmark's own units (VL4Gaze: BLEU 0-100, L2, degrees); NaN when undefined
     (no items, an empty denominator): lmms-eval's tables then show "nan", never a made-up 0 or 100."""
     items = list(items)

@@ -27,8 +27,7 @@ def random_doc_answer(seed: int, doc: dict) -> str:
     benchmark's own rule when its evaluation module offers ``baseline_random_answer(rng, doc)`` (VL4Gaze:
     a random direction, point, description or yes/no), else :func:`random_answer` over its options."""
     bench = benchmark_of_doc(doc)
-    own = bench.evaluation_api().baseline_random_answer(_item_rng(seed, doc["question_id"], doc["checkpoint_index"]),
-                                                        doc)
+    own = bench.plugin().baseline_random_answer(_item_rng(seed, doc["question_id"], doc["checkpoint_index"]), doc)
     if own is not None:
         return own
     return random_answer(seed, doc["question_id"], doc["checkpoint_index"], bench.task(doc["task"]).proactive,
@@ -47,4 +46,4 @@ def random_answer(seed: int, question_id: str, checkpoint: int | str, proactive:
 def oracle_answer(doc: dict) -> str:
     """The key's answer of an evaluation document of any registered benchmark (letter, or the
     checkpoint's Yes/No label)."""
-    return benchmark_of_doc(doc).evaluation_api().doc_target(doc)
+    return benchmark_of_doc(doc).plugin().doc_target(doc)

@@ -490,7 +490,7 @@ def warm_clips(root: str | os.PathLike[str] | None = None, tasks: list[str] | No
     docs: list[dict] = []
     for tid in task_ids:
         for mode in modes:
-            docs += bench.evaluation_api().load_docs(tid, mode, root, settings=settings)
+            docs += bench.plugin().load_docs(tid, mode, root, settings=settings)
     if docs:  # fetched (a Hub dataset) and verified in one batch, with one byte progress bar
         dataset_files(docs[0]["dataset_root"], sorted({m for d in docs for m in doc_media(d)}), progress=progress)
     unique: dict[tuple, dict] = {}

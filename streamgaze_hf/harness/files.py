@@ -38,7 +38,7 @@ def prepare_run_files(root: str | os.PathLike[str], bench: Benchmark, pairs: lis
     from ..dataset.load import data_file, dataset_files
     from ..evaluation.visuals import doc_media
 
-    module = bench.evaluation_api()
+    module = bench.plugin()
     # the tasks' parquet files and the videos table in one batch (gaze and fixations when a document reads them)
     configs = [*dict.fromkeys(tid for tid, _ in pairs), "videos"]
     dataset_files(root, [data_file(".", c).as_posix() for c in configs], progress=progress)

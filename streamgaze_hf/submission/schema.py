@@ -63,7 +63,7 @@ other benchmark's submission has the same top-level fields (no ``streaming``), w
        "breakdowns": {"<record field, e.g. source>": {"<value>": {<task_metrics>}}}}
 
   ``overall`` and ``columns`` are the benchmark's leaderboard values (the registry's
-  ``leaderboard_columns`` and its evaluation module's ``leaderboard_scores`` hook): fractions for every
+  ``LeaderboardLayout.columns`` and its evaluation module's ``leaderboard_scores`` hook): fractions for every
   accuracy or other ratio, in every benchmark; a column of another unit (VL4Gaze's degrees, L2, BLEU)
   as declared; ``tasks`` and ``breakdowns`` hold ``task_metrics`` (fractions).
 
@@ -222,7 +222,8 @@ def upgrade(data: dict) -> dict:
     if has_own_layout(scores):
         return data
     bench = submission_benchmark(data)
-    legacy = {c.key for c in (bench.overall_column(), *bench.score_columns()) if c.legacy_unit == "percent"}
+    board = bench.leaderboard
+    legacy = {c.key for c in (board.overall_column(), *board.score_columns()) if c.legacy_unit == "percent"}
     columns = scores.get("columns")
     if isinstance(columns, dict):
         for key in legacy & set(columns):

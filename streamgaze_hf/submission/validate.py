@@ -153,9 +153,9 @@ class ValidationReport:
         warning = partial_coverage_warning(s, sub["run"].get("limit"))
         if warning:
             lines.append(f"  WARNING: {warning}")
-        overall = bench.overall_column()
+        overall = bench.leaderboard.overall_column()
         lines.append("")
-        for col in (overall, *bench.score_columns()):
+        for col in (overall, *bench.leaderboard.score_columns()):
             value = s["overall"] if col.key == "overall" else s["columns"].get(col.key)
             better = "higher" if col.higher_is_better else "lower"
             lines.append(f"{col.label:<20} {score_cell(col, value):>9}  ({better} is better)")

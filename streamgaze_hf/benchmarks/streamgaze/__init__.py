@@ -36,16 +36,14 @@ BENCHMARK = register(declare(
     root_env="STREAMGAZE_ROOT",
     default_root="streamgaze",
     importers=("release", "raw"),
+    parts=("cli", "leaderboard"),  # its own build/import options; its section rule (the full release)
     streaming=f"{__name__}.streaming",
     parsed_answers="string",
     window_clips=True,
     review="fixations",
     record_fields=("question_id", "task", "checkpoint_index", "response", "gaze", "prompt_mode", "clip_fps"),
-    leaderboard_columns=leaderboard.COLUMNS,
-    leaderboard_title=leaderboard.TITLE,
-    leaderboard_notes=leaderboard.NOTES,
-    leaderboard_settings=leaderboard.SETTINGS,
-    leaderboard_csv="leaderboard.csv",
+    leaderboard=dict(columns=leaderboard.COLUMNS, page_title=leaderboard.TITLE, notes=leaderboard.NOTES,
+                     settings=leaderboard.SETTINGS, csv_name="leaderboard.csv"),
     # lmms-eval task files (lmms_tasks/generate.py): the header names the task table, the standard errors
     # are clustered by video, each category (past, present, proactive) has a group, and the reasoning
     # variants of the paper's Table 4 (prompts of Figs. 19-21) run on the visual gaze setting

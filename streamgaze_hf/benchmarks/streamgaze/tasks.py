@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from ...registry.contract import TaskDef
+from ...registry import TaskDef
 
 Category = Literal["past", "present", "proactive"]
 PRESENT_WINDOW_S = 60.0
