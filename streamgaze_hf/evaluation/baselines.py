@@ -30,15 +30,15 @@ def random_doc_answer(seed: int, doc: dict) -> str:
     own = bench.plugin().baseline_random_answer(_item_rng(seed, doc["question_id"], doc["checkpoint_index"]), doc)
     if own is not None:
         return own
-    return random_answer(seed, doc["question_id"], doc["checkpoint_index"], bench.task(doc["task"]).proactive,
+    return random_answer(seed, doc["question_id"], doc["checkpoint_index"], bench.task(doc["task"]).checkpointed,
                          len(doc["options"]))
 
 
-def random_answer(seed: int, question_id: str, checkpoint: int | str, proactive: bool, n_options: int) -> str:
-    """A uniform random option letter (multiple choice) or Yes/No (a ``proactive`` task's checkpoints),
+def random_answer(seed: int, question_id: str, checkpoint: int | str, yes_no: bool, n_options: int) -> str:
+    """A uniform random option letter (multiple choice) or Yes/No (``yes_no``: a checkpointed task's checkpoints),
     seeded per (seed, question, checkpoint): the same item always gets the same answer, whatever the order."""
     rng = _item_rng(seed, question_id, checkpoint)
-    if proactive:
+    if yes_no:
         return rng.choice(["Yes", "No"])
     return _LETTERS[rng.randrange(n_options)]
 

@@ -53,7 +53,7 @@ from .leaderboard_layout import (
     task_columns,
     to_fraction,
 )
-from .lmms import LOWER_IS_BETTER, LmmsNaming, LmmsOptions, LmmsTask
+from .lmms import LmmsNaming, LmmsOptions, LmmsTask
 from .plugin import Plugin
 from .references import IMPORTER_KINDS, OPTIONAL_PARTS, PACKAGE_FILES, package_ref, resolve
 from .task_index import TaskIndex
@@ -69,7 +69,7 @@ __all__ = [
     "LeaderboardLayout", "LeaderboardColumn", "PERCENT_UNITS", "leaderboard_column", "score_text", "task_columns",
     "to_fraction",
     # lmms.py, task_index.py
-    "LmmsOptions", "LmmsTask", "LmmsNaming", "LOWER_IS_BETTER", "TaskIndex",
+    "LmmsOptions", "LmmsTask", "LmmsNaming", "TaskIndex",
     # the registry (this module)
     "ENTRY_POINT_GROUP", "register", "get_benchmark", "benchmarks", "run_options", "benchmark_of_doc",
     "default_benchmark", "task_index",
@@ -129,7 +129,7 @@ def benchmarks() -> tuple[Benchmark, ...]:
     """Every registered benchmark (discovering the entry points first, once per process).
 
     Returns:
-        The benchmarks by their declared ``order`` (the built-in ones declare 0 to 3, StreamGaze first; the
+        The benchmarks by their declared ``order`` (the built-in ones declare 0 to 3; the
         default is 100), then by name.
 
     Raises:
@@ -160,7 +160,7 @@ def default_benchmark() -> Benchmark:
     ``default``.
 
     Returns:
-        That benchmark (the built-in StreamGaze in this distribution).
+        That benchmark (in this distribution, a built-in one).
 
     Raises:
         StreamGazeError: no registered benchmark (or more than one) declares ``default``.

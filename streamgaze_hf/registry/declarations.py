@@ -28,10 +28,12 @@ __all__ = ["TaskDef", "DatasetLayout", "RunOption", "CommandDef", "Benchmark", "
 class TaskDef:
     """One row of a benchmark's task table.
 
-    ``visual_rule``: what the model is shown (StreamGaze: the time window rule; EgoGazeVQA: the
-    frame group). ``option_count``: the number of options of every question, or None when it varies
-    (StreamGaze: at least 4) or when the task is answered Yes/No (``proactive``). ``release_file``: the
-    file of the benchmark's official release that holds the task's questions ("" when not one file).
+    ``visual_rule``: what the model is shown (a time window rule, a frame group, an image).
+    ``option_count``: the number of options of every question, or None when it varies or when the task is
+    answered Yes/No (``checkpointed``). ``checkpointed``: each question is asked at several checkpoints and
+    answered Yes/No at each (one document and one record per checkpoint, keyed by ``checkpoint_index``; its
+    metrics are the benchmark's ``metrics["checkpointed"]``). ``release_file``: the file of the benchmark's
+    official release that holds the task's questions ("" when not one file).
     """
 
     id: str
@@ -39,9 +41,15 @@ class TaskDef:
     category: str
     visual_rule: str
     option_count: int | None = None
-    proactive: bool = False
+    checkpointed: bool = False
     lmms_name: str = ""
     release_file: str = ""
+
+    @property
+    def kind(self) -> str:
+        """The task's kind, the key of its metrics when the benchmark declares them per kind: ``"checkpointed"``
+        or ``"mc"`` (one answer per question)."""
+        return "checkpointed" if self.checkpointed else "mc"
 
 
 @dataclass(frozen=True)
@@ -113,7 +121,8 @@ class Benchmark(LmmsNaming):
     """A benchmark's declaration (see the module docstring).
 
     ``gaze_variants``: lmms-eval task-name suffix -> gaze mode ("" is the benchmark's plain task);
-    ``metrics``: metric names reported per task kind (``"mc"``, ``"proactive"``) or per task id; ``evaluation``: the module that meets ``hooks.EvaluationModule`` (shared code reaches it
+    ``metrics``: metric names reported per task kind (:attr:`TaskDef.kind`: ``"mc"``, ``"checkpointed"``) or
+    per task id; ``evaluation``: the module that meets ``hooks.EvaluationModule`` (shared code reaches it
     through :meth:`plugin`); ``dataset``: its :class:`DatasetLayout`; ``leaderboard``: its
     :class:`~.leaderboard_layout.LeaderboardLayout`; ``importers``: importer kind (``IMPORTER_KINDS``) ->
     "module:function"; ``parts``: the optional parts of its package (``references.OPTIONAL_PARTS``) -> module;
@@ -214,6 +223,14 @@ class Benchmark(LmmsNaming):
         """
         return tuple(t for t in self.tasks if t.category == category)
 
+    def checkpointed_ids(self) -> tuple[str, ...]:
+        """The tasks answered per checkpoint (:attr:`TaskDef.checkpointed`).
+
+        Returns:
+            Their ids, in table order.
+        """
+        return tuple(t.id for t in self.tasks if t.checkpointed)
+
     def metric_set(self) -> tuple[str, ...]:
         """Every metric name the benchmark reports.
 
@@ -223,8 +240,8 @@ class Benchmark(LmmsNaming):
         return tuple(dict.fromkeys(m for names in self.metrics.values() for m in names))
 
     def metric_names(self, task_id: str) -> tuple[str, ...]:
-        """The task's metrics: ``metrics[task_id]`` when the benchmark declares per-task metrics
-        (VL4Gaze), else those of its kind (``"mc"`` or ``"proactive"``).
+        """The task's metrics: ``metrics[task_id]`` when the benchmark declares per-task metrics, else those
+        of its kind (:attr:`TaskDef.kind`).
 
         Args:
             task_id: the task's id.
@@ -237,7 +254,7 @@ class Benchmark(LmmsNaming):
         """
         if task_id in self.metrics:
             return self.metrics[task_id]
-        return self.metrics["proactive" if self.task(task_id).proactive else "mc"]
+        return self.metrics[self.task(task_id).kind]
 
     def plugin(self) -> Plugin:
         """The benchmark's code through the contract: the evaluation module's functions and every hook of

@@ -81,8 +81,8 @@ class EvaluationModule(Protocol):
                 which each document records.
 
         Returns:
-            One document per question (per checkpoint of a proactive question), each with ``benchmark``,
-            ``task`` and ``question_id``.
+            One document per question (per checkpoint of a checkpointed task's question), each with
+            ``benchmark``, ``task`` and ``question_id``.
 
         Raises:
             StreamGazeError: an unknown task or gaze mode, or a dataset that cannot be read.

@@ -11,10 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-__all__ = ["LmmsOptions", "LmmsTask", "LmmsNaming", "LOWER_IS_BETTER"]
-
-#: metrics where a lower value is better in every benchmark (proactive alerts' false positive / negative rates)
-LOWER_IS_BETTER: tuple[str, ...] = ("fpr", "fnr")
+__all__ = ["LmmsOptions", "LmmsTask", "LmmsNaming"]
 
 
 @dataclass(frozen=True)
@@ -26,8 +23,8 @@ class LmmsOptions:
     ``<task><_slice><gaze suffix>`` keeping the documents whose field has that value, and a group per slice.
     ``reasoning``: task-name suffix -> reasoning mode, each a variant of the plain gaze mode; the evaluation
     module's ``load_docs`` takes ``reasoning=``. ``category_groups``: one group per category over the plain
-    tasks. ``cluster_key``: the document field lmms-eval clusters standard errors by. ``lower_is_better``:
-    metrics (besides :data:`LOWER_IS_BETTER`) where lower is better. ``source``: what the generated files'
+    tasks. ``cluster_key``: the document field lmms-eval clusters standard errors by. ``lower_is_better``: the
+    metrics where a lower value is better (every other metric: higher). ``source``: what the generated files'
     header names as their source ("" = the registry).
     """
 
@@ -126,6 +123,6 @@ class LmmsNaming:
             metric: a metric name (e.g. an error rate).
 
         Returns:
-            True for the metrics of :data:`LOWER_IS_BETTER` and of ``lmms.lower_is_better``, else False.
+            True for the metrics the benchmark declares in ``lmms.lower_is_better``, else False.
         """
-        return metric in LOWER_IS_BETTER or metric in self.lmms.lower_is_better
+        return metric in self.lmms.lower_is_better

@@ -117,8 +117,8 @@ class ValidationReport:
                 extra = "no questions in the dataset: skipped (not in the means)"
             elif answered == 0:
                 extra = "no answers: every item counts as wrong"
-            elif spec.proactive:
-                extra = (", ".join(f"{m} {fmt_pct(t[m])}%" for m in ("precision", "recall", "f1", "fpr", "fnr"))
+            elif spec.checkpointed:  # its metrics besides accuracy (the benchmark's declared kind)
+                extra = (", ".join(f"{m} {fmt_pct(t[m])}%" for m in bench.metric_names(spec.id) if m != "accuracy")
                          + f"; {extra}")
             se = t["stderr"]["accuracy"]
             lines.append(f"{spec.id:<9} {spec.category:<10} {fmt_pct(t['accuracy'] if n else None):>8} {fmt_pct(se):>6}  "
@@ -204,17 +204,15 @@ def _check_dataset(sub: dict, root: Path) -> None:
 
 def _responses(sub: dict, key: AnswerKey) -> dict[ItemKey, tuple[str, Any, str]]:
     """item -> (raw response, submitted parsed value, location); unknown ids rejected."""
-    from .assemble import _proactive_ids
-
     out: dict[ItemKey, tuple[str, Any, str]] = {}
-    proactive_ids = _proactive_ids(key.bench)
+    checkpointed = set(key.bench.checkpointed_ids())
     for task_id, by_q in sub["answers"].items():
-        proactive = task_id in proactive_ids
+        per_checkpoint = task_id in checkpointed
         unknown = []
         for qid, entry in by_q.items():
-            cps = [(int(cp), a) for cp, a in entry.items()] if proactive else [(-1, entry)]
+            cps = [(int(cp), a) for cp, a in entry.items()] if per_checkpoint else [(-1, entry)]
             for cp, answer in cps:
-                where = f"answers.{task_id}[{qid!r}]" + (f"[{str(cp)!r}]" if proactive else "")
+                where = f"answers.{task_id}[{qid!r}]" + (f"[{str(cp)!r}]" if per_checkpoint else "")
                 problem = key.problem(task_id, qid, cp)
                 if problem:
                     unknown.append(f"{where}: {problem}")

@@ -70,7 +70,7 @@ def test_every_task_and_variant_names_its_dataset_config_and_variant():
             assert (task.benchmark, task.task_id, task.gaze, task.reasoning, task.slice) == (
                 "streamgaze", spec.id, gaze, "", None)
             metrics = {m["metric"] for m in cfg["metric_list"]}
-            assert metrics == ({"accuracy", "precision", "recall", "f1", "fpr", "fnr"} if spec.proactive
+            assert metrics == ({"accuracy", "precision", "recall", "f1", "fpr", "fnr"} if spec.checkpointed
                                else {"accuracy"})
     group = yaml.load((base / "_group_streamgaze.yaml").read_text(), Loader=_Loader)
     assert group["task"] == [t.lmms_name for t in TASKS]

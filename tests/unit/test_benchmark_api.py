@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 import sys
 import types
 from pathlib import Path
@@ -71,6 +72,21 @@ def test_the_built_in_benchmarks_declare_their_parts():
     assert {b.name: tuple(b.parts) for b in benchmarks()} == {
         "streamgaze": ("cli", "leaderboard"), "egogazevqa": ("cli", "report"), "streameqa": ("cli", "report"),
         "vl4gaze": ("cli",)}
+
+
+def test_checkpointed_tasks_and_lower_is_better_metrics_are_declared_by_the_benchmark():
+    """The registry names no benchmark's concept: a benchmark declares which tasks are answered per checkpoint
+    (StreamGaze's proactive ones) and which metrics are better lower (its alerts' error rates)."""
+    sg = get_benchmark("streamgaze")
+    assert sg.checkpointed_ids() == ("gta", "oaa") == tuple(t.id for t in sg.tasks_in("proactive"))
+    assert sg.task("gta").kind == "checkpointed" and sg.task("nfi").kind == "mc"
+    assert sg.metric_names("gta") == sg.metrics["checkpointed"] and sg.metric_names("nfi") == ("accuracy",)
+    assert [m for m in sg.metric_set() if sg.lower_is_better(m)] == ["fpr", "fnr"]
+    assert {b.name: b.checkpointed_ids() for b in benchmarks() if b.name != "streamgaze"} == {
+        "egogazevqa": (), "streameqa": (), "vl4gaze": ()}
+    assert not any(b.lower_is_better("fpr") for b in benchmarks() if b.name != "streamgaze")
+    registry = (PACKAGE_DIR.parent / "registry").glob("*.py")
+    assert not [p.name for p in registry if re.search(r"proactive|\bfpr\b|\bfnr\b", p.read_text(encoding="utf-8"))]
 
 
 def test_importer_kinds_are_release_and_raw():

@@ -26,7 +26,8 @@ BENCHMARK = register(declare(
     tasks=TASKS,
     categories=tuple(CATEGORIES),
     gaze_variants={"": "visual", "_nogaze": "none", "_textgaze": "text", "_salience": "salience"},
-    metrics={"mc": ("accuracy",), "proactive": ("accuracy", "precision", "recall", "f1", "fpr", "fnr")},
+    # the proactive tasks are checkpointed (tasks.py): Yes/No at each checkpoint, with the alert metrics
+    metrics={"mc": ("accuracy",), "checkpointed": ("accuracy", "precision", "recall", "f1", "fpr", "fnr")},
     dataset=dict(
         dataset_name="streamgaze", pretty_name="StreamGaze",
         qa_sort_keys=("video_id", "query_time", "question_id"),
@@ -45,10 +46,12 @@ BENCHMARK = register(declare(
     leaderboard=dict(columns=leaderboard.COLUMNS, page_title=leaderboard.TITLE, notes=leaderboard.NOTES,
                      settings=leaderboard.SETTINGS, csv_name="leaderboard.csv"),
     # lmms-eval task files (lmms_tasks/generate.py): the header names the task table, the standard errors
-    # are clustered by video, each category (past, present, proactive) has a group, and the reasoning
-    # variants of the paper's Table 4 (prompts of Figs. 19-21) run on the visual gaze setting
+    # are clustered by video, each category (past, present, proactive) has a group, the reasoning variants
+    # of the paper's Table 4 (prompts of Figs. 19-21) run on the visual gaze setting, and the alerts' false
+    # positive and false negative rates are better lower
     lmms=LmmsOptions(source="streamgaze_hf/benchmarks/streamgaze/tasks.py", cluster_key="video_id",
-                     category_groups=True, reasoning={"_cot_text": "text", "_cot_gaze": "gaze", "_cot_visual": "visual"}),
+                     category_groups=True, reasoning={"_cot_text": "text", "_cot_gaze": "gaze", "_cot_visual": "visual"},
+                     lower_is_better=("fpr", "fnr")),
     # its own commands (cli.py): the streaming evaluation, the fine-tuning export, the official results
     commands={
         "stream-eval": CommandDef("streaming evaluation: push each video's frames in time order, questions at their "

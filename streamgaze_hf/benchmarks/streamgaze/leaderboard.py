@@ -27,7 +27,7 @@ COLUMNS: tuple[LeaderboardColumn, ...] = (
     LeaderboardColumn("overall", "Overall", True, "unweighted mean of the ten task scores"),
     *(LeaderboardColumn(cat, cat.capitalize(), True, f"mean of the {cat} tasks' scores") for cat in CATEGORIES),
     *(LeaderboardColumn(t.id, TASK_LABELS[t.id], True,
-                        f"{t.name} ({t.category})" + ("; checkpoint accuracy" if t.proactive else ""))
+                        f"{t.name} ({t.category})" + ("; checkpoint accuracy" if t.checkpointed else ""))
       for t in TASKS),
 )
 SETTINGS = ("gaze", "prompt_mode", "clip_fps", "protocol", "frames", "params", "by_source")

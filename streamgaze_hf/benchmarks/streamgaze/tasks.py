@@ -25,7 +25,7 @@ _RULES = {"past": "[0, t]", "present": f"[max(0, t - {PRESENT_WINDOW_S:g}), t]",
 
 def _task(task_id: str, name: str, category: Category, release_file: str) -> TaskDef:
     return TaskDef(task_id, name, category, _RULES[category], option_count=None,
-                   proactive=category == "proactive", lmms_name=f"streamgaze_{task_id}", release_file=release_file)
+                   checkpointed=category == "proactive", lmms_name=f"streamgaze_{task_id}", release_file=release_file)
 
 
 TASKS: tuple[TaskDef, ...] = (
