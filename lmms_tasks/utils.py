@@ -90,13 +90,13 @@ def documents(rows: TaskRows, suffix: str):
     import datasets
 
     bench = rows.dataset.benchmark
-    task = task_index().task(bench.lmms_task_name(rows.config) + suffix)
+    task = task_index().lmms_task(bench.lmms_task_name(rows.config) + suffix)
     if task is None or task.benchmark != bench.name:
         raise SystemExit(f"streamgaze: error: process_docs{suffix}: no such variant of {bench.name} task {rows.config}")
     kwargs = {"reasoning": task.reasoning} if task.reasoning else {}
     try:
         settings = run_settings()
-        docs = bench.evaluation_api().load_docs(task.task_id, task.gaze, rows.dataset, rows=rows.rows,
+        docs = bench.plugin().load_docs(task.task_id, task.gaze, rows.dataset, rows=rows.rows,
                                                 settings=settings, **kwargs)
         if task.slice:
             field_name, value = task.slice
@@ -216,7 +216,7 @@ _install_reader()
 # ---- documents to requests, responses to metrics --------------------------------------------------
 
 def _ev(doc):
-    return benchmark_of_doc(doc).evaluation_api()
+    return benchmark_of_doc(doc).plugin()
 
 
 def doc_to_visual(doc):

@@ -116,7 +116,7 @@ def _qa_rows(videos: dict[str, dict], counts: dict[str, int], rng: np.random.Gen
             row = {"question_id": f"{task_id}-{j:05d}", "task": task_id, "category": spec.category,
                    "video_id": vid, "source": "synthetic", "video_path": f"videos/original/{vid}.mp4",
                    "overlay_path": f"videos/overlay/{vid}.mp4", "metadata": "{}"}
-            if spec.proactive:
+            if spec.checkpointed:
                 q = int(rng.integers(0, max(1, dur - 60)))
                 n_cp = int(rng.integers(4, 13))
                 cps = sorted({min(dur, q + 5 * (i + 1)) for i in range(n_cp)})

@@ -2,8 +2,9 @@
 its statistics and its check.
 
 ``build BENCH`` and ``import BENCH`` have one sub-command per registered benchmark with an importer of
-that kind (``raw``, ``release``: streamgaze_hf/registry/contract.py); a benchmark's own options are
-in its package's ``cli.py`` (``Benchmark.cli_options``), a benchmark without any gets the common ones.
+that kind (``raw``, ``release``: ``streamgaze_hf.registry.IMPORTER_KINDS``); a benchmark's own options are
+in the ``cli`` part of its package (``RAW``, ``RELEASE``: ``Plugin.importer_options``), a benchmark without
+any gets the common ones.
 """
 
 from __future__ import annotations
@@ -110,7 +111,7 @@ def _build_generic(name: str) -> Callable[[argparse.ArgumentParser], Handler]:
 
 def _per_benchmark(p: argparse.ArgumentParser, kind: str, generic, missing) -> Handler:
     """One sub-command per registered benchmark with an importer of ``kind``, with the benchmark's own
-    options (``Benchmark.cli_options(kind)``: its package's ``cli.py``) or ``generic(name)``'s; the others
+    options (``Plugin.importer_options(kind)``: the ``cli`` part of its package) or ``generic(name)``'s; the others
     answer ``missing(benchmark)`` (one error line) and stay out of the help."""
     from ..registry import benchmarks
 
@@ -119,7 +120,7 @@ def _per_benchmark(p: argparse.ArgumentParser, kind: str, generic, missing) -> H
         if kind not in b.importers:
             hidden_parser(sub, b.name, missing(b))
             continue
-        help_text, configure = b.cli_options(kind) or (f"{b.title} ({kind} importer)", None)
+        help_text, configure = b.plugin().importer_options(kind) or (f"{b.title} ({kind} importer)", None)
         configure = configure or generic(b.name)
         child = sub.add_parser(b.name, help=help_text, description=f"{b.title}: {help_text}")
         child.set_defaults(_handler=configure(child))

@@ -91,16 +91,16 @@ def _report(p: argparse.ArgumentParser) -> Handler:
 
     sub = p.add_subparsers(dest="benchmark", required=True, metavar="BENCH")
     for b in benchmarks():
-        module = b.optional_module("report")  # run_breakdown, format_breakdown, HELP
-        if module is None:
+        plugin = b.plugin()
+        help_text = plugin.report_help()  # None: the benchmark declares no report part
+        if help_text is None:
             hidden_parser(sub, b.name, f"{b.name} has no report of its own; `streamgaze submit RUN ...` scores "
                                        "its runs")
             continue
-        help_text = getattr(module, "HELP", f"{b.title}: breakdown of an lmms-eval run")
         child = sub.add_parser(b.name, help=help_text, description=help_text)
         child.add_argument("run_dir", metavar="RUN", help="the --output_path of one `lmms-eval ... --log_samples` run")
         child.add_argument("--json", default=None, help="also write the numbers as JSON here")
-        child.set_defaults(_handler=lambda a, module=module: _print_report(a, module))
+        child.set_defaults(_handler=lambda a, plugin=plugin: _print_report(a, plugin))
 
     def run(a: argparse.Namespace) -> int:  # never reached: each benchmark's parser has its handler
         raise StreamGazeError("report: which benchmark?")
@@ -108,15 +108,15 @@ def _report(p: argparse.ArgumentParser) -> Handler:
     return run
 
 
-def _print_report(a: argparse.Namespace, report) -> int:
-    """``report``'s ``run_breakdown(RUN)`` printed with its ``format_breakdown``, and written as JSON with
-    ``--json``."""
+def _print_report(a: argparse.Namespace, plugin) -> int:
+    """The benchmark's report (``plugin``: its ``Plugin``): ``run_breakdown(RUN)`` printed with its
+    ``format_breakdown``, and written as JSON with ``--json``."""
     import json
 
     from ..util.fsutil import write_text_atomic
 
-    result = report.run_breakdown(a.run_dir)
-    print(report.format_breakdown(result))
+    result = plugin.run_breakdown(a.run_dir)
+    print(plugin.format_breakdown(result))
     if a.json:
         write_text_atomic(a.json, json.dumps(result, indent=2, sort_keys=True) + "\n")
     return 0

@@ -53,15 +53,15 @@ def _task_stats(root: Path, benchmark: Benchmark) -> tuple[list[dict], dict[str,
     """Per-task question/checkpoint counts, and questions per source over all tasks."""
     tasks, by_source = [], {}
     for spec in benchmark.tasks:
-        table = _read(root, spec.id, ["source", "checkpoints"] if spec.proactive else ["source"], benchmark)
-        n_cp = int(pc.sum(pc.list_value_length(table["checkpoints"])).as_py() or 0) if spec.proactive else 0
+        table = _read(root, spec.id, ["source", "checkpoints"] if spec.checkpointed else ["source"], benchmark)
+        n_cp = int(pc.sum(pc.list_value_length(table["checkpoints"])).as_py() or 0) if spec.checkpointed else 0
         tasks.append(
             {
                 "task": spec.id,
                 "name": spec.name,
                 "category": spec.category,
                 "questions": table.num_rows,
-                "checkpoints": n_cp if spec.proactive else None,
+                "checkpoints": n_cp if spec.checkpointed else None,
             }
         )
         for source in table["source"].to_pylist():

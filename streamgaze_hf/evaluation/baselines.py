@@ -27,19 +27,18 @@ def random_doc_answer(seed: int, doc: dict) -> str:
     benchmark's own rule when its evaluation module offers ``baseline_random_answer(rng, doc)`` (VL4Gaze:
     a random direction, point, description or yes/no), else :func:`random_answer` over its options."""
     bench = benchmark_of_doc(doc)
-    own = bench.evaluation_api().baseline_random_answer(_item_rng(seed, doc["question_id"], doc["checkpoint_index"]),
-                                                        doc)
+    own = bench.plugin().baseline_random_answer(_item_rng(seed, doc["question_id"], doc["checkpoint_index"]), doc)
     if own is not None:
         return own
-    return random_answer(seed, doc["question_id"], doc["checkpoint_index"], bench.task(doc["task"]).proactive,
+    return random_answer(seed, doc["question_id"], doc["checkpoint_index"], bench.task(doc["task"]).checkpointed,
                          len(doc["options"]))
 
 
-def random_answer(seed: int, question_id: str, checkpoint: int | str, proactive: bool, n_options: int) -> str:
-    """A uniform random option letter (multiple choice) or Yes/No (a ``proactive`` task's checkpoints),
+def random_answer(seed: int, question_id: str, checkpoint: int | str, yes_no: bool, n_options: int) -> str:
+    """A uniform random option letter (multiple choice) or Yes/No (``yes_no``: a checkpointed task's checkpoints),
     seeded per (seed, question, checkpoint): the same item always gets the same answer, whatever the order."""
     rng = _item_rng(seed, question_id, checkpoint)
-    if proactive:
+    if yes_no:
         return rng.choice(["Yes", "No"])
     return _LETTERS[rng.randrange(n_options)]
 
@@ -47,4 +46,4 @@ def random_answer(seed: int, question_id: str, checkpoint: int | str, proactive:
 def oracle_answer(doc: dict) -> str:
     """The key's answer of an evaluation document of any registered benchmark (letter, or the
     checkpoint's Yes/No label)."""
-    return benchmark_of_doc(doc).evaluation_api().doc_target(doc)
+    return benchmark_of_doc(doc).plugin().doc_target(doc)

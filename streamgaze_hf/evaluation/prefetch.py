@@ -425,7 +425,7 @@ def resolve_tasks(names: list[str] | None, bench: Benchmark) -> list[str]:
                 continue
             match = [t.id for t in bench.tasks if name in (t.id, t.category)]
             if not match and index.benchmark_of(name) == bench.name:
-                match = list(dict.fromkeys(index.task(leaf).task_id for leaf in index.leaves(name)))
+                match = list(dict.fromkeys(index.lmms_task(leaf).task_id for leaf in index.leaves(name)))
             if not match:
                 raise StreamGazeError(f"unknown task {name!r}; expected task ids "
                                       f"({', '.join(bench.task_ids)}) or {', '.join(bench.categories)}")
@@ -498,7 +498,7 @@ def warm_clips(root=None, tasks: list[str] | None = None, variants: list[str] | 
     docs: list[dict] = []
     for tid in task_ids:
         for mode in modes:
-            docs += bench.evaluation_api().load_docs(tid, mode, data, settings=settings)
+            docs += bench.plugin().load_docs(tid, mode, data, settings=settings)
     if docs:  # fetched (a Hub dataset) and verified in one batch, with one byte progress bar
         data.files(sorted({m for d in docs for m in doc_media(d)}), progress=progress)
     cache = None if cache_dir is None else str(cache_dir)

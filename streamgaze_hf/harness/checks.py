@@ -107,7 +107,7 @@ def benchmarks_of_tasks(names: Sequence[str], index: TaskIndex) -> dict[Benchmar
     out: dict[Benchmark, list[str]] = {}
     for name in names:
         for leaf in index.leaves(name):
-            task = index.task(leaf)
+            task = index.lmms_task(leaf)
             if task is not None and name not in (mine := out.setdefault(index.benchmarks[task.benchmark], [])):
                 mine.append(name)
     return {b: n for b, n in out.items() if n}
@@ -153,11 +153,11 @@ def plan_tasks(args: Sequence[str], index: TaskIndex, empty: Callable[[str, str]
     planned = []
     for name in names:
         leaves = index.leaves(name)
-        dropped = [leaf for leaf in leaves if (t := index.task(leaf)) and empty(t.benchmark, t.task_id)]
+        dropped = [leaf for leaf in leaves if (t := index.lmms_task(leaf)) and empty(t.benchmark, t.task_id)]
         if not dropped:
             planned.append(name)
         elif name not in index.groups:
-            task = index.task(name)
+            task = index.lmms_task(name)
             raise StreamGazeError(f"task {name!r} has no questions in this dataset ({task.benchmark} task "
                                   f"{task.task_id}: 0 rows, see `streamgaze stats`); leave it out of --tasks")
         else:

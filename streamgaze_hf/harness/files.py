@@ -37,7 +37,7 @@ def prepare_run_files(dataset: DatasetHandle, pairs: list[tuple[str, str]], prog
     from ..dataset.files import data_file
     from ..evaluation.visuals import doc_media
 
-    module = dataset.benchmark.evaluation_api()
+    module = dataset.benchmark.plugin()
     # the tasks' parquet files and the videos table in one batch (gaze and fixations when a document reads them)
     configs = [*dict.fromkeys(tid for tid, _ in pairs), "videos"]
     dataset.files([data_file(".", c).as_posix() for c in configs], progress=progress)

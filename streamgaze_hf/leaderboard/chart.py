@@ -91,8 +91,8 @@ def render_chart(rows: Sequence[Row], benchmark, title: str = "Per-task scores",
             start = i
     ax.set_xticks(x, [c.label for c in columns])
     ax.set_ylim(0, 100)
-    proactive = any(t.proactive for t in tasks)
-    ax.set_ylabel("accuracy, %" + (" (proactive: checkpoint accuracy)" if proactive else ""))
+    checkpointed = "/".join(dict.fromkeys(t.category for t in tasks if t.checkpointed))  # their categories
+    ax.set_ylabel("accuracy, %" + (f" ({checkpointed}: checkpoint accuracy)" if checkpointed else ""))
     ax.set_title(title, pad=18)
     ax.grid(axis="y", linewidth=0.4, alpha=0.6)
     ax.set_axisbelow(True)

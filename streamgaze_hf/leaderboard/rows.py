@@ -1,7 +1,7 @@
 """Leaderboard rows and columns, shared by the HTML, Markdown, CSV and chart renderers.
 
-A table's columns come from its benchmark's declaration (``Benchmark.leaderboard_columns``: Overall and
-the score columns, e.g. category means and tasks; ``leaderboard_settings``: the settings under each
+A table's columns come from its benchmark's leaderboard layout (``Benchmark.leaderboard``: ``columns``,
+Overall and the score columns, e.g. category means and tasks; ``settings``: the settings under each
 model name): :func:`benchmark_columns`. Nothing here names a benchmark.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..registry.contract import score_text, to_fraction
+from ..registry import score_text, to_fraction
 
 __all__ = ["Row", "Column", "SETTINGS_COLUMNS", "SOURCE_LABELS", "BADGES", "sort_rows", "category_means",
            "coverage_text", "efficiency_text", "benchmark_columns", "html_columns", "settings_columns", "chart_columns"]
@@ -106,7 +106,7 @@ class Column:
     settings: bool = False  # a setting that changes a number (shown, never averaged)
     digits: int = 3  # decimals shown for a unit other than a percent unit
     higher_is_better: bool = True
-    unit: str = "fraction"  # a score's unit (benchmarks.api.LeaderboardColumn)
+    unit: str = "fraction"  # a score's unit (registry.LeaderboardColumn)
     score: bool = False  # a score column (Overall, a declared column, the coverage)
 
     @property
@@ -115,7 +115,7 @@ class Column:
 
     def text(self, value) -> str:
         """A score cell as people read it: percent with one decimal, or the column's own unit
-        (:func:`~streamgaze_hf.registry.contract.score_text`); the coverage column as :func:`coverage_text`."""
+        (:func:`~streamgaze_hf.registry.score_text`); the coverage column as :func:`coverage_text`."""
         if self.key == "coverage":
             return coverage_text(value)
         return score_text(value, self.unit, self.digits)
@@ -136,7 +136,7 @@ _SHARED: dict[str, Column] = {c.key: c for c in (
     Column("efficiency", "Video reading", False, lambda r: r.efficiency,
            "time the model wrapper spent reading video: share of the run, median a question (where measured)", True),
 )}
-#: every setting a benchmark may show under the model name (``Benchmark.leaderboard_settings``: their keys)
+#: every setting a benchmark may show under the model name (``LeaderboardLayout.settings``: their keys)
 SETTINGS_COLUMNS: dict[str, Column] = {c.key: c for c in (
     Column("gaze", "Gaze", False, lambda r: r.gaze, "gaze input: visual overlay, none, text, salience", True),
     Column("prompt_mode", "Prompt", False, lambda r: r.prompt_mode,
@@ -170,12 +170,12 @@ def _score_column(col, get: Callable[[Row], object]) -> Column:
 
 def benchmark_columns(benchmark) -> tuple[Column, ...]:
     """The columns of a registered benchmark's table: rank, model, source, its Overall, its declared score
-    columns (``Benchmark.score_columns``), coverage, the dataset, then its settings
-    (``Benchmark.leaderboard_settings``) and the efficiency (the wrapper's time reading video)."""
+    columns (``LeaderboardLayout.score_columns``), coverage, the dataset, then its settings
+    (``LeaderboardLayout.settings``) and the efficiency (the wrapper's time reading video)."""
     return (_SHARED["rank"], _SHARED["model"], _SHARED["source"],
-            _score_column(benchmark.overall_column(), lambda r: r.overall),
-            *(_score_column(c, lambda r, k=c.key: r.tasks.get(k)) for c in benchmark.score_columns()),
-            _SHARED["coverage"], _SHARED["dataset"], *(SETTINGS_COLUMNS[k] for k in benchmark.leaderboard_settings),
+            _score_column(benchmark.leaderboard.overall_column(), lambda r: r.overall),
+            *(_score_column(c, lambda r, k=c.key: r.tasks.get(k)) for c in benchmark.leaderboard.score_columns()),
+            _SHARED["coverage"], _SHARED["dataset"], *(SETTINGS_COLUMNS[k] for k in benchmark.leaderboard.settings),
             _SHARED["efficiency"])
 
 

@@ -2,12 +2,12 @@
 
 A demo-scale build (a few videos, a few hundred questions) and the full benchmark give numbers that
 cannot be compared, so a demo submission is never ranked among the paper's rows. Each benchmark has its
-sections: its reference rows (``Benchmark.reference_rows()``) in ``<name>-reference``, joined by submissions
-on a dataset of exactly the paper's question count (``Benchmark.reference_questions``); other datasets in
-``<name>-dataset-<version>``. A benchmark with its own rule declares it in its package's ``leaderboard.py``
-(``dataset_section(manifest)``, ``reference_section()``; StreamGaze's tells the complete official release
-apart), which :func:`section_of` and :func:`reference_section_of` ask first. Sections holding submissions
-come first; the rank column counts within a section (the Human row is a reference, never ranked).
+sections: its reference rows (``LeaderboardLayout.reference_rows()``) in ``<name>-reference``, joined by
+submissions on a dataset of exactly the paper's question count (``LeaderboardLayout.reference_questions``);
+other datasets in ``<name>-dataset-<version>``. A benchmark with its own rule declares the ``leaderboard``
+part of its package, whose hooks ``dataset_section(manifest)`` and ``reference_section()`` (called through
+``Benchmark.plugin()``) :func:`section_of` and :func:`reference_section_of` ask first. Sections holding
+submissions come first; the rank column counts within a section (the Human row is a reference, never ranked).
 """
 
 from __future__ import annotations
@@ -43,32 +43,20 @@ def _questions(manifest: Mapping[str, Any]) -> int:
     return int(sum(v for v in per_task.values() if isinstance(v, int)))
 
 
-def _questions(manifest: Mapping[str, Any]) -> int:
-    counts = manifest.get("counts") if isinstance(manifest.get("counts"), dict) else {}
-    per_task = counts.get("questions") if isinstance(counts.get("questions"), dict) else {}
-    return int(sum(v for v in per_task.values() if isinstance(v, int)))
-
-
 def section_of(benchmark, manifest: Mapping[str, Any]) -> tuple[str, str, str]:
     """(key, title, note) of the section of ``benchmark``'s submissions on the dataset with ``manifest``:
-    its leaderboard module's rule when it declares one, else :func:`benchmark_dataset_section`."""
-    module = benchmark.optional_module("leaderboard")
-    if module is not None and hasattr(module, "dataset_section"):
-        return module.dataset_section(manifest)
-    return benchmark_dataset_section(benchmark, manifest)
+    its own rule when it has one (the ``dataset_section`` hook), else :func:`benchmark_dataset_section`."""
+    return benchmark.plugin().dataset_section(manifest) or benchmark_dataset_section(benchmark, manifest)
 
 
 def reference_section_of(benchmark) -> tuple[str, str, str]:
     """(key, title, note) of ``benchmark``'s reference rows' section (its own rule, else the shared one)."""
-    module = benchmark.optional_module("leaderboard")
-    if module is not None and hasattr(module, "reference_section"):
-        return module.reference_section()
-    return reference_section(benchmark)
+    return benchmark.plugin().reference_section() or reference_section(benchmark)
 
 
 def reference_section(benchmark) -> tuple[str, str, str]:
     """(key, title, note) of a registered benchmark's reference-rows section (the shared rule)."""
-    n = benchmark.reference_questions
+    n = benchmark.leaderboard.reference_questions
     size = f" ({n:,} questions)" if isinstance(n, int) else ""
     title = f"{benchmark.title}: the paper's benchmark{size}"
     note = (f"Rows marked 'reported in the paper' are copied from the {benchmark.title} paper (its own scorer and "
@@ -81,7 +69,7 @@ def benchmark_dataset_section(benchmark, manifest: Mapping[str, Any]) -> tuple[s
     this manifest (the shared rule)."""
     version = str(manifest.get("version", "?"))
     n_q = _questions(manifest)
-    if n_q and n_q == benchmark.reference_questions:
+    if n_q and n_q == benchmark.leaderboard.reference_questions:
         key, title, note = reference_section(benchmark)
         return key, title, note + f" Submissions here are on dataset version {version}."
     counts = manifest.get("counts") if isinstance(manifest.get("counts"), dict) else {}

@@ -12,7 +12,7 @@ One site serves every registered benchmark: each submission names its benchmark 
 the default benchmark, StreamGaze) and is validated against that benchmark's dataset (``roots``: one dataset root per
 benchmark, told apart by their manifests). Each benchmark with submissions gets its own section of
 the page, with its own tables (its declared columns, ranked in its Overall's direction) and its
-reference rows (``Benchmark.reference_rows()``); StreamGaze's section is the one described above.
+reference rows (``Benchmark.leaderboard.reference_rows()``); StreamGaze's section is the one described above.
 The layout of each benchmark's tables (columns, title, notes, settings, CSV name, sections) is its own
 declaration (``streamgaze_hf.registry``); nothing here names a benchmark. Files: ``leaderboard.md`` holds
 every table; one CSV per benchmark (StreamGaze's ``leaderboard.csv``, another's
@@ -31,8 +31,7 @@ from pathlib import Path
 from .. import __version__
 from ..dataset.load import DatasetHandle
 from ..dataset.writer import manifest_digest
-from ..registry import benchmarks, get_benchmark
-from ..registry.contract import score_text
+from ..registry import benchmarks, get_benchmark, score_text
 from ..submission.coverage import task_coverage
 from ..submission.schema import submission_benchmark
 from ..submission.validate import ValidationReport, load_submission, validate_submission
@@ -62,7 +61,7 @@ def submission_row(report: ValidationReport, section: str = "") -> Row:
     """The leaderboard row of a validated submission (recomputed scores only), in its benchmark's columns
     (the evaluation module's ``leaderboard_values`` hook reads its scores layout)."""
     sub, s = report.submission, report.scores
-    values = get_benchmark(report.benchmark).evaluation_api().leaderboard_values(s)
+    values = get_benchmark(report.benchmark).plugin().leaderboard_values(s)
     st = sub["settings"]
     fps = st["clip_fps"]
     coverage = {t: task_coverage(v) for t, v in s["tasks"].items()}
@@ -105,13 +104,13 @@ def collect_benchmark_sections(benchmark, reports: Sequence[ValidationReport], m
     for rep in reports:
         _refuse_oracle(rep)
         out.append(submission_row(rep, key))
-    refs = benchmark.reference_rows() if include_paper else []
+    refs = benchmark.leaderboard.reference_rows() if include_paper else []
     if refs:
         ref_key, ref_title, ref_note = reference_section_of(benchmark)
         titles[ref_key] = (ref_title, ref_note)
         out += [reference_row(r, ref_key) for r in refs]
     return group_sections(out, titles, benchmark=benchmark.name, columns=benchmark_columns(benchmark),
-                          higher_is_better=benchmark.overall_column().higher_is_better)
+                          higher_is_better=benchmark.leaderboard.overall_column().higher_is_better)
 
 
 # ---- Markdown / CSV -------------------------------------------------------------------------------
@@ -256,7 +255,7 @@ def write_leaderboard(submissions: Sequence[str | os.PathLike[str]], root, out: 
 def site_title(names: Sequence[str]) -> str:
     """The page's title for the benchmarks shown (registered names, registry order)."""
     if len(names) == 1:
-        return get_benchmark(names[0]).page_title
+        return get_benchmark(names[0]).leaderboard.page_title
     return f"Gaze benchmarks leaderboard: {', '.join(get_benchmark(n).title for n in names)}"
 
 
@@ -265,8 +264,8 @@ def site_notes(names: Sequence[str]) -> tuple[str, ...]:
     shown declares none."""
     notes: tuple[str, ...] = ()
     for n in names:
-        notes += get_benchmark(n).leaderboard_notes
-    if any(not get_benchmark(n).leaderboard_notes for n in names):
+        notes += get_benchmark(n).leaderboard.notes
+    if any(not get_benchmark(n).leaderboard.notes for n in names):
         notes += OTHER_NOTES
     return notes
 
@@ -301,7 +300,7 @@ def render_sections(sections: Sequence[Section], meta: str, extra_html: str = ""
     for name in names:
         bench = get_benchmark(name)
         rows = [r for sec in sections if sec.benchmark == name for r in sec.rows]
-        files[bench.csv_name] = render_csv(rows, benchmark_columns(bench)).encode("utf-8")
+        files[bench.leaderboard.csv_name] = render_csv(rows, benchmark_columns(bench)).encode("utf-8")
     if charts:  # a file on its own: the first chart with its caption drawn in
         first = _chartable(sections)[0]
         files["chart.png"] = _chart(first, charts[first.key][1])

@@ -11,43 +11,28 @@ ones are this distribution's own; a package installed with pip adds one: ``name 
 module that registers it). Declarations are light: heavy parts (evaluation documents, importers, prompts)
 are named by ``"module:attribute"`` strings and imported on first use, so looking a benchmark up costs
 little.
-The declaration types, the evaluation module's protocol with its default hooks, the importer kinds and
-``declare`` (references derived from the package name) are in ``contract.py``; this module is the registry.
+
+This module is the registry and the public face of the contract: import every name from here. Its modules,
+one job each:
+
+* ``declarations.py``: :class:`TaskDef`, :class:`DatasetLayout`, :class:`RunOption`, :class:`CommandDef`,
+  :class:`Benchmark` and :func:`declare` (references derived from the package name);
+* ``references.py``: :func:`resolve` (a ``"module:attribute"`` imported on first use), the file convention
+  (:data:`PACKAGE_FILES`, :func:`package_ref`), :data:`IMPORTER_KINDS` and :data:`OPTIONAL_PARTS`;
+* ``hooks.py``: what a package's code provides: :data:`REQUIRED` per part, the one list of optional hooks
+  (:data:`HOOKS`) and :class:`EvaluationModule`;
+* ``plugin.py``: :class:`Plugin`, the adapter through which shared code calls a benchmark's code
+  (``Benchmark.plugin()``), with the default of every hook;
+* ``leaderboard_layout.py``: :class:`LeaderboardLayout` (``Benchmark.leaderboard``; the leaderboard contract is
+  its docstring), :class:`LeaderboardColumn` and the score display (:func:`score_text`, :func:`to_fraction`);
+* ``lmms.py``: lmms-eval naming (:class:`LmmsOptions`, :class:`LmmsTask`, the naming methods of a Benchmark);
+* ``task_index.py``: :class:`TaskIndex`, the one index of lmms-eval task and group names.
 
     >>> from streamgaze_hf.registry import benchmarks, get_benchmark
     >>> [b.name for b in benchmarks()]
     ['streamgaze', 'egogazevqa', 'streameqa', 'vl4gaze']
     >>> get_benchmark("egogazevqa").task("spatial").option_count
     5
-
-Leaderboard contract (submissions, ``streamgaze_hf/submission/``, and the leaderboard site,
-``streamgaze_hf/leaderboard/``): every
-benchmark gets its own section of the one site, with its own columns, ranking and reference rows.
-
-* ``Benchmark.leaderboard_columns``: the score columns of its table, in order, each a
-  :class:`LeaderboardColumn` ``(key, label, higher_is_better=True, title="", digits=3, unit="fraction")`` or the plain
-  tuple ``(key, label, higher_is_better)``. A column keyed ``"overall"`` sets the label and direction
-  of the Overall column (rows are ranked by it; ``higher_is_better=False`` ranks the smallest first);
-  it is not repeated as a score column. Default (empty): one accuracy column per task id (label: the
-  task name), higher is better, and Overall = their unweighted mean.
-* The evaluation module's optional hook ``leaderboard_scores(records)`` (called through
-  ``Benchmark.evaluation_api()``, which supplies the default): ``records`` maps each task
-  id to the per-sample records its ``score_doc`` made (one per item; an unanswered item is
-  ``score_doc(doc, "")`` with ``missing=True``); it returns ``{"columns": {column key: value or None},
-  "overall": value or None}``. Default (no hook): the accuracy of ``task_metrics`` per task and their
-  mean, as fractions. Values are in the units of the benchmark's reference rows (the paper's).
-* Optional ``BREAKDOWN_KEYS`` (record fields such as ``source``) and ``breakdown(records, key)`` in the
-  evaluation module: validate reports ``task_metrics`` per value of each.
-* ``streamgaze submit`` reads the per-sample records lmms-eval logs under the metric key ``accuracy``;
-  each must carry ``question_id``, ``task``, ``response``, ``gaze`` and ``prompt_mode`` (and
-  ``checkpoint_index`` for a proactive task); where it has ``parsed`` / ``correct``, they must equal
-  what ``score_doc`` gives on re-scoring.
-* ``paper_rows`` returns reference rows: ``streamgaze_hf.leaderboard.rows.Row`` objects or dicts
-  ``{name, group, source ("paper" | "human"), gaze, prompt_mode, dataset, tasks {column key: value
-  or None}, overall}`` (optional ``frames``, ``params``). They are shown in a section of their own,
-  never re-scored; a human row is never ranked. ``reference_questions``: the question count
-  of the paper's full benchmark; a submission on a dataset of exactly that many questions is ranked
-  in the reference section.
 """
 
 from __future__ import annotations
@@ -57,29 +42,38 @@ from collections.abc import Mapping
 from importlib.metadata import EntryPoint, entry_points
 
 from ..util.errors import StreamGazeError
-from .contract import (
-    IMPORTER_KINDS,
-    Benchmark,
-    CommandDef,
-    DatasetLayout,
-    Evaluation,
-    EvaluationModule,
+from .declarations import Benchmark, CommandDef, DatasetLayout, RunOption, TaskDef, declare
+from .hooks import HOOKS, REQUIRED, EvaluationModule
+from .leaderboard_layout import (
+    PERCENT_UNITS,
     LeaderboardColumn,
-    LmmsOptions,
-    LmmsTask,
-    RunOption,
-    TaskDef,
-    declare,
+    LeaderboardLayout,
     leaderboard_column,
-    resolve,
+    score_text,
+    task_columns,
+    to_fraction,
 )
+from .lmms import LmmsNaming, LmmsOptions, LmmsTask
+from .plugin import Plugin
+from .references import IMPORTER_KINDS, OPTIONAL_PARTS, PACKAGE_FILES, package_ref, resolve
 from .task_index import TaskIndex
 
-__all__ = ["TaskDef", "DatasetLayout", "LeaderboardColumn", "LmmsOptions", "LmmsTask", "RunOption", "CommandDef",
-           "Benchmark", "Evaluation",
-           "EvaluationModule", "IMPORTER_KINDS", "ENTRY_POINT_GROUP", "TaskIndex", "declare", "leaderboard_column",
-           "register", "get_benchmark", "benchmarks", "run_options", "benchmark_of_doc", "default_benchmark", "task_index",
-           "resolve"]
+__all__ = [
+    # declarations.py
+    "TaskDef", "DatasetLayout", "RunOption", "CommandDef", "Benchmark", "declare",
+    # references.py
+    "IMPORTER_KINDS", "OPTIONAL_PARTS", "PACKAGE_FILES", "package_ref", "resolve",
+    # hooks.py, plugin.py
+    "REQUIRED", "HOOKS", "EvaluationModule", "Plugin",
+    # leaderboard_layout.py
+    "LeaderboardLayout", "LeaderboardColumn", "PERCENT_UNITS", "leaderboard_column", "score_text", "task_columns",
+    "to_fraction",
+    # lmms.py, task_index.py
+    "LmmsOptions", "LmmsTask", "LmmsNaming", "TaskIndex",
+    # the registry (this module)
+    "ENTRY_POINT_GROUP", "register", "get_benchmark", "benchmarks", "run_options", "benchmark_of_doc",
+    "default_benchmark", "task_index",
+]
 
 #: the entry-point group a distribution declares its benchmarks in (``name = "package.module"``)
 ENTRY_POINT_GROUP = "streamgaze.benchmarks"
@@ -135,7 +129,7 @@ def benchmarks() -> tuple[Benchmark, ...]:
     """Every registered benchmark (discovering the entry points first, once per process).
 
     Returns:
-        The benchmarks by their declared ``order`` (the built-in ones declare 0 to 3, StreamGaze first; the
+        The benchmarks by their declared ``order`` (the built-in ones declare 0 to 3; the
         default is 100), then by name.
 
     Raises:
@@ -166,7 +160,7 @@ def default_benchmark() -> Benchmark:
     ``default``.
 
     Returns:
-        That benchmark (the built-in StreamGaze in this distribution).
+        That benchmark (in this distribution, a built-in one).
 
     Raises:
         StreamGazeError: no registered benchmark (or more than one) declares ``default``.

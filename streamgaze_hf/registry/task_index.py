@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from .contract import Benchmark, LmmsTask
+from .declarations import Benchmark
+from .lmms import LmmsTask
 
 __all__ = ["TaskIndex"]
 
@@ -25,12 +26,12 @@ class TaskIndex:
 
     def __init__(self, benches: Iterable[Benchmark]) -> None:
         self.benchmarks: dict[str, Benchmark] = {b.name: b for b in benches}
-        self.tasks: dict[str, LmmsTask] = {}
+        self.lmms_tasks: dict[str, LmmsTask] = {}
         self.groups: dict[str, tuple[str, ...]] = {}
         self._group_of: dict[str, str] = {}
         for bench in self.benchmarks.values():
             for task in bench.lmms_tasks():
-                self.tasks[task.name] = task
+                self.lmms_tasks[task.name] = task
             for name, members in bench.lmms_groups().items():
                 self.groups[name] = members
                 self._group_of[name] = bench.name
@@ -38,10 +39,10 @@ class TaskIndex:
     @property
     def names(self) -> frozenset[str]:
         """Every task and group name."""
-        return frozenset(self.tasks) | frozenset(self.groups)
+        return frozenset(self.lmms_tasks) | frozenset(self.groups)
 
-    def task(self, name: str) -> LmmsTask | None:
-        """The task of a name.
+    def lmms_task(self, name: str) -> LmmsTask | None:
+        """The lmms-eval task of a name.
 
         Args:
             name: an lmms-eval task name.
@@ -49,7 +50,7 @@ class TaskIndex:
         Returns:
             Its :class:`LmmsTask`, or None (a group, or a name this index does not define).
         """
-        return self.tasks.get(name)
+        return self.lmms_tasks.get(name)
 
     def benchmark_of(self, name: str) -> str | None:
         """The benchmark a task or group name belongs to.
@@ -60,7 +61,7 @@ class TaskIndex:
         Returns:
             The benchmark's name, or None when this index does not define ``name``.
         """
-        task = self.tasks.get(name)
+        task = self.lmms_tasks.get(name)
         return task.benchmark if task is not None else self._group_of.get(name)
 
     def of_benchmark(self, benchmark: str | Benchmark) -> dict[str, LmmsTask]:
@@ -73,7 +74,7 @@ class TaskIndex:
             Task name -> :class:`LmmsTask`, in the index's order (empty for a benchmark not indexed).
         """
         name = benchmark if isinstance(benchmark, str) else benchmark.name
-        return {n: t for n, t in self.tasks.items() if t.benchmark == name}
+        return {n: t for n, t in self.lmms_tasks.items() if t.benchmark == name}
 
     def leaves(self, name: str) -> list[str]:
         """The task names a name stands for.
@@ -109,7 +110,7 @@ class TaskIndex:
         out: dict[str, list[tuple[str, str]]] = {}
         for name in names:
             for leaf in self.leaves(name):
-                task = self.tasks.get(leaf)
+                task = self.lmms_tasks.get(leaf)
                 if task is not None and (task.task_id, task.gaze) not in out.setdefault(task.benchmark, []):
                     out[task.benchmark].append((task.task_id, task.gaze))
         return {b: pairs for b, pairs in out.items() if pairs}

@@ -111,7 +111,7 @@ def load_answer_key(dataset: DatasetHandle | str | os.PathLike[str] | None, gaze
     bench = data.benchmark
     if gaze is None:
         gaze = bench.plain_gaze
-    module = bench.evaluation_api()
+    module = bench.plugin()
     docs: dict[str, dict[ItemKey, dict]] = {}
     task_of: dict[str, str] = {}
     present = data.nonempty_tasks(bench.task_ids)
@@ -162,7 +162,7 @@ def score_responses(key: AnswerKey, responses: Mapping[ItemKey, str], prompt_mod
     unknown = [item for item in responses if item not in known]
     if unknown:
         raise KeyError(f"items not in the answer key: {unknown[:3]}")
-    own = key.bench.evaluation_api().score_answers(key, responses, prompt_mode, clip_fps)
+    own = key.bench.plugin().score_answers(key, responses, prompt_mode, clip_fps)
     return own if own is not None else _score_benchmark(key, responses, prompt_mode, clip_fps)
 
 
@@ -170,8 +170,8 @@ def leaderboard_values(bench: Benchmark, records: Mapping[str, list[dict]]) -> d
     """``{"columns": {key: value}, "overall": value}`` of a benchmark's records (task id -> records): its
     evaluation module's ``leaderboard_scores`` hook, else each task's ``task_metrics`` accuracy and their
     unweighted mean (the registry's default columns)."""
-    out = bench.evaluation_api().leaderboard_scores(records)
-    return {"columns": {c.key: out["columns"].get(c.key) for c in bench.score_columns()},
+    out = bench.plugin().leaderboard_scores(records)
+    return {"columns": {c.key: out["columns"].get(c.key) for c in bench.leaderboard.score_columns()},
             "overall": out.get("overall")}
 
 
@@ -181,7 +181,7 @@ def _score_benchmark(key: AnswerKey, responses: Mapping[ItemKey, str], prompt_mo
     evaluation module."""
 
 
-    module = key.bench.evaluation_api()
+    module = key.bench.plugin()
     tasks: dict[str, dict] = {}
     records: dict[str, list[dict]] = {}
     missing: list[tuple[str, str, int]] = []

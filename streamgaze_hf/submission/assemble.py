@@ -11,7 +11,6 @@ from typing import Any
 
 from .. import __version__
 from ..hub.reference import dataset_origin
-from ..registry import Benchmark
 from ..util.errors import StreamGazeError
 from ..util.provenance import toolkit_commit
 from .answer_key import AnswerKey, ItemKey, Rescored, score_responses
@@ -43,23 +42,19 @@ def assemble_submission(key: AnswerKey, responses: Mapping[ItemKey, str], *, pro
                      run=run)
 
 
-def _proactive_ids(bench: Benchmark) -> set[str]:
-    return {t.id for t in bench.tasks if t.proactive}
-
-
 def _assemble(key: AnswerKey, rescored: Rescored, *, prompt_mode: str, clip_fps: float, protocol: str,
               model: Mapping[str, str], run: Mapping[str, Any],
               extra_settings: Mapping[str, str] | None = None) -> dict:
     answers: dict[str, dict] = {}
-    proactive_ids = _proactive_ids(key.bench)
+    checkpointed = set(key.bench.checkpointed_ids())
     for task_id in key.docs:
-        proactive = task_id in proactive_ids
+        per_checkpoint = task_id in checkpointed
         by_q: dict[str, Any] = {}
         for rec in rescored.records[task_id]:
             if rec.get("missing"):
                 continue
             entry = {"response": rec["response"], "parsed": rec["parsed"]}
-            if proactive:
+            if per_checkpoint:
                 by_q.setdefault(rec["question_id"], {})[str(rec["checkpoint_index"])] = entry
             else:
                 by_q[rec["question_id"]] = entry

@@ -29,7 +29,7 @@ def fmt_pct(value: float | None, digits: int = 1) -> str:
 
 def score_cell(column, value: float | None) -> str:
     """A declared leaderboard column's value in a line of text: ``"45.3%"`` for a percent unit, the
-    column's own unit with its decimals otherwise (:meth:`~streamgaze_hf.registry.contract.LeaderboardColumn.text`),
+    column's own unit with its decimals otherwise (:meth:`~streamgaze_hf.registry.LeaderboardColumn.text`),
     "n/a" when undefined."""
     text = column.text(value, "n/a")
     return text + "%" if column.is_percent and value is not None else text
@@ -65,8 +65,9 @@ def scores_line(scores: Mapping[str, Any], bench: Benchmark) -> str:
     from .schema import has_own_layout
 
     if not has_own_layout(scores):  # the shared layout (submission/schema.py "Benchmarks")
-        overall = bench.overall_column()
-        cols = ", ".join(f"{c.label} {score_cell(c, scores['columns'].get(c.key))}" for c in bench.score_columns())
+        overall = bench.leaderboard.overall_column()
+        cols = ", ".join(f"{c.label} {score_cell(c, scores['columns'].get(c.key))}"
+                         for c in bench.leaderboard.score_columns())
         return f"{overall.label} {score_cell(overall, scores['overall'])} ({cols}) {on}"
     means = ", ".join(f"{c} {fmt_pct(scores[c])}%" for c in bench.categories)
     return f"overall {fmt_pct(scores['overall'])}% ({means}) {on}"

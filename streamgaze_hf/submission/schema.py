@@ -26,8 +26,8 @@ A submission is one JSON object::
                                                         # harness "official-evaluator": import-official-results
       "answers": {                                      # only what the run answered
         "<mc task id>": {"<question_id>": {"response": "<raw>", "parsed": "B" | null}},
-        "<proactive task id>": {"<question_id>": {"<checkpoint index>": {"response": "<raw>",
-                                                                          "parsed": "Yes" | "No" | null}}}
+        "<checkpointed task id>": {"<question_id>": {"<checkpoint index>": {"response": "<raw>",
+                                                                             "parsed": "Yes" | "No" | null}}}
       },
       "scores": {                                       # recomputed by `validate`, never trusted
         "overall": f, "past": f, "present": f, "proactive": f,
@@ -41,7 +41,7 @@ A submission is one JSON object::
       }
     }
 
-Scores are fractions in [0, 1]; a proactive ratio with an empty denominator (e.g. the precision of a
+Scores are fractions in [0, 1]; a checkpoint ratio with an empty denominator (e.g. the precision of a
 model that never says Yes) is ``null``: undefined, never 0 or 1. Every object is closed: an unknown
 field is an error. ``lmms-eval`` reports its own git branch and commit from the directory it runs in,
 which is not lmms-eval's: the toolkit's version and commit have their own fields.
@@ -53,7 +53,7 @@ have none and are the default benchmark's (StreamGaze's) submissions, read exact
 other benchmark's submission has the same top-level fields (no ``streaming``), with:
 
 * ``settings.gaze`` / ``settings.prompt_mode``: one of that benchmark's gaze modes and prompt modes;
-* ``answers``: its task ids (a task declared ``proactive`` is keyed by checkpoint as above), and
+* ``answers``: its task ids (a task declared ``checkpointed`` is keyed by checkpoint as above), and
   ``parsed`` is whatever its ``score_doc`` parsed (a string, a number, a list of them, or null);
 * ``scores`` (recomputed by ``validate``)::
 
@@ -63,7 +63,7 @@ other benchmark's submission has the same top-level fields (no ``streaming``), w
        "breakdowns": {"<record field, e.g. source>": {"<value>": {<task_metrics>}}}}
 
   ``overall`` and ``columns`` are the benchmark's leaderboard values (the registry's
-  ``leaderboard_columns`` and its evaluation module's ``leaderboard_scores`` hook): fractions for every
+  ``LeaderboardLayout.columns`` and its evaluation module's ``leaderboard_scores`` hook): fractions for every
   accuracy or other ratio, in every benchmark; a column of another unit (VL4Gaze's degrees, L2, BLEU)
   as declared; ``tasks`` and ``breakdowns`` hold ``task_metrics`` (fractions).
 
@@ -199,11 +199,6 @@ def has_own_layout(scores: dict) -> bool:
     return "columns" not in scores
 
 
-def proactive_ids(bench: Benchmark) -> tuple[str, ...]:
-    """The benchmark's tasks answered per checkpoint (keyed by checkpoint index in ``answers``)."""
-    return tuple(t.id for t in bench.tasks if t.proactive)
-
-
 def parse_submission(text: str) -> dict:
     """Parse and structurally check a submission (an older version converted: :func:`upgrade`); raises
     :class:`StrictJSONError` with the reason."""
@@ -222,7 +217,8 @@ def upgrade(data: dict) -> dict:
     if has_own_layout(scores):
         return data
     bench = submission_benchmark(data)
-    legacy = {c.key for c in (bench.overall_column(), *bench.score_columns()) if c.legacy_unit == "percent"}
+    board = bench.leaderboard
+    legacy = {c.key for c in (board.overall_column(), *board.score_columns()) if c.legacy_unit == "percent"}
     columns = scores.get("columns")
     if isinstance(columns, dict):
         for key in legacy & set(columns):
@@ -256,13 +252,13 @@ def check_structure(data: Any) -> None:
 
 
 def check_streaming(streaming: dict, bench: Benchmark) -> None:
-    """``streaming``: settings, alert times per proactive question (finite, >= 0), scores (an object
-    whose values ``validate`` recomputes)."""
+    """``streaming``: settings, alert times per question of a checkpointed task (finite, >= 0), scores (an
+    object whose values ``validate`` recomputes)."""
     check_object(streaming, "streaming", STREAMING_FIELDS)
     alerts = streaming["alerts"]
-    proactive = proactive_ids(bench)
-    check_object(alerts, "streaming.alerts", {t: obj for t in proactive}, duplicate_name="task",
-                 optional=frozenset(proactive))
+    checkpointed = bench.checkpointed_ids()
+    check_object(alerts, "streaming.alerts", {t: obj for t in checkpointed}, duplicate_name="task",
+                 optional=frozenset(checkpointed))
     for task_id, by_question in alerts.items():
         dups = getattr(by_question, "duplicates", [])
         if dups:
@@ -277,21 +273,21 @@ def check_streaming(streaming: dict, bench: Benchmark) -> None:
 
 
 def check_answers(answers: dict, bench: Benchmark) -> None:
-    """``answers``: task id -> question id -> answer (proactive: checkpoint index -> answer)."""
-    task_ids, checkpointed = bench.task_ids, set(proactive_ids(bench))
+    """``answers``: task id -> question id -> answer (a checkpointed task: checkpoint index -> answer)."""
+    task_ids, checkpointed = bench.task_ids, set(bench.checkpointed_ids())
     mc_fields = MC_ANSWER_FIELDS if bench.parsed_answers == "string" else {**MC_ANSWER_FIELDS, "parsed": _json_value}
     check_object(answers, "answers", {t: obj for t in task_ids}, duplicate_name="task",
                  optional=frozenset(task_ids))
     for task_id, by_question in answers.items():
         where = f"answers.{task_id}"
-        proactive = task_id in checkpointed
+        per_checkpoint = task_id in checkpointed
         dups = getattr(by_question, "duplicates", [])
         if dups:
             raise StrictJSONError(f"duplicate question id {dups[0]!r} in {where}")
         for qid, entry in by_question.items():
             if not qid or len(qid) > 500:
                 raise StrictJSONError(f"{where}: a question id must be a non-empty string of at most 500 characters")
-            if not proactive:
+            if not per_checkpoint:
                 check_object(entry, f"{where}[{qid!r}]", mc_fields)
                 continue
             if not isinstance(entry, dict):

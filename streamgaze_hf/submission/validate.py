@@ -117,8 +117,8 @@ class ValidationReport:
                 extra = "no questions in the dataset: skipped (not in the means)"
             elif answered == 0:
                 extra = "no answers: every item counts as wrong"
-            elif spec.proactive:
-                extra = (", ".join(f"{m} {fmt_pct(t[m])}%" for m in ("precision", "recall", "f1", "fpr", "fnr"))
+            elif spec.checkpointed:  # its metrics besides accuracy (the benchmark's declared kind)
+                extra = (", ".join(f"{m} {fmt_pct(t[m])}%" for m in bench.metric_names(spec.id) if m != "accuracy")
                          + f"; {extra}")
             se = t["stderr"]["accuracy"]
             lines.append(f"{spec.id:<9} {spec.category:<10} {fmt_pct(t['accuracy'] if n else None):>8} {fmt_pct(se):>6}  "
@@ -153,9 +153,9 @@ class ValidationReport:
         warning = partial_coverage_warning(s, sub["run"].get("limit"))
         if warning:
             lines.append(f"  WARNING: {warning}")
-        overall = bench.overall_column()
+        overall = bench.leaderboard.overall_column()
         lines.append("")
-        for col in (overall, *bench.score_columns()):
+        for col in (overall, *bench.leaderboard.score_columns()):
             value = s["overall"] if col.key == "overall" else s["columns"].get(col.key)
             better = "higher" if col.higher_is_better else "lower"
             lines.append(f"{col.label:<20} {score_cell(col, value):>9}  ({better} is better)")
@@ -204,17 +204,15 @@ def _check_dataset(sub: dict, dataset: DatasetHandle) -> None:
 
 def _responses(sub: dict, key: AnswerKey) -> dict[ItemKey, tuple[str, Any, str]]:
     """item -> (raw response, submitted parsed value, location); unknown ids rejected."""
-    from .assemble import _proactive_ids
-
     out: dict[ItemKey, tuple[str, Any, str]] = {}
-    proactive_ids = _proactive_ids(key.bench)
+    checkpointed = set(key.bench.checkpointed_ids())
     for task_id, by_q in sub["answers"].items():
-        proactive = task_id in proactive_ids
+        per_checkpoint = task_id in checkpointed
         unknown = []
         for qid, entry in by_q.items():
-            cps = [(int(cp), a) for cp, a in entry.items()] if proactive else [(-1, entry)]
+            cps = [(int(cp), a) for cp, a in entry.items()] if per_checkpoint else [(-1, entry)]
             for cp, answer in cps:
-                where = f"answers.{task_id}[{qid!r}]" + (f"[{str(cp)!r}]" if proactive else "")
+                where = f"answers.{task_id}[{qid!r}]" + (f"[{str(cp)!r}]" if per_checkpoint else "")
                 problem = key.problem(task_id, qid, cp)
                 if problem:
                     unknown.append(f"{where}: {problem}")

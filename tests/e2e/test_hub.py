@@ -195,7 +195,7 @@ def _doc_media(root: Path, benchmark: str, lmms_tasks: list[str]) -> list[str]:
     from streamgaze_hf.evaluation.visuals import doc_media
     from streamgaze_hf.registry import get_benchmark, task_index
 
-    module = get_benchmark(benchmark).evaluation_module()
+    module = get_benchmark(benchmark).plugin().evaluation_module
     return sorted({m for tid, mode in task_index().selection(lmms_tasks)[benchmark]
                    for d in module.load_docs(tid, mode, root) for m in doc_media(d)})
 

@@ -79,7 +79,7 @@ def test_samples_identify_every_question_and_checkpoint(oracle_run, demo_dataset
     for spec in TASKS:
         rows = datasets.load_dataset(str(demo_dataset), spec.id, split="test")
         recs = [s["accuracy"] for s in samples[spec.lmms_name]]
-        if spec.proactive:
+        if spec.checkpointed:
             expected = {(r["question_id"], i) for r in rows for i in range(len(r["checkpoints"]))}
             got = {(r["question_id"], r["checkpoint_index"]) for r in recs}
         else:
@@ -95,8 +95,8 @@ def test_random_baseline_is_near_chance(demo_dataset, tmp_path):
     assert results is not None, proc.stdout[-3000:]
     # Pooled over tasks (per task there are only ~20 questions): the random model is seeded, so the
     # result is fixed; the bound is chance +- 3 binomial standard deviations of the pooled count.
-    mc = [s["accuracy"] for t in TASKS if not t.proactive for s in samples[t.lmms_name]]
-    pro = [s["accuracy"] for t in TASKS if t.proactive for s in samples[t.lmms_name]]
+    mc = [s["accuracy"] for t in TASKS if not t.checkpointed for s in samples[t.lmms_name]]
+    pro = [s["accuracy"] for t in TASKS if t.checkpointed for s in samples[t.lmms_name]]
     chance_mc = 0.25  # every generated demo question has four options
     for recs, p in ((mc, chance_mc), (pro, 0.5)):
         acc = sum(r["correct"] for r in recs) / len(recs)

@@ -62,7 +62,7 @@ def test_no_frame_outside_any_window_reaches_the_model(stub_run, demo_dataset):
             if row["video_id"] not in times:
                 times[row["video_id"]] = probe_video(demo_dataset / row["overlay_path"]).frame_times
             ft = times[row["video_id"]]
-            if spec.proactive:
+            if spec.checkpointed:
                 start, end = 0.0, row["checkpoints"][rec["checkpoint_index"]]["time"]
             else:
                 start, end = row["window_start"], row["window_end"]

@@ -40,7 +40,7 @@ def test_export_refuses_eval_data_then_writes_samples_with_negative_sampling(dem
             assert side["window"] == pytest.approx(s["window"])
             assert max(side["frame_times"]) <= s["window"][1] + 1e-6  # no frame after the window end
             assert probe_video(clip).n_frames == len(side["frame_times"])
-            if not spec.proactive:
+            if not spec.checkpointed:
                 letter = row["answer"]
                 assert [c["from"] for c in conv] == ["human", "gpt"]
                 assert conv[1]["value"] == f"{letter}. {row['options'][ord(letter) - 65]}"

@@ -126,5 +126,5 @@ def test_random_baseline_near_chance_and_report_layout(eqa_root, tmp_path, capsy
     table = list(csv.DictReader(io.StringIO(csv_path.read_text())))
     assert [r["model"] for r in table if r["source"] == "submission (re-scored)"] == ["Random"]
     paper = [r for r in table if r["source"] == "reported in the paper"]
-    assert len(paper) == len(get_benchmark("streameqa").reference_rows()) == 13
+    assert len(paper) == len(get_benchmark("streameqa").leaderboard.reference_rows()) == 13
     assert {"perception", "backward", "OPR", "overall"} <= set(table[0])

@@ -97,7 +97,7 @@ def test_polling_adapter_reproduces_the_checkpoint_protocol(demo_dataset, tmp_pa
             ft = probe_video(demo_dataset / doc["video_path"]).frame_times
             start, end = evaluation.doc_window(doc)
             assert frames == np.flatnonzero((ft >= start - 1e-6) & (ft <= end + 1e-6)).tolist(), item
-            records.append(evaluation.score_doc(doc, random_answer(3, item[0], item[1], spec.proactive, len(doc["options"]))))
+            records.append(evaluation.score_doc(doc, random_answer(3, item[0], item[1], spec.checkpointed, len(doc["options"]))))
         n_items += len(docs)
         expected = evaluation.task_metrics(records)
         got = metrics["checkpoint"]["tasks"][spec.id]

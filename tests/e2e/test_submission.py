@@ -163,7 +163,7 @@ def test_round_trip_gives_the_scores_lmms_eval_reported(random_run, random_sub, 
     scores = report.scores
     for spec in TASKS:
         reported = results["results"][spec.lmms_name]
-        metrics = PROACTIVE_METRICS if spec.proactive else ("accuracy",)
+        metrics = PROACTIVE_METRICS if spec.checkpointed else ("accuracy",)
         for m in metrics:
             ours = scores["tasks"][spec.id][m]
             if ours is None:  # undefined (empty denominator): lmms-eval shows NaN, never 0 or 100
@@ -193,7 +193,7 @@ def test_round_trip_gives_the_scores_lmms_eval_reported(random_run, random_sub, 
         for s in samples[spec.lmms_name]:
             rec = s["accuracy"]
             entry = sub["answers"][spec.id][rec["question_id"]]
-            if spec.proactive:
+            if spec.checkpointed:
                 entry = entry[str(rec["checkpoint_index"])]
             assert entry == {"response": rec["response"], "parsed": rec["parsed"]}
     assert sub["scores"] == json.loads(json.dumps(scores))

@@ -23,7 +23,7 @@ from streamgaze_hf.dataset.writer import manifest_digest
 from streamgaze_hf.leaderboard.page import render_html
 from streamgaze_hf.leaderboard.rows import Row
 from streamgaze_hf.leaderboard.site import collect_benchmark_sections, write_leaderboard
-from streamgaze_hf.registry import get_benchmark
+from streamgaze_hf.registry import LeaderboardLayout, get_benchmark
 from streamgaze_hf.submission import (
     assemble_submission,
     load_answer_key,
@@ -267,7 +267,7 @@ def test_one_site_with_a_section_per_benchmark(ego_sub, ego_root, demo_dataset, 
         ("Ego synthetic", "1", "0.666667", "0.000000", "0.500000"),
         ("Ego weak", "2", "0.166667", "0.500000", "0.166667")]
     paper = [r for r in table if r["section"] == "egogazevqa-reference"]
-    reference = EGO.reference_rows()
+    reference = EGO.leaderboard.reference_rows()
     assert len(paper) == len(reference) == 29 and paper[0]["model"] == "Human" and paper[0]["rank"] == ""
     assert [r["rank"] for r in paper[1:]] == [str(i) for i in range(1, 29)]
     best = max((r for r in reference if r["source"] == "paper"), key=lambda r: r["overall"])
@@ -298,10 +298,10 @@ def lower_rows() -> list:
 def test_lower_is_better_ranks_the_smallest_first():
     """A benchmark declaring a lower-is-better Overall (e.g. an angular error) ranks ascending, and its page
     sorts that column ascending first."""
-    bench = dataclasses.replace(EGO, name="lowtest", title="Low test", paper_rows=f"{__name__}:lower_rows",
-                                extra={"reference_questions": 7},
-                                leaderboard_columns=(("overall", "Mean error", False, "", 2, "deg"),
-                                                     ("err", "Angular error (deg)", False, "degrees", 2, "deg")))
+    layout = LeaderboardLayout(columns=(("overall", "Mean error", False, "", 2, "deg"),
+                                        ("err", "Angular error (deg)", False, "degrees", 2, "deg")),
+                               paper_rows=f"{__name__}:lower_rows", reference_questions=7)
+    bench = dataclasses.replace(EGO, name="lowtest", title="Low test", leaderboard=layout)
     manifest = {"version": "0.0.1", "counts": {"questions": {"spatial": 7}, "videos": 1}}
     (section,) = collect_benchmark_sections(bench, [], manifest)
     assert section.key == "lowtest-reference" and not section.higher_is_better

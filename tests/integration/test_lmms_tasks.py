@@ -35,14 +35,14 @@ def test_the_task_index_is_what_the_task_files_define():
             defined.add(cfg["group"])
         elif "task" in cfg:
             defined.add(cfg["task"])
-            task = index.task(cfg["task"])
+            task = index.lmms_task(cfg["task"])
             assert task.task_id == cfg["dataset_name"] and cfg["process_docs"] == f"glue.process_docs{task.suffix}"
     assert defined == index.names and groups == index.groups
     assert index.leaves("streamgaze_past") == ["streamgaze_nfi", "streamgaze_otp", "streamgaze_gsm", "streamgaze_sr"]
     assert index.selection(["streamgaze_past", "streamgaze_nfi_nogaze", "egogazevqa_gazev", "mme"]) == {
         "streamgaze": [("nfi", "visual"), ("otp", "visual"), ("gsm", "visual"), ("sr", "visual"), ("nfi", "none")],
         "egogazevqa": [("spatial", "visual"), ("temporal", "visual"), ("causal", "visual")]}
-    direction = index.task("streameqa_planning_backward_ext_gazetext")
+    direction = index.lmms_task("streameqa_planning_backward_ext_gazetext")
     assert (direction.task_id, direction.gaze, direction.slice, direction.suffix) == (
         "planning", "text", ("direction", "backward"), "_backward_ext_gazetext")
     assert index.benchmark_of("vl4gaze") == "vl4gaze" and index.benchmark_of("mme") is None
@@ -65,11 +65,11 @@ def test_every_task_and_variant_names_its_dataset_config_and_variant():
             assert cfg["task"] == name
             assert cfg["dataset_name"] == spec.id and "dataset_kwargs" not in cfg
             assert cfg["process_docs"] == f"glue.process_docs{suffix}"
-            task = task_index().task(name)
+            task = task_index().lmms_task(name)
             assert (task.benchmark, task.task_id, task.gaze, task.reasoning, task.slice) == (
                 "streamgaze", spec.id, gaze, "", None)
             metrics = {m["metric"] for m in cfg["metric_list"]}
-            assert metrics == ({"accuracy", "precision", "recall", "f1", "fpr", "fnr"} if spec.proactive
+            assert metrics == ({"accuracy", "precision", "recall", "f1", "fpr", "fnr"} if spec.checkpointed
                                else {"accuracy"})
     group = yaml.load((base / "_group_streamgaze.yaml").read_text(), Loader=_Loader)
     assert group["task"] == [t.lmms_name for t in TASKS]
@@ -94,7 +94,7 @@ def test_egogazevqa_folder_is_generated_from_the_registry():
             cfg = yaml.load((base / f"{name}.yaml").read_text(), Loader=_Loader)
             assert cfg["task"] == name and cfg["include"] == "_egogazevqa_template.yaml"
             assert cfg["dataset_name"] == spec.id and "dataset_kwargs" not in cfg
-            assert (task_index().task(name).task_id, task_index().task(name).gaze) == (spec.id, gaze)
+            assert (task_index().lmms_task(name).task_id, task_index().lmms_task(name).gaze) == (spec.id, gaze)
             assert [m["metric"] for m in cfg["metric_list"]] == ["accuracy"]
         group = yaml.load((base / f"_group_egogazevqa{suffix}.yaml").read_text(), Loader=_Loader)
         assert group["task"] == [f"egogazevqa_{t}{suffix}" for t in ("spatial", "temporal", "causal")]

@@ -84,7 +84,7 @@ def test_reasoning_task_files_name_their_variant():
             text = (base / f"{spec.lmms_name}{suffix}.yaml").read_text()
             assert f"dataset_name: {spec.id}\n" in text
             assert f"process_docs: !function glue.process_docs{suffix}\n" in text
-            task = task_index().task(f"{spec.lmms_name}{suffix}")
+            task = task_index().lmms_task(f"{spec.lmms_name}{suffix}")
             assert (task.task_id, task.gaze, task.reasoning, task.suffix) == (spec.id, "visual", reasoning, suffix)
             assert "max_new_tokens: 1024" in text and "until: []" in text
         assert (base / f"_group_streamgaze{suffix}.yaml").is_file()

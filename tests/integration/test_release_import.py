@@ -238,7 +238,7 @@ def test_round_trip_keeps_every_question(good):
             if key not in ("question", "options", "answer"):
                 assert meta[key] == value, key
         assert row["fixations"] == []
-        if spec.proactive:
+        if spec.checkpointed:
             assert row["options"] == [] and row["answer"] == ""
             assert [(c["time"], c["label"]) for c in row["checkpoints"]] == [
                 (seconds(c["realtime"]), "Yes" if c["type"] == 1 else "No") for c in q["test_info"]]

@@ -212,7 +212,7 @@ def test_documents_and_records_are_those_of_the_environment(combo, demo_dataset,
     cases = [("streamgaze", demo_dataset, task, gaze) for task in ("oi_easy", "gta") for gaze in ("visual", "text")]
     cases += [("egogazevqa", ego_root, "spatial", gaze) for gaze in ("none", "text")]
     for bench_name, root, task, gaze in cases:
-        ev = get_benchmark(bench_name).evaluation_api()
+        ev = get_benchmark(bench_name).plugin()
         for k, v in env.items():
             monkeypatch.setenv(k, v)
         from_env = ev.load_docs(task, gaze, root)
@@ -221,12 +221,12 @@ def test_documents_and_records_are_those_of_the_environment(combo, demo_dataset,
             monkeypatch.delenv(k)
         docs = ev.load_docs(task, gaze, root, settings=explicit)
         assert docs and _dump(docs, [ev.score_doc(d, "A") for d in docs]) == _dump(from_env, env_records)
-        recorded = explicit.record(ev.module.RECORDED_SETTINGS, root)
+        recorded = explicit.record(ev.evaluation_module.RECORDED_SETTINGS, root)
         for d in docs:  # each document records the settings, and its record copies them
             assert {k: d[k] for k in recorded} == recorded
     # the values recorded are the settings' own
     if combo == "clip_fps":
         assert (docs[0]["prompt_mode"], from_env[0]["visual_form"]) == ("default", "images")
-        doc = get_benchmark("streamgaze").evaluation_api().load_docs("oi_easy", "visual", demo_dataset,
-                                                                     settings=explicit)[0]
+        doc = get_benchmark("streamgaze").plugin().load_docs("oi_easy", "visual", demo_dataset,
+                                                             settings=explicit)[0]
         assert (doc["clip_fps"], doc["protocol"], doc["proxy"]) == (1.5, "paper_api", "")

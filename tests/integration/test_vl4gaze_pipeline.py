@@ -222,9 +222,9 @@ def test_cli_builds_the_synthetic_world_with_the_builtin_oracle(tmp_path, capsys
 def test_paper_rows_are_the_main_table():
     from streamgaze_hf.registry import get_benchmark
     bench = get_benchmark("vl4gaze")
-    rows = bench.reference_rows()
+    rows = bench.leaderboard.reference_rows()
     assert len(rows) == 14
-    keys = [c.key for c in bench.score_columns()]
+    keys = [c.key for c in bench.leaderboard.score_columns()]
     assert all(set(r) >= {"name", "group", "source", "gaze", "prompt_mode", "dataset", "tasks", "overall"} for r in rows)
     assert all(list(r["tasks"]) == keys and r["tasks"]["god_rouge_l"] is None for r in rows)
     gpt5 = next(r for r in rows if r["name"] == "GPT-5")
@@ -233,8 +233,8 @@ def test_paper_rows_are_the_main_table():
     assert "1K" in gpt5["dataset"]
     ft = next(r for r in rows if r["name"] == "Qwen3-VL-2B-Instruct (fine-tuned)")
     assert (ft["tasks"]["god_bleu"], ft["tasks"]["gdd_angle"], ft["setting"]) == (57.54, 13.13, "sft")
-    lower = {c.key for c in bench.score_columns() if not c.higher_is_better}
-    assert lower == {"gdd_angle", "gpl_l2"} and bench.overall_column().label == "Overall"
+    lower = {c.key for c in bench.leaderboard.score_columns() if not c.higher_is_better}
+    assert lower == {"gdd_angle", "gpl_l2"} and bench.leaderboard.overall_column().label == "Overall"
 
 
 def test_optional_vlm_judge_is_asked_once_and_cached(built, monkeypatch, tmp_path):

@@ -1,11 +1,14 @@
-"""The benchmark contract (streamgaze_hf/registry/contract.py): every registered benchmark meets it, the
-declaration helper derives the module references from the package name, the optional hooks have their
-documented defaults, and the two lmms-eval glue modules agree on an undefined metric (NaN)."""
+"""The benchmark contract (streamgaze_hf/registry/): every registered benchmark meets it, the declaration
+helper derives the module references from the package name, every optional part is declared (never found by
+its file), the optional hooks have their documented defaults, and the two lmms-eval glue modules agree on an
+undefined metric (NaN)."""
 
 from __future__ import annotations
 
 import math
 import random
+import re
+import sys
 import types
 from pathlib import Path
 
@@ -14,44 +17,76 @@ import pytest
 from lmms_tasks import utils
 from streamgaze_hf.evaluation import baselines
 from streamgaze_hf.registry import (
+    HOOKS,
     IMPORTER_KINDS,
-    Evaluation,
+    OPTIONAL_PARTS,
+    PACKAGE_FILES,
+    REQUIRED,
     EvaluationModule,
+    LeaderboardColumn,
+    Plugin,
+    TaskDef,
     benchmarks,
     declare,
     get_benchmark,
+    package_ref,
     resolve,
 )
-from streamgaze_hf.registry.contract import HOOKS, PACKAGE_FILES, REQUIRED, package_ref
 
 PACKAGE_DIR = Path(__file__).resolve().parents[2] / "streamgaze_hf" / "benchmarks"
 
 
 @pytest.mark.parametrize("bench", benchmarks(), ids=lambda b: b.name)
 def test_every_benchmark_meets_the_contract(bench):
-    module = bench.evaluation_module()
-    assert isinstance(module, EvaluationModule)
-    ev = bench.evaluation_api()
-    assert isinstance(ev, Evaluation) and ev.module is module and ev is bench.evaluation_api()
+    plugin = bench.plugin()
+    assert isinstance(plugin, Plugin) and plugin is bench.plugin() and plugin.benchmark is bench
+    assert isinstance(plugin.evaluation_module, EvaluationModule)
+    assert plugin.evaluation_module is resolve(bench.evaluation)
     assert set(bench.importers) <= set(IMPORTER_KINDS) and bench.importers
-    for ref in (bench.evaluation, bench.paper_rows, *bench.importers.values(), bench.dataset.qa_features,
-                bench.dataset.validate_row, bench.dataset.file_paths, bench.dataset.card_intro,
-                bench.dataset.card_sections):
+    assert set(bench.parts) <= set(OPTIONAL_PARTS)
+    for ref in (bench.evaluation, bench.leaderboard.paper_rows, *bench.importers.values(), *bench.parts.values(),
+                bench.dataset.qa_features, bench.dataset.validate_row, bench.dataset.file_paths,
+                bench.dataset.card_intro, bench.dataset.card_sections):
         if ref:
             assert resolve(ref) is not None, ref
 
 
 @pytest.mark.parametrize("bench", benchmarks(), ids=lambda b: b.name)
 def test_every_package_keeps_each_job_in_the_same_file(bench):
-    """The references are the conventional ones (PACKAGE_FILES), and those files exist."""
+    """The references are the conventional ones (PACKAGE_FILES), and those files exist; an optional part's file
+    is there exactly when the package declares the part (a file alone adds nothing: parts are declared)."""
     package = f"streamgaze_hf.benchmarks.{bench.name}"
-    declared = {"evaluation": bench.evaluation, "paper_rows": bench.paper_rows, **bench.importers,
+    declared = {"evaluation": bench.evaluation, "paper_rows": bench.leaderboard.paper_rows, **bench.importers,
+                **bench.parts,
                 "qa_features": bench.dataset.qa_features, "validate_row": bench.dataset.validate_row,
                 "file_paths": bench.dataset.file_paths, "card_intro": bench.dataset.card_intro,
                 "card_sections": bench.dataset.card_sections}
     for job, ref in declared.items():
         assert ref == package_ref(package, job)
         assert (PACKAGE_DIR / bench.name / f"{PACKAGE_FILES[job].split(':')[0]}.py").is_file()
+    present = {part for part in OPTIONAL_PARTS if (PACKAGE_DIR / bench.name / f"{PACKAGE_FILES[part]}.py").is_file()}
+    assert present == set(bench.parts)
+
+
+def test_the_built_in_benchmarks_declare_their_parts():
+    assert {b.name: tuple(b.parts) for b in benchmarks()} == {
+        "streamgaze": ("cli", "leaderboard"), "egogazevqa": ("cli", "report"), "streameqa": ("cli", "report"),
+        "vl4gaze": ("cli",)}
+
+
+def test_checkpointed_tasks_and_lower_is_better_metrics_are_declared_by_the_benchmark():
+    """The registry names no benchmark's concept: a benchmark declares which tasks are answered per checkpoint
+    (StreamGaze's proactive ones) and which metrics are better lower (its alerts' error rates)."""
+    sg = get_benchmark("streamgaze")
+    assert sg.checkpointed_ids() == ("gta", "oaa") == tuple(t.id for t in sg.tasks_in("proactive"))
+    assert sg.task("gta").kind == "checkpointed" and sg.task("nfi").kind == "mc"
+    assert sg.metric_names("gta") == sg.metrics["checkpointed"] and sg.metric_names("nfi") == ("accuracy",)
+    assert [m for m in sg.metric_set() if sg.lower_is_better(m)] == ["fpr", "fnr"]
+    assert {b.name: b.checkpointed_ids() for b in benchmarks() if b.name != "streamgaze"} == {
+        "egogazevqa": (), "streameqa": (), "vl4gaze": ()}
+    assert not any(b.lower_is_better("fpr") for b in benchmarks() if b.name != "streamgaze")
+    registry = (PACKAGE_DIR.parent / "registry").glob("*.py")
+    assert not [p.name for p in registry if re.search(r"proactive|\bfpr\b|\bfnr\b", p.read_text(encoding="utf-8"))]
 
 
 def test_importer_kinds_are_release_and_raw():
@@ -77,32 +112,84 @@ def _declared(**over):
 
 
 def test_declare_derives_the_references_from_the_package_name():
-    b = _declared(importers=("release", "raw"))
+    b = _declared(importers=("release", "raw"), parts=("report", "cli"))
     assert b.evaluation == "pkg.mybench.evaluation"
-    assert b.paper_rows == "pkg.mybench.paper:paper_rows"
+    assert b.leaderboard.paper_rows == "pkg.mybench.paper:paper_rows"
     assert dict(b.importers) == {"release": "pkg.mybench.release:import_release", "raw": "pkg.mybench.build:build_dataset"}
+    assert dict(b.parts) == {"report": "pkg.mybench.report", "cli": "pkg.mybench.cli"}
     d = b.dataset
     assert (d.qa_features, d.validate_row, d.file_paths, d.card_intro, d.card_sections) == (
         "pkg.mybench.schema:QA_FEATURES", "pkg.mybench.schema:validate_row", "pkg.mybench.schema:file_paths",
         "pkg.mybench.card:intro", "pkg.mybench.card:sections")
-    plain = _declared(paper_rows="")
-    assert plain.paper_rows == ""
-    assert dict(plain.importers) == {"release": "pkg.mybench.release:import_release"}
+    plain = _declared(leaderboard={"paper_rows": ""})
+    assert plain.leaderboard.paper_rows == "" and plain.leaderboard.reference_rows() == []
+    assert dict(plain.importers) == {"release": "pkg.mybench.release:import_release"} and dict(plain.parts) == {}
     with pytest.raises(ValueError, match="unknown importer kinds \\['annotations'\\]; kinds are release, raw"):
         _declared(importers=("annotations",))
+    with pytest.raises(ValueError, match="unknown parts \\['report.py'\\]; parts are cli, report, leaderboard"):
+        _declared(parts=("report.py",))
 
 
-def test_a_module_without_a_required_function_is_refused():
+def test_declare_fills_the_leaderboard_layout():
+    """No columns declared: one accuracy column per task; the title and CSV name from the benchmark's."""
+    tasks = (TaskDef("a", "Task A", "x", "one image"), TaskDef("b", "Task B", "y", "one image"))
+    board = _declared(tasks=tasks).leaderboard
+    assert (board.page_title, board.csv_name) == ("MyBench leaderboard", "leaderboard-mybench.csv")
+    assert [(c.key, c.label, c.title) for c in board.score_columns()] == [
+        ("a", "Task A", "Task A (x): accuracy"), ("b", "Task B", "Task B (y): accuracy")]
+    assert board.overall_column() == LeaderboardColumn("overall", "Overall", True, "unweighted mean of the task scores")
+    own = _declared(tasks=tasks, leaderboard={"columns": (("overall", "Mean error", False), ("a", "A", False, "", 2,
+                                                                                            "deg")),
+                                              "page_title": "Mine", "settings": ("gaze",)}).leaderboard
+    assert own.overall_column().label == "Mean error" and [c.key for c in own.score_columns()] == ["a"]
+    assert (own.page_title, own.csv_name, own.settings) == ("Mine", "leaderboard-mybench.csv", ("gaze",))
+
+
+def _evaluation_module(monkeypatch, **names) -> types.ModuleType:
     module = types.ModuleType("pkg.mybench.evaluation")
-    for name in REQUIRED:
-        if name != "score_doc":
-            setattr(module, name, lambda *a, **k: None)
+    for name, value in names.items():
+        setattr(module, name, value)
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    return module
+
+
+def test_a_module_without_a_required_function_is_refused(monkeypatch):
+    module = _evaluation_module(monkeypatch, **{name: (lambda *a, **k: None) for name in REQUIRED["evaluation"]
+                                                if name != "score_doc"})
+    plugin = Plugin(_declared())  # nothing is imported until a part is used
     with pytest.raises(TypeError, match="pkg.mybench.evaluation of mybench lacks score_doc"):
-        Evaluation(_declared(), module)
+        plugin.doc_prompt({})
     module.score_doc = lambda doc, response: {}
     module.BREAKDOWN_KEYS = ("source",)
     with pytest.raises(TypeError, match="declares BREAKDOWN_KEYS but no breakdown"):
-        Evaluation(_declared(), module)
+        Plugin(_declared()).has_hook("breakdown")
+
+
+def test_optional_parts_are_declared_never_found(monkeypatch):
+    """A part the declaration does not name is not looked for, even when its module exists; a declared one
+    gives its hooks, a report without its required functions is refused."""
+    _evaluation_module(monkeypatch, **{name: (lambda *a, **k: None) for name in REQUIRED["evaluation"]})
+    report = types.ModuleType("pkg.mybench.report")
+    report.HELP = "MyBench per source"
+    monkeypatch.setitem(sys.modules, report.__name__, report)
+    board = types.ModuleType("pkg.mybench.leaderboard")
+    board.reference_section = lambda: ("k", "t", "n")
+    monkeypatch.setitem(sys.modules, board.__name__, board)
+    undeclared = Plugin(_declared())
+    assert undeclared.report_help() is None and undeclared.reference_section() is None
+    assert undeclared.importer_options("raw") is None and not undeclared.has_hook("HELP")
+    declared = Plugin(_declared(parts=("report", "leaderboard")))
+    assert declared.reference_section() == ("k", "t", "n") and declared.dataset_section({}) is None
+    with pytest.raises(TypeError, match="report module pkg.mybench.report of mybench lacks run_breakdown, "
+                                        "format_breakdown"):
+        declared.report_help()
+    report.run_breakdown = lambda run_dir: {"run": run_dir}
+    report.format_breakdown = lambda result: f"<{result['run']}>"
+    declared = Plugin(_declared(parts=("report",)))
+    assert declared.report_help() == "MyBench per source" and declared.has_hook("HELP")
+    assert declared.format_breakdown(declared.run_breakdown("r")) == "<r>"
+    del report.HELP
+    assert Plugin(_declared(parts=("report",))).report_help() == "MyBench: breakdown of an lmms-eval run"
 
 
 def _mc(task: str, correct: bool) -> dict:
@@ -115,12 +202,14 @@ def _yes_no(parsed: str | None, label: str) -> dict:
 
 def test_default_hooks():
     bench = get_benchmark("streamgaze")
-    ev = bench.evaluation_api()
+    ev = bench.plugin()
     # StreamGaze scores a submission in its own layout (score_answers) and reads it (leaderboard_values), its
     # proactive items carry each metric's denominator (metric_records);
     # every other hook is the default
-    assert [h for h in HOOKS if ev.has_hook(h)] == ["score_answers", "leaderboard_values", "metric_records"]
-    assert get_benchmark("egogazevqa").evaluation_api().score_answers(None, {}, "default", 0.0) is None
+    assert [h for h in HOOKS if ev.has_hook(h)] == ["score_answers", "leaderboard_values", "metric_records",
+                                                    "dataset_section", "reference_section", "RAW", "RELEASE"]
+    assert set(HOOKS.values()) == {"evaluation", *OPTIONAL_PARTS}
+    assert get_benchmark("egogazevqa").plugin().score_answers(None, {}, "default", 0.0) is None
     scores = ev.leaderboard_scores({"oi_easy": [_mc("oi_easy", True), _mc("oi_easy", False)],
                                     "nfi": [_mc("nfi", True)], "sr": []})
     assert scores["columns"]["oi_easy"] == 0.5 and scores["columns"]["nfi"] == 1.0
@@ -139,13 +228,13 @@ def test_default_hooks():
 
 
 def test_hooks_of_the_modules_that_define_them():
-    ego = get_benchmark("egogazevqa").evaluation_api()
+    ego = get_benchmark("egogazevqa").plugin()
     assert ego.breakdown_keys == ("task", "source", "scenario", "activity")
     recs = [{**_mc("causal", True), "source": "egtea", "scenario": "", "activity": ""},
             {**_mc("causal", False), "source": "ego4d", "scenario": "", "activity": ""}]
     assert sorted(ego.breakdowns(recs)) == ["activity", "scenario", "source"]
     assert ego.breakdowns(recs)["source"]["egtea"]["accuracy"] == 1.0
-    vl = get_benchmark("vl4gaze").evaluation_api()
+    vl = get_benchmark("vl4gaze").plugin()
     assert vl.has_hook("metric_value") and vl.has_hook("baseline_random_answer")
     assert math.isnan(vl.metric_value([], "bleu"))
 
@@ -155,7 +244,7 @@ def test_the_glue_module_gives_the_benchmarks_metric_value_and_nan_when_undefine
     the records, NaN for an undefined metric (never a made-up 0 or 100)."""
     from streamgaze_hf.registry import get_benchmark
 
-    ev = get_benchmark("streamgaze").evaluation_api()
+    ev = get_benchmark("streamgaze").plugin()
     cases = {
         "never_yes": [_yes_no("No", "Yes"), _yes_no("No", "No")],
         "unparsed": [_yes_no(None, "No"), _yes_no(None, "Yes")],  # misses of their labels

@@ -84,7 +84,7 @@ def _qa_row(task_id: str, i: int, vid: str, source: str, t: float) -> dict:
         query_time=t,
         metadata=dump_metadata({"i": i, "task": task_id}),
     )
-    if spec.proactive:
+    if spec.checkpointed:
         cps = [
             {"time": t, "label": "No"},
             {"time": t + 10.0, "label": "Yes"},

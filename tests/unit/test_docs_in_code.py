@@ -12,7 +12,10 @@ from pathlib import Path
 import pytest
 
 #: modules every public function (and public method of a public class) of which is documented
-CONTRACT_MODULES = ("streamgaze_hf.registry", "streamgaze_hf.registry.contract", "streamgaze_hf.registry.task_index",
+CONTRACT_MODULES = ("streamgaze_hf.registry", "streamgaze_hf.registry.declarations", "streamgaze_hf.registry.references",
+                    "streamgaze_hf.registry.hooks", "streamgaze_hf.registry.plugin",
+                    "streamgaze_hf.registry.leaderboard_layout", "streamgaze_hf.registry.lmms",
+                    "streamgaze_hf.registry.task_index",
                     "streamgaze_hf.gaze.sources.base")
 #: the library functions the commands call ("module:function"): each also says what it raises
 ENTRY_POINTS = (

@@ -53,7 +53,7 @@ def test_registry_declares_both_benchmarks():
     assert ego.lmms_task_name("causal", "salience") == "egogazevqa_causal_gazes"
     sg = get_benchmark("streamgaze")
     assert len(sg.tasks) == 10 and sg.lmms_task_name("oi_easy", "text") == "streamgaze_oi_easy_textgaze"
-    assert sg.task("gta").proactive and sg.metric_names("gta")[-1] == "fnr"
+    assert sg.task("gta").checkpointed and sg.metric_names("gta")[-1] == "fnr"
     with pytest.raises(KeyError, match="benchmarks are streamgaze, egogazevqa"):
         get_benchmark("nope")
 

@@ -70,5 +70,6 @@ def test_streamgaze_declares_its_layout():
                          "sr", "oi_easy", "oi_hard", "oar", "fap", "gta", "oaa"]
     assert keys[17:] == ["coverage", "dataset", "gaze", "prompt_mode", "clip_fps", "protocol", "frames", "params",
                          "by_source", "efficiency"]
-    assert [c.label for c in chart_columns(sg)][:3] == ["NFI", "OTP", "GSM"] and sg.csv_name == "leaderboard.csv"
+    assert [c.label for c in chart_columns(sg)][:3] == ["NFI", "OTP", "GSM"]
+    assert sg.leaderboard.csv_name == "leaderboard.csv"
     assert not chart_columns(get_benchmark("vl4gaze"))  # mixed units: no per-task chart

@@ -128,6 +128,16 @@ def test_shared_code_names_no_benchmark():
     assert shared_code_naming_benchmarks(_shared_files()) == []
 
 
+def _places(check, probe: Path, root: Path) -> list[str]:
+    """``file:line`` of what ``check`` finds in the probe file ``probe`` of a tree rooted at ``root``."""
+    global ROOT
+    saved, ROOT = ROOT, root
+    try:
+        return [f.split(": ", 1)[0] for f in check([probe])]
+    finally:
+        ROOT = saved
+
+
 def test_the_benchmark_name_check_finds_what_it_looks_for(tmp_path):
     """The check can fail: each kind of mention it looks for is found."""
     (tmp_path / "streamgaze_hf").mkdir()
@@ -137,15 +147,134 @@ def test_the_benchmark_name_check_finds_what_it_looks_for(tmp_path):
                      'DEFAULT = "streamgaze"\nTASK = "streamgaze_oi_easy"\nHELP = "see EgoGazeVQA\'s table"\n'
                      'MOD = "streamgaze_hf/benchmarks/vl4gaze/card.py"\nOK = "streamgaze: error: x"\n'
                      'TITLE = "StreamGaze human verification"\n')
-    global ROOT
-    saved, ROOT = ROOT, tmp_path
-    try:
-        found = shared_code_naming_benchmarks([probe])
-    finally:
-        ROOT = saved
-    assert [f.split(": ", 1)[0] for f in found] == [
+    assert _places(shared_code_naming_benchmarks, probe, tmp_path) == [
         "streamgaze_hf/probe.py:2", "streamgaze_hf/probe.py:3", "streamgaze_hf/probe.py:4",
         "streamgaze_hf/probe.py:5", "streamgaze_hf/probe.py:6", "streamgaze_hf/probe.py:8"]
+
+
+# ---- the registry: modules by job behind one face; hooks only through the adapter (issue 41 item 4) ------
+
+REGISTRY = ROOT / "streamgaze_hf" / "registry"
+#: the registry's modules, one job each (docs/architecture.md "The tree")
+REGISTRY_MODULES = ("declarations", "references", "hooks", "plugin", "leaderboard_layout", "lmms", "task_index")
+
+
+def test_every_registry_module_is_at_most_400_lines():
+    sizes = {p.name: len(p.read_text(encoding="utf-8").splitlines()) for p in sorted(REGISTRY.glob("*.py"))}
+    assert sorted(sizes) == sorted(["__init__.py", *(f"{m}.py" for m in REGISTRY_MODULES)])
+    assert {name: n for name, n in sizes.items() if n > 400} == {}
+
+
+def test_the_registry_keeps_one_public_face():
+    """``streamgaze_hf.registry`` re-exports every public name of its modules, each defined in one of them, and
+    code outside the registry imports from that face only (so a module of the registry can move freely)."""
+    from streamgaze_hf import registry
+
+    owners: dict[str, str] = {}
+    for sub in REGISTRY_MODULES:
+        module = importlib.import_module(f"streamgaze_hf.registry.{sub}")
+        for name in module.__all__:
+            assert getattr(registry, name) is getattr(module, name), (sub, name)
+            assert name in registry.__all__, name
+            assert owners.setdefault(name, sub) == sub, name
+    inward = re.compile(r"^\s*from\s+(?:streamgaze_hf|\.+)registry\.(\w+)\s+import", re.M)
+    found = [f"{p.relative_to(ROOT)}: registry.{m}" for top in ("streamgaze_hf", "lmms_tasks", "build_scripts", "perf",
+                                                                  "tests")
+             for p in sorted((ROOT / top).rglob("*.py")) if REGISTRY not in p.parents
+             for m in inward.findall(p.read_text(encoding="utf-8"))]
+    assert found == []
+
+
+#: the one module that looks into a benchmark's modules for what they define
+ADAPTER = "streamgaze_hf/registry/plugin.py"
+#: what gives a benchmark's code (a module, a function): the registry's resolver and a benchmark's parts
+PLUGIN_SOURCES = frozenset({"resolve", "plugin", "evaluation_module", "streaming_module", "optional_module",
+                            "importer"})
+PROBES = frozenset({"hasattr", "getattr", "find_spec"})
+
+
+def _called(node: ast.AST) -> str:
+    func = node.func if isinstance(node, ast.Call) else None
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+
+
+def _from_plugin(expr: ast.AST, assigned: dict[str, ast.AST], seen: frozenset[str] = frozenset()) -> bool:
+    """Whether ``expr`` is (or is assigned, in the same function, from) a benchmark's code: a call of a
+    :data:`PLUGIN_SOURCES` name, or an attribute of that name (``plugin().evaluation_module``)."""
+    for node in ast.walk(expr):
+        if _called(node) in PLUGIN_SOURCES or (isinstance(node, ast.Attribute) and node.attr in PLUGIN_SOURCES):
+            return True
+        if isinstance(node, ast.Name) and node.id in assigned and node.id not in seen:
+            if _from_plugin(assigned[node.id], assigned, seen | {node.id}):
+                return True
+    return False
+
+
+def _own_nodes(scope: ast.AST):
+    """The nodes of a module or function, without those of the functions and classes defined in it."""
+    todo = list(ast.iter_child_nodes(scope))
+    while todo:
+        node = todo.pop()
+        yield node
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            todo.extend(ast.iter_child_nodes(node))
+
+
+def plugin_probes(files) -> list[str]:
+    """``file:line: call`` for each ``hasattr``/``getattr`` applied to a benchmark's code outside the adapter,
+    and each ``find_spec`` of a computed name (finding a file to decide that a part exists); ``find_spec`` of a
+    literal name (an installed library) is fine."""
+    found = []
+    for path in files:
+        rel = path.relative_to(ROOT).as_posix()
+        if rel == ADAPTER:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        scopes = [tree, *(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef))]
+        for scope in scopes:
+            assigned = {t.id: n.value for n in _own_nodes(scope) if isinstance(n, ast.Assign)
+                        for t in n.targets if isinstance(t, ast.Name)}
+            for call in _own_nodes(scope):
+                name = _called(call)
+                if name not in PROBES or not call.args:
+                    continue
+                first = call.args[0]
+                literal = isinstance(first, ast.Constant) and isinstance(first.value, str)
+                if (name == "find_spec" and not literal) or (name != "find_spec" and _from_plugin(first, assigned)):
+                    found.append(f"{rel}:{call.lineno}: {ast.unparse(call)[:80]}")
+    return sorted(found, key=lambda f: (f.split(":")[0], int(f.split(":")[1])))
+
+
+def test_no_module_of_a_benchmark_is_probed_outside_the_adapter():
+    """Every hook a benchmark can provide is in the one list (``registry.HOOKS``) and reached through
+    ``Benchmark.plugin()``: no ``hasattr``, ``getattr`` or ``find_spec`` looks into a benchmark's modules
+    anywhere else in the shared code or the lmms-eval glue."""
+    assert plugin_probes(_shared_files()) == []
+
+
+def test_the_probe_check_finds_what_it_looks_for(tmp_path):
+    """The check can fail: each way of probing a benchmark's code is found, and the fine uses are not."""
+    (tmp_path / "streamgaze_hf").mkdir()
+    probe = tmp_path / "streamgaze_hf" / "probe.py"
+    probe.write_text(
+        "import importlib.util\n"
+        "from streamgaze_hf.registry import resolve\n\n\n"
+        "def report_help(b):\n"
+        "    module = b.optional_module('report')\n"
+        "    return getattr(module, 'HELP', '')\n\n\n"  # line 7
+        "def has_breakdown(bench):\n"
+        "    return hasattr(bench.plugin().evaluation_module, 'breakdown')\n\n\n"  # line 11
+        "def section(ref):\n"
+        "    return hasattr(resolve(ref), 'dataset_section')\n\n\n"  # line 15
+        "def has_report(pkg):\n"
+        "    return importlib.util.find_spec(f'{pkg}.report') is not None\n\n\n"  # line 19
+        "def fine(exc, config):\n"
+        "    fn = getattr(config, 'process_docs', None)\n"
+        "    return importlib.util.find_spec('torchcodec'), getattr(exc, 'response', None), fn\n",
+        encoding="utf-8")
+    assert _places(plugin_probes, probe, tmp_path) == [
+        "streamgaze_hf/probe.py:7", "streamgaze_hf/probe.py:11", "streamgaze_hf/probe.py:15",
+        "streamgaze_hf/probe.py:19"]
 
 
 # ---- the dataset in one hand, the glue says what it passes, one environment builder (issue 41) -------

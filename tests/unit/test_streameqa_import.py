@@ -129,7 +129,7 @@ def test_parsers():
 
 
 def test_paper_rows_tables_5_to_7():
-    rows = get_benchmark("streameqa").reference_rows()
+    rows = get_benchmark("streameqa").leaderboard.reference_rows()
     assert len(rows) == 13
     gem = rows[0]
     assert gem["name"] == "Gemini-2.5-Pro" and gem["source"] == "paper" and gem["prompt_mode"] == "reference"
@@ -144,6 +144,6 @@ def test_paper_rows_tables_5_to_7():
     online = next(r for r in rows if r["name"] == "VideoLLM-online")
     assert online["group"] == "online" and online["tasks"]["ERD"] == pytest.approx(0.002)
     assert online["tasks"]["planning"] == pytest.approx(0.372)
-    assert all(set(r["tasks"]) == {c.key for c in get_benchmark("streameqa").score_columns()}
+    assert all(set(r["tasks"]) == {c.key for c in get_benchmark("streameqa").leaderboard.score_columns()}
                for r in rows)
     assert json.dumps(rows)  # plain data

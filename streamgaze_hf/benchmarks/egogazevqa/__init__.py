@@ -69,8 +69,8 @@ BENCHMARK = register(declare(
     root_env="EGOGAZEVQA_ROOT",
     default_root="egogazevqa",
     importers=("release", "raw"),
+    parts=("cli", "report"),  # its own build/import options; `streamgaze report egogazevqa RUN`
     extra={"sources": SOURCES, "group_size": GROUP_SIZE},
-    reference_questions=PAPER_QUESTIONS,
     # the form the keyframes are shown in (visuals.py): as images (the paper's), or as one short clip
     run_options=(RunOption("egogazevqa_visuals", "EGOGAZEVQA_VISUALS", "images", ("images", "clip"),
                            recorded_as="visual_form",
@@ -78,5 +78,5 @@ BENCHMARK = register(declare(
     # the old command names (deprecated: each prints one line naming the new one)
     aliases={"import-egogazevqa": ("import", "egogazevqa"), "egogazevqa-report": ("report", "egogazevqa")},
     order=1,
-    leaderboard_columns=LEADERBOARD_COLUMNS,
+    leaderboard=dict(columns=LEADERBOARD_COLUMNS, reference_questions=PAPER_QUESTIONS),
 ))

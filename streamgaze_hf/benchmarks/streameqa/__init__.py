@@ -132,9 +132,12 @@ BENCHMARK = register(declare(
     root_env="STREAMEQA_ROOT",
     default_root="streameqa",
     importers=("release",),
-    leaderboard_columns=tuple(LeaderboardColumn(key, label, hib, unit="fraction", legacy_unit="percent") for key, label, hib in LEADERBOARD_COLUMNS)
-    + (LeaderboardColumn("overall", "Overall", True, "mean of the three levels' accuracies, as the paper's "
-                         "rows here (the paper prints no overall)", unit="fraction", legacy_unit="percent"),),
+    parts=("cli", "report"),  # its own import options; `streamgaze report streameqa RUN`
+    leaderboard=dict(columns=tuple(LeaderboardColumn(key, label, hib, unit="fraction", legacy_unit="percent")
+                                   for key, label, hib in LEADERBOARD_COLUMNS)
+                     + (LeaderboardColumn("overall", "Overall", True, "mean of the three levels' accuracies, as the "
+                                          "paper's rows here (the paper prints no overall)", unit="fraction",
+                                          legacy_unit="percent"),)),
     extra={"context_s": CONTEXT_S, "min_window_s": MIN_WINDOW_S},
     lmms=LmmsOptions(slices=LMMS_SLICES),
     # the old command names (deprecated: each prints one line naming the new one)

@@ -1,4 +1,4 @@
-"""StreamEQA's `import` options (``RAW``/``RELEASE``: see ``Benchmark.cli_options``)."""
+"""StreamEQA's `import` options (``RAW``/``RELEASE``: hooks of the ``cli`` part, ``Plugin.importer_options``)."""
 
 from __future__ import annotations
 

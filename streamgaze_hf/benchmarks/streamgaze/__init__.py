@@ -26,7 +26,8 @@ BENCHMARK = register(declare(
     tasks=TASKS,
     categories=tuple(CATEGORIES),
     gaze_variants={"": "visual", "_nogaze": "none", "_textgaze": "text", "_salience": "salience"},
-    metrics={"mc": ("accuracy",), "proactive": ("accuracy", "precision", "recall", "f1", "fpr", "fnr")},
+    # the proactive tasks are checkpointed (tasks.py): Yes/No at each checkpoint, with the alert metrics
+    metrics={"mc": ("accuracy",), "checkpointed": ("accuracy", "precision", "recall", "f1", "fpr", "fnr")},
     dataset=dict(
         dataset_name="streamgaze", pretty_name="StreamGaze",
         qa_sort_keys=("video_id", "query_time", "question_id"),
@@ -36,21 +37,21 @@ BENCHMARK = register(declare(
     root_env="STREAMGAZE_ROOT",
     default_root="streamgaze",
     importers=("release", "raw"),
+    parts=("cli", "leaderboard"),  # its own build/import options; its section rule (the full release)
     streaming=f"{__name__}.streaming",
     parsed_answers="string",
     window_clips=True,
     review="fixations",
     record_fields=("question_id", "task", "checkpoint_index", "response", "gaze", "prompt_mode", "clip_fps"),
-    leaderboard_columns=leaderboard.COLUMNS,
-    leaderboard_title=leaderboard.TITLE,
-    leaderboard_notes=leaderboard.NOTES,
-    leaderboard_settings=leaderboard.SETTINGS,
-    leaderboard_csv="leaderboard.csv",
+    leaderboard=dict(columns=leaderboard.COLUMNS, page_title=leaderboard.TITLE, notes=leaderboard.NOTES,
+                     settings=leaderboard.SETTINGS, csv_name="leaderboard.csv"),
     # lmms-eval task files (lmms_tasks/generate.py): the header names the task table, the standard errors
-    # are clustered by video, each category (past, present, proactive) has a group, and the reasoning
-    # variants of the paper's Table 4 (prompts of Figs. 19-21) run on the visual gaze setting
+    # are clustered by video, each category (past, present, proactive) has a group, the reasoning variants
+    # of the paper's Table 4 (prompts of Figs. 19-21) run on the visual gaze setting, and the alerts' false
+    # positive and false negative rates are better lower
     lmms=LmmsOptions(source="streamgaze_hf/benchmarks/streamgaze/tasks.py", cluster_key="video_id",
-                     category_groups=True, reasoning={"_cot_text": "text", "_cot_gaze": "gaze", "_cot_visual": "visual"}),
+                     category_groups=True, reasoning={"_cot_text": "text", "_cot_gaze": "gaze", "_cot_visual": "visual"},
+                     lower_is_better=("fpr", "fnr")),
     # its own commands (cli.py): the streaming evaluation, the fine-tuning export, the official results
     commands={
         "stream-eval": CommandDef("streaming evaluation: push each video's frames in time order, questions at their "

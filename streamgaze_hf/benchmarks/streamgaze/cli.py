@@ -2,9 +2,9 @@
 sub-commands, and its own commands (``Benchmark.commands``: ``stream-eval``, ``export-sft``,
 ``import-official-results``).
 
-The shared CLI (``streamgaze_hf/cli/data.py``) asks the registry for them (``Benchmark.cli_options``): ``RAW``
-and ``RELEASE`` are ``(help, configure)`` pairs, ``configure(parser)`` adds the options and returns the
-command's handler.
+The shared CLI (``streamgaze_hf/cli/data.py``) asks for them through the registry (the hooks of this ``cli``
+part, ``Plugin.importer_options``): ``RAW`` and ``RELEASE`` are ``(help, configure)`` pairs,
+``configure(parser)`` adds the options and returns the command's handler.
 """
 
 from __future__ import annotations

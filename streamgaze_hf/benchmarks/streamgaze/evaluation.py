@@ -79,7 +79,7 @@ def load_docs(task_id: str, gaze: str = "visual", dataset: DatasetHandle | str |
     if reasoning:
         fields["reasoning"] = reasoning
     tracks = {}
-    if spec.proactive and gaze in FIXATION_VARIANTS:  # clip_fixations at every checkpoint
+    if spec.checkpointed and gaze in FIXATION_VARIANTS:  # clip_fixations at every checkpoint
         tracks = gaze_tracks(data, {r["video_id"] for r in rows}, geometry)
     # Only the text and salience variants read a document's fixations; the others carry none, which
     # keeps the documents lmms-eval holds (and logs with --log_samples) small: a past question over a
@@ -92,7 +92,7 @@ def load_docs(task_id: str, gaze: str = "visual", dataset: DatasetHandle | str |
                 "checkpoint_index": -1, "checkpoint_time": math.nan, "checkpoint_label": ""}
         if not uses_fixations:
             base["fixations"] = []
-        if not spec.proactive:
+        if not spec.checkpointed:
             docs.append(base)
             continue
         for i, cp in enumerate(row["checkpoints"]):
@@ -124,13 +124,13 @@ def check_variant(task_id: str, gaze: str, rows: list[dict], dataset: DatasetHan
 def doc_prompt(doc: dict) -> str:
     size = (doc["frame_width"], doc["frame_height"])
     if doc.get("reasoning"):
-        if get_task(doc["task"]).proactive:
+        if get_task(doc["task"]).checkpointed:
             return prompts.checkpoint_reasoning_prompt(doc["reasoning"], doc["task"], doc, gaze=doc["gaze"],
                                                        mode=doc["prompt_mode"], fixations=doc["fixations"],
                                                        frame_size=size)
         return prompts.mc_reasoning_prompt(doc["reasoning"], doc["question"], doc["options"], gaze=doc["gaze"],
                                            mode=doc["prompt_mode"], fixations=doc["fixations"], frame_size=size)
-    if get_task(doc["task"]).proactive:
+    if get_task(doc["task"]).checkpointed:
         return prompts.checkpoint_prompt(doc["task"], doc, gaze=doc["gaze"], mode=doc["prompt_mode"],
                                          fixations=doc["fixations"], frame_size=size)
     return prompts.mc_prompt(doc["question"], doc["options"], gaze=doc["gaze"], mode=doc["prompt_mode"],
@@ -138,7 +138,7 @@ def doc_prompt(doc: dict) -> str:
 
 
 def doc_target(doc: dict) -> str:
-    return doc["checkpoint_label"] if get_task(doc["task"]).proactive else doc["answer"]
+    return doc["checkpoint_label"] if get_task(doc["task"]).checkpointed else doc["answer"]
 
 
 # ---- scoring ---------------------------------------------------------------------------------------
@@ -158,7 +158,7 @@ def score_doc(doc: dict, response: str) -> dict:
     if doc.get("reasoning"):  # reasoning variants: only the <answer> is parsed, never the reasoning
         rec["reasoning"] = doc["reasoning"]
         response = scoring.reasoning_answer(response)
-    if get_task(doc["task"]).proactive:
+    if get_task(doc["task"]).checkpointed:
         label = doc["checkpoint_label"] == "Yes"
         if reference:
             correct = scoring.reference_yes_no_correct(response, label)
@@ -207,7 +207,7 @@ def task_metrics(records: list[dict]) -> dict:
     denominator is empty (undefined, see :func:`streamgaze_hf.scoring.proactive_metrics`)."""
     if not records:
         return {"accuracy": 0.0, "n": 0}
-    if get_task(records[0]["task"]).proactive:
+    if get_task(records[0]["task"]).checkpointed:
         pairs = [(None if r["parsed"] is None else r["parsed"] == "Yes", r["label"] == "Yes") for r in records]
         return scoring.proactive_metrics(pairs)
     return scoring.mc_metrics((r["correct"] for r in records), sum(r["parsed"] is None for r in records))

@@ -4,9 +4,9 @@ one mean per category, one column per task), the page's title and notes, its set
 Sections: one per dataset, rows ranked only against rows on the same dataset. The **full release**
 section holds the paper's Table 2 rows (the official release: 8,521 questions), joined by submissions
 re-scored against a dataset imported from the complete release; any other dataset version (builds from
-raw data, subsets of the release) has a section of its own. The shared leaderboard code asks for these
-through ``Benchmark.optional_module("leaderboard")`` (``dataset_section``, ``reference_section``).
-Light: imported by the declaration, so nothing heavy here.
+raw data, subsets of the release) has a section of its own: the hooks ``dataset_section`` and
+``reference_section`` of this part (the declaration's ``parts``), which the shared leaderboard code calls through
+``Benchmark.plugin()``. Light: imported by the declaration, so nothing heavy here.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...registry.contract import LeaderboardColumn
+from ...registry import LeaderboardColumn
 from .tasks import CATEGORIES, TASKS
 
 __all__ = ["COLUMNS", "TASK_LABELS", "TITLE", "NOTES", "SETTINGS", "FULL_RELEASE", "PAPER_QUESTIONS", "FULL_TITLE",
@@ -27,7 +27,7 @@ COLUMNS: tuple[LeaderboardColumn, ...] = (
     LeaderboardColumn("overall", "Overall", True, "unweighted mean of the ten task scores"),
     *(LeaderboardColumn(cat, cat.capitalize(), True, f"mean of the {cat} tasks' scores") for cat in CATEGORIES),
     *(LeaderboardColumn(t.id, TASK_LABELS[t.id], True,
-                        f"{t.name} ({t.category})" + ("; checkpoint accuracy" if t.proactive else ""))
+                        f"{t.name} ({t.category})" + ("; checkpoint accuracy" if t.checkpointed else ""))
       for t in TASKS),
 )
 SETTINGS = ("gaze", "prompt_mode", "clip_fps", "protocol", "frames", "params", "by_source")

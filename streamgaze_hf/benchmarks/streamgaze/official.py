@@ -178,7 +178,7 @@ def _read(path: Path) -> list:
 
 def _collect(path: Path, task: str, index: dict[tuple, list[_Question]], responses: dict[ItemKey, str],
              result: OfficialImport) -> None:
-    proactive = get_task(task).proactive
+    proactive = get_task(task).checkpointed
     for i, entry in enumerate(_read(path)):
         questions = entry.get("questions") if isinstance(entry, dict) else None
         if not isinstance(questions, list):

@@ -196,7 +196,7 @@ def read_release_questions(qa_dir: Path, sink: Sink, progress: bool = False,
             continue
         if report is not None:
             report.rows[spec.id]["in_files"] += sum(rows_in_entry(e) for e in data)
-            if spec.proactive:
+            if spec.checkpointed:
                 report.checkpoints[spec.id]["in_files"] += _checkpoints_in(data)
         parsed, problems = parse_qa_entries(data, label, spec)
         seen: dict[str, int] = {}
@@ -348,7 +348,7 @@ def _clamped_times(q: ReleaseQuestion, info: VideoInfo, flags: list[Problem]) ->
     if late:
         shown = ", ".join(f"{t:g}s" for t in late)
         flags.append(q.problem("time_beyond_video", f"{shown} past the video end {duration:.3f}s: clamped there"))
-    if not get_task(q.task).proactive and query_time <= 0:
+    if not get_task(q.task).checkpointed and query_time <= 0:
         query_time = round(1.0 / info.fps, 6)
         flags.append(q.problem("empty_window", f"query time 0: window is the first frame [0, {query_time:g}]"))
     return query_time, checkpoints
@@ -358,7 +358,7 @@ def question_row(q: ReleaseQuestion, video: _Video, query_time: float, checkpoin
                  gaze: list[dict]) -> dict:
     """The QA_FEATURES row of one official question on ``video``."""
     spec = get_task(q.task)
-    if spec.proactive:
+    if spec.checkpointed:
         start, end = 0.0, max(c["time"] for c in checkpoints)
     else:
         start, end = window(spec.id, query_time)

@@ -276,7 +276,7 @@ def parse_question(entry: dict, q: object, file_name: str, i: int, j: int, spec:
                          fingerprint=_fingerprint(video_ref, q))
     if raw_time is None:
         rq.flag("time_stamp_missing", f"no time_stamp: the official default {DEFAULT_TIME_STAMP} is used")
-    if spec.proactive:
+    if spec.checkpointed:
         rq.checkpoints, rq.checkpoint_sources, dropped = parse_checkpoints(q.get("test_info"))
         for k, why in dropped:
             rq.flag("checkpoint_dropped", f"test_info[{k}] dropped: {why}")

@@ -92,7 +92,7 @@ class ReleaseImportReport(ImportReport):
     flag_kinds: dict[str, str] = field(default_factory=lambda: dict(FLAG_KINDS))
     rows: dict[str, Counter] = field(default_factory=lambda: _zero(_ROW_COLUMNS, TASK_IDS))
     checkpoints: dict[str, Counter] = field(default_factory=lambda: _zero(
-        _CHECKPOINT_COLUMNS, [t for t in TASK_IDS if get_task(t).proactive]))
+        _CHECKPOINT_COLUMNS, [t for t in TASK_IDS if get_task(t).checkpointed]))
     per_file: dict[str, Counter] = field(default_factory=dict)  # note kind -> file -> count
     variants: dict[str, str] = field(default_factory=dict)  # gaze mode -> "" (supported) or why not
 

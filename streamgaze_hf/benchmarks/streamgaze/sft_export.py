@@ -159,7 +159,7 @@ def export_sft(root: str | os.PathLike[str] | None, out: str | os.PathLike[str],
             for doc in docs_by_task[spec.id]:
                 video = data.file(doc["overlay_path"] if gaze == "visual" else doc["video_path"])
                 q = float(doc["query_time"])
-                if spec.proactive:
+                if spec.checkpointed:
                     event = event_time(doc)
                     window = (0.0, max(event, 0.0))
                     before = [float(c["time"]) for c in doc["checkpoints"] if float(c["time"]) < event]
@@ -179,7 +179,7 @@ def export_sft(root: str | os.PathLike[str] | None, out: str | os.PathLike[str],
                 turns = [_turn(fmt, "user", user, min(q, window[1]), video=rel)]
                 turns += [_turn(fmt, "assistant", text, t) for text, t in answer_turns]
                 lines.append(json.dumps(_sample(fmt, doc["question_id"], spec.id, rel, window, turns,
-                                                spec.proactive), ensure_ascii=False, sort_keys=True) + "\n")
+                                                spec.checkpointed), ensure_ascii=False, sort_keys=True) + "\n")
                 bar.update()
         bar.close()
         shutil.rmtree(clip_dir / "sources", ignore_errors=True)  # the clipper's source-digest memo

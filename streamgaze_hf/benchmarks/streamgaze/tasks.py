@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from ...registry.contract import TaskDef
+from ...registry import TaskDef
 
 Category = Literal["past", "present", "proactive"]
 PRESENT_WINDOW_S = 60.0
@@ -25,7 +25,7 @@ _RULES = {"past": "[0, t]", "present": f"[max(0, t - {PRESENT_WINDOW_S:g}), t]",
 
 def _task(task_id: str, name: str, category: Category, release_file: str) -> TaskDef:
     return TaskDef(task_id, name, category, _RULES[category], option_count=None,
-                   proactive=category == "proactive", lmms_name=f"streamgaze_{task_id}", release_file=release_file)
+                   checkpointed=category == "proactive", lmms_name=f"streamgaze_{task_id}", release_file=release_file)
 
 
 TASKS: tuple[TaskDef, ...] = (

@@ -97,7 +97,8 @@ BENCHMARK = register(declare(
     default_root="vl4gaze",
     prompt_modes=("default", "reference"),
     importers=("raw",),  # from gaze-following annotations (GazeFollow, VideoAttentionTarget) through §3
-    leaderboard_columns=LEADERBOARD_COLUMNS,
+    parts=("cli",),  # its own build options
+    leaderboard=dict(columns=LEADERBOARD_COLUMNS),
     extra={"sources": SOURCES},
     lmms=LmmsOptions(lower_is_better=LOWER_IS_BETTER),
     # the optional VLM judge of GOD answers (an OpenAI-compatible endpoint, its model and key); without URL

@@ -1,4 +1,4 @@
-"""VL4Gaze's `build` options (``RAW``/``RELEASE``: see ``Benchmark.cli_options``)."""
+"""VL4Gaze's `build` options (``RAW``/``RELEASE``: hooks of the ``cli`` part, ``Plugin.importer_options``)."""
 
 from __future__ import annotations
 

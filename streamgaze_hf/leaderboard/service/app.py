@@ -134,7 +134,7 @@ def _keep(r: Mapping, gaze: Sequence[str], prompt: Sequence[str], params: str, f
 
 def wide(bench: Benchmark) -> bool:
     """Whether the benchmark's table hides its per-task columns unless asked (:data:`MAX_SCORE_COLUMNS`)."""
-    return len(bench.score_columns()) + 1 > MAX_SCORE_COLUMNS
+    return len(bench.leaderboard.score_columns()) + 1 > MAX_SCORE_COLUMNS
 
 
 def tables_html(bench: Benchmark, rows: Sequence[Mapping], *, gaze: Sequence[str] = (), prompt: Sequence[str] = (),
@@ -149,7 +149,7 @@ def tables_html(bench: Benchmark, rows: Sequence[Mapping], *, gaze: Sequence[str
     if not sections:
         return '<p class="note">No rows match these filters.</p>'
     if wide(bench) and not tasks:
-        hidden = {c.key for c in bench.score_columns()[SUMMARY_COLUMNS:]}
+        hidden = {c.key for c in bench.leaderboard.score_columns()[SUMMARY_COLUMNS:]}
         for sec in sections:
             sec.columns = tuple(c for c in sec.columns if not (c.is_score and c.key in hidden))
     return _template_safe("\n".join(render_table(f"{bench.name}-{i}", sec, stderr=True)

@@ -33,7 +33,7 @@ def eval_entry(row: dict, results: str, index: int):
 
     bench = get_benchmark(row["submission_path"].split("/")[1])
     suffix = next((s for s, mode in bench.gaze_variants.items() if mode == row["gaze"]), "")
-    col = bench.overall_column()
+    col = bench.leaderboard.overall_column()
     value = round(100.0 * row["overall"], 1) if col.is_percent else round(float(row["overall"]), col.digits)
     url = f"{constants.ENDPOINT.rstrip('/')}/datasets/{results}/viewer/{bench.name}/train?row={index}"
     return EvalResultEntry(

@@ -34,8 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ... import __version__
-from ...registry import Benchmark, benchmarks
-from ...registry.contract import score_text
+from ...registry import Benchmark, benchmarks, score_text
 from ..rows import Row, benchmark_columns, efficiency_text
 from ..sections import Section, group_sections, reference_section_of
 from ..site import reference_row, render_sections
@@ -73,7 +72,7 @@ def schema(bench: Benchmark):
     fields = [pa.field(n, pa.string()) for n in _STRING_FIELDS]
     fields += [pa.field("clip_fps", pa.float64())] + [pa.field(n, pa.string()) for n in _SETTINGS + _DATASET + _VERSIONS]
     fields += [pa.field("overall", pa.float64())]
-    fields += [pa.field(f"score_{c.key}", pa.float64()) for c in bench.score_columns()]
+    fields += [pa.field(f"score_{c.key}", pa.float64()) for c in bench.leaderboard.score_columns()]
     fields += [pa.field(f"task_{t}", pa.float64()) for t in bench.task_ids]
     fields += [pa.field(f"stderr_{k}", pa.float64()) for k in _stderr_keys(bench)]
     fields += [pa.field("coverage", pa.float64()), pa.field("answered", pa.int64()), pa.field("expected", pa.int64()),
@@ -84,7 +83,7 @@ def schema(bench: Benchmark):
 
 
 def _stderr_keys(bench: Benchmark) -> list[str]:
-    return ["overall", *(c.key for c in bench.score_columns())]
+    return ["overall", *(c.key for c in bench.leaderboard.score_columns())]
 
 
 def _task_stderr(task: Mapping) -> float | None:
@@ -128,7 +127,7 @@ def result_row(bench: Benchmark, sub: Mapping, scores: Mapping, section: Sequenc
                pr_number: int, path: str, dataset=None) -> dict:
     """The results row of an accepted submission (``scores``: recomputed; ``section``: key, title, note;
     ``dataset``: what it was scored against, with ``repo``, ``revision`` and ``commit``, else the file's)."""
-    values = bench.evaluation_api().leaderboard_values(scores)
+    values = bench.plugin().leaderboard_values(scores)
     st, model, ds = sub["settings"], sub["model"], sub["dataset"]
     row = {"model_name": model["name"], "model_url": model["url"], "model_params": model["params"],
            "model_frames": model["frames"], "gaze": st["gaze"], "prompt_mode": st["prompt_mode"],
@@ -139,7 +138,7 @@ def result_row(bench: Benchmark, sub: Mapping, scores: Mapping, section: Sequenc
            "dataset_commit": getattr(dataset, "commit", "") or ds.get("commit", ""),
            "dataset_version": ds["version"], "dataset_manifest_sha256": ds["manifest_sha256"], **_versions(sub),
            "overall": values["overall"]}
-    row.update({f"score_{c.key}": values["columns"].get(c.key) for c in bench.score_columns()})
+    row.update({f"score_{c.key}": values["columns"].get(c.key) for c in bench.leaderboard.score_columns()})
     tasks = scores.get("tasks", {})
     row.update({f"task_{t}": tasks.get(t, {}).get("accuracy") for t in bench.task_ids})
     row.update({f"stderr_{k}": v for k, v in _stderrs(bench, scores, values).items()})
@@ -159,14 +158,14 @@ def paper_result_rows(bench: Benchmark) -> list[dict]:
     """``bench``'s paper rows as results rows, marked ``reported`` (copied from the paper, never re-scored)."""
     key, title, note = reference_section_of(bench)
     out = []
-    for ref in bench.reference_rows():
+    for ref in bench.leaderboard.reference_rows():
         r = reference_row(ref, key)
         row = dict.fromkeys(schema(bench).names, None)
         row.update({n: "" for n in (*_STRING_FIELDS, *_SETTINGS, *_DATASET, *_VERSIONS, *_TAIL, *_TRUST)})
         row.update(model_name=r.name, model_params=r.params, model_frames=r.frames, gaze=r.gaze,
                    prompt_mode=r.prompt_mode, dataset_version=r.dataset, overall=r.overall, section=key,
                    section_title=title, section_note=note, source=r.source, reported=True)
-        row.update({f"score_{c.key}": r.tasks.get(c.key) for c in bench.score_columns()})
+        row.update({f"score_{c.key}": r.tasks.get(c.key) for c in bench.leaderboard.score_columns()})
         row.update({f"task_{t}": r.tasks.get(t) for t in bench.task_ids})
         out.append(row)
     return out
@@ -220,7 +219,8 @@ def leaderboard_rows(bench: Benchmark, rows: Iterable[Mapping]) -> list[Row]:
     for r in rows:
         fps = r.get("clip_fps")
         out.append(Row(name=r["model_name"], source="submission" if not r["reported"] else r["source"],
-                       tasks={c.key: r.get(f"score_{c.key}") for c in bench.score_columns()}, overall=r["overall"],
+                       tasks={c.key: r.get(f"score_{c.key}") for c in bench.leaderboard.score_columns()},
+                       overall=r["overall"],
                        dataset=r["dataset_version"], gaze=r["gaze"], prompt_mode=r["prompt_mode"],
                        clip_fps="" if r["reported"] else ("none" if not fps else f"{fps:g}"),
                        protocol=r["protocol"], by_source=r.get("by_source") or "", frames=r["model_frames"],
@@ -248,7 +248,7 @@ def results_sections(rows_by_bench: Mapping[str, Sequence[Mapping]], paper: Mapp
             titles.setdefault(r["section"], (r["section_title"], r["section_note"]))
         sections += group_sections(leaderboard_rows(bench, rows), titles, benchmark=bench.name,
                                    columns=benchmark_columns(bench),
-                                   higher_is_better=bench.overall_column().higher_is_better)
+                                   higher_is_better=bench.leaderboard.overall_column().higher_is_better)
     return sections
 
 

@@ -112,7 +112,7 @@ class SyncOptions:
 
 def scored_table(bench, row: dict) -> str:
     """The re-scored values of a results row as a Markdown table (labels and values only: no user text)."""
-    cols = [bench.overall_column(), *bench.score_columns()]
+    cols = [bench.leaderboard.overall_column(), *bench.leaderboard.score_columns()]
     head = "| " + " | ".join(comment_text(c.label) for c in cols) + " | Coverage |"
     rule = "|" + "---:|" * (len(cols) + 1)
     values = [score_cell(c, row["overall"] if c.key == "overall" else row.get(f"score_{c.key}")) for c in cols]

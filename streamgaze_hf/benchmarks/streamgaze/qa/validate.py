@@ -34,7 +34,7 @@ def validate_qa_row(row: dict, duration: float | None = None, min_options: int =
         problems.append(f"empty or missing window [{ws}, {we}]")
     if not (row.get("question") or "").strip():
         problems.append("empty question")
-    if spec.proactive:
+    if spec.checkpointed:
         problems += _validate_proactive(row, q, duration, time_tolerance)
     else:
         problems += validate_mc_options(row, min_options)

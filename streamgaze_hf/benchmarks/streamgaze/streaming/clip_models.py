@@ -34,7 +34,7 @@ class RandomClipModel(ClipModel):
         self.seed = int(seed)
 
     def answer(self, request: ClipRequest) -> str:
-        return random_answer(self.seed, request.question_id, request.poll_key, get_task(request.task).proactive,
+        return random_answer(self.seed, request.question_id, request.poll_key, get_task(request.task).checkpointed,
                              len(request.options))
 
 

@@ -97,7 +97,7 @@ class Question:
 
     @property
     def is_proactive(self) -> bool:
-        return get_task(self.task).proactive
+        return get_task(self.task).checkpointed
 
 
 @dataclass(frozen=True)

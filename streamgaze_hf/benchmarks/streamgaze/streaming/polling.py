@@ -67,7 +67,7 @@ class ClipRequest:
     def poll_key(self) -> str:
         """What identifies this request within its question: the checkpoint index (-1 for a
         multiple-choice question), or ``t<time>`` for a proactive poll between checkpoints."""
-        if self.checkpoint_index >= 0 or not get_task(self.task).proactive:
+        if self.checkpoint_index >= 0 or not get_task(self.task).checkpointed:
             return str(self.checkpoint_index)
         return f"t{self.time:.3f}"
 

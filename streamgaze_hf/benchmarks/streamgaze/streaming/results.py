@@ -26,7 +26,7 @@ __all__ = ["StreamRunOutput", "read_stream_run", "checkpoint_responses", "alerts
            "stream_scores", "proactive_events", "compute_metrics", "PROACTIVE_TASKS", "RUN_FILE", "video_file"]
 
 RUN_FILE = "stream_run.json"  # the run's settings, plan and video list (written by the runner)
-PROACTIVE_TASKS = tuple(t for t in TASK_IDS if get_task(t).proactive)
+PROACTIVE_TASKS = tuple(t for t in TASK_IDS if get_task(t).checkpointed)
 _RECORD_FIELDS = ("video_id", "question_id", "task", "query_time", "stream_time", "checkpoint_index", "response",
                   "alert", "late")
 
@@ -88,7 +88,7 @@ def checkpoint_responses(records: list[dict]) -> dict[tuple[str, int], str]:
     with a checkpoint and given at or before its time (the first per checkpoint)."""
     out: dict[tuple[str, int], str] = {}
     for r in records:
-        proactive = get_task(r["task"]).proactive
+        proactive = get_task(r["task"]).checkpointed
         cp = int(r["checkpoint_index"])
         if r["late"] or (proactive and cp < 0) or (not proactive and cp != -1):
             continue

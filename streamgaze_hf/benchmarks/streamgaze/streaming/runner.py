@@ -119,7 +119,7 @@ def load_plan(root: str | os.PathLike[str] | None, gaze: str = "visual", prompt_
         for doc in evaluation.load_docs(task_id, gaze, data):
             doc["prompt_mode"] = prompt_mode
             docs_by_video.setdefault(doc["video_id"], {})[(doc["question_id"], int(doc["checkpoint_index"]))] = doc
-        if get_task(task_id).proactive:
+        if get_task(task_id).checkpointed:
             rows.update({r["question_id"]: dict(r) for r in data.load_task(task_id)})
     tracks = evaluation.gaze_tracks(data, set(docs_by_video), geometry)
     for vid in sorted(docs_by_video):

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from html import escape
 
 from ....leaderboard.cells import csv_safe, md_escape
-from ....registry.contract import score_text
+from ....registry import score_text
 from ....submission.schema import valid_url
 from ....submission.validate import ValidationReport
 from ....util.htmlpage import attr
