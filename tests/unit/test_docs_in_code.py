@@ -116,3 +116,18 @@ def test_the_check_reads_sections():
     assert _needs(documented, True) - _sections(documented) == set()
     assert _needs(bare, True) - _sections(bare) == {"Args", "Returns", "Raises"}
     assert Path(__file__).name == "test_docs_in_code.py" and ast  # the module parses
+
+
+def test_the_architecture_map_names_every_shared_module():
+    """docs/architecture.md is the map of the code: every module of the shared packages and of the lmms-eval
+    glue is named there (a benchmark package is a plug-in with its own page)."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", (root / "docs" / "architecture.md").read_text(encoding="utf-8")))
+    unnamed = [p.relative_to(root).as_posix() for folder in ("streamgaze_hf", "lmms_tasks")
+               for p in sorted((root / folder).rglob("*.py"))
+               if p.name != "__init__.py" and "__pycache__" not in p.parts and "benchmarks" not in p.parts
+               and not p.is_relative_to(root / "lmms_tasks" / "tasks") and p.stem not in words]
+    assert unnamed == []
