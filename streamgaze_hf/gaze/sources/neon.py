@@ -29,21 +29,19 @@ parts' names, sizes and times, so a build reads one video on the same clock as t
 
 from __future__ import annotations
 
-import hashlib
-import json
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
 from ...util.errors import GazeFormatError, StreamGazeError
-from ...util.fsutil import user_cache_dir
 from ..track import GazeTrack
 from .base import Recording
 from .wearable import (
     SceneClock,
     device_fixations,
     in_intervals,
+    joined_scene_video,
     recording_actions,
     scene_track,
     video_geometry,
@@ -56,14 +54,15 @@ SCENE = "Neon Scene Camera v1"
 SCENE_SIZE = (1600, 1200)  # Neon's scene camera
 
 
-def _is_recording(d: Path) -> bool:
+def is_recording(d: Path) -> bool:
+    """Whether folder ``d`` is one recording of this layout."""
     return (d / "info.json").is_file() and (any(d.glob("gaze ps*.time")) or (d / "gaze_200hz.time").is_file())
 
 
 def discover(raw: Path) -> list[str]:
     """Sub-folders that are native Neon recordings; each must have its scene video."""
     raw = Path(raw)
-    ids = sorted(d.name for d in raw.iterdir() if d.is_dir() and _is_recording(d)) if raw.is_dir() else []
+    ids = sorted(d.name for d in raw.iterdir() if d.is_dir() and is_recording(d)) if raw.is_dir() else []
     if not ids:
         raise StreamGazeError(f"no Neon recordings found (expected {LAYOUT})", raw)
     for vid in ids:
@@ -137,18 +136,7 @@ def scene_video(directory: Path) -> Path:
     clock = scene_clock(directory)
     if len(clock.parts) != len(parts):
         raise StreamGazeError(f"{len(parts)} scene video parts but {len(clock.parts)} timestamp parts", directory)
-    stamp = json.dumps([[p.name, p.stat().st_size, p.stat().st_mtime_ns] for p in parts]
-                       + [str(Path(directory).resolve())])
-    out = _cache_dir() / f"{hashlib.sha256(stamp.encode()).hexdigest()[:20]}.mp4"
-    if not out.is_file():
-        from ...video.join import join_parts
-
-        join_parts(parts, clock.offsets, out)
-    return out
-
-
-def _cache_dir() -> Path:
-    return user_cache_dir("scene", "STREAMGAZE_SCENE_CACHE")
+    return joined_scene_video(parts, clock.offsets, directory)
 
 
 def _directory(path: Path) -> Path:
@@ -184,7 +172,7 @@ def _streams(directory: str, _mtime: int):
 def _load(directory: Path, video: Path | None):
     directory = _directory(directory)
     clock = scene_clock(directory)
-    width, height, fps = video_geometry(video, SCENE_SIZE, clock)
+    width, height, fps = video_geometry(video, SCENE_SIZE, clock, directory)
     ts, x, y, valid, fix, events = _streams(str(directory.resolve()), (directory / "info.json").stat().st_mtime_ns)
     grid_w, grid_h = SCENE_SIZE  # gaze pixels are the scene camera's, whatever size the video is stored at
     track = scene_track(clock, ts, x / grid_w, y / grid_h, valid, width, height, fps, directory)

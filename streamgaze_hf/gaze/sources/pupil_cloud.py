@@ -57,6 +57,11 @@ TS = "timestamp [ns]"
 NEON_SIZE, INVISIBLE_SIZE = (1600, 1200), (1088, 1080)
 
 
+def is_recording(d: Path) -> bool:
+    """Whether folder ``d`` is one export of this layout (a ``gaze.csv`` with its ``world_timestamps.csv``)."""
+    return (d / GAZE).is_file() and (d / WORLD).is_file()
+
+
 def discover(raw: Path) -> list[str]:
     """Sub-folders holding a ``gaze.csv``; each must have its world timestamps and scene video."""
     raw = Path(raw)
@@ -137,7 +142,7 @@ def _load(gaze_csv: Path, video: Path | None):
                               "'Timeseries Data' with the scene video)", world)
     clock = SceneClock.of([read_timestamps(world)], 1e-9, world)
     grid = pixel_grid(directory)
-    width, height, fps = video_geometry(video, grid, clock)
+    width, height, fps = video_geometry(video, grid, clock, gaze_csv)
     ts, x, y, valid = gaze_samples(gaze_csv)
     if (directory / BLINKS).is_file() and not _has_column(gaze_csv, "blink id"):
         starts, ends, _, _ = read_intervals(directory / BLINKS)

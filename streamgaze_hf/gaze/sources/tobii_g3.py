@@ -38,7 +38,7 @@ import numpy as np
 from ...util.errors import GazeFormatError, StreamGazeError
 from ..track import GazeTrack
 from .base import Recording
-from .wearable import SceneClock, recording_actions, scene_track
+from .wearable import SceneClock, assumed, recording_actions, scene_track
 
 SOURCE = "tobii_g3"
 LAYOUT = ("<raw>/<recording>/{gazedata.gz, scenevideo.mp4} (Tobii Pro Glasses 3; optional eventdata.gz, "
@@ -60,6 +60,11 @@ def _files(directory: Path) -> dict[str, Path]:
         except (OSError, ValueError, AttributeError) as exc:
             raise StreamGazeError(f"not a recording.g3 JSON file ({exc})", meta) from None
     return {k: Path(directory) / v for k, v in names.items()}
+
+
+def is_recording(d: Path) -> bool:
+    """Whether folder ``d`` is one recording of this layout (its gaze file is there)."""
+    return _files(d)["gaze"].is_file()
 
 
 def discover(raw: Path) -> list[str]:
@@ -135,6 +140,8 @@ def _load(gaze: Path, video: Path | None):
     ts, x, y, valid = gaze_samples(gaze)
     if video is None:
         width, height, fps = NOMINAL
+        assumed(gaze, f"the G3's nominal scene camera, {width}x{height} at {fps:g} fps, and t = 0 at the "
+                      "recording's start")
         return None, scene_track(None, ts, x, y, valid, width, height, fps, gaze)
     from ...video.reader import probe_video
 
