@@ -13,7 +13,7 @@ from streamgaze_hf.cli import build_parser, main
 from ..fixtures.cli_entry import streamgaze
 
 SOURCES = ("world, egtea, egoexolearn, holoassist, ego4d, egoexo4d_2d, aria_mps, neon, pupil_cloud, pupil_core, "
-           "tobii_g3, tobii_g2")
+           "tobii_g3, tobii_g2, bids")
 BUILD_USAGE = "usage: streamgaze build streamgaze --raw RAW --out OUT --version VERSION [options]"
 
 #: verb -> (arguments with a bad choice, or an unknown option where the verb has no choice; the error's reason)
@@ -136,4 +136,4 @@ def test_gaze_help_names_every_source_that_takes_a_directory(tmp_path):
     assert proc.returncode == 0
     text = " ".join(proc.stdout.split())
     assert ("the recording's gaze file in its native format, or its recording directory (world, holoassist, neon, "
-            "pupil_cloud, pupil_core, tobii_g3, tobii_g2)") in text
+            "pupil_cloud, pupil_core, tobii_g3, tobii_g2, bids)") in text

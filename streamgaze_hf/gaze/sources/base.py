@@ -43,6 +43,9 @@ class Recording:
     # the device's own fixations on the video clock when the recording has them (Pupil Cloud fixations.csv,
     # Neon's fixations stream), else None; `build --fixations device` uses them instead of our detector
     device_fixations: list[Fixation] | None = None
+    # the device's own blinks, (start, end) on the video clock, when the recording has them (Neon's blinks stream,
+    # Pupil Cloud blinks.csv), else None; `export-bids` writes them as physioevents
+    device_blinks: list[tuple[float, float]] | None = None
 
 
 def read_actions(path: Path) -> list[Action]:

@@ -39,6 +39,7 @@ from ..track import GazeTrack
 from .base import Recording
 from .wearable import (
     SceneClock,
+    device_blinks,
     device_fixations,
     in_intervals,
     joined_scene_video,
@@ -159,24 +160,27 @@ def _streams(directory: str, _mtime: int):
             raise GazeFormatError(f"{len(w)} worn values for {len(ts)} gaze samples", Path(directory))
         valid &= w != 0
     blinks = _stream(rec, "blinks")
+    blink = None
     if blinks is not None and len(blinks):
-        valid &= ~in_intervals(ts, np.asarray(blinks.start_time), np.asarray(blinks.stop_time))
+        blink = (np.asarray(blinks.start_time), np.asarray(blinks.stop_time))
+        valid &= ~in_intervals(ts, *blink)
     fixations = _stream(rec, "fixations")
     fix = None if fixations is None else (np.asarray(fixations.start_time), np.asarray(fixations.stop_time),
                                           np.asarray(fixations.mean_gaze_point, dtype=np.float64).reshape(-1, 2))
     events = _stream(rec, "events")
     ev = [] if events is None else list(zip(np.asarray(events.time).tolist(), [str(e) for e in events.event]))
-    return ts, point[:, 0], point[:, 1], valid, fix, ev
+    return ts, point[:, 0], point[:, 1], valid, fix, ev, blink
 
 
 def _load(directory: Path, video: Path | None):
     directory = _directory(directory)
     clock = scene_clock(directory)
     width, height, fps = video_geometry(video, SCENE_SIZE, clock, directory)
-    ts, x, y, valid, fix, events = _streams(str(directory.resolve()), (directory / "info.json").stat().st_mtime_ns)
+    ts, x, y, valid, fix, events, blinks = _streams(str(directory.resolve()),
+                                                    (directory / "info.json").stat().st_mtime_ns)
     grid_w, grid_h = SCENE_SIZE  # gaze pixels are the scene camera's, whatever size the video is stored at
     track = scene_track(clock, ts, x / grid_w, y / grid_h, valid, width, height, fps, directory)
-    return clock, track, fix, events
+    return clock, track, fix, events, blinks
 
 
 def read_track(path: Path, video: Path | None = None) -> GazeTrack:
@@ -192,10 +196,11 @@ def load_recording(raw: Path, video_id: str) -> Recording:
     """Scene video (parts joined), gaze track, actions and the device's fixations of one recording."""
     directory = Path(raw) / video_id
     video = scene_video(directory)
-    clock, track, fix, events = _load(directory, video)
+    clock, track, fix, events, blinks = _load(directory, video)
     fixations = None if fix is None else device_fixations(clock, fix[0], fix[1], fix[2][:, 0], fix[2][:, 1],
                                                           *SCENE_SIZE, track)
     t, kept = clock.to_video(np.asarray([e[0] for e in events], dtype=np.int64))
     actions = recording_actions(directory, [(float(tk), name) for tk, k, (_, name) in zip(t, kept, events) if k],
                                 clock.duration)
-    return Recording(video_id, SOURCE, video, track, actions, directory, device_fixations=fixations)
+    return Recording(video_id, SOURCE, video, track, actions, directory, device_fixations=fixations,
+                     device_blinks=None if blinks is None else device_blinks(clock, *blinks))

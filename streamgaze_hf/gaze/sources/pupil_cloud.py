@@ -41,6 +41,7 @@ from ..track import GazeTrack
 from .base import Recording, csv_rows, finite_int, optional_float
 from .wearable import (
     SceneClock,
+    device_blinks,
     device_fixations,
     in_intervals,
     recording_actions,
@@ -179,8 +180,13 @@ def load_recording(raw: Path, video_id: str) -> Recording:
             if "fixation y [px]" in col else [math.nan] * len(rows)
         fixations = device_fixations(clock, starts, ends, np.asarray(fx), np.asarray(fy), *pixel_grid(directory),
                                      track)
+    blinks = None
+    if (directory / BLINKS).is_file():
+        starts, ends, _, _ = read_intervals(directory / BLINKS)
+        blinks = device_blinks(clock, starts, ends)
     events = read_events(directory / EVENTS) if (directory / EVENTS).is_file() else []
     t, kept = clock.to_video(np.asarray([e[0] for e in events], dtype=np.int64))
     actions = recording_actions(directory, [(float(tk), e[1]) for tk, k, e in zip(t, kept, events) if k],
                                 clock.duration)
-    return Recording(video_id, SOURCE, video, track, actions, directory, device_fixations=fixations)
+    return Recording(video_id, SOURCE, video, track, actions, directory, device_fixations=fixations,
+                     device_blinks=blinks)

@@ -22,6 +22,8 @@ pupil_cloud ``<raw>/<recording>/{gaze.csv, world_timestamps.csv, <scene>.mp4}`` 
 pupil_core  ``<raw>/<recording>/exports/<NNN>/{gaze_positions.csv, world.mp4, world_timestamps.npy}``
 tobii_g3    ``<raw>/<recording>/{gazedata.gz, scenevideo.mp4}`` (optional eventdata.gz, recording.g3)
 tobii_g2    ``<raw>/<recording>/{recording.json, segments/<n>/livedata.json.gz, segments/<n>/fullstream.mp4}``
+bids        ``<raw>/sub-<label>/.../<prefix>_recording-<label>_physio.{tsv.gz,json}`` (eyetrack),
+            ``<raw>/stimuli/<prefix>.mp4`` (a BIDS eye-tracking dataset, e.g. ``streamgaze export-bids``'s)
 =========== ====================================================================================
 
 The five readers of people's own glasses share gaze/sources/wearable.py (scene clock, blinks, device
@@ -40,16 +42,16 @@ from ..track import GazeTrack
 from .base import Recording
 
 SOURCES = ("world", "egtea", "egoexolearn", "holoassist", "ego4d", "egoexo4d_2d", "aria_mps",
-           "neon", "pupil_cloud", "pupil_core", "tobii_g3", "tobii_g2")
+           "neon", "pupil_cloud", "pupil_core", "tobii_g3", "tobii_g2", "bids")
 #: the sources whose ``read_track`` also takes the recording's directory (not only its gaze file)
-DIRECTORY_SOURCES = ("world", "holoassist", "neon", "pupil_cloud", "pupil_core", "tobii_g3", "tobii_g2")
+DIRECTORY_SOURCES = ("world", "holoassist", "neon", "pupil_cloud", "pupil_core", "tobii_g3", "tobii_g2", "bids")
 
 
 #: the vendor layouts a directory is recognised by when ``--source`` does not fit it, in the order they are tried
 #: (a module's ``is_recording(folder)``, or ``looks_like(raw)`` for a layout that is not a folder per recording)
 RECOGNISED = {"neon": "Pupil Labs Neon", "pupil_cloud": "Pupil Cloud export", "pupil_core": "Pupil Core (Pupil Player "
               "export)", "tobii_g3": "Tobii Pro Glasses 3", "tobii_g2": "Tobii Pro Glasses 2", "aria_mps": "Aria MPS "
-              "eye gaze"}
+              "eye gaze", "bids": "BIDS eye-tracking"}
 
 
 def source_module(source: str) -> ModuleType:

@@ -186,6 +186,14 @@ def device_fixations(clock: SceneClock, starts: np.ndarray, ends: np.ndarray, px
     return out
 
 
+def device_blinks(clock: SceneClock, starts: np.ndarray, ends: np.ndarray) -> list[tuple[float, float]]:
+    """The device's blinks (device timestamps) as (start, end) on the scene clock; a blink whose start or end falls
+    outside the scene parts is left out."""
+    t0, k0 = clock.to_video(np.asarray(starts))
+    t1, k1 = clock.to_video(np.asarray(ends))
+    return [(float(a), float(b)) for a, b, ka, kb in zip(t0, t1, k0, k1) if ka and kb and b >= a]
+
+
 def events_to_actions(events: Sequence[tuple[float, str]], end: float) -> list[Action]:
     """The action timeline of the user's events (seconds on the video clock, name): module docstring."""
     events = sorted((t, n.strip()) for t, n in events if n.strip() and n.strip() not in DEVICE_EVENTS)
