@@ -181,3 +181,30 @@ def test_export_arguments_are_checked_before_any_work(tmp_path):
                                     "to replace it)")
     proc = streamgaze("export-bids", tmp_path / "nothing", "--out", tmp_path / "b", tmp=tmp_path)
     assert "no dataset here" in one_error_line(proc) and not (tmp_path / "b").exists()
+
+
+def test_the_export_loads_in_pymovements_and_its_detectors_run(tmp_path):
+    """gzz7stc's export in pymovements (gaze/pymovements_io.py, the docs' how-to): every sample, in the scene
+    camera's degrees (the G2's 82° across the frame: the frame's centre is 0°, its edges ±41°), invalid samples
+    without a position, and I-VT and I-DT finding fixations that start and end on samples."""
+    from streamgaze_hf.gaze.pymovements_io import fixations, physio_gaze
+
+    bids = tmp_path / "bids"
+    proc = streamgaze("export-bids", OWN / "tobii_g2" / "gzz7stc", "--source", "tobii_g2", "--out", bids, tmp=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    side = physio_of(bids, "gzz7stc")
+    track = read_track(OWN / "tobii_g2" / "gzz7stc", "tobii_g2")
+    gaze = physio_gaze(side)
+    samples = gaze.samples
+    assert len(samples) == len(track) == 1398
+    assert samples["time"].to_list() == np.round(track.t * 1000).astype(int).tolist()
+    pos = np.array([p if p is not None else [np.nan, np.nan] for p in samples["position"].to_list()], dtype=float)
+    assert np.array_equal(np.isfinite(pos[:, 0]), track.valid)
+    # the pinhole mapping: x = 0.5 + tan(angle) / (2 tan(41°)) across the 1920 px
+    expected = np.degrees(np.arctan((track.x[track.valid] - 0.5) * 2 * np.tan(np.radians(41.0))))
+    assert np.abs(pos[track.valid, 0] - expected).max() < 0.05  # pymovements measures to pixel centres
+    times = set(np.round(track.t * 1000).astype(int).tolist())
+    for method in ("ivt", "idt"):
+        found = fixations(gaze, method)
+        assert len(found) > 10, method
+        assert all(round(a * 1000) in times and round(b * 1000) in times and b > a for a, b in found)
