@@ -9,8 +9,10 @@ coordinates and are invalid.
 from __future__ import annotations
 
 import csv
+import gzip
 import json
 import math
+import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -237,3 +239,22 @@ def csv_rows(path: Path, required: Sequence[str] | Callable[[list[str]], Sequenc
                 yield lineno, row, col
     except UnicodeDecodeError:
         raise GazeFormatError("not a UTF-8 CSV file", path) from None
+
+
+def json_lines(path: Path) -> Iterator[tuple[int, dict]]:
+    """(line number, object) of a gzip of JSON lines (Tobii Pro Glasses 2 and 3); GazeFormatError naming the file
+    and line otherwise."""
+    try:
+        with gzip.open(path, "rt", encoding="utf-8") as fh:
+            for n, line in enumerate(fh, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    obj = json.loads(line)
+                except ValueError as exc:
+                    raise GazeFormatError(f"line {n}: not JSON ({exc})", path) from None
+                if not isinstance(obj, dict):
+                    raise GazeFormatError(f"line {n}: not a JSON object", path)
+                yield n, obj
+    except (OSError, EOFError, zlib.error, UnicodeDecodeError) as exc:
+        raise GazeFormatError(f"not a gzip of JSON lines ({exc})", path) from None

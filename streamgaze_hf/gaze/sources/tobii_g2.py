@@ -41,10 +41,8 @@ no position (NaN, untracked). Off-frame points (outside [0, 1]) keep their posit
 
 from __future__ import annotations
 
-import gzip
 import json
 import math
-import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -52,7 +50,7 @@ import numpy as np
 
 from ...util.errors import GazeFormatError, StreamGazeError
 from ..track import GazeTrack
-from .base import Recording
+from .base import Recording, json_lines
 from .wearable import SceneClock, assumed, joined_scene_video, recording_actions, scene_track
 
 SOURCE = "tobii_g2"
@@ -94,33 +92,21 @@ def read_segment(path: Path) -> Segment:
     if not path.is_file():
         raise GazeFormatError("gaze file not found", path)
     gp, syncs, events = [], [], []
-    try:
-        with gzip.open(path, "rt", encoding="utf-8") as fh:
-            for n, line in enumerate(fh, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    obj = json.loads(line)
-                except ValueError as exc:
-                    raise GazeFormatError(f"line {n}: not JSON ({exc})", path) from None
-                if not isinstance(obj, dict):
-                    raise GazeFormatError(f"line {n}: not a JSON object", path)
-                if "gp" in obj:
-                    ts, s, g = _int(obj, "ts", path, n), _int(obj, "s", path, n), obj["gp"]
-                    if s == 0 and not (isinstance(g, list) and len(g) == 2
-                                       and all(isinstance(v, int | float) and not isinstance(v, bool) for v in g)):
-                        raise GazeFormatError(f"line {n}: gp is not [x, y]: {g!r}", path)
-                    gp.append((ts, s, float(g[0]) if s == 0 else math.nan, float(g[1]) if s == 0 else math.nan))
-                elif "vts" in obj:
-                    ts, s, v = _int(obj, "ts", path, n), _int(obj, "s", path, n), _int(obj, "vts", path, n)
-                    if s == 0:
-                        syncs.append((ts, v))
-                elif "type" in obj and _int(obj, "s", path, n) == 0:
-                    tag = obj.get("tag")
-                    events.append((_int(obj, "ts", path, n), str(tag if isinstance(tag, str) and tag.strip()
-                                                                 else obj["type"]).strip()))
-    except (OSError, EOFError, zlib.error, UnicodeDecodeError) as exc:
-        raise GazeFormatError(f"not a gzip of JSON lines ({exc})", path) from None
+    for n, obj in json_lines(path):
+        if "gp" in obj:
+            ts, s, g = _int(obj, "ts", path, n), _int(obj, "s", path, n), obj["gp"]
+            if s == 0 and not (isinstance(g, list) and len(g) == 2
+                               and all(isinstance(v, int | float) and not isinstance(v, bool) for v in g)):
+                raise GazeFormatError(f"line {n}: gp is not [x, y]: {g!r}", path)
+            gp.append((ts, s, float(g[0]) if s == 0 else math.nan, float(g[1]) if s == 0 else math.nan))
+        elif "vts" in obj:
+            ts, s, v = _int(obj, "ts", path, n), _int(obj, "s", path, n), _int(obj, "vts", path, n)
+            if s == 0:
+                syncs.append((ts, v))
+        elif "type" in obj and _int(obj, "s", path, n) == 0:
+            tag = obj.get("tag")
+            events.append((_int(obj, "ts", path, n), str(tag if isinstance(tag, str) and tag.strip()
+                                                         else obj["type"]).strip()))
     gp.sort(key=lambda r: r[0])  # stable: packets of one ts keep their file order
     syncs.sort(key=lambda r: r[0])
     ts = np.asarray([r[0] for r in gp], dtype=np.int64)

@@ -27,17 +27,15 @@ actions. ``actions.csv`` beside the recording takes precedence.
 
 from __future__ import annotations
 
-import gzip
 import json
 import math
-import zlib
 from pathlib import Path
 
 import numpy as np
 
 from ...util.errors import GazeFormatError, StreamGazeError
 from ..track import GazeTrack
-from .base import Recording
+from .base import Recording, json_lines
 from .wearable import SceneClock, assumed, recording_actions, scene_track
 
 SOURCE = "tobii_g3"
@@ -77,24 +75,6 @@ def discover(raw: Path) -> list[str]:
         if not _files(raw / vid)["scenecamera"].is_file():
             raise StreamGazeError(f"scene video not found (expected {VIDEO})", raw / vid)
     return ids
-
-
-def json_lines(path: Path):
-    """(line number, object) of a gzip of JSON lines; GazeFormatError naming the file and line otherwise."""
-    try:
-        with gzip.open(path, "rt", encoding="utf-8") as fh:
-            for n, line in enumerate(fh, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    obj = json.loads(line)
-                except ValueError as exc:
-                    raise GazeFormatError(f"line {n}: not JSON ({exc})", path) from None
-                if not isinstance(obj, dict):
-                    raise GazeFormatError(f"line {n}: not a JSON object", path)
-                yield n, obj
-    except (OSError, EOFError, zlib.error, UnicodeDecodeError) as exc:
-        raise GazeFormatError(f"not a gzip of JSON lines ({exc})", path) from None
 
 
 def _timestamp(obj: dict, path: Path, n: int) -> float:
