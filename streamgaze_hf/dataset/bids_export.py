@@ -204,8 +204,10 @@ def _place_video(src: Path, dest: Path) -> None:
 
 
 def _readme(name: str, exports: list[Export]) -> str:
-    return (f"# {name}\n\nGaze of head-mounted eye-tracking glasses on their scene videos, written by `streamgaze "
-            "export-bids` (the StreamGaze toolkit) as BIDS eye tracking (BIDS 1.11, physio files of PhysioType "
+    from ..util.provenance import TOOLKIT
+
+    return (f"# {name}\n\nGaze of head-mounted eye-tracking glasses on their scene videos, written by `{TOOLKIT} "
+            "export-bids` as BIDS eye tracking (BIDS 1.11, physio files of PhysioType "
             f"eyetrack). {len(exports)} recording(s), one participant each: the toolkit does not know who wore the "
             "glasses.\n\nGaze is the one (cyclopean) point the glasses give on the scene camera's video, normalised "
             "to the frame (origin top-left), with timestamps in seconds on the scene video's clock. Where each value "
@@ -274,7 +276,7 @@ def export_bids(source: str | os.PathLike[str], out: str | os.PathLike[str], *, 
         _write_json(tmp / "participants.json", {
             "participant_id": {"Description": "one participant per recording (the toolkit does not know who wore "
                                               "the glasses)"},
-            "video_id": {"Description": "the recording's video id in the StreamGaze toolkit"},
+            "video_id": {"Description": "the recording's video id in the toolkit that exported it (GeneratedBy)"},
             "source": {"Description": "the raw layout the gaze was read from (streamgaze --source)"}})
         for e in tqdm(exports, desc="export-bids", unit="recording", disable=not progress):
             label = labels[e.video_id]

@@ -18,7 +18,8 @@ BUILD_USAGE = "usage: streamgaze build streamgaze --raw RAW --out OUT --version 
 
 #: verb -> (arguments with a bad choice, or an unknown option where the verb has no choice; the error's reason)
 BAD = {
-    "": (["evl"], "COMMAND: 'evl' is not one of world, overlay, gaze, build, import, stats, doctor, review, tasks-dir, "
+    "": (["evl"], "COMMAND: 'evl' is not one of world, overlay, gaze, build, import, stats, doctor, export-bids, review, "
+                  "tasks-dir, "
                   "eval, report, stream-eval, export-sft, submit, push-submission, validate, compare, leaderboard, "
                   "leaderboard init, leaderboard sync, leaderboard flag, leaderboard unflag, leaderboard serve, "
                   "leaderboard space, import-official-results, clips, publish; "
@@ -38,6 +39,8 @@ BAD = {
     "import streameqa": (["src", "--out", "o", "--version", "1.0.0", "--nosuch"], "unrecognized arguments: --nosuch"),
     "stats": (["--nosuch"], "unrecognized arguments: --nosuch"),
     "doctor": (["--nosuch"], "unrecognized arguments: --nosuch"),
+    "export-bids": (["src", "--out", "o", "--source", "tobii-g2"],
+                    f"--source: 'tobii-g2' is not one of {SOURCES}; did you mean tobii_g2?"),
     "review": (["exprt"], "{export,import}: 'exprt' is not one of export, import; did you mean export?"),
     "review export": (["root", "--out", "o", "--nosuch"], "unrecognized arguments: --nosuch"),
     "review import": (["x.csv", "--benchmark", "egogaze"],

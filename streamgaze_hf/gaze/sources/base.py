@@ -242,8 +242,18 @@ def csv_rows(path: Path, required: Sequence[str] | Callable[[list[str]], Sequenc
 
 
 def json_lines(path: Path) -> Iterator[tuple[int, dict]]:
-    """(line number, object) of a gzip of JSON lines (Tobii Pro Glasses 2 and 3); GazeFormatError naming the file
-    and line otherwise."""
+    """The objects of a gzip of JSON lines (Tobii Pro Glasses 2 ``livedata.json.gz``, Glasses 3 ``gazedata.gz``).
+
+    Args:
+        path: the file.
+
+    Yields:
+        ``(line number, object)`` per non-blank line.
+
+    Raises:
+        GazeFormatError: naming the file (and line), for a line that is not a JSON object or a file that is not
+            a gzip of UTF-8 text.
+    """
     try:
         with gzip.open(path, "rt", encoding="utf-8") as fh:
             for n, line in enumerate(fh, start=1):

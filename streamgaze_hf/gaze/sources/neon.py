@@ -19,7 +19,8 @@ format 2.3: none) and ``events``. Its ``scene`` stream needs the video; the scen
 Track (gaze/sources/wearable.py): time on the scene clock (the parts joined with no gap or overlap,
 samples outside the scene parts dropped); x, y = pixels / the scene camera's 1600 x 1200 (the video's own
 size, which may be a downscaled copy, is the track's frame size; 1600 x 1200 without a video); valid = finite point, worn byte not 0, and not inside a blink. Off-frame points keep
-their position. Device fixations: the ``fixations`` stream (mean gaze point). Actions: ``actions.csv``,
+their position. Device fixations: the ``fixations`` stream (mean gaze point); device blinks: the ``blinks``
+stream (``Recording.device_blinks``, on the scene clock). Actions: ``actions.csv``,
 else the events (``recording.begin``/``.end`` are not actions).
 
 A recording of several parts has one scene video per part; :func:`scene_video` joins them (packets copied,

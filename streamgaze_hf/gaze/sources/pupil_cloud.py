@@ -24,7 +24,7 @@ Track (gaze/sources/wearable.py): time = (timestamp - first scene frame) on the 
 Pupil Invisible scene camera (``scene_camera_serial_number``); the video's own size (perhaps a downscaled
 copy) is the track's frame size; valid = both coordinates given, ``worn`` not 0 and no
 ``blink id`` (an older export without that column: not inside a ``blinks.csv`` interval). Off-frame points keep their position. Device
-fixations: ``fixations.csv``. Actions: ``actions.csv``, else ``events.csv``.
+fixations: ``fixations.csv``; device blinks: ``blinks.csv`` (``Recording.device_blinks``). Actions: ``actions.csv``, else ``events.csv``.
 """
 
 from __future__ import annotations
