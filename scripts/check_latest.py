@@ -27,7 +27,11 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from streamgaze_hf.util.environment import (  # noqa: E402
-    PROJECT, SETUP_EXTRAS, _load_toml, canonical_name, locked_versions,
+    PROJECT,
+    SETUP_EXTRAS,
+    _load_toml,
+    canonical_name,
+    locked_versions,
 )
 
 FAST_TESTS = ["tests/unit", "tests/integration/test_eval_smoke.py"]

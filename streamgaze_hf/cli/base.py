@@ -4,8 +4,10 @@ argument and the registered benchmarks' names."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Iterator
 
 from ..util.errors import StreamGazeError
 from .usage import Parser
@@ -29,6 +31,22 @@ def command(name: str, help: str) -> Callable[[Configure], Configure]:
 def note(text: str) -> None:
     """One ``streamgaze: note: ...`` line on stderr."""
     print(f"streamgaze: note: {text}", file=sys.stderr)
+
+
+@contextlib.contextmanager
+def video_assumptions() -> Iterator[None]:
+    """What a reader assumed for want of the scene video (gaze/sources/wearable.py ``AssumedVideoWarning``)
+    becomes one ``streamgaze: warning: ...`` line on stderr offering ``--video``; other warnings pass on."""
+    from ..gaze.sources.wearable import AssumedVideoWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", AssumedVideoWarning)
+        yield
+    for w in caught:
+        if issubclass(w.category, AssumedVideoWarning):
+            print(f"streamgaze: warning: {w.message}; give --video SCENE.mp4 to use the video's own", file=sys.stderr)
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
 def deprecated(old: str, new: str) -> None:

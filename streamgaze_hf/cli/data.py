@@ -14,7 +14,16 @@ import sys
 from collections.abc import Callable
 
 from ..util.errors import StreamGazeError
-from .base import Handler, add_dataset, command, dataset_reference, hidden_parser, raw_common, release_common
+from .base import (
+    Handler,
+    add_dataset,
+    command,
+    dataset_reference,
+    hidden_parser,
+    raw_common,
+    release_common,
+    video_assumptions,
+)
 
 
 @command("world", "generate the synthetic egocentric demo world (raw format: video.mp4, gaze.csv, actions.json, objects.json)")
@@ -79,7 +88,8 @@ def _gaze(p: argparse.ArgumentParser) -> Handler:
         from ..util.preflight import output_file
 
         output_file(a.out)
-        track = read_track(a.path, a.source, a.video)
+        with video_assumptions():
+            track = read_track(a.path, a.source, a.video)
         write_gaze_csv(track, a.out, with_in_frame=True)
         print(a.out)
         return 0

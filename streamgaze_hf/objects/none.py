@@ -2,7 +2,7 @@
 
 Every fixation gets an empty object set, so the tasks whose questions are about object names (all but Future
 Action Prediction, which asks about the next action label) have no questions and the build report lists them as
-skipped, with the reason "no object names (objects: none)". A first look at one's own recordings (gaze, fixations,
+skipped, with the reason "no object names (objects: none)" and the back-ends that would name them. A first look at one's own recordings (gaze, fixations,
 overlays, the action task) needs no server; naming objects later is a rebuild with ``--objects vlm``.
 """
 

@@ -1,7 +1,8 @@
 """From glasses to a benchmark: `streamgaze build streamgaze --source pupil_cloud` (the console script, another
 process) over a real Pupil Cloud export (shared/real_data/own_recordings; a stand-in scene video at the
 recording's 1600 x 1200 with its real frame timestamps) with the VLM object back-end against the loopback
-OpenAI-compatible stub; and a multi-part Neon recording's scene video joined on the track's clock.
+OpenAI-compatible stub; a multi-part Neon recording's scene video joined on the track's clock; and a real Tobii
+Pro Glasses 2 recording (gzz7stc) built with a stand-in scene video of its size (1920 x 1080 at 25 fps).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import pytest
 
 from streamgaze_hf.dataset.files import read_manifest
 from streamgaze_hf.dataset.load import open_dataset
-from streamgaze_hf.gaze.sources import neon, pupil_cloud
+from streamgaze_hf.gaze.sources import neon, pupil_cloud, tobii_g2
 
 from ..fixtures.cli_entry import streamgaze
 from ..fixtures.real_corpus import shared_data
@@ -27,6 +28,7 @@ pytestmark = pytest.mark.slow
 
 CLOUD = shared_data("own_recordings/pupil_cloud_export", module=True) / "neon_2024-09-17_11-06-49-171c4f52"
 NEON = shared_data("own_recordings/neon_native", module=True)
+G2 = shared_data("own_recordings/tobii_g2", module=True) / "gzz7stc"
 
 
 def _cloud_recording(raw, name: str, with_events: bool):
@@ -105,3 +107,28 @@ def test_multi_part_neon_scene_video_is_joined_on_the_tracks_clock(tmp_path, mon
     assert [(a.start, a.end, a.label) for a in r.actions] == [(0.5, 3.0, "look around")]
     assert r.device_fixations and all(0 <= f.start <= f.end <= info.duration for f in r.device_fixations)
     assert json.loads(json.dumps([f.start for f in r.device_fixations]))  # plain floats
+
+
+def test_tobii_g2_recording_builds_with_a_stand_in_scene_video(tmp_path):
+    """gzz7stc with a 28 s stand-in fullstream.mp4 (700 frames at 25 fps, 1920 x 1080) and five action labels:
+    ``build --objects none`` gives the action task; the gaze config is the reader's track on the video's clock
+    (the 26 samples before vts 0 dropped), the video row the stand-in's."""
+    raw = tmp_path / "raw"
+    shutil.copytree(G2, raw / "gzz7stc")
+    write_timed_video(raw / "gzz7stc" / "segments" / "1" / "fullstream.mp4", np.arange(700) / 25.0, 1920, 1080)
+    (raw / "gzz7stc" / "actions.csv").write_text(
+        "start,end,label\n1.0,5.0,look at the screen\n5.0,10.0,reach for the cup\n10.0,15.0,drink\n"
+        "15.0,20.0,put the cup down\n20.0,27.0,write a note\n")
+    out = tmp_path / "bench"
+    proc = streamgaze("build", "streamgaze", "--raw", raw, "--source", "tobii_g2", "--objects", "none", "--out", out,
+                      "--version", "0.1.0", "--no-previews", tmp=tmp_path, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.strip().splitlines()[-1] == str(out)
+    assert read_manifest(out)["build"]["source"] == "tobii_g2"
+    assert open_dataset(out).question_counts()["fap"] >= 1
+    track = tobii_g2.read_track(raw / "gzz7stc")
+    gaze = pq.read_table(out / "data" / "gaze" / "test-00000-of-00001.parquet").to_pydict()
+    assert gaze["t"] == track.t.tolist() and gaze["valid"] == track.valid.tolist()
+    assert len(gaze["t"]) == 1398 and gaze["valid"].count(True) == 1306
+    videos = pq.read_table(out / "data" / "videos" / "test-00000-of-00001.parquet").to_pylist()
+    assert (videos[0]["width"], videos[0]["height"], videos[0]["n_frames"]) == (1920, 1080, 700)

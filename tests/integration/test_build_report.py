@@ -21,6 +21,8 @@ from streamgaze_hf.demo.world import generate_world
 from ..fixtures.cli_entry import one_error_line, streamgaze
 
 NAMED = ("nfi", "otp", "gsm", "sr", "oi_easy", "oi_hard", "oar", "gta", "oaa")
+NO_NAMES = ("no object names (objects: none); name them with --objects vlm --vlm-url URL --vlm-model NAME, or "
+            "--objects metadata --metadata CSV")
 
 
 def _world(tmp_path_factory, seed: int, duration: float):
@@ -64,7 +66,7 @@ def test_objects_none_builds_the_tasks_that_need_no_names(world_with_actions, tm
     assert proc.returncode == 0, proc.stderr[-3000:]
     vid = world_with_actions.name
     report = [ln for ln in proc.stderr.splitlines() if not ln.startswith("build") and "%|" not in ln]
-    assert report == [f"no questions for {t}: {vid}: no object names (objects: none)" for t in NAMED]
+    assert report == [f"no questions for {t}: {vid}: {NO_NAMES}" for t in NAMED]
     fap = pq.read_table(out / "data" / "fap" / "test-00000-of-00001.parquet").to_pylist()
     assert len(fap) == 1 and fap[0]["question"] == "Based on the recent fixation pattern, what will the user do next?"
     assert len(set(fap[0]["options"])) == 4 and fap[0]["answer_text"] in fap[0]["options"]

@@ -13,12 +13,13 @@ from streamgaze_hf.cli import build_parser, main
 from ..fixtures.cli_entry import streamgaze
 
 SOURCES = ("world, egtea, egoexolearn, holoassist, ego4d, egoexo4d_2d, aria_mps, neon, pupil_cloud, pupil_core, "
-           "tobii_g3")
+           "tobii_g3, tobii_g2, bids")
 BUILD_USAGE = "usage: streamgaze build streamgaze --raw RAW --out OUT --version VERSION [options]"
 
 #: verb -> (arguments with a bad choice, or an unknown option where the verb has no choice; the error's reason)
 BAD = {
-    "": (["evl"], "COMMAND: 'evl' is not one of world, overlay, gaze, build, import, stats, doctor, review, tasks-dir, "
+    "": (["evl"], "COMMAND: 'evl' is not one of world, overlay, gaze, build, import, stats, doctor, export-bids, review, "
+                  "tasks-dir, "
                   "eval, report, stream-eval, export-sft, submit, push-submission, validate, compare, leaderboard, "
                   "leaderboard init, leaderboard sync, leaderboard flag, leaderboard unflag, leaderboard serve, "
                   "leaderboard space, import-official-results, clips, publish; "
@@ -38,6 +39,8 @@ BAD = {
     "import streameqa": (["src", "--out", "o", "--version", "1.0.0", "--nosuch"], "unrecognized arguments: --nosuch"),
     "stats": (["--nosuch"], "unrecognized arguments: --nosuch"),
     "doctor": (["--nosuch"], "unrecognized arguments: --nosuch"),
+    "export-bids": (["src", "--out", "o", "--source", "tobii-g2"],
+                    f"--source: 'tobii-g2' is not one of {SOURCES}; did you mean tobii_g2?"),
     "review": (["exprt"], "{export,import}: 'exprt' is not one of export, import; did you mean export?"),
     "review export": (["root", "--out", "o", "--nosuch"], "unrecognized arguments: --nosuch"),
     "review import": (["x.csv", "--benchmark", "egogaze"],
@@ -136,4 +139,4 @@ def test_gaze_help_names_every_source_that_takes_a_directory(tmp_path):
     assert proc.returncode == 0
     text = " ".join(proc.stdout.split())
     assert ("the recording's gaze file in its native format, or its recording directory (world, holoassist, neon, "
-            "pupil_cloud, pupil_core, tobii_g3)") in text
+            "pupil_cloud, pupil_core, tobii_g3, tobii_g2, bids)") in text

@@ -206,7 +206,7 @@ def test_gaze_directory_without_gaze_csv_is_one_clear_error(tmp_path, capsys):
     rc, _, err = cli(capsys, "gaze", empty, "--source", "nosuch", "--out", tmp_path / "g.csv")
     assert rc == 2 and one_error(err) == ("streamgaze gaze: error: --source: 'nosuch' is not one of world, "
                                           "egtea, egoexolearn, holoassist, ego4d, egoexo4d_2d, aria_mps, neon, "
-                                          "pupil_cloud, pupil_core, tobii_g3")
+                                          "pupil_cloud, pupil_core, tobii_g3, tobii_g2, bids")
 
 
 # ---- 4. a closed stdout, --version ----------------------------------------------------------------------

@@ -39,10 +39,36 @@ from ...video.frame_reader import VideoInfo, probe_video
 from ...video.proxy import ProxySpec
 from . import BENCHMARK
 from .qa.context import VideoContext
-from .qa.generate import DEFAULT_CAP, empty_task_reasons, generate_questions
+from .qa.generate import DEFAULT_CAP, NO_NAMES, empty_task_reasons, generate_questions
 from .tasks import TASK_IDS
 
 RESULT_FILE = "result.json"
+
+
+class NothingToBuild(StreamGazeError):
+    """No recording can give (or gave) a question to any task: ``skipped`` holds every task's reason per
+    recording (task -> {video_id: why}), which the CLI prints as the build report before this error."""
+
+    def __init__(self, reason: str, skipped: dict[str, dict[str, str]], path=None):
+        super().__init__(reason, path)
+        self.skipped = skipped
+
+
+def check_objects_none(recs: list[RecordingRef], opts: BuildOptions) -> None:
+    """Before any work: a build without object names (``--objects none``) has only FAP, which needs each
+    recording's action labels; when no recording has enough, :class:`NothingToBuild` names every task's reason
+    and what would make it possible (recordings are read, no video is decoded)."""
+    if opts.objects != "none":
+        return
+    from .qa.present import fap_unavailable
+
+    reasons = {ref.video_id: fap_unavailable(load(ref).actions) for ref in recs}
+    if any(why is None for why in reasons.values()):
+        return
+    skipped = {task: {vid: NO_NAMES if task != "fap" else why for vid, why in reasons.items()} for task in TASK_IDS}
+    raise NothingToBuild("nothing to build: --objects none gives questions only to fap, which needs at least 4 "
+                         "distinct action labels per recording, and no recording has them (every task's reason is "
+                         "listed above)", skipped)
 
 
 @dataclass(frozen=True)
@@ -302,6 +328,7 @@ def build_dataset(raw: str | os.PathLike[str], out: str | os.PathLike[str], vers
 
         review_stats = verification_stats(load_corrections(opts.review))["overall"]
     recs = find_recordings(raw, opts.source)
+    check_objects_none(recs, opts)
     work = out.parent / f".{out.name}.work"
     jobs = [(rec, work, opts) for rec in recs]
     bar = tqdm(total=len(jobs), desc="build", unit="video")
@@ -342,6 +369,9 @@ def build_dataset(raw: str | os.PathLike[str], out: str | os.PathLike[str], vers
             where[res["video_path"]] = d / f"proxy-{proxy.name}" / "original.mp4"
             where[res["overlay_path"]] = d / f"proxy-{proxy.name}" / "overlay.mp4"
         content.files.update(build_proxies(content.files, proxy, where, workers=workers))
+    if not any(content.qa.values()):
+        raise NothingToBuild("nothing to write: no recording gave a question to any task (every task's reason is "
+                             "listed above)", skipped)
     build_info = {"road": "raw-pipeline", "raw_dir": raw.name, "source": opts.source,
                   "object_backend": opts.objects, "options": opts.to_dict(),
                   "inputs": {ref.video_id: d.name for ref, d in zip(recs, done)}}

@@ -61,9 +61,16 @@ def _raw(p: argparse.ArgumentParser) -> Handler:
                                   "names: only the tasks that need none); the oracle needs the demo world")
         opts = BuildOptions(seed=a.seed, source=a.source, objects=objects, metadata=a.metadata, vlm_url=a.vlm_url,
                             vlm_model=a.vlm_model, vlm_api_key_env=a.vlm_api_key_env, review=tuple(a.review), hfov_deg=a.hfov, fixations=a.fixations)
+        from .build import NothingToBuild
+
         build = BENCHMARK.importer("raw")
-        root = build(a.raw, a.out, a.version, workers=a.workers, force=a.force, changelog=a.changelog,
-                     options=opts, proxy=proxy_spec(a.proxy_fps, a.proxy_size), previews=a.previews)
+        try:
+            root = build(a.raw, a.out, a.version, workers=a.workers, force=a.force, changelog=a.changelog,
+                         options=opts, proxy=proxy_spec(a.proxy_fps, a.proxy_size), previews=a.previews)
+        except NothingToBuild as exc:  # the report first: why each task has nothing, and what would give it some
+            for line in skipped_report(exc.skipped, lambda task: True):
+                print(line, file=sys.stderr)
+            raise
         from ...dataset.load import open_dataset
 
         data = open_dataset(root, benchmark=BENCHMARK, check=False)  # just written and verified by the build

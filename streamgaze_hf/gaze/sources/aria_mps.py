@@ -415,6 +415,11 @@ def _find_video(raw: Path, video_id: str) -> Path | None:
     return None
 
 
+def looks_like(raw: Path) -> bool:
+    """Whether ``raw`` is a raw directory of this layout (MPS eye gaze under ``eye_gaze/<id>/``)."""
+    return any((Path(raw) / "eye_gaze").glob(f"*/{GAZE_CSV}"))
+
+
 def discover(raw: Path) -> list[str]:
     """Recordings with a gaze CSV; each must have its video."""
     base = Path(raw) / "eye_gaze"

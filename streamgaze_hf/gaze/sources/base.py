@@ -9,8 +9,10 @@ coordinates and are invalid.
 from __future__ import annotations
 
 import csv
+import gzip
 import json
 import math
+import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +45,9 @@ class Recording:
     # the device's own fixations on the video clock when the recording has them (Pupil Cloud fixations.csv,
     # Neon's fixations stream), else None; `build --fixations device` uses them instead of our detector
     device_fixations: list[Fixation] | None = None
+    # the device's own blinks, (start, end) on the video clock, when the recording has them (Neon's blinks stream,
+    # Pupil Cloud blinks.csv), else None; `export-bids` writes them as physioevents
+    device_blinks: list[tuple[float, float]] | None = None
 
 
 def read_actions(path: Path) -> list[Action]:
@@ -234,3 +239,32 @@ def csv_rows(path: Path, required: Sequence[str] | Callable[[list[str]], Sequenc
                 yield lineno, row, col
     except UnicodeDecodeError:
         raise GazeFormatError("not a UTF-8 CSV file", path) from None
+
+
+def json_lines(path: Path) -> Iterator[tuple[int, dict]]:
+    """The objects of a gzip of JSON lines (Tobii Pro Glasses 2 ``livedata.json.gz``, Glasses 3 ``gazedata.gz``).
+
+    Args:
+        path: the file.
+
+    Yields:
+        ``(line number, object)`` per non-blank line.
+
+    Raises:
+        GazeFormatError: naming the file (and line), for a line that is not a JSON object or a file that is not
+            a gzip of UTF-8 text.
+    """
+    try:
+        with gzip.open(path, "rt", encoding="utf-8") as fh:
+            for n, line in enumerate(fh, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    obj = json.loads(line)
+                except ValueError as exc:
+                    raise GazeFormatError(f"line {n}: not JSON ({exc})", path) from None
+                if not isinstance(obj, dict):
+                    raise GazeFormatError(f"line {n}: not a JSON object", path)
+                yield n, obj
+    except (OSError, EOFError, zlib.error, UnicodeDecodeError) as exc:
+        raise GazeFormatError(f"not a gzip of JSON lines ({exc})", path) from None

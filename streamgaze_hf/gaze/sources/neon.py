@@ -19,7 +19,8 @@ format 2.3: none) and ``events``. Its ``scene`` stream needs the video; the scen
 Track (gaze/sources/wearable.py): time on the scene clock (the parts joined with no gap or overlap,
 samples outside the scene parts dropped); x, y = pixels / the scene camera's 1600 x 1200 (the video's own
 size, which may be a downscaled copy, is the track's frame size; 1600 x 1200 without a video); valid = finite point, worn byte not 0, and not inside a blink. Off-frame points keep
-their position. Device fixations: the ``fixations`` stream (mean gaze point). Actions: ``actions.csv``,
+their position. Device fixations: the ``fixations`` stream (mean gaze point); device blinks: the ``blinks``
+stream (``Recording.device_blinks``, on the scene clock). Actions: ``actions.csv``,
 else the events (``recording.begin``/``.end`` are not actions).
 
 A recording of several parts has one scene video per part; :func:`scene_video` joins them (packets copied,
@@ -29,21 +30,20 @@ parts' names, sizes and times, so a build reads one video on the same clock as t
 
 from __future__ import annotations
 
-import hashlib
-import json
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
 from ...util.errors import GazeFormatError, StreamGazeError
-from ...util.fsutil import user_cache_dir
 from ..track import GazeTrack
 from .base import Recording
 from .wearable import (
     SceneClock,
+    device_blinks,
     device_fixations,
     in_intervals,
+    joined_scene_video,
     recording_actions,
     scene_track,
     video_geometry,
@@ -56,14 +56,15 @@ SCENE = "Neon Scene Camera v1"
 SCENE_SIZE = (1600, 1200)  # Neon's scene camera
 
 
-def _is_recording(d: Path) -> bool:
+def is_recording(d: Path) -> bool:
+    """Whether folder ``d`` is one recording of this layout."""
     return (d / "info.json").is_file() and (any(d.glob("gaze ps*.time")) or (d / "gaze_200hz.time").is_file())
 
 
 def discover(raw: Path) -> list[str]:
     """Sub-folders that are native Neon recordings; each must have its scene video."""
     raw = Path(raw)
-    ids = sorted(d.name for d in raw.iterdir() if d.is_dir() and _is_recording(d)) if raw.is_dir() else []
+    ids = sorted(d.name for d in raw.iterdir() if d.is_dir() and is_recording(d)) if raw.is_dir() else []
     if not ids:
         raise StreamGazeError(f"no Neon recordings found (expected {LAYOUT})", raw)
     for vid in ids:
@@ -137,18 +138,7 @@ def scene_video(directory: Path) -> Path:
     clock = scene_clock(directory)
     if len(clock.parts) != len(parts):
         raise StreamGazeError(f"{len(parts)} scene video parts but {len(clock.parts)} timestamp parts", directory)
-    stamp = json.dumps([[p.name, p.stat().st_size, p.stat().st_mtime_ns] for p in parts]
-                       + [str(Path(directory).resolve())])
-    out = _cache_dir() / f"{hashlib.sha256(stamp.encode()).hexdigest()[:20]}.mp4"
-    if not out.is_file():
-        from ...video.join import join_parts
-
-        join_parts(parts, clock.offsets, out)
-    return out
-
-
-def _cache_dir() -> Path:
-    return user_cache_dir("scene", "STREAMGAZE_SCENE_CACHE")
+    return joined_scene_video(parts, clock.offsets, directory)
 
 
 def _directory(path: Path) -> Path:
@@ -171,24 +161,27 @@ def _streams(directory: str, _mtime: int):
             raise GazeFormatError(f"{len(w)} worn values for {len(ts)} gaze samples", Path(directory))
         valid &= w != 0
     blinks = _stream(rec, "blinks")
+    blink = None
     if blinks is not None and len(blinks):
-        valid &= ~in_intervals(ts, np.asarray(blinks.start_time), np.asarray(blinks.stop_time))
+        blink = (np.asarray(blinks.start_time), np.asarray(blinks.stop_time))
+        valid &= ~in_intervals(ts, *blink)
     fixations = _stream(rec, "fixations")
     fix = None if fixations is None else (np.asarray(fixations.start_time), np.asarray(fixations.stop_time),
                                           np.asarray(fixations.mean_gaze_point, dtype=np.float64).reshape(-1, 2))
     events = _stream(rec, "events")
     ev = [] if events is None else list(zip(np.asarray(events.time).tolist(), [str(e) for e in events.event]))
-    return ts, point[:, 0], point[:, 1], valid, fix, ev
+    return ts, point[:, 0], point[:, 1], valid, fix, ev, blink
 
 
 def _load(directory: Path, video: Path | None):
     directory = _directory(directory)
     clock = scene_clock(directory)
-    width, height, fps = video_geometry(video, SCENE_SIZE, clock)
-    ts, x, y, valid, fix, events = _streams(str(directory.resolve()), (directory / "info.json").stat().st_mtime_ns)
+    width, height, fps = video_geometry(video, SCENE_SIZE, clock, directory)
+    ts, x, y, valid, fix, events, blinks = _streams(str(directory.resolve()),
+                                                    (directory / "info.json").stat().st_mtime_ns)
     grid_w, grid_h = SCENE_SIZE  # gaze pixels are the scene camera's, whatever size the video is stored at
     track = scene_track(clock, ts, x / grid_w, y / grid_h, valid, width, height, fps, directory)
-    return clock, track, fix, events
+    return clock, track, fix, events, blinks
 
 
 def read_track(path: Path, video: Path | None = None) -> GazeTrack:
@@ -204,10 +197,11 @@ def load_recording(raw: Path, video_id: str) -> Recording:
     """Scene video (parts joined), gaze track, actions and the device's fixations of one recording."""
     directory = Path(raw) / video_id
     video = scene_video(directory)
-    clock, track, fix, events = _load(directory, video)
+    clock, track, fix, events, blinks = _load(directory, video)
     fixations = None if fix is None else device_fixations(clock, fix[0], fix[1], fix[2][:, 0], fix[2][:, 1],
                                                           *SCENE_SIZE, track)
     t, kept = clock.to_video(np.asarray([e[0] for e in events], dtype=np.int64))
     actions = recording_actions(directory, [(float(tk), name) for tk, k, (_, name) in zip(t, kept, events) if k],
                                 clock.duration)
-    return Recording(video_id, SOURCE, video, track, actions, directory, device_fixations=fixations)
+    return Recording(video_id, SOURCE, video, track, actions, directory, device_fixations=fixations,
+                     device_blinks=None if blinks is None else device_blinks(clock, *blinks))

@@ -24,7 +24,7 @@ Track (gaze/sources/wearable.py): time = (timestamp - first scene frame) on the 
 Pupil Invisible scene camera (``scene_camera_serial_number``); the video's own size (perhaps a downscaled
 copy) is the track's frame size; valid = both coordinates given, ``worn`` not 0 and no
 ``blink id`` (an older export without that column: not inside a ``blinks.csv`` interval). Off-frame points keep their position. Device
-fixations: ``fixations.csv``. Actions: ``actions.csv``, else ``events.csv``.
+fixations: ``fixations.csv``; device blinks: ``blinks.csv`` (``Recording.device_blinks``). Actions: ``actions.csv``, else ``events.csv``.
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ from ..track import GazeTrack
 from .base import Recording, csv_rows, finite_int, optional_float
 from .wearable import (
     SceneClock,
+    device_blinks,
     device_fixations,
     in_intervals,
     recording_actions,
@@ -55,6 +56,11 @@ GAZE, WORLD, FIXATIONS, BLINKS, EVENTS = ("gaze.csv", "world_timestamps.csv", "f
                                           "events.csv")
 TS = "timestamp [ns]"
 NEON_SIZE, INVISIBLE_SIZE = (1600, 1200), (1088, 1080)
+
+
+def is_recording(d: Path) -> bool:
+    """Whether folder ``d`` is one export of this layout (a ``gaze.csv`` with its ``world_timestamps.csv``)."""
+    return (d / GAZE).is_file() and (d / WORLD).is_file()
 
 
 def discover(raw: Path) -> list[str]:
@@ -137,7 +143,7 @@ def _load(gaze_csv: Path, video: Path | None):
                               "'Timeseries Data' with the scene video)", world)
     clock = SceneClock.of([read_timestamps(world)], 1e-9, world)
     grid = pixel_grid(directory)
-    width, height, fps = video_geometry(video, grid, clock)
+    width, height, fps = video_geometry(video, grid, clock, gaze_csv)
     ts, x, y, valid = gaze_samples(gaze_csv)
     if (directory / BLINKS).is_file() and not _has_column(gaze_csv, "blink id"):
         starts, ends, _, _ = read_intervals(directory / BLINKS)
@@ -174,8 +180,13 @@ def load_recording(raw: Path, video_id: str) -> Recording:
             if "fixation y [px]" in col else [math.nan] * len(rows)
         fixations = device_fixations(clock, starts, ends, np.asarray(fx), np.asarray(fy), *pixel_grid(directory),
                                      track)
+    blinks = None
+    if (directory / BLINKS).is_file():
+        starts, ends, _, _ = read_intervals(directory / BLINKS)
+        blinks = device_blinks(clock, starts, ends)
     events = read_events(directory / EVENTS) if (directory / EVENTS).is_file() else []
     t, kept = clock.to_video(np.asarray([e[0] for e in events], dtype=np.int64))
     actions = recording_actions(directory, [(float(tk), e[1]) for tk, k, e in zip(t, kept, events) if k],
                                 clock.duration)
-    return Recording(video_id, SOURCE, video, track, actions, directory, device_fixations=fixations)
+    return Recording(video_id, SOURCE, video, track, actions, directory, device_fixations=fixations,
+                     device_blinks=blinks)

@@ -52,6 +52,11 @@ def export_dir(recording: Path) -> Path | None:
     return found[-1] if found else None
 
 
+def is_recording(d: Path) -> bool:
+    """Whether folder ``d`` is one recording of this layout (an export holding ``gaze_positions.csv``)."""
+    return export_dir(d) is not None
+
+
 def discover(raw: Path) -> list[str]:
     """Recording folders with an export holding ``gaze_positions.csv``; each must have its world video."""
     raw = Path(raw)
@@ -116,7 +121,7 @@ def _load(gaze_csv: Path, video: Path | None):
     own_video, stamps = scene_files(gaze_csv.parent)
     clock = SceneClock.of([read_world_timestamps(stamps)], 1.0, stamps)
     video = video if video is not None else own_video
-    width, height, fps = video_geometry(video, DEFAULT_SIZE, clock)
+    width, height, fps = video_geometry(video, DEFAULT_SIZE, clock, gaze_csv)
     ts, x, y, valid = gaze_samples(gaze_csv)
     return clock, video, scene_track(clock, ts, x, y, valid, width, height, fps, gaze_csv)
 

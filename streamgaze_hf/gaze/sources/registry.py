@@ -21,9 +21,12 @@ pupil_cloud ``<raw>/<recording>/{gaze.csv, world_timestamps.csv, <scene>.mp4}`` 
             Data + Scene Video; optional events.csv, fixations.csv, blinks.csv)
 pupil_core  ``<raw>/<recording>/exports/<NNN>/{gaze_positions.csv, world.mp4, world_timestamps.npy}``
 tobii_g3    ``<raw>/<recording>/{gazedata.gz, scenevideo.mp4}`` (optional eventdata.gz, recording.g3)
+tobii_g2    ``<raw>/<recording>/{recording.json, segments/<n>/livedata.json.gz, segments/<n>/fullstream.mp4}``
+bids        ``<raw>/sub-<label>/.../<prefix>_recording-<label>_physio.{tsv.gz,json}`` (eyetrack),
+            ``<raw>/stimuli/<prefix>.mp4`` (a BIDS eye-tracking dataset, e.g. ``streamgaze export-bids``'s)
 =========== ====================================================================================
 
-The four readers of people's own glasses share gaze/sources/wearable.py (scene clock, blinks, device
+The five readers of people's own glasses share gaze/sources/wearable.py (scene clock, blinks, device
 fixations, events as actions; ``actions.csv`` beside a recording).
 """
 
@@ -39,9 +42,16 @@ from ..track import GazeTrack
 from .base import Recording
 
 SOURCES = ("world", "egtea", "egoexolearn", "holoassist", "ego4d", "egoexo4d_2d", "aria_mps",
-           "neon", "pupil_cloud", "pupil_core", "tobii_g3")
+           "neon", "pupil_cloud", "pupil_core", "tobii_g3", "tobii_g2", "bids")
 #: the sources whose ``read_track`` also takes the recording's directory (not only its gaze file)
-DIRECTORY_SOURCES = ("world", "holoassist", "neon", "pupil_cloud", "pupil_core", "tobii_g3")
+DIRECTORY_SOURCES = ("world", "holoassist", "neon", "pupil_cloud", "pupil_core", "tobii_g3", "tobii_g2", "bids")
+
+
+#: the vendor layouts a directory is recognised by when ``--source`` does not fit it, in the order they are tried
+#: (a module's ``is_recording(folder)``, or ``looks_like(raw)`` for a layout that is not a folder per recording)
+RECOGNISED = {"neon": "Pupil Labs Neon", "pupil_cloud": "Pupil Cloud export", "pupil_core": "Pupil Core (Pupil Player "
+              "export)", "tobii_g3": "Tobii Pro Glasses 3", "tobii_g2": "Tobii Pro Glasses 2", "aria_mps": "Aria MPS "
+              "eye gaze", "bids": "BIDS eye-tracking"}
 
 
 def source_module(source: str) -> ModuleType:
@@ -56,13 +66,48 @@ def layout(source: str) -> str:
     return source_module(source).LAYOUT
 
 
+def recognise(path: Path) -> tuple[str, bool] | None:
+    """The vendor layout (:data:`RECOGNISED`) a directory is in: (source, False) when it holds that source's
+    recordings, (source, True) when it is itself one recording; None when it is none of them."""
+    path = Path(path)
+    if not path.is_dir():
+        return None
+    subdirs = sorted(d for d in path.iterdir() if d.is_dir())
+    mods = {s: source_module(s) for s in RECOGNISED}
+    for s, mod in mods.items():
+        if mod.looks_like(path) if hasattr(mod, "looks_like") else any(mod.is_recording(d) for d in subdirs):
+            return s, False
+    return next(((s, True) for s, mod in mods.items() if hasattr(mod, "is_recording") and mod.is_recording(path)),
+                None)
+
+
+def _with_hint(exc: StreamGazeError, path: Path, source: str, raw: bool) -> StreamGazeError:
+    """``exc`` with the ``--source`` to use appended, when ``path`` is recognisably another source's layout."""
+    found = recognise(path)
+    if found is None or found[0] == source:
+        return exc
+    other, itself = found
+    what = RECOGNISED[other]
+    if not itself:
+        hint = f"this holds {what} recordings: give --source {other}"
+    elif raw:
+        hint = f"this is itself one {what} recording: give --source {other} and its parent folder as --raw"
+    else:
+        hint = f"this is a {what} recording: give --source {other}"
+    return type(exc)(f"{exc.reason}; {hint}", exc.path)
+
+
 def discover(raw_dir: Path, source: str) -> list[str]:
-    """Sorted video ids of a raw directory in the source's native layout (error if there are none)."""
+    """Sorted video ids of a raw directory in the source's native layout (error if there are none; when the
+    directory is recognisably another vendor's layout, the error names the ``--source`` to use)."""
     mod = source_module(source)
     raw = Path(raw_dir)
     if not raw.is_dir():
         raise StreamGazeError(f"raw directory not found (expected {mod.LAYOUT})", raw)
-    return mod.discover(raw)
+    try:
+        return mod.discover(raw)
+    except StreamGazeError as exc:
+        raise _with_hint(exc, raw, source, raw=True) from None
 
 
 def load_recording(raw_dir: Path, source: str, video_id: str) -> Recording:
@@ -95,7 +140,10 @@ def read_track(path: Path, source: str, video: Path | None = None) -> GazeTrack:
     path = Path(path)
     if not path.exists():
         raise StreamGazeError("gaze file not found", path)
-    return mod.read_track(path, None if video is None else Path(video))
+    try:
+        return mod.read_track(path, None if video is None else Path(video))
+    except StreamGazeError as exc:
+        raise _with_hint(exc, path, source, raw=False) from None
 
 
 @dataclass(frozen=True)

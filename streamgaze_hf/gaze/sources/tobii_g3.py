@@ -27,18 +27,16 @@ actions. ``actions.csv`` beside the recording takes precedence.
 
 from __future__ import annotations
 
-import gzip
 import json
 import math
-import zlib
 from pathlib import Path
 
 import numpy as np
 
 from ...util.errors import GazeFormatError, StreamGazeError
 from ..track import GazeTrack
-from .base import Recording
-from .wearable import SceneClock, recording_actions, scene_track
+from .base import Recording, json_lines
+from .wearable import SceneClock, assumed, recording_actions, scene_track
 
 SOURCE = "tobii_g3"
 LAYOUT = ("<raw>/<recording>/{gazedata.gz, scenevideo.mp4} (Tobii Pro Glasses 3; optional eventdata.gz, "
@@ -62,6 +60,11 @@ def _files(directory: Path) -> dict[str, Path]:
     return {k: Path(directory) / v for k, v in names.items()}
 
 
+def is_recording(d: Path) -> bool:
+    """Whether folder ``d`` is one recording of this layout (its gaze file is there)."""
+    return _files(d)["gaze"].is_file()
+
+
 def discover(raw: Path) -> list[str]:
     """Sub-folders with a gaze file; each must have its scene video."""
     raw = Path(raw)
@@ -72,24 +75,6 @@ def discover(raw: Path) -> list[str]:
         if not _files(raw / vid)["scenecamera"].is_file():
             raise StreamGazeError(f"scene video not found (expected {VIDEO})", raw / vid)
     return ids
-
-
-def json_lines(path: Path):
-    """(line number, object) of a gzip of JSON lines; GazeFormatError naming the file and line otherwise."""
-    try:
-        with gzip.open(path, "rt", encoding="utf-8") as fh:
-            for n, line in enumerate(fh, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    obj = json.loads(line)
-                except ValueError as exc:
-                    raise GazeFormatError(f"line {n}: not JSON ({exc})", path) from None
-                if not isinstance(obj, dict):
-                    raise GazeFormatError(f"line {n}: not a JSON object", path)
-                yield n, obj
-    except (OSError, EOFError, zlib.error, UnicodeDecodeError) as exc:
-        raise GazeFormatError(f"not a gzip of JSON lines ({exc})", path) from None
 
 
 def _timestamp(obj: dict, path: Path, n: int) -> float:
@@ -135,6 +120,8 @@ def _load(gaze: Path, video: Path | None):
     ts, x, y, valid = gaze_samples(gaze)
     if video is None:
         width, height, fps = NOMINAL
+        assumed(gaze, f"the G3's nominal scene camera, {width}x{height} at {fps:g} fps, and t = 0 at the "
+                      "recording's start")
         return None, scene_track(None, ts, x, y, valid, width, height, fps, gaze)
     from ...video.frame_reader import probe_video
 

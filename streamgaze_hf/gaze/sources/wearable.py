@@ -1,11 +1,12 @@
 """What the readers of people's own eye-tracking glasses share (``neon``, ``pupil_cloud``, ``pupil_core``,
-``tobii_g3``): the scene video's clock built from the device's own frame timestamps, blink intervals,
-the device's fixations, and the action timeline (the user's events, or an ``actions.csv``).
+``tobii_g3``, ``tobii_g2``): the scene video's clock built from the device's own frame timestamps, blink intervals,
+the device's fixations, the action timeline (the user's events, or an ``actions.csv``), the scene video of a
+recording in parts, and the one warning a reader gives when it must assume what only the scene video says.
 
 **The scene clock.** A wearable records gaze and scene frames on one device clock; the scene video's
 clock starts at its first frame. :class:`SceneClock` holds the device timestamps of every scene frame,
 in parts (a Neon recording that was interrupted is split into ``ps1``, ``ps2``, ...; every other
-recording is one part). On the video's clock, part ``k`` starts where part ``k - 1`` ended: at
+recording is one part; a Tobii Pro Glasses 2 recording is split into segments). On the video's clock, part ``k`` starts where part ``k - 1`` ended: at
 ``offset_k = offset_{k-1} + (last_{k-1} - first_{k-1}) + period_{k-1}``, ``period`` being the median
 interval of that part's own frame timestamps (never an assumed frame rate). So the joined scene video has
 no gap and no overlap at a join, and a gaze sample at device time ``ts`` inside part ``k``'s span
@@ -29,8 +30,11 @@ starts an action named after it that lasts until the next event (or the end of t
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import re
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +42,7 @@ from pathlib import Path
 import numpy as np
 
 from ...util.errors import GazeFormatError, StreamGazeError
+from ...util.fsutil import user_cache_dir
 from ..fixations import Fixation
 from ..track import GazeTrack
 from .base import Action, csv_rows, finite_float, sort_actions
@@ -181,6 +186,14 @@ def device_fixations(clock: SceneClock, starts: np.ndarray, ends: np.ndarray, px
     return out
 
 
+def device_blinks(clock: SceneClock, starts: np.ndarray, ends: np.ndarray) -> list[tuple[float, float]]:
+    """The device's blinks (device timestamps) as (start, end) on the scene clock; a blink whose start or end falls
+    outside the scene parts is left out."""
+    t0, k0 = clock.to_video(np.asarray(starts))
+    t1, k1 = clock.to_video(np.asarray(ends))
+    return [(float(a), float(b)) for a, b, ka, kb in zip(t0, t1, k0, k1) if ka and kb and b >= a]
+
+
 def events_to_actions(events: Sequence[tuple[float, str]], end: float) -> list[Action]:
     """The action timeline of the user's events (seconds on the video clock, name): module docstring."""
     events = sorted((t, n.strip()) for t, n in events if n.strip() and n.strip() not in DEVICE_EVENTS)
@@ -217,12 +230,43 @@ def recording_actions(directory: Path, events: Sequence[tuple[float, str]], end:
     return read_actions_csv(path) if path.is_file() else events_to_actions(events, end)
 
 
-def video_geometry(video: Path | None, default: tuple[int, int], clock: SceneClock) -> tuple[int, int, float]:
+class AssumedVideoWarning(UserWarning):
+    """A reader without the scene video took the frame size, rate or time origin from the device's nominal
+    values (the message says which, with the values); the CLI prints it as one warning line offering
+    ``--video``."""
+
+
+def assumed(path: Path, what: str) -> None:
+    """Warn (:class:`AssumedVideoWarning`) that the track of ``path`` assumes ``what`` for want of its scene video."""
+    warnings.warn(AssumedVideoWarning(f"{path}: no scene video: assumed {what}"), stacklevel=2)
+
+
+def video_geometry(video: Path | None, default: tuple[int, int], clock: SceneClock,
+                   path: Path | None = None) -> tuple[int, int, float]:
     """(width, height, fps): the scene video's when it is given, else the device's nominal frame size
-    and the rate of its frame timestamps."""
+    (an :class:`AssumedVideoWarning` naming ``path``) and the rate of its frame timestamps."""
     if video is not None:
         from ...video.frame_reader import probe_video
 
         info = probe_video(video)
         return info.width, info.height, info.fps
+    assumed(path or Path("."), f"the scene camera's frame size {default[0]}x{default[1]} (the rate and the first "
+                               "frame come from the recording's own frame timestamps)")
     return default[0], default[1], clock.fps
+
+
+def joined_scene_video(parts: Sequence[Path], offsets: Sequence[float], directory: Path) -> Path:
+    """One scene video of a recording's consecutive part videos, part ``k`` starting at ``offsets[k]`` s (the
+    scene clock's :attr:`SceneClock.offsets`), packets copied; kept in ``$STREAMGAZE_SCENE_CACHE`` (default
+    ``~/.cache/streamgaze/scene``) under a name made of the parts' names, sizes and times and the recording's
+    folder, so a build reads one video on the same clock as the track. One part is returned as it is."""
+    if len(parts) == 1:
+        return Path(parts[0])
+    stamp = json.dumps([[p.name, p.stat().st_size, p.stat().st_mtime_ns] for p in parts]
+                       + [str(Path(directory).resolve())])
+    out = user_cache_dir("scene", "STREAMGAZE_SCENE_CACHE") / f"{hashlib.sha256(stamp.encode()).hexdigest()[:20]}.mp4"
+    if not out.is_file():
+        from ...video.join import join_parts
+
+        join_parts(parts, offsets, out)
+    return out

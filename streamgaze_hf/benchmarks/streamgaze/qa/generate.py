@@ -32,6 +32,9 @@ assert tuple(GENERATORS) == TASK_IDS
 
 #: the tasks whose questions are about object names (all but FAP, which asks for the next action's label)
 NEEDS_OBJECT_NAMES = frozenset(TASK_IDS) - {"fap"}
+#: why a task about object names has no question in a build without them, and what would give it some
+NO_NAMES = ("no object names (objects: none); name them with --objects vlm --vlm-url URL --vlm-model NAME, or "
+            "--objects metadata --metadata CSV")
 #: why a recording gave a task no question, when its inputs had what the task needs (the generators' rules)
 NONE_FOUND = {
     "nfi": "no object in view but never looked at once three objects had been looked at",
@@ -54,7 +57,7 @@ def empty_task_reasons(qa: dict[str, list[dict]], actions, objects: str) -> dict
         if qa.get(task_id):
             continue
         if objects == "none" and task_id in NEEDS_OBJECT_NAMES:
-            out[task_id] = "no object names (objects: none)"
+            out[task_id] = NO_NAMES
         elif task_id == "fap" and fap_unavailable(actions):
             out[task_id] = fap_unavailable(actions)
         else:

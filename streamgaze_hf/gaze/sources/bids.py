@@ -1,0 +1,150 @@
+"""A BIDS eye-tracking dataset (BIDS 1.11 physio files of ``PhysioType`` ``eyetrack``), with the scene videos
+beside it: what ``streamgaze export-bids`` writes, or any BIDS dataset of head-mounted gaze on a scene video.
+
+Native layout::
+
+    <raw>/dataset_description.json
+    <raw>/sub-<label>/[ses-<label>/]<datatype>/<prefix>_recording-<label>_physio.{tsv.gz,json}   (eyetrack)
+    <raw>/sub-<label>/.../<prefix>_recording-<label>_physioevents.{tsv.gz,json}             optional
+    <raw>/stimuli/<prefix>.mp4                                                             the scene video
+
+One recording per ``<prefix>`` (``sub-<label>[_ses-<label>]_task-<label>[_acq-...][_run-<index>]``): its
+``cyclopean`` file when there are several eyes, else the first by label. Its video id is the sidecar's
+``SceneVideo.VideoId`` (what the export wrote), else the prefix; its scene video ``SceneVideo.File`` (relative to
+the dataset's root), else ``stimuli/<prefix>.mp4``.
+
+Track (gaze/bids.py's rule): t = ``StartTime`` + (``timestamp`` - the first one), in seconds on the scene video's
+clock; x, y as written when their ``Units`` are ``1`` (a fraction of the frame), divided by the video's width and
+height when ``pixel``; valid = the ``valid`` column (1) when there is one, and a position. Samples outside the
+scene video's frames are dropped as every reader drops them. Without the video the sidecar's ``SceneVideo``
+size and rate are the frame (no assumption: the export recorded them); a file without them needs the video.
+Actions: the physioevents of ``trial_type`` ``action`` (message: the label), else ``actions.csv`` in the
+recording's datatype folder.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from ...util.errors import GazeFormatError, StreamGazeError
+from ..bids import Physio, physio_files, read_events, read_physio
+from ..track import GazeTrack
+from .base import Action, Recording, sort_actions
+from .wearable import SceneClock, read_actions_csv, scene_track
+
+SOURCE = "bids"
+LAYOUT = ("<raw>/{dataset_description.json, sub-<label>/.../<prefix>_recording-<label>_physio.tsv.gz + .json "
+          "(PhysioType eyetrack), stimuli/<prefix>.mp4} (a BIDS eye-tracking dataset with its scene videos)")
+_RECORDING = re.compile(r"^(?P<prefix>.+)_recording-(?P<label>[0-9A-Za-z]+)_physio\.json$")
+
+
+def looks_like(raw: Path) -> bool:
+    """Whether ``raw`` is a BIDS dataset holding eye tracking."""
+    return (Path(raw) / "dataset_description.json").is_file() and bool(physio_files(raw))
+
+
+def _choose(files: list[Path]) -> Path:
+    """The recording of one prefix: the cyclopean one when there are several, else the first by label."""
+    from ..bids import read_sidecar
+
+    cyclopean = [f for f in files if read_sidecar(f).get("RecordedEye") == "cyclopean"]
+    return (cyclopean or files)[0]
+
+
+def _index(raw: Path) -> dict[str, tuple[Path, Path]]:
+    """video id -> (its physio sidecar, its scene video path) of every recording of a BIDS dataset."""
+    from ..bids import read_sidecar
+
+    by_prefix: dict[str, list[Path]] = {}
+    for f in physio_files(raw):
+        m = _RECORDING.match(f.name)
+        prefix = m.group("prefix") if m else f.name[: -len("_physio.json")]
+        by_prefix.setdefault(prefix, []).append(f)
+    out: dict[str, tuple[Path, Path]] = {}
+    for prefix, files in sorted(by_prefix.items()):
+        sidecar = _choose(files)
+        scene = read_sidecar(sidecar).get("SceneVideo") or {}
+        vid = str(scene.get("VideoId") or prefix) if isinstance(scene, dict) else prefix
+        video = Path(raw) / (str(scene.get("File")) if isinstance(scene, dict) and scene.get("File")
+                             else f"stimuli/{prefix}.mp4")
+        if vid in out:
+            raise StreamGazeError(f"two recordings have the video id {vid!r} ({out[vid][0].name}, {sidecar.name})", raw)
+        out[vid] = (sidecar, video)
+    return out
+
+
+def discover(raw: Path) -> list[str]:
+    """The video ids of a BIDS eye-tracking dataset; every recording must have its scene video."""
+    raw = Path(raw)
+    index = _index(raw) if (raw / "dataset_description.json").is_file() else {}
+    if not index:
+        raise StreamGazeError(f"no BIDS eye-tracking recordings found (expected {LAYOUT})", raw)
+    for vid, (sidecar, video) in index.items():
+        if not video.is_file():
+            raise StreamGazeError(f"scene video of {vid!r} not found (expected {video.relative_to(raw)} for "
+                                  f"{sidecar.name})", raw)
+    return sorted(index)
+
+
+def _track(physio: Physio, video: Path | None, where: Path) -> GazeTrack:
+    scene = physio.sidecar.get("SceneVideo") if isinstance(physio.sidecar.get("SceneVideo"), dict) else {}
+    clock = None
+    if video is not None:
+        from ...video.frame_reader import probe_video
+
+        info = probe_video(video)
+        width, height, fps = info.width, info.height, info.fps
+        clock = SceneClock.of([info.frame_times], 1.0, video)
+    else:
+        try:
+            width, height, fps = int(scene["Width"]), int(scene["Height"]), float(scene["FrameRate"])
+        except (KeyError, TypeError, ValueError):
+            raise StreamGazeError("no scene video: the sidecar has no SceneVideo Width, Height and FrameRate; give "
+                                  "the video (--video)", where) from None
+    x, y = physio.x, physio.y
+    if physio.units == "pixel":
+        x, y = x / width, y / height
+    return scene_track(clock, physio.t, x, y, physio.valid, width, height, fps, where)
+
+
+def _sidecar_of(path: Path) -> tuple[Path, Path | None]:
+    """(physio sidecar, its scene video or None) of a dataset root with one recording, or of a physio file."""
+    path = Path(path)
+    if path.is_dir():
+        index = _index(path)
+        if len(index) != 1:
+            raise StreamGazeError(f"{len(index)} eye-tracking recordings here; name one's _physio.json "
+                                  f"({', '.join(s.name for s, _ in index.values()) or 'none'})", path)
+        sidecar, video = next(iter(index.values()))
+        return sidecar, video if video.is_file() else None
+    sidecar = path if path.name.endswith(".json") else Path(str(path).removesuffix(".tsv.gz") + ".json")
+    if not sidecar.is_file():
+        raise GazeFormatError("no _physio.json sidecar beside the file", path)
+    return sidecar, None
+
+
+def read_track(path: Path, video: Path | None = None) -> GazeTrack:
+    """The track of a BIDS dataset with one recording, or of one ``*_physio.json`` / ``.tsv.gz``; the scene video
+    (given, or the dataset's) sets the clock's frames and the frame, else the sidecar's ``SceneVideo``."""
+    sidecar, own = _sidecar_of(path)
+    return _track(read_physio(sidecar), Path(video) if video is not None else own, sidecar)
+
+
+def load_recording(raw: Path, video_id: str) -> Recording:
+    """Scene video, gaze track and actions of one recording of a BIDS dataset."""
+    raw = Path(raw)
+    index = _index(raw)
+    if video_id not in index:
+        raise StreamGazeError(f"no recording {video_id!r} in this BIDS dataset", raw)
+    sidecar, video = index[video_id]
+    if not video.is_file():
+        raise StreamGazeError(f"scene video not found (expected {video.relative_to(raw)})", raw)
+    track = _track(read_physio(sidecar), video, sidecar)
+    events = read_events(Path(str(sidecar).replace("_physio.json", "_physioevents.json")))
+    actions = [Action(a, a + d, label) for a, d, kind, label in events if kind == "action" and label]
+    csv = sidecar.parent / "actions.csv"
+    if not actions and csv.is_file():
+        actions = read_actions_csv(csv)
+    return Recording(video_id, SOURCE, video, track, sort_actions(actions), sidecar.parent)
+
