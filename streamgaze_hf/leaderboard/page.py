@@ -30,7 +30,10 @@ from ..util.htmlpage import attr, page_head
 from .rows import BADGES, Column, Row, html_columns, settings_columns
 from .sections import Section
 
-__all__ = ["render_html", "render_table", "TABLE_CSS", "SORT_JS"]
+__all__ = ["render_html", "render_table", "TABLE_CSS", "SORT_JS", "EVALUATED"]
+
+#: the mark of a row the leaderboard evaluated itself (an evaluation request run as a Hub Job)
+EVALUATED = "evaluated by the leaderboard"
 
 _PAGE_CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;margin:1.2rem;color:#1b1f24}
@@ -74,6 +77,8 @@ font-style:normal;background:#eaeef2;color:#57606a}
 .by{display:block;font-size:.7rem;color:#57606a}
 .flag{display:inline-block;margin-left:.4rem;padding:0 .35rem;border-radius:.6rem;font-size:.7rem;background:#ffebe9;
 color:#a40e26}
+.evaluated{display:inline-block;margin-left:.4rem;padding:0 .35rem;border-radius:.6rem;font-size:.7rem;
+background:#dafbe1;color:#116329}
 .warn{display:inline-block;margin-left:.4rem;padding:0 .35rem;border-radius:.6rem;font-size:.7rem;background:#fff8c5;
 color:#7d4e00}
 tr.flagged td{background:#fff5f5}
@@ -147,6 +152,9 @@ def _provenance(row: Row) -> str:
     """Who submitted a results row (its pull request linked; the run number of a resubmitted model), a
     maintainer's flag and the Hub model's warnings: under the model name."""
     out = ""
+    if row.evaluated:
+        out += (f'<span class="evaluated" title="the leaderboard ran this model itself (a Hub Job of an evaluation '
+                f'request)">{_link(row.job_url, EVALUATED)}</span>')
     if row.flag:
         out += f'<span class="flag" title="{attr(row.flag)}">{_link(row.flag_url, "flagged")}</span>'
     if row.warnings:

@@ -59,6 +59,8 @@ class Row:
     warnings: str = ""
     stderr: dict[str, float] = field(default_factory=dict)
     efficiency: str = ""  # how long the model wrapper waited for video (efficiency_text); submissions that measured it
+    evaluated: bool = False  # the leaderboard ran the model itself (a Hub Job of an evaluation request)
+    job_url: str = ""  # that job's page
 
     def __post_init__(self) -> None:
         if self.categories:

@@ -44,6 +44,8 @@ class QueueRecord:
     benchmark: str
     model_name: str
     name_key: str
+    model_id: str = ""
+    model_revision: str = ""  # the commit the request pins
     status: str = "PENDING"
     reason: str = ""
     job_id: str = ""

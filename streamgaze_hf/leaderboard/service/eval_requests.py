@@ -36,7 +36,7 @@ from ...util.errors import StreamGazeError
 from ...util.secrets import secret_name
 
 __all__ = ["REQUEST_KIND", "REQUEST_VERSION", "MAX_REQUEST_BYTES", "build_request", "parse_request", "request_tasks",
-           "request_verdict", "model_args_problem", "RequestPush", "open_request"]
+           "request_verdict", "model_args_problem", "RequestPush", "open_request", "request_digest"]
 
 REQUEST_KIND = "evaluation-request"
 REQUEST_VERSION = 1
@@ -80,6 +80,18 @@ def request_tasks(bench: Benchmark, gaze: str) -> list[str]:
     (``streamgaze eval`` leaves out the tasks the dataset has no questions of, saying so)."""
     suffix = next(s for s, mode in bench.gaze_variants.items() if mode == gaze)
     return [f"{bench.name}{suffix}"]
+
+
+def request_digest(req: Mapping) -> str:
+    """What makes two requests the same evaluation: the model at its commit, the lmms-eval model and arguments, the
+    settings and the dataset commit (sha256 of their canonical JSON); the sync runs one of them."""
+    import hashlib
+    import json
+
+    same = {"benchmark": req["benchmark"], "model": [req["model"]["id"], req["model"]["revision"]],
+            "lmms_eval": req["lmms_eval"], "settings": req["settings"],
+            "dataset": [req["dataset"]["repo"], req["dataset"]["commit"]]}
+    return hashlib.sha256(json.dumps(same, sort_keys=True).encode("utf-8")).hexdigest()
 
 
 def build_request(bench: Benchmark, *, model_id: str, commit: str, lmms_model: str, model_args: str = "",
@@ -216,7 +228,6 @@ def listed_dataset(api, ref: str):
     """``--dataset REF`` of a request: a Hub dataset at a tag or a commit (``pinning``'s rule: a branch is refused),
     resolved to its commit, with its benchmark and manifest."""
     from ...hub.reference import is_reference
-
     from .pinning import listed_datasets
 
     if not is_reference(ref):
