@@ -116,8 +116,13 @@ def _compare(p: argparse.ArgumentParser) -> Handler:
     return run
 
 
-@command("leaderboard", "render the leaderboard site (index.html, leaderboard.md/.csv, chart.png) from submissions")
+@command("leaderboard", "render the leaderboard site (index.html, leaderboard.md/.csv, chart.png) from submissions; "
+         "`leaderboard --help` lists its verbs (init, sync, serve, space, flag, unflag, run-request)")
 def _leaderboard(p: argparse.ArgumentParser) -> Handler:
+    p.formatter_class = argparse.RawDescriptionHelpFormatter
+    import textwrap
+
+    p.description = f"{textwrap.fill(p.description or '', 100)}\n\n{verbs_text()}"
     p.add_argument("submissions", nargs="+", help="submission JSON files of any registered benchmark (each is "
                    "validated and re-scored by its benchmark's scorer)")
     p.add_argument("--dataset", default=None, action="append",
@@ -140,9 +145,25 @@ def _leaderboard(p: argparse.ArgumentParser) -> Handler:
     return run
 
 
-#: the leaderboard's sub-verbs: ``streamgaze leaderboard init|sync|serve|space ...`` (canonical_argv joins the two
-#: words); ``streamgaze leaderboard FILE.json ...`` stays the static site
-LEADERBOARD_VERBS = ("init", "sync", "serve", "space", "flag", "unflag", "run-request")
+#: the leaderboard's sub-verbs, each with its one line: ``streamgaze leaderboard init|sync|serve|space ...``
+#: (canonical_argv joins the two words); ``streamgaze leaderboard FILE.json ...`` stays the static site
+VERB_LINES = {
+    "init": "create the requests and results datasets on the Hub (the maintainer's first step)",
+    "sync": "re-score open pull requests, accept or close them, run evaluation requests, update the results",
+    "serve": "start the leaderboard web app (Gradio): tables, Submit, About",
+    "space": "write the folder of a Hugging Face Space running the app",
+    "flag": "flag a row of the results dataset, with a link to the discussion",
+    "unflag": "remove a row's flag",
+    "run-request": "what the leaderboard's Hub Job runs for an evaluation request",
+}
+LEADERBOARD_VERBS = tuple(VERB_LINES)
+
+
+def verbs_text() -> str:
+    """``leaderboard --help``'s list of its verbs, one line each (the site renderer first)."""
+    lines = ["verbs:", f"  {'FILE.json ...':<16}render the static site from submission files (this command)"]
+    lines += [f"  {verb:<16}{text}" for verb, text in VERB_LINES.items()]
+    return "\n".join(lines) + "\n\n`streamgaze leaderboard VERB --help` for each verb's options."
 
 
 @command("leaderboard init", "the maintainer's first step: create the requests and results datasets on the Hub "
@@ -163,7 +184,8 @@ def _leaderboard_init(p: argparse.ArgumentParser) -> Handler:
 
 
 @command("leaderboard sync", "the maintainer's sync: re-score every open pull request of the requests dataset, "
-         "comment and merge or close it, update the results dataset and its static site")
+         "accept (commit the re-scored bytes) or close it with a comment, run accepted evaluation requests as Hub "
+         "Jobs (--evaluate jobs), update the results dataset and its static site")
 def _leaderboard_sync(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--requests", required=True, metavar="ORG/REQUESTS", help="the requests dataset (pull requests)")
     p.add_argument("--results", required=True, metavar="ORG/RESULTS",

@@ -76,6 +76,17 @@ def submission_row(report: ValidationReport, section: str = "") -> Row:
                section=section, task_coverage=coverage, efficiency=efficiency_text(sub.get("run", {})))
 
 
+def _refuse_repeat(rep: ValidationReport, seen: dict) -> None:
+    """One run is one row: a file whose raw responses are those of a file given before it is refused, naming it."""
+    from ..submission.fingerprint import responses_digest
+
+    digest = responses_digest(rep.submission)
+    if digest in seen:
+        raise StreamGazeError(f"its responses are those of {seen[digest]}, given before it: the same run is one row "
+                              "(leave one of them out)", rep.path)
+    seen[digest] = rep.path
+
+
 def _refuse_oracle(rep: ValidationReport) -> None:
     if rep.is_oracle:
         raise StreamGazeError("this is the oracle baseline (it reads the answer key): never ranked on the "
@@ -212,12 +223,14 @@ def write_leaderboard(submissions: Sequence[str | os.PathLike[str]], root, out: 
     Raises:
         StreamGazeError: ``out`` exists and is not a leaderboard directory; no dataset at a given root, or
             two datasets of one benchmark; a submission whose benchmark has no dataset among those given
-            (and no ``$..._ROOT``), or that does not validate (:func:`validate_submission`).
+            (and no ``$..._ROOT``), that does not validate (:func:`validate_submission`), or whose raw responses
+            are those of a file given before it.
     """
     out = Path(out)
     _check_out(out)
     roots = _roots(root)
     keys: dict = {}
+    seen: dict[str, Path] = {}
     by_bench: dict[str, list[ValidationReport]] = {}
     for path in submissions:
         bench = submission_benchmark(load_submission(path))
@@ -226,6 +239,7 @@ def write_leaderboard(submissions: Sequence[str | os.PathLike[str]], root, out: 
             raise StreamGazeError(f"the submission is for {name}, but no {name} dataset is among --dataset "
                                   f"({', '.join(str(p) for p in roots.values())}): add --dataset with its dataset", path)
         by_bench.setdefault(name, []).append(validate_submission(path, roots.get(name), key_cache=keys))
+        _refuse_repeat(by_bench[name][-1], seen)
     reports = [r for reps in by_bench.values() for r in reps]
     sections: list[Section] = []
     parts = []
