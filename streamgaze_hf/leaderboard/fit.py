@@ -37,8 +37,9 @@ def column_px(col: Column, rows: Sequence[Row]) -> float:
 
 
 def empty_columns(columns: Sequence[Column], rows: Sequence[Row]) -> list[Column]:
-    """The score columns (Overall and coverage too) without a value in any of ``rows``."""
-    return [c for c in columns if c.is_score and all(c.get(r) is None for r in rows)]
+    """The score columns (Overall and coverage too) without a value in any of ``rows``, and the rank column when no
+    row is ranked."""
+    return [c for c in columns if (c.is_score or c.key == "rank") and all(c.get(r) is None for r in rows)]
 
 
 def split_columns(columns: Sequence[Column], rows: Sequence[Row], budget_px: float = BUDGET_PX

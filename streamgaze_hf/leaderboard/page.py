@@ -267,10 +267,10 @@ def _ranking(sec: Section, overall: Column, shown: bool) -> tuple[str, str]:
     if partial:
         note += (f" {_rows_text(partial, 'partial run')} (not every question answered: missing answers count as "
                  "wrong) listed after the full runs, not ranked.")
-    if not shown:
-        return note, (f"Rows in name order: no row has an {overall.label} score, so none is ranked. Click a column "
-                      "header to sort.")
     after = ", partial runs after the full ones" if partial else ""
+    if not shown:
+        return note, (f"Rows in name order{after}: no row has an {overall.label} score, so none is ranked. Click a "
+                      "column header to sort.")
     return note, f"Sorted by {overall.label} ({_direction(overall)}{after}). Click a column header to sort."
 
 
@@ -287,10 +287,13 @@ def render_table(ident: str, sec: Section, *, stderr: bool = False, chart: tuple
     overall = next(c for c in html_columns(columns) if c.key == "overall")
     ranking, sort_line = _ranking(sec, overall, overall not in empty)
     head = "".join(_header(c, c.key in detail_keys, "overall" if overall not in empty else "") for c in shown)
+    # the settings under the model name: those no row of this table has are left out too
+    under = tuple(c for c in columns if not (c.settings and all(c.get(r) in (None, "") for r in sec.rows)))
     body = "\n".join(f'<tr class="{attr(r.source)}{" flagged" if r.flag else ""}{" evaluated" if r.evaluated else ""}">'
-                     + "".join(_cell(c, r, columns, stderr, c.key in detail_keys) for c in shown) + "</tr>"
+                     + "".join(_cell(c, r, under, stderr, c.key in detail_keys) for c in shown) + "</tr>"
                      for r in sec.rows)
-    left_out = (f" Left out, no row has a value: {', '.join(c.label for c in empty)}." if empty else "")
+    named = [c.label for c in empty if c.key != "rank"]  # no rank: the ranking sentence says so
+    left_out = f" Left out, no row has a value: {', '.join(named)}." if named else ""
     toggle = (f'\n<button type="button" class="columns" aria-pressed="false" aria-controls="leaderboard-{ident}" '
               f'data-more="{len(detail)}">All columns ({len(detail)} more)</button>' if detail else "")
     return f"""<section class="dataset" data-section="{attr(sec.key)}">

@@ -206,13 +206,13 @@ def partial_text(row: Row) -> str:
 
 def sort_rows(rows: list[Row], higher_is_better: bool = True) -> list[Row]:
     """Overall descending (ascending when lower is better; blank last); ties: submissions first, then by
-    name; partial runs (:func:`is_partial`) after every full one, in the same order. Ranks every full row but the
+    name (alphabetical, whatever the case); partial runs (:func:`is_partial`) after every full one, in the same order. Ranks every full row but the
     Human reference and rows without an overall score (e.g. a benchmark whose metrics have no common unit), so
     call it on the rows of one dataset (one leaderboard section) only."""
     order = {"submission": 0, "paper": 1, "human": 2}
     sign = -1.0 if higher_is_better else 1.0
     out = sorted(rows, key=lambda r: (is_partial(r), r.overall is None, sign * (r.overall or 0.0), order[r.source],
-                                      r.name))
+                                      r.name.casefold(), r.name))
     rank = 0
     for r in out:
         r.rank = None

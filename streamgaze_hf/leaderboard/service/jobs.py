@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from ... import __version__
 from ...util.errors import StreamGazeError
+from ...util.provenance import TOOLKIT
 
 __all__ = ["DEFAULT_IMAGE", "JobSettings", "job_script", "flavor_gpus", "start_job", "job_state", "log_tail",
            "cancel", "toolkit_wheel_url", "TERMINAL", "JobState", "parse_duration", "WHEEL_DIR"]
@@ -126,11 +127,11 @@ def job_script(*, requests: str, request_path: str, request_commit: str, num: in
     ``streamgaze leaderboard run-request``. Holds no secret."""
     q = shlex.quote
     wheel = q(f"streamgaze-toolkit[eval] @ {wheel_url}#sha256={wheel_sha256}")
-    run = " ".join(q(a) for a in ("streamgaze", "leaderboard", "run-request", "--requests", requests, "--request",
+    run = " ".join(q(a) for a in (TOOLKIT, "leaderboard", "run-request", "--requests", requests, "--request",
                                   request_path, "--commit", request_commit, "--pr", str(num), "--out", responses_path))
     return "\n".join([
         "set -eu",
-        f"if [ \"$(streamgaze --version 2>/dev/null || true)\" = {q(version_line)} ]; then",
+        f"if [ \"$({TOOLKIT} --version 2>/dev/null || true)\" = {q(version_line)} ]; then",
         f"  echo {q('streamgaze-toolkit: the image has ' + version_line)}",
         "else",
         f"  echo {q('streamgaze-toolkit: installing ' + version_line.split(' (')[0] + ' from the requests dataset')}",
