@@ -13,7 +13,12 @@ import pytest
 
 from streamgaze_hf.leaderboard.fit import empty_columns, split_columns
 from streamgaze_hf.leaderboard.rows import Row, benchmark_columns, html_columns, sort_rows
-from streamgaze_hf.leaderboard.service.eval_queue import QueueRecord, dumps_queue, parse_queue, spent_gpu_hours
+from streamgaze_hf.leaderboard.service.eval_queue import (
+    QueueRecord,
+    dumps_queue,
+    parse_queue,
+    spent_gpu_hours,
+)
 from streamgaze_hf.leaderboard.service.eval_requests import (
     build_request,
     model_args_problem,
