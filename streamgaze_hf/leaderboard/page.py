@@ -76,7 +76,6 @@ td.overall{font-weight:700}
 td.coverage.partial,td.partial .cov{color:#9a6700;font-weight:600}
 .cov{display:block;font-size:.65rem}
 tr.paper td,tr.human td{color:#57606a}
-tr.paper .name,tr.human .name{font-style:italic}
 tr.human td{background:#fff8e5}
 .badge{display:inline-block;margin-left:.4rem;padding:0 .35rem;border-radius:.6rem;font-size:.7rem;
 font-style:normal;background:#eaeef2;color:#57606a}

@@ -36,7 +36,7 @@ from streamgaze_hf.submission import load_answer_key, validate_submission
 
 from ..e2e.test_submission import SCRIPT_NAME, synthetic_submission
 from ..e2e.test_submission_benchmarks import RESPONSES, ego_dataset, ego_submission
-from ..fixtures.browser import keep_screenshot, require_browser
+from ..fixtures.browser import FONTS_JS, check_tables, keep_screenshot, require_browser
 from ..fixtures.leaderboard_sites import benchmark_submission, other_datasets, results_dir
 
 pytestmark = pytest.mark.slow
@@ -303,77 +303,6 @@ def test_each_benchmark_has_its_own_section(page, site):
 
 
 # ---- readable at 1280x800, on the local and the synced site (issue 44) -------------------------------------------
-
-#: every table: its scroll width and its box's, whether each header is one line, its score columns without a value
-#: in any row, the sort line and the rows' order (names, ranks, partial marks, the values of the sorted column)
-TABLES_JS = """() => Array.from(document.querySelectorAll('table.leaderboard')).filter(t => t.getClientRects().length)
-  .map(t => {
-    const heads = Array.from(t.tHead.rows[0].cells).filter(h => h.getClientRects().length);
-    const sorted = heads.find(h => ['ascending', 'descending'].includes(h.getAttribute('aria-sort')));
-    const col = sorted ? Array.from(t.tHead.rows[0].cells).indexOf(sorted) : -1;
-    const rows = Array.from(t.tBodies[0].rows).filter(r => r.getClientRects().length);
-    return {id: t.id, width: t.scrollWidth, box: t.closest('.wrap').clientWidth,
-      twoLines: heads.filter(h => { const b = h.querySelector('button'); return b && b.getClientRects().length !== 1; })
-        .map(h => h.innerText),
-      empty: heads.filter(h => h.getAttribute('data-kind') === 'num').filter(h => {
-        const i = Array.from(t.tHead.rows[0].cells).indexOf(h);
-        return rows.every(r => (r.cells[i].getAttribute('data-sort') || '') === ''); }).map(h => h.innerText),
-      sortLine: document.getElementById(t.getAttribute('data-status')).innerText,
-      sortedBy: sorted ? sorted.getAttribute('data-key') : null, direction: sorted ? sorted.getAttribute('aria-sort') : null,
-      values: rows.map(r => col < 0 ? null : r.cells[col].getAttribute('data-sort')),
-      names: rows.map(r => r.querySelector('td.model .name').innerText),
-      partial: rows.map(r => !!r.querySelector('.partial-run'))};
-  })"""
-
-#: every font face the computed styles of the visible text ask for (family, weight, style), for the families the
-#: page declares with @font-face, and whether a face of exactly that weight is loaded (document.fonts)
-FONTS_JS = """async () => {
-  await document.fonts.ready;
-  const clean = f => f.replace(/["']/g, '').trim();
-  const faces = Array.from(document.fonts);
-  const families = new Set(faces.map(f => clean(f.family)));
-  const asked = new Set();
-  for (const el of document.querySelectorAll('body *')) {
-    if (!el.getClientRects().length) continue;
-    if (!Array.from(el.childNodes).some(n => n.nodeType === 3 && n.textContent.trim())) continue;
-    const cs = getComputedStyle(el);
-    const family = clean(cs.fontFamily.split(',')[0]);
-    if (families.has(family)) asked.add([family, cs.fontWeight, cs.fontStyle].join('|'));
-  }
-  const weightOk = (face, w) => { const p = face.weight.split(' ').map(Number);
-    return p.length === 2 ? p[0] <= +w && +w <= p[1] : face.weight === w || (face.weight === 'normal' && w === '400')
-      || (face.weight === 'bold' && w === '700'); };
-  const missing = Array.from(asked).filter(k => { const [family, w, style] = k.split('|');
-    return !faces.some(f => clean(f.family) === family && f.status === 'loaded' && weightOk(f, w) && f.style === style); });
-  return {asked: Array.from(asked).sort(), missing: missing.sort(), declared: faces.length};
-}"""
-
-
-def check_tables(pg, where: str) -> list[dict]:
-    """Every visible table of the page fits its box, with its headers on one line, no column empty for every row, and
-    its rows in the order its sort line says (full runs first, partial runs after them, unranked)."""
-    tables = pg.evaluate(TABLES_JS)
-    assert tables, where
-    for t in tables:
-        assert t["width"] <= t["box"], (where, t["id"], t["width"], t["box"])
-        assert t["twoLines"] == [], (where, t["id"])
-        assert t["empty"] == [], (where, t["id"])
-        full = [v for v, p in zip(t["values"], t["partial"]) if not p]
-        assert t["partial"] == sorted(t["partial"]), (where, t["id"])  # partial runs after every full one
-        if t["sortedBy"]:
-            label = t["sortLine"].removeprefix("Sorted by ").split(" (")[0]
-            assert t["sortLine"].startswith(f"Sorted by {label} ({t['direction']}"), (where, t["id"])
-            numbers = [float(v) for v in full if v]
-            assert numbers == sorted(numbers, reverse=t["direction"] == "descending"), (where, t["id"], numbers)
-            assert all(v for v in full[:len(numbers)]) and not any(full[len(numbers):]), (where, t["id"])
-        else:  # nothing to rank by (VL4Gaze: no overall): the line says so, and the rows are in name order
-            assert t["sortLine"].startswith("Rows in name order"), (where, t["id"])
-            assert "no row has an Overall score" in t["sortLine"], (where, t["id"])
-            for part in (False, True):
-                names = [n for n, p in zip(t["names"], t["partial"]) if p == part]
-                assert names == sorted(names, key=str.lower), (where, t["id"], names)
-    return tables
-
 
 @pytest.mark.parametrize("page", ["local", "synced"], indirect=True)
 def test_every_table_is_readable_at_1280(page, site, tmp_path):

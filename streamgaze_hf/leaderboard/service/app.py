@@ -95,14 +95,20 @@ section.dataset h2{font-size:1.05rem;margin:1rem 0 .2rem}
 
 
 def theme():
-    """Gradio's default theme with every weight its text uses loaded: Source Sans Pro at 400, 600 and 700 (the
-    default loads 400 and 600 only, so the browser faked the bold of headings and of the tables' Overall) and the
-    mono font the toolkit ships (Source Code Pro; the default names IBM Plex Mono, which Gradio does not ship)."""
+    """Gradio's default theme with a whole face for every weight its text uses. The default loads Source Sans Pro at
+    400 and 600 only, so the browser faked the bold (700) of headings and of the tables' Overall; and the 600 file
+    Gradio ships (``SourceSansPro-SemiBold.woff2``) is a subset of 55 glyphs, so text at 600 (the tables' headers,
+    labels) mixed its few glyphs with another font's. Here 600 and 700 are both drawn from Gradio's complete Bold
+    file; the mono font is one Gradio ships (Source Code Pro; the default names IBM Plex Mono, which it does not)."""
     import gradio as gr
 
+    class WholeFaces(gr.themes.LocalFont):
+        def stylesheet(self) -> dict:
+            sheet = super().stylesheet()
+            return {**sheet, "css": sheet["css"].replace("SourceSansPro-SemiBold.woff2", "SourceSansPro-Bold.woff2")}
+
     return gr.themes.Default(
-        font=(gr.themes.LocalFont("Source Sans Pro", weights=(400, 600, 700)), "ui-sans-serif", "system-ui",
-              "sans-serif"),
+        font=(WholeFaces("Source Sans Pro", weights=(400, 600, 700)), "ui-sans-serif", "system-ui", "sans-serif"),
         font_mono=(gr.themes.LocalFont("Source Code Pro", weights=(400, 600)), "ui-monospace", "Consolas",
                    "monospace"))
 
