@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..dataset.load import nonempty_tasks, read_manifest, resolve_root
+from ..dataset.load import dataset_files, manifest_files, nonempty_tasks, read_manifest, resolve_root
 from ..dataset.writer import manifest_digest
 from ..registry import Benchmark, default_benchmark, get_benchmark
 from ..util.errors import StreamGazeError
@@ -109,6 +109,9 @@ def load_answer_key(root: str | os.PathLike[str] | None, gaze: str | None = None
         gaze = bench.plain_gaze
     module = bench.evaluation_api()
     manifest = read_manifest(path)
+    # a Hub dataset's tables in one download (one progress bar), before the tasks read them one by one
+    dataset_files(path, [rel for rel in manifest_files(path) if rel.startswith("data/") and rel.endswith(".parquet")
+                         and not rel.startswith("data/previews/")])
     docs: dict[str, dict[ItemKey, dict]] = {}
     task_of: dict[str, str] = {}
     present = nonempty_tasks(path, bench.task_ids)

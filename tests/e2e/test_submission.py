@@ -44,10 +44,13 @@ SCRIPT_NAME = "<script>alert(1)</script>"
 # ---- helpers ---------------------------------------------------------------------------------------
 
 def synthetic_submission(key, out: Path, name: str, right: float, *, frames: str = "", params: str = "",
-                         drop: float = 0.0) -> Path:
+                         drop: float = 0.0, salt: int = 0) -> Path:
     """A submission whose model answers the first ``right`` fraction of each task's items correctly and
-    the rest wrongly, leaving out the last ``drop`` fraction (for leaderboard tests without lmms-eval)."""
-    responses = {}
+    the rest wrongly, leaving out the last ``drop`` fraction (for leaderboard tests without lmms-eval). ``salt``:
+    which wrong letters it gives (the same scores, other raw responses: a run of its own, not a repeat)."""
+    import random
+
+    responses, pick = {}, random.Random(salt)
     for task_id in TASK_IDS:
         items = list(key.docs[task_id].items())
         n_keep = len(items) - int(round(drop * len(items)))
@@ -57,6 +60,8 @@ def synthetic_submission(key, out: Path, name: str, right: float, *, frames: str
                 responses[item] = target
             elif doc["checkpoint_index"] >= 0:
                 responses[item] = "No" if target == "Yes" else "Yes"
+            elif salt:
+                responses[item] = pick.choice([c for c in "ABCD" if c != target])
             else:
                 responses[item] = "B" if target == "A" else "A"
     sub = assemble_submission(key, responses, prompt_mode="default", clip_fps=0.0,
