@@ -41,7 +41,7 @@ from ..util.fsutil import atomic_directory
 from .cells import csv_safe, md_escape
 from .chart import chart_caption, chart_rows, render_chart
 from .page import render_html
-from .rows import Row, benchmark_columns, chart_columns, efficiency_text
+from .rows import Row, benchmark_columns, chart_columns, efficiency_text, is_partial, partial_text
 from .sections import Section, group_sections, reference_section_of, section_of
 
 __all__ = ["submission_row", "collect_benchmark_sections", "reference_row", "render_markdown", "render_csv",
@@ -131,6 +131,8 @@ def _plain(col, row: Row) -> str:
     value = col.get(row)
     if col.is_score:
         return col.text(value)
+    if col.key == "model" and is_partial(row):
+        return f"{row.name} ({partial_text(row)})"
     return "" if value is None else str(value)
 
 

@@ -223,8 +223,8 @@ def submit_upload(path: str | None, requests: str | None, listed: Mapping | None
     datasets (:func:`~.pinning.listed_datasets`), and, when it is valid and the app has a requests dataset, open the
     pull request for the signed-in ``user``. Returns the Markdown shown (user strings escaped); never raises for a
     bad file."""
+    from .comments import scored_table
     from .hub_push import open_pull_request
-    from .sync import scored_table
     from .verdict import verdict
 
     if requests and not user:

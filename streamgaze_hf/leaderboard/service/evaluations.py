@@ -226,7 +226,7 @@ class Evaluations:
         self.changed.add(rec.num)
         self._line(f"#{rec.num} FINISHED: {terminal_text(rec.model_name)} evaluated by the leaderboard "
                    f"(job {rec.job_id}, {rec.running_s:.0f} s, {rec.gpu_hours:.4f} GPU-hours)")
-        from .sync import scored_table
+        from .comments import scored_table
 
         self.comments.append((rec.num, f"**Evaluated by the leaderboard**: the job {comment_text(rec.job_url)} ran "
                                        f"{rec.running_s:.0f} s on {comment_text(rec.flavor)}; its responses "

@@ -42,8 +42,8 @@ from pathlib import Path
 
 from ... import __version__
 from ...registry import get_benchmark
-from ...submission.coverage import score_cell
 from ...util.errors import StreamGazeError
+from .comments import scored_table
 from .eval_queue import QueueRecord
 from .hub_push import hub_api, hub_error
 from .identity import submitter_of
@@ -123,13 +123,6 @@ class SyncOptions:
     evaluate: object | None = None
 
 
-def scored_table(bench, row: dict) -> str:
-    """The re-scored values of a results row as a Markdown table (labels and values only: no user text)."""
-    cols = [bench.overall_column(), *bench.score_columns()]
-    head = "| " + " | ".join(comment_text(c.label) for c in cols) + " | Coverage |"
-    rule = "|" + "---:|" * (len(cols) + 1)
-    values = [score_cell(c, row["overall"] if c.key == "overall" else row.get(f"score_{c.key}")) for c in cols]
-    return "\n".join([head, rule, "| " + " | ".join(values) + f" | {100 * row['coverage']:.1f}% |"])
 
 
 def _pr_url(repo: str, num: int) -> str:
