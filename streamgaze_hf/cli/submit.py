@@ -213,7 +213,7 @@ def _leaderboard_sync(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--image", default=None, help="with --evaluate jobs: the Docker image of the jobs (default: "
                    "Python 3.12 with uv; the job installs this toolkit's wheel unless the image has this very version)")
     p.add_argument("--job-timeout", default=None, metavar="DURATION",
-                   help="with --evaluate jobs: the time bound of one job, e.g. 5400, 90m or 6h (default 6h): the Hub "
+                   help="with --evaluate jobs: the time bound of one job, e.g. 5400, 90m or 6h (default 12h): the Hub "
                         "stops it then, and a sync cancels a job still running past it")
 
     def run(a: argparse.Namespace) -> int:

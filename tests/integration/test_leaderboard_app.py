@@ -221,4 +221,10 @@ def test_app_tables_sign_in_and_submit(browser, demo_dataset, tmp_path):  # noqa
             context.close()
         finally:
             app.terminate()
-            app.communicate(timeout=30)
+            out, err = app.communicate(timeout=30)
+    # what `serve` prints: its address and, off a Space, one line on the sign-in stand-in; not Gradio's hint to set
+    # share=True (the command cannot) nor its OAuth warning (twice before)
+    said = out + err
+    assert f"streamgaze leaderboard serve: http://127.0.0.1:{port} (Ctrl-C stops it)" in said, said[-2000:]
+    assert said.count("is Gradio's stand-in: it signs in the owner of HF_TOKEN") == 1, said[-2000:]
+    assert "share=True" not in said and "Gradio does not support OAuth" not in said, said[-2000:]

@@ -59,7 +59,7 @@ class JobSettings:
     flavor: str
     namespace: str | None = None
     image: str = DEFAULT_IMAGE
-    timeout_s: int = 6 * 3600
+    timeout_s: int = 12 * 3600
 
 
 def flavor_gpus(api, flavor: str) -> int:
