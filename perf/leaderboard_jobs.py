@@ -48,32 +48,10 @@ def measure(work: Path) -> dict:
 
     constants.HF_HUB_OFFLINE = False
     constants.HF_HUB_DISABLE_XET = True
-    from tests.e2e.test_leaderboard_jobs import (
-        CARD,
-        DATA,
-        MODEL,
-        MODEL_ARGS,
-        REQUESTS,
-        RESULTS,
-        TOKEN,
-        one_task_dataset,
-    )
-    from tests.fixtures.hub_stub import HubStub
-    from tests.fixtures.leaderboard_hub import USERS, hub_env, put_dataset, run_sg
-    from tests.fixtures.tiny_checkpoints import tiny_checkpoint
+    from tests.fixtures.leaderboard_hub import hub_env, run_sg
+    from tests.fixtures.leaderboard_jobs import DATA, MODEL, MODEL_ARGS, REQUESTS, RESULTS, TOKEN, jobs_hub
 
-    root = one_task_dataset(work)
-    model = tiny_checkpoint("qwen2_5_vl", work / "ckpt")
-    with HubStub() as stub:
-        stub.token_users.update({**USERS, TOKEN: "maintainer"})
-        stub.jobs.root = work / "jobs"
-        stub.jobs.root.mkdir()
-        stub.jobs.image_env.update({"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "HF_HUB_DISABLE_XET": "1"})
-        put_dataset(stub, root, DATA, media=True)
-        stub.put_files(REQUESTS, {"README.md": b"# Requests\n"})
-        stub.put_files(RESULTS, {"leaderboard.yaml": b"maintainers: [maintainer]\ngpu_hours_budget: 100\n"})
-        stub.put_model(MODEL, {"README.md": CARD, **{p.name: p.read_bytes() for p in model.iterdir()
-                                                     if p.name != "tiny_checkpoint.json"}})
+    with jobs_hub(work) as (stub, _commit):
         ask = run_sg(hub_env(stub, work / "alice", "tok-alice"), "request-eval", MODEL, "--revision", "main",
                      "--lmms-model", "qwen2_5_vl", "--model-args", MODEL_ARGS, "--requests", REQUESTS, "--dataset",
                      f"hf://datasets/{DATA}@v0.2.0")

@@ -23,55 +23,18 @@ from __future__ import annotations
 
 import json
 import time
-from pathlib import Path
 
 import pytest
 
-from ..fixtures.hub_stub import HubStub
-from ..fixtures.leaderboard_hub import USERS, hub_env, load_results, put_dataset, run_sg
+from ..fixtures.leaderboard_hub import hub_env, load_results, run_sg
+from ..fixtures.leaderboard_jobs import DATA, MODEL, MODEL_ARGS, REQUESTS, RESULTS, TOKEN, jobs_hub
 
 pytestmark = pytest.mark.slow
 
-DATA, REQUESTS, RESULTS, MODEL = "org/tiny", "org/requests", "org/results", "org/tiny-qwen"
-TOKEN = "maintainer-secret-7d1e0c9a"  # not shaped like a token: only the product's care keeps it out
-MODEL_ARGS = "device=cpu,device_map=cpu,max_pixels=76800,min_pixels=3136,max_num_frames=6"
-CARD = b"---\nlicense: apache-2.0\n---\n# Tiny Qwen\n\nRandom weights, for tests.\n"
-
-
-def one_task_dataset(base: Path) -> Path:
-    """The StreamGaze release fixture with only its scene-recall file: two questions of one task, two videos."""
-    from streamgaze_hf.benchmarks.streamgaze.release import import_release
-
-    from ..fixtures.release_fixture import make_release_fixture
-
-    release = make_release_fixture(base / "release", base / "world")
-    for f in (release / "qa").iterdir():
-        if f.name != "past_scene_recall.json":
-            f.unlink()
-    import_release(release, base / "tiny", "0.2.0", progress=False, previews=False)
-    return base / "tiny"
-
-
 @pytest.fixture(scope="module")
 def hub(tmp_path_factory):
-    from ..fixtures.tiny_checkpoints import tiny_checkpoint
-
     work = tmp_path_factory.mktemp("jobs")
-    root = one_task_dataset(work)
-    model = tiny_checkpoint("qwen2_5_vl", work / "ckpt")
-    with HubStub() as stub:
-        stub.token_users.update({**USERS, TOKEN: "maintainer"})
-        stub.jobs.root = work / "jobs"
-        stub.jobs.root.mkdir()
-        # the image: this environment's streamgaze (the very toolkit the sync is: the job uses it as it is);
-        # the stand-in speaks LFS, not Xet, like every client of the tests
-        stub.jobs.image_env.update({"PATH": f"{Path(__import__('sys').executable).parent}:/usr/bin:/bin",
-                                    "HF_HUB_DISABLE_XET": "1"})
-        commit = put_dataset(stub, root, DATA, media=True)
-        stub.put_files(REQUESTS, {"README.md": b"# Requests\n"})
-        stub.put_files(RESULTS, {"leaderboard.yaml": b"maintainers: [maintainer]\ngpu_hours_budget: 100\n"})
-        stub.put_model(MODEL, {"README.md": CARD, **{p.name: p.read_bytes() for p in model.iterdir()
-                                                     if p.name != "tiny_checkpoint.json"}})
+    with jobs_hub(work) as (stub, commit):
         yield stub, commit, work
 
 

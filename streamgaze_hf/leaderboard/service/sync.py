@@ -261,13 +261,25 @@ class _Sync:
             raise _Left(f"the download of {path} does not match the Hub's listing (blob id): try again")
         return data
 
-    def _score(self, num: int, path: str, data: bytes) -> dict:
-        """The bounded child's verdict on ``data`` (written under a name of the sync's own)."""
+    def _local(self, num: int, data: bytes, name: str) -> Path:
+        """``data`` of pull request ``num`` written under a name of the sync's own (nothing from the pull request
+        names a local file)."""
         work = self.tmp / f"pr-{num}"
         work.mkdir(exist_ok=True)
-        mine = work / "submission.json"  # nothing from the pull request names a local file
-        mine.write_bytes(data)
-        return verdict(mine, self.listed, path, timeout_s=self.options.timeout_s)
+        (work / name).write_bytes(data)
+        return work / name
+
+    def _score(self, num: int, path: str, data: bytes) -> dict:
+        """The bounded child's verdict on ``data``."""
+        return verdict(self._local(num, data, "submission.json"), self.listed, path, timeout_s=self.options.timeout_s)
+
+    def _name_taken(self, name: str, key: str, submitter: str) -> str:
+        """The refusal of a model name that reads as another submitter's ("" when it is free)."""
+        owner = self.owners.get(key)
+        if owner is None or owner[0] == submitter:
+            return ""
+        return (f"the model name {name!r} reads as {owner[1]!r} of @{owner[0]} (pull request #{owner[2]}): choose a "
+                "name of your own")
 
     # ---- one pull request ----------------------------------------------------------------------------------
     def review(self, num: int) -> Decision:
@@ -320,10 +332,9 @@ class _Sync:
         except StreamGazeError as exc:
             return Decision(num, False, exc.reason, path=path)
         row, key = v["row"], v["name_key"]
-        owner = self.owners.get(key)
-        if owner is not None and owner[0] != submitter and not done:
-            return Decision(num, False, f"the model name {row['model_name']!r} reads as {owner[1]!r} of @{owner[0]} "
-                                        f"(pull request #{owner[2]}): choose a name of your own", path=path)
+        taken = "" if done else self._name_taken(row["model_name"], key, submitter)
+        if taken:
+            return Decision(num, False, taken, path=path)
         same = self.fingerprints.get(row["responses_sha256"])
         if same is not None and same[0] != num and not done:
             what = f"{same[1]!r} of @{same[2]}" if same[1] else f"of @{same[2]}"
@@ -352,10 +363,7 @@ class _Sync:
         from .eval_requests import request_digest, request_verdict
         from .model_checks import check_model, check_revision
 
-        work = self.tmp / f"pr-{num}"
-        work.mkdir(exist_ok=True)
-        mine = work / "request.json"  # nothing from the pull request names a local file
-        mine.write_bytes(data)
+        mine = self._local(num, data, "request.json")
         try:
             from .bounded import run_bounded
 
@@ -364,10 +372,9 @@ class _Sync:
         except StreamGazeError as exc:
             return Decision(num, False, exc.reason, path=path)
         req, key = v["request"], v["name_key"]
-        owner = self.owners.get(key)
-        if owner is not None and owner[0] != submitter and not done:
-            return Decision(num, False, f"the model name {req['model']['name']!r} reads as {owner[1]!r} of "
-                                        f"@{owner[0]} (pull request #{owner[2]}): choose a name of your own", path=path)
+        taken = "" if done else self._name_taken(req["model"]["name"], key, submitter)
+        if taken:
+            return Decision(num, False, taken, path=path)
         digest = request_digest(req)
         if self.asked.get(digest, num) != num and not done:
             return Decision(num, False, f"the same evaluation (model, commit, lmms-eval model and arguments, settings, "
