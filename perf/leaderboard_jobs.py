@@ -102,6 +102,10 @@ def main(argv=None) -> int:
     os.environ.setdefault("HF_HUB_DISABLE_XET", "1")
     work = Path(a.work or tempfile.mkdtemp(prefix="perf-jobs-"))
     work.mkdir(parents=True, exist_ok=True)
+    from tests.fixtures.home_guard import CACHE_VARIABLES
+
+    for name, sub in CACHE_VARIABLES.items():  # this script's caches in its work folder, never the user's
+        os.environ[name] = str(work / "caches" / sub)
     m = measure(work)
     print(f"job: {m['job_running_s']:.1f} s running ({m['documents']} documents; the tiny model generated for "
           f"{m['generation_s']:.2f} s; clip hand-over {m['handover_s']:.2f} s); fixed cost {m['fixed_s']:.1f} s; "

@@ -417,7 +417,9 @@ def serve(results: str | None, requests: str | None, datasets: Sequence[str] = (
     # twice; one line of ours says each instead
     warnings.filterwarnings("ignore", message="Gradio does not support OAuth features outside of a Space")
     app = build_app(results, requests, datasets)
-    if requests and not os.environ.get("SPACE_ID"):
+    from gradio.utils import get_space
+
+    if requests and not get_space():
         print("streamgaze leaderboard serve: outside a Space, \"Sign in with Hugging Face\" is Gradio's stand-in: it "
               "signs in the owner of HF_TOKEN", file=sys.stderr, flush=True)
     print(f"streamgaze leaderboard serve: http://{host}:{port} (Ctrl-C stops it)", file=sys.stderr, flush=True)
