@@ -216,6 +216,24 @@ def test_app_tables_sign_in_and_submit(browser, demo_dataset, tmp_path):  # noqa
             [(path, kind)] = stub.diff(stub.repos[REQUESTS], pr.base, stub.repos[REQUESTS].prs[1])
             assert kind == "new" and path.startswith("submissions/streamgaze/uploaded-model/")
             assert stub.files(REQUESTS, "refs/pr/1")[path] == upload.read_bytes()
+            # the same tab asks the leaderboard to evaluate a model itself (request-eval's form), for alice
+            model_commit = stub.put_model("org/app-model", {"config.json": b"{}", "README.md": b"# m\n"})
+            page.locator("#request-model textarea, #request-model input").first.fill("org/app-model")
+            page.locator("#request-lmms textarea, #request-lmms input").first.fill("qwen2_5_vl")
+            page.locator("#request-args textarea, #request-args input").first.fill("max_num_frames=8")
+            page.locator("#request-button").click()
+            page.wait_for_function("() => document.querySelector('#request-outcome').innerText.includes('requested') "
+                                   "|| document.querySelector('#request-outcome').innerText.includes('Not sent')",
+                                   timeout=90_000)
+            said = page.locator("#request-outcome").inner_text()
+            assert said.startswith(f"Evaluation requested for @alice: {stub.url}/datasets/{REQUESTS}/discussions/2"), said
+            pr = stub.discussion(REQUESTS, 2)
+            [(path, _)] = stub.diff(stub.repos[REQUESTS], pr.base, stub.repos[REQUESTS].prs[2])
+            request = json.loads(stub.files(REQUESTS, "refs/pr/2")[path])
+            assert path.startswith("requests/streamgaze/org-app-model/") and pr.author == "space-bot"
+            assert stub.comments(REQUESTS, 2)[0].startswith("Submitted by @alice via the Space.")
+            assert (request["model"]["revision"], request["lmms_eval"]) == (
+                model_commit, {"model": "qwen2_5_vl", "model_args": "max_num_frames=8"})
             page.get_by_role("tab", name="About").click()
             page.get_by_text("Reproduce a row").wait_for(timeout=10_000)
             context.close()
