@@ -129,3 +129,15 @@ def test_push_without_dataset_names_the_dataset_to_pass(demo_dataset, tmp_path):
                     f"dataset version 0.1.0 (manifest sha256 {digest[:12]}...), which names no dataset on the Hub: pass "
                     "--dataset hf://datasets/ORG/NAME@TAG, the leaderboard's dataset that copy was made from (the one "
                     "its maintainer lists; the leaderboard re-scores against it)")
+
+
+def test_leaderboard_help_lists_its_verbs_one_line_each(tmp_path):
+    proc = streamgaze("leaderboard", "--help", tmp=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    start = lines.index("verbs:")
+    verbs = {ln.split()[0]: ln for ln in lines[start + 1:start + 9]}
+    assert list(verbs) == ["FILE.json", "init", "sync", "serve", "space", "flag", "unflag", "run-request"]
+    assert verbs["FILE.json"].strip().endswith("render the static site from submission files (this command)")
+    assert all(len(ln.split(None, 1)[1]) > 10 for ln in verbs.values())  # each with its one line
+    assert lines[start + 9] == ""  # and nothing wraps onto a second
