@@ -57,7 +57,7 @@ def submissions(root: Path, work: Path, n_users: int) -> dict[str, bytes]:
             name = f"User{u} model {i}"
             path = d / f"{u}-{i}.json"
             if not path.exists():
-                synthetic_submission(key, path, name, 0.2 + 0.1 * ((u + i) % 7))
+                synthetic_submission(key, path, name, 0.2 + 0.1 * ((u + i) % 7), salt=u * 6 + i + 1)  # runs of their own
             out[name] = path.read_bytes()
     return out
 

@@ -2,7 +2,8 @@
 
 One module per group of commands: data.py (world, overlay, gaze, build, import, stats, doctor), bids.py
 (export-bids), review.py, evaluate.py (tasks-dir, eval, report), submit.py (submit, push-submission, validate, compare,
-leaderboard), cache.py (clips) and hub.py (publish); a benchmark adds commands of its own
+leaderboard), evaluations.py (request-eval, leaderboard run-request), cache.py (clips) and hub.py (publish); a
+benchmark adds commands of its own
 (``Benchmark.commands``, e.g. StreamGaze's ``stream-eval``, ``export-sft``, ``import-official-results``),
 listed after the group it names. A job done for several benchmarks is one verb with the benchmark's name:
 ``import BENCH SRC``, ``build BENCH``, ``report BENCH RUN``, ``eval [BENCH]``; a command that reads a dataset
@@ -27,14 +28,14 @@ from collections.abc import Callable, Sequence
 
 from ..util.errors import StreamGazeError
 from ..util.provenance import TOOLKIT
-from . import bids, cache, data, evaluate, hub, review, submit
+from . import bids, cache, data, evaluate, evaluations, hub, review, submit
 from .base import COMMANDS, Configure, deprecated
 from .usage import Parser, error_lines
 
 __all__ = ["main", "build_parser", "ALIASES", "GROUPS"]
 
 #: the command modules in the help's order (each registers its commands in its own order)
-GROUPS = (data, bids, review, evaluate, submit, cache, hub)
+GROUPS = (data, bids, review, evaluate, submit, evaluations, cache, hub)
 
 
 def _take_benchmark(rest: list[str]) -> tuple[str | None, list[str]]:

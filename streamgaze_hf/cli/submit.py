@@ -118,8 +118,13 @@ def _compare(p: argparse.ArgumentParser) -> Handler:
     return run
 
 
-@command("leaderboard", "render the leaderboard site (index.html, leaderboard.md/.csv, chart.png) from submissions")
+@command("leaderboard", "render the leaderboard site (index.html, leaderboard.md/.csv, chart.png) from submissions; "
+         "`leaderboard --help` lists its verbs (init, sync, serve, space, flag, unflag, run-request)")
 def _leaderboard(p: argparse.ArgumentParser) -> Handler:
+    p.formatter_class = argparse.RawDescriptionHelpFormatter
+    import textwrap
+
+    p.description = f"{textwrap.fill(p.description or '', 100)}\n\n{verbs_text()}"
     p.add_argument("submissions", nargs="+", help="submission JSON files of any registered benchmark (each is "
                    "validated and re-scored by its benchmark's scorer)")
     p.add_argument("--dataset", default=None, action="append",
@@ -142,9 +147,25 @@ def _leaderboard(p: argparse.ArgumentParser) -> Handler:
     return run
 
 
-#: the leaderboard's sub-verbs: ``streamgaze leaderboard init|sync|serve|space ...`` (canonical_argv joins the two
-#: words); ``streamgaze leaderboard FILE.json ...`` stays the static site
-LEADERBOARD_VERBS = ("init", "sync", "serve", "space", "flag", "unflag")
+#: the leaderboard's sub-verbs, each with its one line: ``streamgaze leaderboard init|sync|serve|space ...``
+#: (canonical_argv joins the two words); ``streamgaze leaderboard FILE.json ...`` stays the static site
+VERB_LINES = {
+    "init": "create the requests and results datasets on the Hub (the maintainer's first step)",
+    "sync": "re-score open pull requests, accept or close them, run evaluation requests, update the results",
+    "serve": "start the leaderboard web app (Gradio): tables, Submit, About",
+    "space": "write the folder of a Hugging Face Space running the app",
+    "flag": "flag a row of the results dataset, with a link to the discussion",
+    "unflag": "remove a row's flag",
+    "run-request": "what the leaderboard's Hub Job runs for an evaluation request",
+}
+LEADERBOARD_VERBS = tuple(VERB_LINES)
+
+
+def verbs_text() -> str:
+    """``leaderboard --help``'s list of its verbs, one line each (the site renderer first)."""
+    lines = ["verbs:", f"  {'FILE.json ...':<16}render the static site from submission files (this command)"]
+    lines += [f"  {verb:<16}{text}" for verb, text in VERB_LINES.items()]
+    return "\n".join(lines) + "\n\n`streamgaze leaderboard VERB --help` for each verb's options."
 
 
 @command("leaderboard init", "the maintainer's first step: create the requests and results datasets on the Hub "
@@ -165,7 +186,8 @@ def _leaderboard_init(p: argparse.ArgumentParser) -> Handler:
 
 
 @command("leaderboard sync", "the maintainer's sync: re-score every open pull request of the requests dataset, "
-         "comment and merge or close it, update the results dataset and its static site")
+         "accept (commit the re-scored bytes) or close it with a comment, run accepted evaluation requests as Hub "
+         "Jobs (--evaluate jobs), update the results dataset and its static site")
 def _leaderboard_sync(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--requests", required=True, metavar="ORG/REQUESTS", help="the requests dataset (pull requests)")
     p.add_argument("--results", required=True, metavar="ORG/RESULTS",
@@ -182,17 +204,47 @@ def _leaderboard_sync(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--model-card-prs", action="store_true",
                    help="for each accepted submission naming a Hub model, open a pull request adding its result to "
                         "the model's page (.eval_results/<benchmark>.yaml)")
+    p.add_argument("--evaluate", choices=["jobs"], default=None,
+                   help="run the accepted evaluation requests: jobs = one Hub Job per PENDING request within the "
+                        "GPU-hour budget (gpu_hours_budget in the results dataset's leaderboard.yaml); without it "
+                        "requests wait in the queue")
+    p.add_argument("--flavor", default=None, help="with --evaluate jobs: the Jobs hardware, e.g. a100-large or h200 "
+                   "(`hf jobs hardware`; docs/leaderboard.md suggests flavors and their cost)")
+    p.add_argument("--namespace", default=None, help="with --evaluate jobs: the user or organisation the jobs run "
+                   "under and are billed to (default: the token's user)")
+    p.add_argument("--image", default=None, help="with --evaluate jobs: the Docker image of the jobs (default: "
+                   "Python 3.12 with uv; the job installs this toolkit's wheel unless the image has this very version)")
+    p.add_argument("--job-timeout", default=None, metavar="DURATION",
+                   help="with --evaluate jobs: the time bound of one job, e.g. 5400, 90m or 6h (default 12h): the Hub "
+                        "stops it then, and a sync cancels a job still running past it")
 
     def run(a: argparse.Namespace) -> int:
         from ..leaderboard.service.sync import SyncOptions, sync
 
         options = SyncOptions(**{k: v for k, v in (("timeout_s", a.timeout), ("quota", a.quota)) if v is not None},
-                              model_card_prs=a.model_card_prs)
+                              model_card_prs=a.model_card_prs, evaluate=_job_settings(a))
         report = sync(a.requests, a.results, a.dataset, log=print, options=options)
         print(report.format())
         return 1 if report.failed else 0
 
     return run
+
+
+def _job_settings(a: argparse.Namespace):
+    """``--evaluate jobs`` and its options as JobSettings (None without it); options without it are an error."""
+    from ..util.errors import StreamGazeError
+
+    given = [f"--{n.replace('_', '-')}" for n in ("flavor", "namespace", "image", "job_timeout") if getattr(a, n)]
+    if a.evaluate is None:
+        if given:
+            raise StreamGazeError(f"{', '.join(given)}: only with --evaluate jobs")
+        return None
+    if not a.flavor:
+        raise StreamGazeError("--evaluate jobs: give --flavor (the Jobs hardware, e.g. a100-large)")
+    from ..leaderboard.service.jobs import DEFAULT_IMAGE, JobSettings, parse_duration
+
+    return JobSettings(a.flavor, a.namespace, a.image or DEFAULT_IMAGE,
+                       parse_duration(a.job_timeout) if a.job_timeout else JobSettings.timeout_s)
 
 
 @command("leaderboard flag", "flag a row of the results dataset (it stays, marked, with a link to the discussion "

@@ -162,8 +162,8 @@ def plan_tasks(args: Sequence[str], index: TaskIndex, empty: Callable[[str, str]
                                   f"{task.task_id}: 0 rows, see `streamgaze stats`); leave it out of --tasks")
         else:
             kept = [leaf for leaf in leaves if leaf not in dropped]
-            note(f"{', '.join(dropped)} has no questions in this dataset: group {name} runs as its "
-                 f"{len(kept)} other task(s), without a group score")
+            note(f"{', '.join(dropped)} {'has' if len(dropped) == 1 else 'have'} no questions in this dataset: group "
+                 f"{name} runs as its {len(kept)} other task{'' if len(kept) == 1 else 's'}, without a group score")
             planned.extend(k for k in kept if k not in planned)
     return _set_tasks(list(args), position, planned) if planned != names else list(args)
 

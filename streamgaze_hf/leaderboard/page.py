@@ -4,8 +4,11 @@ Every user-provided string goes through :func:`html.escape` (``quote=True``), in
 attributes; links are rendered only for http(s) URLs. A Content-Security-Policy allows only the
 page's own inline script (by hash), so even a missed escape could not run injected code.
 One table per dataset section (rows are ranked only within their dataset), each with its chart. The settings that decide
-whether two rows are comparable (gaze, prompt, clip fps cap, frames, params) sit under the model name,
-so the page needs no horizontal scrolling at 1280 px. Clicking a column header sorts its table by it
+whether two rows are comparable (gaze, prompt, clip fps cap, frames, params) sit under the model name, and a table
+shows its summary columns by default (:mod:`.fit`: the rest behind an "All columns" button, empty columns left out and
+named in its note), so the page needs no horizontal scrolling at 1280 px; headers stay on one line. Partial runs are
+marked and listed after the ranked rows, unranked; rows the leaderboard evaluated itself are marked, and a button
+shows only those. Clicking a column header sorts its table by it
 (numbers: descending first, ascending first where lower is better; blanks always last) and the line
 above the table says the current order. Each benchmark's tables sit in a ``section.benchmark`` of
 their own (with a heading and a link bar when the site has several benchmarks), each table with that
@@ -27,10 +30,14 @@ from html import escape
 from ..submission.coverage import fmt_coverage
 from ..submission.schema import valid_url
 from ..util.htmlpage import attr, page_head
-from .rows import BADGES, Column, Row, html_columns, settings_columns
+from .fit import empty_columns, split_columns
+from .rows import BADGES, Column, Row, html_columns, is_partial, partial_text, settings_columns
 from .sections import Section
 
-__all__ = ["render_html", "render_table", "TABLE_CSS", "SORT_JS"]
+__all__ = ["render_html", "render_table", "TABLE_CSS", "SORT_JS", "EVALUATED"]
+
+#: the mark of a row the leaderboard evaluated itself (an evaluation request run as a Hub Job)
+EVALUATED = "evaluated by the leaderboard"
 
 _PAGE_CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;margin:1.2rem;color:#1b1f24}
@@ -53,6 +60,12 @@ p.sorted{color:#57606a;margin:.1rem 0 .4rem;font-size:.8rem}
 .wrap{overflow-x:auto}
 table{border-collapse:collapse;font-size:.8rem}
 th,td{padding:.25rem .32rem;border-bottom:1px solid #d0d7de;text-align:right;white-space:nowrap}
+table.leaderboard:not(.wide) .detail{display:none}
+button.columns,button.evaluated-only{font:inherit;font-size:.8rem;margin:0 0 .4rem;padding:.1rem .5rem;
+border:1px solid #d0d7de;border-radius:.4rem;background:#f6f8fa;color:#1b1f24;cursor:pointer}
+button.columns[aria-pressed=true],button.evaluated-only[aria-pressed=true]{background:#ddf4ff;border-color:#54aeff}
+.evaluated-only tr.submission:not(.evaluated),.evaluated-only tr.paper,.evaluated-only tr.human{display:none}
+.partial-run{display:block;font-size:.7rem;color:#9a6700;font-weight:600}
 th{background:#f6f8fa;position:sticky;top:0;vertical-align:bottom}
 th button{font:inherit;font-weight:600;background:none;border:0;cursor:pointer;padding:0;color:inherit}
 th[aria-sort=ascending] button::after{content:" ▲"}
@@ -63,7 +76,6 @@ td.overall{font-weight:700}
 td.coverage.partial,td.partial .cov{color:#9a6700;font-weight:600}
 .cov{display:block;font-size:.65rem}
 tr.paper td,tr.human td{color:#57606a}
-tr.paper .name,tr.human .name{font-style:italic}
 tr.human td{background:#fff8e5}
 .badge{display:inline-block;margin-left:.4rem;padding:0 .35rem;border-radius:.6rem;font-size:.7rem;
 font-style:normal;background:#eaeef2;color:#57606a}
@@ -74,6 +86,8 @@ font-style:normal;background:#eaeef2;color:#57606a}
 .by{display:block;font-size:.7rem;color:#57606a}
 .flag{display:inline-block;margin-left:.4rem;padding:0 .35rem;border-radius:.6rem;font-size:.7rem;background:#ffebe9;
 color:#a40e26}
+.evaluated{display:inline-block;margin-left:.4rem;padding:0 .35rem;border-radius:.6rem;font-size:.7rem;
+background:#dafbe1;color:#116329}
 .warn{display:inline-block;margin-left:.4rem;padding:0 .35rem;border-radius:.6rem;font-size:.7rem;background:#fff8c5;
 color:#7d4e00}
 tr.flagged td{background:#fff5f5}
@@ -85,6 +99,18 @@ _CSS = _PAGE_CSS + TABLE_CSS
 SORT_JS = """
 function (root) {
   root.addEventListener("click", function (event) {
+    var more = event.target.closest ? event.target.closest("button.columns, button.evaluated-only") : null;
+    if (more) {
+      var on = more.getAttribute("aria-pressed") !== "true";
+      more.setAttribute("aria-pressed", on ? "true" : "false");
+      if (more.classList.contains("columns")) {
+        root.querySelector("#" + more.getAttribute("aria-controls")).classList.toggle("wide", on);
+        more.textContent = on ? "Summary columns only" : "All columns (" + more.getAttribute("data-more") + " more)";
+      } else {
+        (root.querySelector(".lb-root") || root.body || root).classList.toggle("evaluated-only", on);
+      }
+      return;
+    }
     var button = event.target.closest ? event.target.closest("table.leaderboard th button") : null;
     if (!button) { return; }
     var th = button.closest("th"), table = th.closest("table"), tbody = table.tBodies[0];
@@ -145,8 +171,12 @@ def _link(url: str, text: str) -> str:
 
 def _provenance(row: Row) -> str:
     """Who submitted a results row (its pull request linked; the run number of a resubmitted model), a
-    maintainer's flag and the Hub model's warnings: under the model name."""
-    out = ""
+    maintainer's flag, the Hub model's warnings, the leaderboard's own evaluation and a partial run's mark: under
+    the model name."""
+    out = f'<span class="partial-run">{escape(partial_text(row))}</span>' if is_partial(row) else ""
+    if row.evaluated:
+        out += (f'<span class="evaluated" title="the leaderboard ran this model itself (a Hub Job of an evaluation '
+                f'request)">{_link(row.job_url, EVALUATED)}</span>')
     if row.flag:
         out += f'<span class="flag" title="{attr(row.flag)}">{_link(row.flag_url, "flagged")}</span>'
     if row.warnings:
@@ -163,9 +193,9 @@ def _provenance(row: Row) -> str:
     return out
 
 
-def _cell(col: Column, row: Row, columns: tuple[Column, ...], stderr: bool = False) -> str:
+def _cell(col: Column, row: Row, columns: tuple[Column, ...], stderr: bool = False, detail: bool = False) -> str:
     value = col.get(row)
-    classes = [col.key, "num" if col.numeric else "text"]
+    classes = [col.key, "num" if col.numeric else "text"] + (["detail"] if detail else [])
     if col.key == "model":
         name = _link(row.url, f'<span class="name">{escape(row.name)}</span>')
         if row.source in BADGES:
@@ -192,13 +222,22 @@ def _cell(col: Column, row: Row, columns: tuple[Column, ...], stderr: bool = Fal
     return f'<td class="{" ".join(classes)}" data-sort="{attr(_sort_value(col, row))}">{text}</td>'
 
 
+def evaluated_only_button(sections: Sequence[Section]) -> str:
+    """The button that shows only the rows the leaderboard evaluated itself (none when no row is such a row)."""
+    n = sum(r.evaluated for sec in sections for r in sec.rows)
+    if not n:
+        return ""
+    return (f'\n<button type="button" class="evaluated-only" aria-pressed="false">Only rows {EVALUATED} ({n})'
+            "</button>")
+
+
 def _direction(col: Column) -> str:
     return "descending" if col.higher_is_better else "ascending"
 
 
-def _header(col: Column) -> str:
-    sort = f' aria-sort="{_direction(col)}"' if col.key == "overall" else ' aria-sort="none"'
-    classes = "num" if col.numeric else "text"
+def _header(col: Column, detail: bool = False, sorted_by: str = "overall") -> str:
+    sort = f' aria-sort="{_direction(col)}"' if col.key == sorted_by else ' aria-sort="none"'
+    classes = ("num" if col.numeric else "text") + (" detail" if detail else "")
     title = f' title="{attr(col.title)}"' if col.title else ""
     better = "" if col.higher_is_better else ' data-better="lower"'
     return (f'<th class="{classes}" data-key="{attr(col.key)}" data-label="{attr(col.label)}" '
@@ -215,20 +254,51 @@ def _figure(chart: tuple[bytes, str] | None) -> str:
             f"<figcaption>{escape(chart[1])}</figcaption></figure>")
 
 
-def render_table(ident: str, sec: Section, *, stderr: bool = False, chart: tuple[bytes, str] | None = None) -> str:
-    """One dataset section's table (heading, note, sort line, table; ``chart`` after it): ``ident`` makes its
-    element ids unique on the page; ``stderr``: each score's standard error beside it."""
-    columns = sec.columns
-    shown = html_columns(columns)
-    head = "".join(_header(c) for c in shown)
-    body = "\n".join(f'<tr class="{attr(r.source)}{" flagged" if r.flag else ""}">'
-                     + "".join(_cell(c, r, columns, stderr) for c in shown) + "</tr>" for r in sec.rows)
+def _rows_text(n: int, what: str) -> str:
+    return f"{n} {what}" + ("" if n == 1 else "s")
+
+
+def _ranking(sec: Section, overall: Column, shown: bool) -> tuple[str, str]:
+    """(the note's sentence on ranking, the sort line) of a section as its rows are ordered (:func:`~.rows.sort_rows`)."""
     ranked = sum(r.rank is not None for r in sec.rows)
-    overall = next(c for c in shown if c.key == "overall")
+    partial = sum(is_partial(r) for r in sec.rows)
+    note = (f"{_rows_text(ranked, 'ranked row')}." if ranked else "No row is ranked.")
+    if partial:
+        note += (f" {_rows_text(partial, 'partial run')} (not every question answered: missing answers count as "
+                 "wrong) listed after the full runs, not ranked.")
+    after = ", partial runs after the full ones" if partial else ""
+    if not shown:
+        return note, (f"Rows in name order{after}: no row has an {overall.label} score, so none is ranked. Click a "
+                      "column header to sort.")
+    return note, f"Sorted by {overall.label} ({_direction(overall)}{after}). Click a column header to sort."
+
+
+def render_table(ident: str, sec: Section, *, stderr: bool = False, chart: tuple[bytes, str] | None = None) -> str:
+    """One dataset section's table (heading, note, the wide-view button when it has detail columns, sort line,
+    table; ``chart`` after it): ``ident`` makes its element ids unique on the page; ``stderr``: each score's standard
+    error beside it. Columns: :mod:`.fit` (empty ones left out and named in the note, detail ones hidden until the
+    button is pressed)."""
+    columns = sec.columns
+    empty = empty_columns(html_columns(columns), sec.rows)
+    summary, detail = split_columns([c for c in html_columns(columns) if c not in empty], sec.rows)
+    shown = [c for c in html_columns(columns) if c not in empty]
+    detail_keys = {c.key for c in detail}
+    overall = next(c for c in html_columns(columns) if c.key == "overall")
+    ranking, sort_line = _ranking(sec, overall, overall not in empty)
+    head = "".join(_header(c, c.key in detail_keys, "overall" if overall not in empty else "") for c in shown)
+    # the settings under the model name: those no row of this table has are left out too
+    under = tuple(c for c in columns if not (c.settings and all(c.get(r) in (None, "") for r in sec.rows)))
+    body = "\n".join(f'<tr class="{attr(r.source)}{" flagged" if r.flag else ""}{" evaluated" if r.evaluated else ""}">'
+                     + "".join(_cell(c, r, under, stderr, c.key in detail_keys) for c in shown) + "</tr>"
+                     for r in sec.rows)
+    named = [c.label for c in empty if c.key != "rank"]  # no rank: the ranking sentence says so
+    left_out = f" Left out, no row has a value: {', '.join(named)}." if named else ""
+    toggle = (f'\n<button type="button" class="columns" aria-pressed="false" aria-controls="leaderboard-{ident}" '
+              f'data-more="{len(detail)}">All columns ({len(detail)} more)</button>' if detail else "")
     return f"""<section class="dataset" data-section="{attr(sec.key)}">
 <h2>{escape(sec.title)}</h2>
-<p class="note">{escape(sec.note)} {ranked} ranked row(s).</p>
-<p class="sorted" id="sorted-{ident}" aria-live="polite">Sorted by {escape(overall.label)} ({_direction(overall)}). Click a column header to sort.</p>
+<p class="note">{escape(sec.note)} {escape(ranking)}{escape(left_out)}</p>{toggle}
+<p class="sorted" id="sorted-{ident}" aria-live="polite">{escape(sort_line)}</p>
 <div class="wrap">
 <table class="leaderboard" id="leaderboard-{ident}" data-status="sorted-{ident}">
 <thead><tr>{head}</tr></thead>
@@ -276,7 +346,7 @@ def render_html(sections: Sequence[Section], *, title: str, meta: str, notes: Se
     tables = _benchmarks(sections, charts or {})
     notes_html = "".join(f"<li>{escape(n)}</li>" for n in notes)
     return page_head(title, csp, _CSS) + f"""<h1>{escape(title)}</h1>
-<p class="meta">{escape(meta)}</p>
+<p class="meta">{escape(meta)}</p>{evaluated_only_button(sections)}
 {tables}
 <ul class="notes">{notes_html}</ul>
 {extra_html}

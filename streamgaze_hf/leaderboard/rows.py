@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 
 from ..registry import score_text, to_fraction
 
-__all__ = ["Row", "Column", "SETTINGS_COLUMNS", "SOURCE_LABELS", "BADGES", "sort_rows", "category_means",
+__all__ = ["Row", "Column", "SETTINGS_COLUMNS", "SOURCE_LABELS", "BADGES", "sort_rows", "is_partial", "partial_text",
+           "category_means",
            "coverage_text", "efficiency_text", "benchmark_columns", "html_columns", "settings_columns", "chart_columns"]
 
 #: how each row source is shown: re-scored submissions vs numbers copied from the paper
@@ -59,6 +60,8 @@ class Row:
     warnings: str = ""
     stderr: dict[str, float] = field(default_factory=dict)
     efficiency: str = ""  # how long the model wrapper waited for video (efficiency_text); submissions that measured it
+    evaluated: bool = False  # the leaderboard ran the model itself (a Hub Job of an evaluation request)
+    job_url: str = ""  # that job's page
 
     def __post_init__(self) -> None:
         if self.categories:
@@ -70,13 +73,15 @@ class Row:
 
 
 def efficiency_text(run: dict) -> str:
-    """A submission's ``run.video_read_*`` figures (``streamgaze eval`` measures them) as people read them:
-    ``"1.9% of the run reading video, 9 ms a question"``; blank where the run has none."""
+    """A submission's ``run.video_read_*`` figures (``streamgaze eval`` measures them) as people read them, after
+    the column's label "Video reading": ``"1.9% of the run, 9 ms a question"`` (a share under 0.05% as
+    ``"under 0.1% of the run"``); blank where the run has none."""
     share, median = run.get("video_read_share"), run.get("video_read_median_ms")
     if not isinstance(share, (int, float)) or isinstance(share, bool):
         return ""
     per_question = f", {median:.0f} ms a question" if isinstance(median, (int, float)) else ""
-    return f"{100 * share:.1f}% of the run reading video{per_question}"
+    part = "under 0.1%" if share < 0.0005 else f"{100 * share:.1f}%"
+    return f"{part} of the run{per_question}"
 
 
 def category_means(benchmark, tasks: dict[str, float | None]) -> dict[str, float | None]:
@@ -126,7 +131,8 @@ class Column:
 
 
 _SHARED: dict[str, Column] = {c.key: c for c in (
-    Column("rank", "#", True, lambda r: r.rank, "rank among the rows on the same dataset (Human: not ranked)"),
+    Column("rank", "#", True, lambda r: r.rank, "rank among the full runs on the same dataset (Human and partial runs: "
+           "not ranked)"),
     Column("model", "Model", False, lambda r: r.name),
     Column("source", "Source", False, lambda r: r.source_label,
            "re-scored from raw responses, or copied from the paper"),
@@ -187,18 +193,30 @@ def chart_columns(benchmark) -> tuple[Column, ...]:
                  if t in by_key and by_key[t].unit in ("fraction", "percent"))
 
 
+def is_partial(row: Row) -> bool:
+    """A submission that did not answer every question (a ``--limit`` run, a crash): its missing answers count as
+    wrong, so its scores do not compare with a full run's; it is listed after the ranked rows and never ranked."""
+    return row.source == "submission" and row.coverage is not None and row.coverage < 1.0
+
+
+def partial_text(row: Row) -> str:
+    """The mark of a partial run (:func:`is_partial`): ``"partial run: 13.2% answered, not ranked"``."""
+    return f"partial run: {coverage_text(row.coverage)} answered, not ranked"
+
+
 def sort_rows(rows: list[Row], higher_is_better: bool = True) -> list[Row]:
     """Overall descending (ascending when lower is better; blank last); ties: submissions first, then by
-    name. Ranks every row but the Human reference and rows without an overall score (e.g. a benchmark
-    whose metrics have no common unit), so call it on the rows of one dataset (one leaderboard section)
-    only."""
+    name (alphabetical, whatever the case); partial runs (:func:`is_partial`) after every full one, in the same order. Ranks every full row but the
+    Human reference and rows without an overall score (e.g. a benchmark whose metrics have no common unit), so
+    call it on the rows of one dataset (one leaderboard section) only."""
     order = {"submission": 0, "paper": 1, "human": 2}
     sign = -1.0 if higher_is_better else 1.0
-    out = sorted(rows, key=lambda r: (r.overall is None, sign * (r.overall or 0.0), order[r.source], r.name))
+    out = sorted(rows, key=lambda r: (is_partial(r), r.overall is None, sign * (r.overall or 0.0), order[r.source],
+                                      r.name.casefold(), r.name))
     rank = 0
     for r in out:
         r.rank = None
-        if r.source != "human" and r.overall is not None:
+        if r.source != "human" and r.overall is not None and not is_partial(r):
             rank += 1
             r.rank = rank
     return out

@@ -40,7 +40,7 @@ from ..util.fsutil import atomic_directory
 from .cells import csv_safe, md_escape
 from .chart import chart_caption, chart_rows, render_chart
 from .page import render_html
-from .rows import Row, benchmark_columns, chart_columns, efficiency_text
+from .rows import Row, benchmark_columns, chart_columns, efficiency_text, is_partial, partial_text
 from .sections import Section, group_sections, reference_section_of, section_of
 
 __all__ = ["submission_row", "collect_benchmark_sections", "reference_row", "render_markdown", "render_csv",
@@ -73,6 +73,17 @@ def submission_row(report: ValidationReport, section: str = "") -> Row:
                frames=sub["model"]["frames"], params=sub["model"]["params"],
                coverage=float(s["coverage"]["fraction"]), url=sub["model"]["url"], file=report.path.name,
                section=section, task_coverage=coverage, efficiency=efficiency_text(sub.get("run", {})))
+
+
+def _refuse_repeat(rep: ValidationReport, seen: dict) -> None:
+    """One run is one row: a file whose raw responses are those of a file given before it is refused, naming it."""
+    from ..submission.fingerprint import responses_digest
+
+    digest = responses_digest(rep.submission)
+    if digest in seen:
+        raise StreamGazeError(f"its responses are those of {seen[digest]}, given before it: the same run is one row "
+                              "(leave one of them out)", rep.path)
+    seen[digest] = rep.path
 
 
 def _refuse_oracle(rep: ValidationReport) -> None:
@@ -119,6 +130,8 @@ def _plain(col, row: Row) -> str:
     value = col.get(row)
     if col.is_score:
         return col.text(value)
+    if col.key == "model" and is_partial(row):
+        return f"{row.name} ({partial_text(row)})"
     return "" if value is None else str(value)
 
 
@@ -212,12 +225,14 @@ def write_leaderboard(submissions: Sequence[str | os.PathLike[str]], root, out: 
     Raises:
         StreamGazeError: ``out`` exists and is not a leaderboard directory; no dataset at a given root, or
             two datasets of one benchmark; a submission whose benchmark has no dataset among those given
-            (and no ``$..._ROOT``), or that does not validate (:func:`validate_submission`).
+            (and no ``$..._ROOT``), that does not validate (:func:`validate_submission`), or whose raw responses
+            are those of a file given before it.
     """
     out = Path(out)
     _check_out(out)
     roots = _datasets(root)
     keys: dict = {}
+    seen: dict[str, Path] = {}
     by_bench: dict[str, list[ValidationReport]] = {}
     for path in submissions:
         bench = submission_benchmark(load_submission(path))
@@ -226,6 +241,7 @@ def write_leaderboard(submissions: Sequence[str | os.PathLike[str]], root, out: 
             raise StreamGazeError(f"the submission is for {name}, but no {name} dataset is among --dataset "
                                   f"({', '.join(str(d.path) for d in roots.values())}): add --dataset with its dataset", path)
         by_bench.setdefault(name, []).append(validate_submission(path, roots.get(name), key_cache=keys))
+        _refuse_repeat(by_bench[name][-1], seen)
     reports = [r for reps in by_bench.values() for r in reps]
     sections: list[Section] = []
     parts = []

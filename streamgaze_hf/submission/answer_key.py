@@ -112,6 +112,9 @@ def load_answer_key(dataset: DatasetHandle | str | os.PathLike[str] | None, gaze
     if gaze is None:
         gaze = bench.plain_gaze
     module = bench.plugin()
+    # a Hub dataset's tables in one download (one progress bar), before the tasks read them one by one
+    data.files([rel for rel in data.manifest.get("files") or {} if rel.startswith("data/") and rel.endswith(".parquet")
+                and not rel.startswith("data/previews/")])
     docs: dict[str, dict[ItemKey, dict]] = {}
     task_of: dict[str, str] = {}
     present = data.nonempty_tasks(bench.task_ids)

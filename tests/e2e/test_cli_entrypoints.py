@@ -39,6 +39,8 @@ COVERED = {
     "leaderboard serve": "test_leaderboard_app", "leaderboard space": "test_leaderboard_service",
     "leaderboard flag": "test_flags_and_results_on_the_models_page",
     "leaderboard unflag": "test_flags_and_results_on_the_models_page",
+    # evaluated by the leaderboard (the job's verb runs inside the Jobs stand-in's subprocess)
+    "request-eval": "test_requests_run_as_hub_jobs", "leaderboard run-request": "test_requests_run_as_hub_jobs",
     # one sub-command per benchmark (the hidden ones answer with one error line)
     "build streamgaze": "sg", "build egogazevqa": "test_egogazevqa_raw_build", "build vl4gaze": "test_build_vl4gaze_modes",
     "build streameqa": "test_a_benchmark_without_that_importer_is_one_error",

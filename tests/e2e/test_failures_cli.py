@@ -216,7 +216,7 @@ def test_a_group_with_an_empty_task_runs_as_its_other_tasks():
     assert planned == ["--model", "m", "--tasks", "streamgaze_oi_easy,streamgaze_oi_hard,streamgaze_oar,"
                        "streamgaze_nfi", "--limit", "2"]
     assert notes == ["streamgaze_fap has no questions in this dataset: group streamgaze_present runs as its 3 "
-                     "other task(s), without a group score"]
+                     "other tasks, without a group score"]
     assert plan_tasks(args, task_index(), lambda b, t: False, notes.append) == args
     with pytest.raises(StreamGazeError, match="task 'streamgaze_fap_nogaze' has no questions"):
         plan_tasks(["--tasks=streamgaze_fap_nogaze"], task_index(), lambda b, t: t == "fap", notes.append)

@@ -88,7 +88,7 @@ def test_a_maintainers_first_steps(demo_dataset, tmp_path):
         assert proc.returncode == 0, proc.stderr[-3000:]
         out = proc.stdout.splitlines()
         assert out[0] == "#1 accepted: Carol random (@carol)" and sum("#1" in line for line in out) == 1, out
-        assert out[1].startswith("results: commit ") and out[-1] == "merged 1, closed 0, left 0", out
+        assert out[1].startswith("results: commit ") and out[-1] == "accepted 1, closed 0, left 0", out
         rows = load_results(hub_env(stub, tmp_path / "reader"), RESULTS, "streamgaze")
         sub = json.loads((tmp_path / "carol.json").read_text())
         assert [(r["model_name"], r["submitter"], r["pr_number"]) for r in rows] == [("Carol random", "carol", 1)]

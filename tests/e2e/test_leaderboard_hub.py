@@ -184,7 +184,7 @@ def test_submit_sync_results_loop(stub, demo_dataset, tmp_path, online):
     before = dict(stub.files(RESULTS))
     proc = run_sg(maint, *args)
     assert proc.returncode == 0 and proc.stdout.strip().splitlines()[-2:] == [
-        "results: unchanged", "merged 0, closed 0, left 0"], proc.stderr[-2000:]
+        "results: unchanged", "accepted 0, closed 0, left 0"], proc.stderr[-2000:]
     assert stub.files(RESULTS) == before and len(stub.repos[RESULTS].commits) == n_commits
     changed = json.loads(honest.read_text())
     changed["model"]["params"] = "70B"

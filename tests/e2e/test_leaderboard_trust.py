@@ -14,7 +14,9 @@ Slow (a few minutes on 2 cores: a demo dataset, about 40 re-scores in child proc
 
 from __future__ import annotations
 
+import itertools
 import json
+import re
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -30,7 +32,8 @@ pytestmark = pytest.mark.slow
 
 DATA, REQUESTS, RESULTS = "org/sg", "org/requests", "org/results"
 TOKENS = {**USERS, "tok-space": "space-bot", "tok-erin": "erin", "tok-frank": "frank", "tok-grace": "grace",
-          "tok-heidi": "heidi", "tok-ivan": "ivan", "tok-judy": "judy", "tok-mallory": "mallory"}
+          "tok-heidi": "heidi", "tok-ivan": "ivan", "tok-judy": "judy", "tok-mallory": "mallory", "tok-kim": "kim",
+          "tok-leo": "leo"}
 LICENSED_CARD = b"---\nlicense: apache-2.0\n---\n# Gaze 7B\n\nA model that looks where you look.\n"
 
 
@@ -64,6 +67,7 @@ def online(monkeypatch):
 
 
 _STAMP = [datetime(2026, 1, 1, tzinfo=timezone.utc)]
+_SALTS = itertools.count(1)
 
 
 def _open_pr(stub: HubStub, token: str, name: str, data: bytes, description: str | None = None,
@@ -89,7 +93,8 @@ def _submission(key, work: Path, name: str, right: float, commit: str, **model) 
     from .test_submission import synthetic_submission
 
     out = work / f"{len(list(work.iterdir()))}.json"
-    synthetic_submission(key, out, name, right, params=model.pop("params", ""))
+    # each call a run of its own (other wrong letters): equal responses would be refused as a repeat
+    synthetic_submission(key, out, name, right, params=model.pop("params", ""), salt=next(_SALTS))
     return pinned(out, DATA, commit, **model).read_bytes()
 
 
@@ -188,7 +193,7 @@ def test_hostile_pull_requests_never_stop_the_sync(hub, online):
         "params": "model.params says 70B, but the safetensors weights of grace/gaze-7b hold 7.62B parameters",
         "model": "Accepted", "bare": "Accepted", "space": "Accepted", "forged_space": "Accepted"}
     summary = proc.stdout.strip().splitlines()[-1]
-    assert summary.startswith("merged 11, closed 12 (#2: a number of 5,001 characters") and summary.endswith(", left 0")
+    assert summary.startswith("accepted 11, closed 12 (#2: a number of 5,001 characters") and summary.endswith(", left 0")
     assert all(stub.discussion(REQUESTS, n).merge_commit is None for n in nums.values())  # never a merge
 
     # merged is scored: main holds exactly the bytes of each accepted pull request, committed by the sync
@@ -218,7 +223,7 @@ def test_hostile_pull_requests_never_stop_the_sync(hub, online):
     before = dict(stub.files(RESULTS))
     proc = _sync(stub, work / "maint")
     assert proc.returncode == 0 and proc.stdout.strip().splitlines()[-2:] == ["results: unchanged",
-                                                                              "merged 0, closed 0, left 0"]
+                                                                              "accepted 0, closed 0, left 0"]
     assert stub.files(RESULTS) == before
 
 
@@ -317,3 +322,44 @@ def test_flags_and_results_on_the_models_page(hub, online):
     assert model.commits[model.prs[1]].keys() - {path} == model.commits[model.branches["main"]].keys()
     proc = _sync(stub, work / "maint", "--model-card-prs")
     assert proc.returncode == 0 and len(model.discussions) == 1
+
+
+def test_the_same_responses_are_one_row(hub, online):
+    """One file pushed twice, with two spellings of --dataset (the tag, then its commit): both pull requests open (no
+    row had those responses yet), the sync accepts the first and refuses the second naming it; a third push, and the
+    same responses under another name by another user, are refused before anything is sent."""
+    from .test_submission import synthetic_submission
+
+    stub, commit, work, key = hub
+    path = pinned(synthetic_submission(key, _folder(work, "twice") / "kim.json", "Kim", 0.55, salt=next(_SALTS)),
+                  DATA, commit)
+    kim = hub_env(stub, work / "kim", "tok-kim")
+    nums = []
+    for spelling in (f"hf://datasets/{DATA}@v0.1.0", f"hf://datasets/{DATA}@{commit}"):
+        proc = run_sg(kim, "push-submission", path, "--requests", REQUESTS, "--dataset", spelling)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        nums.append(int(proc.stdout.strip().rsplit("/", 1)[1]))
+    first, second = nums
+    proc = _sync(stub, work / "maint")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert _decisions(stub, nums) == {
+        first: "Accepted",
+        second: f"its responses are those of the accepted row #{first} ('Kim' of &#64;kim): the same run is one row"}
+    rows = [r for r in load_results(hub_env(stub, work / "reader"), RESULTS, "streamgaze") if r["model_name"] == "Kim"]
+    assert [r["pr_number"] for r in rows] == [first]
+    accepted = rows[0]["submission_path"]
+    n_prs = len(stub.repos[REQUESTS].prs)
+    proc = run_sg(kim, "push-submission", path, "--requests", REQUESTS)
+    assert proc.returncode == 2 and proc.stderr.strip().splitlines()[-1] == (
+        f"streamgaze push-submission: error: {path}: its responses are those of the accepted row #{first} (@kim, "
+        f"{accepted}): the same run is one row on the leaderboard")
+    renamed = json.loads(path.read_text())
+    renamed["model"]["name"] = "Leo's own model"
+    (work / "twice" / "leo.json").write_text(json.dumps(renamed))
+    proc = run_sg(hub_env(stub, work / "leo", "tok-leo"), "push-submission", work / "twice" / "leo.json",
+                  "--requests", REQUESTS)
+    assert proc.returncode == 2 and f"its responses are those of the accepted row #{first} (@kim" in proc.stderr
+    # leo's machine fetched the dataset: one progress bar for its card and one for all its tables, not one a file
+    tables = sum(p.startswith("data/") and p.endswith(".parquet") and "/previews/" not in p for p in stub.files(DATA))
+    assert sorted(set(re.findall(rf"download {DATA}@\w+ \((\d+) files?\)", proc.stderr)), key=int) == ["1", str(tables)]
+    assert len(stub.repos[REQUESTS].prs) == n_prs  # nothing was sent

@@ -44,10 +44,13 @@ SCRIPT_NAME = "<script>alert(1)</script>"
 # ---- helpers ---------------------------------------------------------------------------------------
 
 def synthetic_submission(key, out: Path, name: str, right: float, *, frames: str = "", params: str = "",
-                         drop: float = 0.0) -> Path:
+                         drop: float = 0.0, salt: int = 0) -> Path:
     """A submission whose model answers the first ``right`` fraction of each task's items correctly and
-    the rest wrongly, leaving out the last ``drop`` fraction (for leaderboard tests without lmms-eval)."""
-    responses = {}
+    the rest wrongly, leaving out the last ``drop`` fraction (for leaderboard tests without lmms-eval). ``salt``:
+    which wrong letters it gives (the same scores, other raw responses: a run of its own, not a repeat)."""
+    import random
+
+    responses, pick = {}, random.Random(salt)
     for task_id in TASK_IDS:
         items = list(key.docs[task_id].items())
         n_keep = len(items) - int(round(drop * len(items)))
@@ -57,6 +60,8 @@ def synthetic_submission(key, out: Path, name: str, right: float, *, frames: str
                 responses[item] = target
             elif doc["checkpoint_index"] >= 0:
                 responses[item] = "No" if target == "Yes" else "Yes"
+            elif salt:
+                responses[item] = pick.choice([c for c in "ABCD" if c != target])
             else:
                 responses[item] = "B" if target == "A" else "A"
     sub = assemble_submission(key, responses, prompt_mode="default", clip_fps=0.0,
@@ -440,7 +445,7 @@ def test_partial_run_counts_missing_questions_as_wrong(oracle_past_run, demo_dat
     assert error_line(err).startswith(f"streamgaze leaderboard: error: {out}: ") and "oracle" in error_line(err)
 
 
-def test_limited_run_is_flagged_by_submit_and_validate(random_run, demo_dataset, tmp_path, capsys):
+def test_limited_run_is_flagged_by_submit_and_validate(random_run, random_sub, demo_dataset, tmp_path, capsys):
     """An `lmms-eval --limit 3` run: the first 3 documents of every task answered, the rest missing."""
     run = _copy_run(random_run[0], tmp_path / "run")
     results_path = next(run.rglob("*_results.json"))
@@ -468,6 +473,20 @@ def test_limited_run_is_flagged_by_submit_and_validate(random_run, demo_dataset,
         assert f"% (3/{n:,})" in line, line
     for cat in ("past", "present", "proactive", "overall"):
         assert re.search(rf"^{cat}\s+\d{{1,3}}\.\d\s+\d+\.\d+% \(\d+/[\d,]+\)$", text, re.M), cat
+    # on the leaderboard (the installed script) it is marked and not ranked among full runs, whatever its score
+    import subprocess
+
+    from ..fixtures.cli_entry import script
+
+    proc = subprocess.run([script(), "leaderboard", str(out), str(random_sub), "--dataset", str(demo_dataset),
+                           "--out", str(tmp_path / "site"), "--no-paper-rows"], capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    table = {r["model"]: r for r in csv.DictReader(io.StringIO((tmp_path / "site" / "leaderboard.csv").read_text()))}
+    assert (table["Limited"]["rank"], table["Random baseline"]["rank"]) == ("", "1")
+    assert list(table) == ["Random baseline", "Limited"]  # after the full run
+    md = (tmp_path / "site" / "leaderboard.md").read_text()
+    assert f"| Limited (partial run: {pct.split(' ')[0]} answered, not ranked) |" in md
 
 
 def _copy_run(src: Path, dest: Path) -> Path:
@@ -597,9 +616,8 @@ def test_prompt_mode_selects_the_parser(answer_key, demo_dataset, tmp_path):
 @pytest.fixture(scope="module")
 def leaderboard_subs(random_run, random_sub, answer_key, demo_dataset, tmp_path_factory):
     d = tmp_path_factory.mktemp("lb_subs")
-    script = d / "script.json"
-    assert main(["submit", str(random_run[0]), "--dataset", str(demo_dataset), "--model-name", SCRIPT_NAME,
-                 "--out", str(script)]) == 0
+    # a run of its own (the same run under another name is one row: the site refuses it)
+    script = synthetic_submission(answer_key, d / "script.json", SCRIPT_NAME, 0.45, salt=1)
     strong = synthetic_submission(answer_key, d / "strong.json", "Strong | model", 0.95, frames="32", params="7B")
     weak = synthetic_submission(answer_key, d / "weak.json", "=cmd|' /C calc'!A0", 0.0, drop=0.3)
     return [random_sub, script, strong, weak]
@@ -641,7 +659,9 @@ def test_leaderboard_writes_the_site(leaderboard_subs, demo_dataset, tmp_path, c
     assert by_name["GPT-4o"]["section"] == "full-release" and by_name["Strong | model"]["section"] == "dataset-0.1.0"
     paper_ranks = sorted(int(r["rank"]) for r in table if r["section"] == "full-release" and r["rank"])
     assert paper_ranks == list(range(1, len(paper)))  # every paper method but the Human reference
-    assert sorted(int(r["rank"]) for r in table if r["section"] == "dataset-0.1.0") == [1, 2, 3, 4]
+    # the weak one left 30% of the questions out: a partial run, listed after the full ones and never ranked
+    assert sorted(int(r["rank"]) for r in table if r["section"] == "dataset-0.1.0" and r["rank"]) == [1, 2, 3]
+    assert by_name["'=cmd|' /C calc'!A0"]["rank"] == ""
     assert by_name["AssistGaze"]["gta"] == "" and by_name["AssistGaze"]["overall"] == "0.223000"
     assert by_name["Strong | model"]["rank"] == "1" and by_name["Strong | model"]["source"] == "submission (re-scored)"
     assert by_name["Strong | model"]["dataset"] == "0.1.0" and by_name["Strong | model"]["params"] == "7B"
@@ -665,6 +685,18 @@ def test_leaderboard_writes_the_site(leaderboard_subs, demo_dataset, tmp_path, c
     rc, _, err = cli(capsys, "leaderboard", leaderboard_subs[0], "--dataset", demo_dataset, "--out", out)
     assert rc == 0, err
     assert "Strong | model" not in (out / "leaderboard.csv").read_text()
+
+
+def test_leaderboard_refuses_the_same_run_twice_naming_the_first(leaderboard_subs, demo_dataset, tmp_path, capsys):
+    again = tmp_path / "again.json"
+    sub = json.loads(leaderboard_subs[0].read_text())
+    sub["model"]["name"] = "The random baseline again"
+    again.write_text(json.dumps(sub))
+    rc, _, err = cli(capsys, "leaderboard", leaderboard_subs[0], again, "--dataset", demo_dataset, "--out",
+                     tmp_path / "site")
+    assert rc == 2 and not (tmp_path / "site").exists()
+    assert error_line(err) == (f"streamgaze leaderboard: error: {again}: its responses are those of "
+                               f"{leaderboard_subs[0]}, given before it: the same run is one row (leave one of them out)")
 
 
 def test_leaderboard_refuses_an_invalid_submission_naming_it(leaderboard_subs, demo_dataset, tmp_path, capsys):

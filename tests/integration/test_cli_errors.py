@@ -22,7 +22,7 @@ BAD = {
                   "tasks-dir, "
                   "eval, report, stream-eval, export-sft, submit, push-submission, validate, compare, leaderboard, "
                   "leaderboard init, leaderboard sync, leaderboard flag, leaderboard unflag, leaderboard serve, "
-                  "leaderboard space, import-official-results, clips, publish; "
+                  "leaderboard space, import-official-results, request-eval, leaderboard run-request, clips, publish; "
                   "did you mean eval?"),
     "world": (["--out", "w", "--videos", "three"], "--videos: invalid int value: 'three'"),
     "overlay": (["v.mp4", "g.csv", "--out", "o.mp4", "--hfov", "wide"], "--hfov: invalid float value: 'wide'"),
@@ -70,6 +70,10 @@ BAD = {
     "leaderboard flag": (["12", "--results", "o/s", "--reason", "r", "--discussion", "u", "--nosuch"],
                          "unrecognized arguments: --nosuch"),
     "leaderboard unflag": (["12", "--results", "o/s", "--nosuch"], "unrecognized arguments: --nosuch"),
+    "leaderboard run-request": (["--requests", "o/r", "--request", "p", "--commit", "c", "--pr", "one", "--out", "o"],
+                                "--pr: invalid int value: 'one'"),
+    "request-eval": (["o/m", "--revision", "main", "--lmms-model", "m", "--requests", "o/r", "--dataset", "d",
+                      "--nosuch"], "unrecognized arguments: --nosuch"),
     "clips": (["warn"], "{warm,stats,prune}: 'warn' is not one of warm, stats, prune; did you mean warm?"),
     "clips warm": (["--workers", "many"], "--workers: invalid int value: 'many'"),
     "clips stats": (["--nosuch"], "unrecognized arguments: --nosuch"),

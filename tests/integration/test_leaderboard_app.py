@@ -4,6 +4,10 @@ against a local results directory and the Hub stand-in, driven by Playwright in 
 * The leaderboard tab shows the demo row and the paper's rows in separate tables (each ranked on its own),
   fits 1280 px without sideways scrolling, no header breaks, every score has one decimal with its standard
   error beside it, the submitter is shown, and a click on a header sorts its table.
+* Every benchmark's tab (the results hold rows of all four, a partial run among them) is readable at 1280x800
+  (tests/fixtures/browser.py ``check_tables``: widths, one-line headers, no empty column, the order the sort line
+  says) and every font face its computed styles ask for is loaded (``document.fonts``: the theme loads Source Sans
+  Pro at 700 too); a screenshot of each.
 * The Submit tab refuses when nobody is signed in (nothing is sent). Signed in (the stand-in: the session
   cookie Gradio stores after a sign-in, for ``alice``), a tampered file and a file with a 5,001-digit number
   get their one-line reasons and the app keeps serving; an honest file is re-scored and a pull request is
@@ -23,7 +27,14 @@ from pathlib import Path
 
 import pytest
 
-from ..fixtures.browser import browser, keep_screenshot, require_browser  # noqa: F401  (the fixture)
+from ..fixtures.browser import (  # noqa: F401  (the browser fixture)
+    FONTS_JS,
+    browser,
+    check_tables,
+    glyphs_missing,
+    keep_screenshot,
+    require_browser,
+)
 from ..fixtures.gradio_session import session_cookie
 from ..fixtures.hub_stub import HubStub
 from ..fixtures.leaderboard_hub import USERS, hub_env, pinned, put_dataset, start_sg
@@ -43,22 +54,19 @@ def _free_port() -> int:
 
 
 def _results_dir(sub: Path, root: Path, out: Path) -> Path:
-    """A results directory of one accepted row (as the sync writes it)."""
-    from streamgaze_hf.dataset.files import read_manifest
-    from streamgaze_hf.leaderboard.sections import section_of
-    from streamgaze_hf.leaderboard.service.results import result_row, results_files
-    from streamgaze_hf.registry import get_benchmark
+    """A results directory (as the sync writes it) of one accepted StreamGaze row, and for each other benchmark a
+    full run and a partial one."""
     from streamgaze_hf.submission.validate import validate_submission
 
-    report = validate_submission(sub, root)
-    bench = get_benchmark("streamgaze")
-    row = result_row(bench, report.submission, report.scores, section_of(bench, read_manifest(root)),
-                     submitter="alice", pr_number=1, path="submissions/streamgaze/accepted-i-model-i/20260101T000000Z.json")
-    row.update(pr_url="https://huggingface.co/datasets/org/requests/discussions/1", run=1)
-    for path, data in results_files({"streamgaze": [row]}).items():
-        (out / path).parent.mkdir(parents=True, exist_ok=True)
-        (out / path).write_bytes(data)
-    return out
+    from ..fixtures.leaderboard_sites import benchmark_submission, other_datasets, results_dir
+
+    reports = [validate_submission(sub, root)]
+    for bench, broot in other_datasets(out.parent / "others").items():
+        for kind, right, drop in (("strong", 0.8, 0.0), ("partial", 0.9, 0.6)):
+            reports.append(validate_submission(benchmark_submission(
+                bench, broot, out.parent / f"{bench}-{kind}.json", f"{bench} {kind}", right, drop=drop), broot))
+    out.mkdir()
+    return results_dir(reports, out, {})
 
 
 def _shot(page, tmp_path: Path, name: str) -> None:
@@ -156,6 +164,29 @@ def test_app_tables_sign_in_and_submit(browser, demo_dataset, tmp_path):  # noqa
             assert nfi == sorted(nfi)
             assert "Sorted by NFI (ascending)" in tab.locator("p.sorted").nth(1).inner_text()
             _shot(page, tmp_path, "app_leaderboard_sorted.png")
+            page.reload()
+
+            # every benchmark's tab, readable at 1280x800, with the font faces it asks for
+            asked: set[str] = set()
+            for bench, title in (("streamgaze", "StreamGaze"), ("egogazevqa", "EgoGazeVQA"), ("streameqa", "StreamEQA"),
+                                 ("vl4gaze", "VL4Gaze")):
+                page.get_by_role("tab", name=title, exact=True).click()
+                page.locator(f"#table-{bench} table.leaderboard").first.wait_for(timeout=60_000)
+                assert page.evaluate("document.documentElement.scrollWidth") <= WIDTH, bench
+                tables = check_tables(page, f"app {bench}")
+                assert len(tables) == 2, bench  # the submissions' dataset and the paper's rows
+                fonts = page.evaluate(FONTS_JS)
+                assert fonts["missing"] == [], (bench, fonts["asked"], fonts["missing"])
+                assert glyphs_missing(fonts) == {}, bench  # every character in its own face, none from another font
+                asked.update(fonts["asked"])
+                if bench != "streamgaze":
+                    partial = page.locator(f"#table-{bench} tr", has_text=f"{bench} partial").first
+                    assert partial.locator(".partial-run").inner_text().endswith("answered, not ranked")
+                    assert partial.locator("td.rank").count() == 0 or partial.locator("td.rank").inner_text() == ""
+                _shot(page, tmp_path, f"app_{bench}.png")
+            # the bold of the title and of the Overall column is Source Sans Pro's own 700 face, not a faked one
+            assert "Source Sans Pro|700|normal" in asked, asked
+            page.get_by_role("tab", name="StreamGaze", exact=True).click()
 
             # Submit, signed out: refused, nothing sent
             page.get_by_role("tab", name="Submit").click()
@@ -185,9 +216,33 @@ def test_app_tables_sign_in_and_submit(browser, demo_dataset, tmp_path):  # noqa
             [(path, kind)] = stub.diff(stub.repos[REQUESTS], pr.base, stub.repos[REQUESTS].prs[1])
             assert kind == "new" and path.startswith("submissions/streamgaze/uploaded-model/")
             assert stub.files(REQUESTS, "refs/pr/1")[path] == upload.read_bytes()
+            # the same tab asks the leaderboard to evaluate a model itself (request-eval's form), for alice
+            model_commit = stub.put_model("org/app-model", {"config.json": b"{}", "README.md": b"# m\n"})
+            page.locator("#request-model textarea, #request-model input").first.fill("org/app-model")
+            page.locator("#request-lmms textarea, #request-lmms input").first.fill("qwen2_5_vl")
+            page.locator("#request-args textarea, #request-args input").first.fill("max_num_frames=8")
+            page.locator("#request-button").click()
+            page.wait_for_function("() => document.querySelector('#request-outcome').innerText.includes('requested') "
+                                   "|| document.querySelector('#request-outcome').innerText.includes('Not sent')",
+                                   timeout=90_000)
+            said = page.locator("#request-outcome").inner_text()
+            assert said.startswith(f"Evaluation requested for @alice: {stub.url}/datasets/{REQUESTS}/discussions/2"), said
+            pr = stub.discussion(REQUESTS, 2)
+            [(path, _)] = stub.diff(stub.repos[REQUESTS], pr.base, stub.repos[REQUESTS].prs[2])
+            request = json.loads(stub.files(REQUESTS, "refs/pr/2")[path])
+            assert path.startswith("requests/streamgaze/org-app-model/") and pr.author == "space-bot"
+            assert stub.comments(REQUESTS, 2)[0].startswith("Submitted by @alice via the Space.")
+            assert (request["model"]["revision"], request["lmms_eval"]) == (
+                model_commit, {"model": "qwen2_5_vl", "model_args": "max_num_frames=8"})
             page.get_by_role("tab", name="About").click()
             page.get_by_text("Reproduce a row").wait_for(timeout=10_000)
             context.close()
         finally:
             app.terminate()
-            app.communicate(timeout=30)
+            out, err = app.communicate(timeout=30)
+    # what `serve` prints: its address and, off a Space, one line on the sign-in stand-in; not Gradio's hint to set
+    # share=True (the command cannot) nor its OAuth warning (twice before)
+    said = out + err
+    assert f"streamgaze leaderboard serve: http://127.0.0.1:{port} (Ctrl-C stops it)" in said, said[-2000:]
+    assert said.count("is Gradio's stand-in: it signs in the owner of HF_TOKEN") == 1, said[-2000:]
+    assert "share=True" not in said and "Gradio does not support OAuth" not in said, said[-2000:]

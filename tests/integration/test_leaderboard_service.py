@@ -72,3 +72,72 @@ def test_old_leaderboard_usage_and_sub_verbs_coexist(tmp_path):
     assert "none.json" in line and "submission file" in line
     proc = streamgaze("leaderboard", "sync", "--help", tmp=tmp_path)
     assert proc.returncode == 0 and proc.stdout.startswith("usage: streamgaze leaderboard sync")
+
+
+def test_the_apps_submit_applies_the_quota_before_sending(tmp_path, monkeypatch):
+    """The app counts the signed-in user's accepted rows of the last 7 days, their open pull requests (their own, and
+    the Space's naming them) and their waiting evaluation requests, as the sync does; over the quota nothing is sent."""
+    import huggingface_hub.constants
+    from huggingface_hub import CommitOperationAdd, HfApi
+
+    from streamgaze_hf.leaderboard.service.app import quota_reason, request_evaluation, submit_upload
+    from streamgaze_hf.leaderboard.service.identity import space_description
+
+    from ..fixtures.hub_stub import HubStub
+
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_DISABLE_XET", True)
+    with HubStub() as stub:
+        stub.token_users.update({"tok-space": "space-bot", "tok-alice": "alice"})
+        stub.put_files("org/requests", {"README.md": b"# Requests\n"})
+        space, alice = (HfApi(endpoint=stub.url, token=t) for t in ("tok-space", "tok-alice"))
+        for i in range(2):  # alice's own pull requests
+            alice.create_commit("org/requests", [CommitOperationAdd(f"submissions/streamgaze/a/2026010{i}T000000Z.json",
+                                                                    b"{}")], repo_type="dataset", create_pr=True,
+                                commit_message="mine")
+        space.create_commit("org/requests", [CommitOperationAdd("submissions/streamgaze/b/20260103T000000Z.json", b"{}")],
+                            repo_type="dataset", create_pr=True, commit_message="via the Space",
+                            commit_description=space_description("alice"))
+        rows = {"streamgaze": [{"submitter": "alice", "created_at": stub.discussion("org/requests", 1).created_at}]}
+        kw = {"token": "tok-space", "rows": rows}
+        monkeypatch.setattr(huggingface_hub.constants, "ENDPOINT", stub.url)
+        assert quota_reason("org/requests", rows, "alice", token="tok-space", quota=5) is None
+        said = quota_reason("org/requests", rows, "alice", token="tok-space", quota=4)
+        assert said.startswith("over the quota: @alice has 4 submission(s) accepted or pending in the last 7 days")
+        assert quota_reason("org/requests", rows, "alice", token="tok-space", quota=4, maintainers=["alice"]) is None
+        n = len(stub.repos["org/requests"].prs)
+        upload = tmp_path / "s.json"
+        upload.write_text("{}")
+        assert submit_upload(str(upload), "org/requests", {}, user="alice", quota=4, **kw).startswith(
+            "**Not sent**: over the quota: &#64;alice has 4")
+        assert request_evaluation("org/requests", "alice", model_id="org/m", revision="main", lmms_model="qwen2_5_vl",
+                                  dataset="hf://datasets/org/d@v1", quota=4, **kw).startswith("**Not sent**: over the")
+        assert len(stub.repos["org/requests"].prs) == n  # nothing was sent
+
+
+def test_push_without_dataset_names_the_dataset_to_pass(demo_dataset, tmp_path):
+    """A file made on a local copy pins no dataset on the Hub: the one line says which dataset it was made on and what
+    to pass (before the Hub is contacted: this runs offline)."""
+    from streamgaze_hf.submission.answer_key import load_answer_key
+
+    from ..e2e.test_submission import synthetic_submission
+
+    sub = synthetic_submission(load_answer_key(demo_dataset), tmp_path / "mine.json", "Mine", 0.5)
+    digest = json.loads(sub.read_text())["dataset"]["manifest_sha256"]
+    line = one_error_line(streamgaze("push-submission", sub, "--requests", "org/requests", tmp=tmp_path))
+    assert line == (f"streamgaze push-submission: error: {sub}: the submission was made on a local copy of StreamGaze "
+                    f"dataset version 0.1.0 (manifest sha256 {digest[:12]}...), which names no dataset on the Hub: pass "
+                    "--dataset hf://datasets/ORG/NAME@TAG, the leaderboard's dataset that copy was made from (the one "
+                    "its maintainer lists; the leaderboard re-scores against it)")
+
+
+def test_leaderboard_help_lists_its_verbs_one_line_each(tmp_path):
+    proc = streamgaze("leaderboard", "--help", tmp=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    start = lines.index("verbs:")
+    verbs = {ln.split()[0]: ln for ln in lines[start + 1:start + 9]}
+    assert list(verbs) == ["FILE.json", "init", "sync", "serve", "space", "flag", "unflag", "run-request"]
+    assert verbs["FILE.json"].strip().endswith("render the static site from submission files (this command)")
+    assert all(len(ln.split(None, 1)[1]) > 10 for ln in verbs.values())  # each with its one line
+    assert lines[start + 9] == ""  # and nothing wraps onto a second

@@ -125,6 +125,7 @@ PROCESS_ENV_READERS = {
     "util/secrets.py": "the values of secret-named variables (HF_TOKEN, ..._API_KEY): redacted from every output",
     "util/wheel.py": "the environment of the child process that builds the toolkit's wheel",
     "service/uploads.py": "GRADIO_TEMP_DIR: the leaderboard app's own upload folder, set before Gradio reads it",
+    "service/job_run.py": "the environment of the leaderboard job's `streamgaze eval` child, without the token",
     "evaluation/model_frames.py": "MODEL_SEQ_LEN, FORCE_QWENVL_VIDEO_READER: qwen_vl_utils' own, read as it reads them",
     "harness/backends.py": "FORCE_QWENVL_VIDEO_READER, LMMS_VIDEO_DECODE_BACKEND, DECORD_EOF_RETRY_MAX: the readers a "
                            "run gives the wrappers",

@@ -14,7 +14,11 @@
   head; :mod:`.flags`: ``leaderboard flag`` / ``unflag``;
 * :mod:`.sync`: ``streamgaze leaderboard sync``: review, accept or close, upsert, render;
   :mod:`.eval_results`: results on the model's page (``--model-card-prs``);
-* :mod:`.app` and :mod:`.space`: the Gradio app (``leaderboard serve``) and its Space folder.
+* :mod:`.app` and :mod:`.space`: the Gradio app (``leaderboard serve``) and its Space folder;
+* evaluated by the leaderboard: :mod:`.eval_requests` (the request file, ``request-eval``), :mod:`.eval_queue`
+  (``queue.json``: PENDING, RUNNING, FINISHED, FAILED), :mod:`.jobs` (Hub Jobs), :mod:`.evaluations` (the sync's
+  step that runs the queue), :mod:`.job_run` (what a job runs: ``leaderboard run-request``); :mod:`.comments`: the
+  re-scored table of a pull-request comment.
 
 Nothing here names a benchmark: every layout comes from the registry.
 """

@@ -6,7 +6,7 @@ create repositories. Then it creates what is missing, public:
 
 * the **requests** dataset, with a card (:func:`requests_card`) saying what it receives (one pull request per
   submission adding ``submissions/<benchmark>/<model-slug>/<UTC timestamp>.json``), how to submit, and the
-  permissions it needs: public, pull requests open to everyone (the Hub's default), merged only by the sync;
+  permissions it needs: public, pull requests open to everyone (the Hub's default), accepted only by the sync;
 * the **results** dataset, with the files a sync of no submission writes (its card, each benchmark's paper rows
   as the ``<benchmark>_paper`` config, the static site): ``load_dataset(ORG/RESULTS, "streamgaze_paper")``
   works at once.
@@ -61,15 +61,19 @@ Your token (`HF_TOKEN` or `hf auth login`) opens the pull request; the Hub recor
 ## What happens to a pull request
 
 The maintainer's `streamgaze leaderboard sync --requests {requests} --results {results}` re-scores the file
-from its raw responses against the dataset revision it pins, comments the re-scored table (or the reason it
-is refused), and merges or closes the pull request. A pull request that changes or deletes anything, or adds
-a second file, is closed. Accepted rows appear in [{results}](https://huggingface.co/datasets/{results}).
+from its raw responses against the dataset revision it pins and comments the re-scored table (or the reason it
+is refused). An accepted file is committed to `main` by the sync itself (the bytes it re-scored) and the pull
+request is closed, never merged. A pull request that changes or deletes anything, or adds a second file, is
+closed. Accepted rows appear in [{results}](https://huggingface.co/datasets/{results}).
+
+Evaluation requests (`streamgaze request-eval`: the leaderboard runs the model itself) arrive the same way, at
+`requests/<benchmark>/<model-slug>/<UTC timestamp>.json`; `queue.json` holds their status (PENDING, RUNNING,
+FINISHED, FAILED) and `evaluations/` the responses of the leaderboard's own runs.
 
 ## Permissions
 
 This repository is public, and pull requests are open to everyone (the Hub's default: keep the Community tab's
-pull requests enabled). Only the maintainer's token, with write access, merges them; nobody pushes to `main`
-directly.
+pull requests enabled). Only the maintainer's sync, with a write token, writes `main`; nobody else pushes to it.
 
 Written by `streamgaze leaderboard init`.
 """

@@ -2,7 +2,9 @@
 to the leaderboard as a pull request on the requests dataset.
 
 The file is validated and re-scored locally first (against ``--dataset``, else the dataset revision the file
-pins, ``hf://datasets/<dataset.repo>@<dataset.commit>``); an invalid file is refused before anything is sent.
+pins, ``hf://datasets/<dataset.repo>@<dataset.commit>``); an invalid file is refused before anything is sent, and
+so is a file whose raw responses are those of a row the leaderboard accepted already (the requests dataset's
+ledger, :mod:`.ledger`, names each accepted file's responses digest): the message names that row.
 The pull request adds exactly one file, ``submissions/<benchmark>/<model-slug>/<UTC timestamp>.json`` (the
 file's bytes unchanged), made with the user's token (``HF_TOKEN`` or the cached login); the Hub records the
 token's user as the pull request's author, and the description names them too.
@@ -20,7 +22,8 @@ from ...util.errors import StreamGazeError
 from .repos import require_repo
 from .untrusted import check_size, submission_path
 
-__all__ = ["PushResult", "push_submission", "open_pull_request", "pinned_dataset", "hub_api", "hub_error"]
+__all__ = ["PushResult", "push_submission", "open_pull_request", "pinned_dataset", "hub_api", "hub_error",
+           "refuse_repeat"]
 
 
 @dataclass(frozen=True)
@@ -73,10 +76,15 @@ def push_submission(path: str | os.PathLike[str], requests: str, dataset: str | 
     sub = load_submission(path)
     root = dataset or pinned_dataset(sub)
     if root is None:
-        raise StreamGazeError("the submission was made on a local dataset: pass --dataset with it (the leaderboard "
-                              "re-scores against the dataset revision on the Hub the file names)", path)
+        bench, ds = submission_benchmark(sub), sub.get("dataset", {})
+        raise StreamGazeError(f"the submission was made on a local copy of {bench.title} dataset version "
+                              f"{ds.get('version', '?')} (manifest sha256 {str(ds.get('manifest_sha256', ''))[:12]}...), "
+                              "which names no dataset on the Hub: pass --dataset hf://datasets/ORG/NAME@TAG, the "
+                              "leaderboard's dataset that copy was made from (the one its maintainer lists; the "
+                              "leaderboard re-scores against it)", path)
+    api = hub_api(token)
     try:  # before the re-score, before any upload
-        require_repo(hub_api(token), requests, "requests", requests=requests)
+        require_repo(api, requests, "requests", requests=requests)
     except StreamGazeError:
         raise
     except Exception as exc:  # noqa: BLE001
@@ -84,8 +92,26 @@ def push_submission(path: str | os.PathLike[str], requests: str, dataset: str | 
     checked = rescore_bounded(path, root, **({} if timeout_s is None else {"timeout_s": timeout_s}))
     if checked.submission["run"]["model"] == "streamgaze_oracle":
         raise StreamGazeError("this is the oracle baseline (it reads the answer key): never ranked", path)
+    refuse_repeat(api, requests, checked.submission, path)
     return open_pull_request(requests, path.read_bytes(), sub, token=token, when=when,
                              how="with `streamgaze push-submission`")
+
+
+def refuse_repeat(api, requests: str, sub: dict, path=None) -> None:
+    """StreamGazeError naming the accepted row whose raw responses ``sub`` repeats (the requests dataset's ledger)."""
+    from ...submission.fingerprint import responses_digest
+    from .ledger import accepted_prs
+
+    digest = responses_digest(sub)
+    try:
+        head = api.repo_info(requests, repo_type="dataset").sha
+        ledger = accepted_prs(api, requests, head)
+    except Exception as exc:  # noqa: BLE001
+        raise hub_error(exc, f"reading the accepted submissions of {requests}") from None
+    same = next((acc for _, acc in sorted(ledger.items()) if acc.responses == digest), None)
+    if same is not None:
+        raise StreamGazeError(f"its responses are those of the accepted row #{same.num} (@{same.submitter}, "
+                              f"{same.path}): the same run is one row on the leaderboard", path)
 
 
 def open_pull_request(requests: str, data: bytes, sub: dict, *, token: str | None = None,

@@ -21,18 +21,21 @@ from ...util.errors import StreamGazeError
 __all__ = ["Accepted", "accepted_prs", "commit_accepted", "accept_title", "git_blob_id", "ATTEMPTS"]
 
 ATTEMPTS = 5
-_TITLE = re.compile(r"^Accept #(\d{1,9}): (submissions/\S+)$")
+_TITLE = re.compile(r"^Accept #(\d{1,9}): ((?:submissions|requests)/\S+)$")
 _BY = re.compile(r"^Submitted by @([A-Za-z0-9][A-Za-z0-9._-]{0,95}) in pull request #(\d{1,9})")
+_RESPONSES = re.compile(r"responses sha256 ([0-9a-f]{64})")
 
 
 @dataclass(frozen=True)
 class Accepted:
-    """One accepted submission in ``main``'s history: its pull request, file, submitter and commit."""
+    """One accepted submission (or evaluation request) in ``main``'s history: its pull request, file, submitter
+    and commit, and the digest of its raw responses (submission/fingerprint.py; "" for a request)."""
 
     num: int
     path: str
     submitter: str
     commit: str
+    responses: str = ""
 
 
 def git_blob_id(data: bytes) -> str:
@@ -51,14 +54,18 @@ def accepted_prs(api, requests: str, revision: str) -> dict[int, Accepted]:
     for c in api.list_repo_commits(requests, repo_type="dataset", revision=revision):
         m, by = _TITLE.match(c.title or ""), _BY.match(c.message or "")
         if m and by and by.group(2) == m.group(1):
-            out.setdefault(int(m.group(1)), Accepted(int(m.group(1)), m.group(2), by.group(1), c.commit_id))
+            digest = _RESPONSES.search(c.message or "")
+            out.setdefault(int(m.group(1)), Accepted(int(m.group(1)), m.group(2), by.group(1), c.commit_id,
+                                                     digest.group(1) if digest else ""))
     return out
 
 
 def commit_accepted(api, requests: str, num: int, path: str, data: bytes, submitter: str,
-                    log=lambda _m: None) -> str | None:
+                    log=lambda _m: None, responses: str = "") -> str | None:
     """Commit ``data`` (the bytes that were re-scored) at ``path`` on ``main``; the new commit, or None when
-    another sync accepted this pull request first. StreamGazeError when the path holds another file."""
+    another sync accepted this pull request first. StreamGazeError when the path holds another file.
+    ``responses``: the digest of its raw responses, written into the message (``push-submission`` reads the
+    ledger to refuse a repeat before it sends anything)."""
     from huggingface_hub import CommitOperationAdd
     from huggingface_hub.errors import HfHubHTTPError
 
@@ -77,7 +84,8 @@ def commit_accepted(api, requests: str, num: int, path: str, data: bytes, submit
                 commit_message=accept_title(num, path),
                 commit_description=(f"Submitted by @{submitter} in pull request #{num}. Re-scored by "
                                     f"streamgaze-toolkit {__version__}; these are the bytes it scored (git blob "
-                                    f"{blob})."))
+                                    f"{blob})." + (f" Its raw responses: responses sha256 {responses}."
+                                                   if responses else "")))
         except HfHubHTTPError as exc:
             if exc.response is not None and exc.response.status_code == 412:
                 log(f"#{num}: the requests dataset moved while accepting; reading its new head")

@@ -9,6 +9,10 @@ which ``streamgaze submit --model-id ORG/NAME`` writes), through ``huggingface_h
   round: Qwen2.5-VL-7B holds 8.3 B parameters).
 
 A model URL of another site (a paper, a GitHub repository) names no Hub model: none of this applies.
+
+An evaluation request (the leaderboard runs the model itself) also pins a commit: :func:`check_revision` refuses a
+commit the repository does not have, and a model whose ``config.json`` asks for remote code (``auto_map``): a
+leaderboard job runs only code of lmms-eval and transformers, never a repository's own.
 """
 
 from __future__ import annotations
@@ -18,7 +22,8 @@ from dataclasses import dataclass
 
 from ...util.errors import StreamGazeError
 
-__all__ = ["ModelCheck", "hub_model_id", "check_model", "parse_params", "model_page", "PARAMS_TOLERANCE"]
+__all__ = ["ModelCheck", "hub_model_id", "check_model", "parse_params", "model_page", "PARAMS_TOLERANCE",
+           "check_revision"]
 
 #: the largest relative difference between ``model.params`` and the Hub's safetensors count
 PARAMS_TOLERANCE = 0.25
@@ -106,3 +111,38 @@ def model_page(model_id: str, url: str = "") -> str:
     if url and url != page:
         raise StreamGazeError(f"--model-url {url} and --model-id {model_id} name two places: give one")
     return page
+
+
+#: the largest config.json read (a model's is a few KB)
+_MAX_CONFIG_BYTES = 1024 * 1024
+
+
+def check_revision(api, model_id: str, commit: str) -> None:
+    """An evaluation request's model at its pinned ``commit``: the commit exists, and its ``config.json`` (when it
+    has one) needs no remote code. StreamGazeError with the reason; other Hub failures raise as they are."""
+    import json
+
+    from huggingface_hub import hf_hub_download
+    from huggingface_hub.errors import RepositoryNotFoundError, RevisionNotFoundError
+
+    try:
+        info = api.model_info(model_id, revision=commit, expand=["sha", "siblings"])
+    except RepositoryNotFoundError:
+        raise StreamGazeError(f"the model {model_id} is not a public model on the Hub") from None
+    except RevisionNotFoundError:
+        raise StreamGazeError(f"the model {model_id} has no commit {commit[:12]}") from None
+    if "config.json" not in {s.rfilename for s in (info.siblings or [])}:
+        return
+    [found] = api.get_paths_info(model_id, ["config.json"], revision=commit) or [None]
+    if found is None or int(found.size) > _MAX_CONFIG_BYTES:
+        raise StreamGazeError(f"the config.json of {model_id}@{commit[:12]} is larger than {_MAX_CONFIG_BYTES:,} bytes")
+    from ...submission.strictjson import StrictJSONError, loads_strict
+
+    local = hf_hub_download(model_id, "config.json", revision=commit, token=api.token)
+    try:
+        config = loads_strict(open(local, encoding="utf-8").read())
+    except (StrictJSONError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise StreamGazeError(f"the config.json of {model_id}@{commit[:12]} does not read: {exc}") from None
+    if isinstance(config, dict) and config.get("auto_map"):
+        raise StreamGazeError(f"the model {model_id} asks for remote code (config.json has auto_map): a leaderboard job "
+                              "runs only models that load without code of their own")

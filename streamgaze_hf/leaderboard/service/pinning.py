@@ -32,9 +32,10 @@ _COMMIT = re.compile(r"^[0-9a-f]{40}$")
 
 @dataclass(frozen=True)
 class ListedDataset:
-    """A dataset the maintainer listed, resolved: the reference as given, its benchmark, the repository and
-    revision (None and "" for a local directory), the commit it was resolved to, its manifest's sha256, and
-    the root validation reads (``hf://datasets/REPO@COMMIT``, or the local directory)."""
+    """A dataset the maintainer listed, resolved: the reference as given, its benchmark's name (the record crosses
+    into the bounded child process, so it holds only text), the repository and revision (None and "" for a local
+    directory), the commit it was resolved to, its manifest's sha256, the root validation reads
+    (``hf://datasets/REPO@COMMIT``, or the local directory), and the dataset's version."""
 
     ref: str
     benchmark: str
@@ -43,6 +44,7 @@ class ListedDataset:
     commit: str
     manifest_sha256: str
     root: str
+    version: str = ""
 
     @property
     def label(self) -> str:
@@ -97,7 +99,7 @@ def listed_datasets(refs: Sequence[str], api=None) -> dict[str, list[ListedDatas
             continue
         seen.add((repo, commit or str(path)))
         out.setdefault(bench, []).append(ListedDataset(ref, bench, repo, revision, commit, manifest_digest(path),
-                                                       root if repo else str(path)))
+                                                       root if repo else str(path), data.version))
     return out
 
 

@@ -35,6 +35,7 @@ from pathlib import Path
 
 from ... import __version__
 from ...registry import Benchmark, benchmarks, score_text
+from ...submission.fingerprint import responses_digest
 from ..rows import Row, benchmark_columns, efficiency_text
 from ..sections import Section, group_sections, reference_section_of
 from ..site import reference_row, render_sections
@@ -55,9 +56,11 @@ _DATASET = ("dataset_repo", "dataset_revision", "dataset_commit", "dataset_versi
 _VERSIONS = ("toolkit_version", "lmms_eval_version", "datasets_version")
 _TAIL = ("submitter", "submission_path", "submitted_at", "section", "section_title", "section_note", "source",
          "by_source", "efficiency")
-#: provenance and trust (issue 37): strings, then integers
+#: provenance and trust (issues 37 and 44): strings, then integers. ``evaluated_by``: "leaderboard" for a row the
+#: leaderboard's own Hub Job made (an evaluation request), "" for a submission; ``job_id`` / ``job_url``: that job;
+#: ``responses_sha256``: the digest of the raw responses (submission/fingerprint.py: a repeat is refused)
 _TRUST = ("pr_url", "requests_commit", "created_at", "name_key", "model_id", "model_commit", "model_warnings",
-          "flag_reason", "flag_discussion")
+          "flag_reason", "flag_discussion", "evaluated_by", "job_id", "job_url", "responses_sha256")
 _TRUST_INTS = ("run", "model_params_hub")
 
 
@@ -151,6 +154,7 @@ def result_row(bench: Benchmark, sub: Mapping, scores: Mapping, section: Sequenc
                efficiency=efficiency_text(sub.get("run", {})))
     row.update(dict.fromkeys(_TRUST, ""))
     row.update(dict.fromkeys(_TRUST_INTS))
+    row["responses_sha256"] = responses_digest(sub)
     return row
 
 
@@ -229,6 +233,7 @@ def leaderboard_rows(bench: Benchmark, rows: Iterable[Mapping]) -> list[Row]:
                        pr_number=r.get("pr_number"), pr_url=r.get("pr_url") or "", run=r.get("run"),
                        flag=r.get("flag_reason") or "", flag_url=r.get("flag_discussion") or "",
                        warnings=r.get("model_warnings") or "", efficiency=r.get("efficiency") or "",
+                       evaluated=r.get("evaluated_by") == "leaderboard", job_url=r.get("job_url") or "",
                        stderr={k[len("stderr_"):]: v for k, v in r.items() if k.startswith("stderr_") and v is not None}))
     return out
 
@@ -277,10 +282,12 @@ def results_files(rows_by_bench: Mapping[str, Sequence[Mapping]]) -> dict[str, b
 @dataclass(frozen=True)
 class LeaderboardConfig:
     """The maintainers' settings (:data:`CONFIG`): who is exempt from the quota, which accounts open the pull
-    requests of the Space (their description names the signed-in submitter)."""
+    requests of the Space (their description names the signed-in submitter), and the GPU-hours the leaderboard's
+    own evaluations may use in all (``gpu_hours_budget``; None: not set, so ``sync --evaluate jobs`` starts none)."""
 
     maintainers: frozenset[str] = frozenset()
     space_accounts: frozenset[str] = frozenset()
+    gpu_hours_budget: float | None = None
 
 
 def parse_config(text: str | None) -> LeaderboardConfig:
@@ -296,14 +303,20 @@ def parse_config(text: str | None) -> LeaderboardConfig:
         data = yaml.safe_load(text) or {}
     except yaml.YAMLError as exc:
         raise StreamGazeError(f"not YAML: {str(exc).splitlines()[0]}", CONFIG) from None
-    if not isinstance(data, dict) or set(data) - {"maintainers", "space_accounts"}:
-        raise StreamGazeError("a mapping with the keys maintainers and space_accounts (lists of Hub user names)", CONFIG)
-    out = {}
+    if not isinstance(data, dict) or set(data) - {"maintainers", "space_accounts", "gpu_hours_budget"}:
+        raise StreamGazeError("a mapping with the keys maintainers and space_accounts (lists of Hub user names) and "
+                              "gpu_hours_budget (a number)", CONFIG)
+    out: dict = {}
     for key in ("maintainers", "space_accounts"):
         names = data.get(key) or []
         if not isinstance(names, list) or not all(isinstance(n, str) and n for n in names):
             raise StreamGazeError(f"{key} must be a list of Hub user names", CONFIG)
         out[key] = frozenset(names)
+    budget = data.get("gpu_hours_budget")
+    if budget is not None:
+        if isinstance(budget, bool) or not isinstance(budget, (int, float)) or not 0 <= budget < 1e9:
+            raise StreamGazeError(f"gpu_hours_budget must be a number of GPU-hours >= 0, not {budget!r}", CONFIG)
+        out["gpu_hours_budget"] = float(budget)
     return LeaderboardConfig(**out)
 
 

@@ -23,6 +23,13 @@ gets one comment). At the end the results dataset gets the accepted rows (:mod:`
 keyed by pull request number, accepted submissions missing their row (an interrupted sync) are re-scored from
 the bytes on ``main`` and added; with ``--model-card-prs`` each new row naming a Hub model gets its pull
 request on the model's repository (:mod:`.eval_results`).
+
+A pull request adding an evaluation request (``requests/...``, :mod:`.eval_requests`) is checked the same way
+(submitter, shape, quota, size, the file in the bounded child, the name, the Hub model at its pinned commit) and
+accepted into the queue as PENDING (:mod:`.eval_queue`); with ``--evaluate jobs`` the sync runs the queue
+(:mod:`.evaluations`: one Hub Job per PENDING request within the GPU-hour budget, RUNNING ones followed, finished
+ones re-scored as submissions and marked "evaluated by the leaderboard"). A submission whose raw responses equal an
+accepted row's is refused, naming that row (submission/fingerprint.py).
 """
 
 from __future__ import annotations
@@ -35,8 +42,9 @@ from pathlib import Path
 
 from ... import __version__
 from ...registry import get_benchmark
-from ...submission.coverage import score_cell
 from ...util.errors import StreamGazeError
+from .comments import scored_table
+from .eval_queue import QueueRecord
 from .hub_push import hub_api, hub_error
 from .identity import submitter_of
 from .ledger import Accepted, accepted_prs, commit_accepted, git_blob_id
@@ -45,7 +53,7 @@ from .pinning import ListedDataset, listed_datasets
 from .quota import DEFAULT_QUOTA, over_quota, parse_time
 from .repos import require_repo
 from .results_repo import ResultsRepo, ResultsState
-from .untrusted import RESCORE_TIMEOUT_S, check_size, comment_text, parse_submission_path, terminal_text
+from .untrusted import RESCORE_TIMEOUT_S, check_size, comment_text, parse_repo_path, terminal_text
 from .verdict import verdict
 
 __all__ = ["sync", "SyncReport", "Decision", "scored_table", "git_blob_id", "SyncOptions"]
@@ -64,17 +72,20 @@ class Decision:
     path: str = ""
     data: bytes = b""  # the bytes that were re-scored
     done: str = ""  # the accept commit when an earlier sync already made it
+    request: QueueRecord | None = None  # an evaluation request's queue record (its row comes when it is evaluated)
+    request_body: dict | None = None
 
 
 @dataclass
 class SyncReport:
-    merged: list[int] = field(default_factory=list)
+    accepted: list[int] = field(default_factory=list)
     closed: list[tuple[int, str]] = field(default_factory=list)
     left: list[tuple[int, str]] = field(default_factory=list)  # not decided: the Hub failed on them
     skipped: list[int] = field(default_factory=list)  # acted on by another sync meanwhile
     recovered: list[int] = field(default_factory=list)  # accepted earlier, their rows added now
     model_card_prs: list[str] = field(default_factory=list)
     commit: str | None = None  # the results commit made (None: nothing changed)
+    evaluations: list[str] = field(default_factory=list)  # what happened to the queue (one line each, as logged)
 
     @property
     def failed(self) -> bool:
@@ -88,10 +99,10 @@ class SyncReport:
         left = f"left {len(self.left)}"
         if self.left:
             left += " (" + "; ".join(f"#{n}: {terminal_text(r)}" for n, r in self.left) + ")"
-        return f"merged {len(self.merged)}, {closed}, {left}"
+        return f"accepted {len(self.accepted)}, {closed}, {left}"
 
     def format(self) -> str:
-        lines = [f"#{n} merged earlier: its row added now" for n in self.recovered]
+        lines = [f"#{n} accepted earlier: its row added now" for n in self.recovered]
         lines += [f"#{n} already handled by another sync" for n in self.skipped]
         lines += [f"model card pull request: {u}" for u in self.model_card_prs]
         lines.append(f"results: commit {self.commit}" if self.commit else "results: unchanged")
@@ -102,21 +113,16 @@ class SyncReport:
 @dataclass(frozen=True)
 class SyncOptions:
     """The sync's settings beyond its repositories: the time bound of one re-score, the quota (N per 7 days),
-    the model-card pull requests, and the clock (tests)."""
+    the model-card pull requests, the clock (tests), and how evaluation requests are run (None: they wait in the
+    queue; a :class:`~.jobs.JobSettings`: as Hub Jobs, ``--evaluate jobs``)."""
 
     timeout_s: float = RESCORE_TIMEOUT_S
     quota: int = DEFAULT_QUOTA
     model_card_prs: bool = False
     now: datetime | None = None
+    evaluate: object | None = None
 
 
-def scored_table(bench, row: dict) -> str:
-    """The re-scored values of a results row as a Markdown table (labels and values only: no user text)."""
-    cols = [bench.leaderboard.overall_column(), *bench.leaderboard.score_columns()]
-    head = "| " + " | ".join(comment_text(c.label) for c in cols) + " | Coverage |"
-    rule = "|" + "---:|" * (len(cols) + 1)
-    values = [score_cell(c, row["overall"] if c.key == "overall" else row.get(f"score_{c.key}")) for c in cols]
-    return "\n".join([head, rule, "| " + " | ".join(values) + f" | {100 * row['coverage']:.1f}% |"])
 
 
 def _pr_url(repo: str, num: int) -> str:
@@ -137,8 +143,28 @@ class _Sync:
         except Exception as exc:  # noqa: BLE001
             raise hub_error(exc, f"reading {requests}") from None
         self.now = options.now or datetime.now(timezone.utc)
+        self.token, self.user, self.job_gpus = token, "", 0
+        if options.evaluate is not None:  # the Jobs settings, before anything is read or written
+            self._jobs_ready(token)
         self.listed: dict[str, list[ListedDataset]] = listed_datasets(datasets, self.api)
         self.store = ResultsRepo(self.api, results, tmp, log)
+
+    def _jobs_ready(self, token: str | None) -> None:
+        """``--evaluate jobs``: the token (it reaches the jobs as their secret), its user (the default namespace) and
+        the flavor's GPUs, checked before the sync reads anything."""
+        from huggingface_hub import get_token
+
+        from .jobs import flavor_gpus
+
+        self.token = token or get_token()
+        if not self.token:
+            raise StreamGazeError("--evaluate jobs: the jobs commit their responses with the maintainer's token, as a "
+                                  "Job secret: set HF_TOKEN (or `hf auth login`)")
+        try:
+            self.user = self.api.whoami()["name"]
+        except Exception as exc:  # noqa: BLE001
+            raise hub_error(exc, "who runs the jobs (whoami)") from None
+        self.job_gpus = flavor_gpus(self.api, self.options.evaluate.flavor)
 
     # ---- reading the requests dataset -------------------------------------------------------------------
     def _start(self) -> None:
@@ -159,12 +185,29 @@ class _Sync:
         except Exception as exc:  # noqa: BLE001
             raise hub_error(exc, f"reading {self.requests}") from None
         self.state: ResultsState = self.store.read()
+        if self.options.evaluate is not None and self.state.config.gpu_hours_budget is None:
+            raise StreamGazeError(f"--evaluate jobs: {self.results}'s leaderboard.yaml sets no gpu_hours_budget (the "
+                                  "GPU-hours the leaderboard's jobs may use in all, e.g. `gpu_hours_budget: 100`)")
+        from .eval_queue import QueueRepo
+
+        self.queue = QueueRepo(self.api, self.requests, self.tmp, self.log)
+        self.queued: dict[int, QueueRecord] = self.queue.read().records
         rows = sorted((r for rs in self.state.rows.values() for r in rs), key=lambda r: r["pr_number"])
         self.owners: dict[str, tuple[str, str, int]] = {}  # name key -> (submitter, name, pull request)
         self.runs: dict[tuple[str, str], int] = {}  # (submitter, name key) -> runs so far
         self.counted: dict[str, list[datetime]] = {}  # submitter -> when their accepted/pending ones were opened
+        # raw responses' digest -> (pull request, model name, submitter) of the row that has them
+        self.fingerprints: dict[str, tuple[int, str, str]] = {}
+        self.asked: dict[str, int] = {}  # an evaluation request's digest -> its pull request
         for r in rows:
             self._own(r)
+        for num, acc in sorted(self.ledger.items()):
+            if acc.responses and num not in {r["pr_number"] for r in rows}:
+                self.fingerprints.setdefault(acc.responses, (num, "", acc.submitter))
+        for rec in self.queued.values():
+            if rec.num not in {r["pr_number"] for r in rows}:  # waiting or running: counted, its name owned
+                self._own({"name_key": rec.name_key, "model_name": rec.model_name, "submitter": rec.submitter,
+                           "pr_number": rec.num, "created_at": rec.created_at})
 
     def _own(self, row: dict) -> None:
         key = row.get("name_key") or name_key(row["model_name"])
@@ -173,6 +216,9 @@ class _Sync:
         when = parse_time(row.get("created_at"))
         if when is not None:
             self.counted.setdefault(row["submitter"], []).append(when)
+        if row.get("responses_sha256"):
+            self.fingerprints.setdefault(row["responses_sha256"], (row["pr_number"], row["model_name"],
+                                                                   row["submitter"]))
 
     def _details(self, num: int):
         details = self.api.get_discussion_details(self.requests, num, repo_type="dataset")
@@ -215,13 +261,25 @@ class _Sync:
             raise _Left(f"the download of {path} does not match the Hub's listing (blob id): try again")
         return data
 
-    def _score(self, num: int, path: str, data: bytes) -> dict:
-        """The bounded child's verdict on ``data`` (written under a name of the sync's own)."""
+    def _local(self, num: int, data: bytes, name: str) -> Path:
+        """``data`` of pull request ``num`` written under a name of the sync's own (nothing from the pull request
+        names a local file)."""
         work = self.tmp / f"pr-{num}"
         work.mkdir(exist_ok=True)
-        mine = work / "submission.json"  # nothing from the pull request names a local file
-        mine.write_bytes(data)
-        return verdict(mine, self.listed, path, timeout_s=self.options.timeout_s)
+        (work / name).write_bytes(data)
+        return work / name
+
+    def _score(self, num: int, path: str, data: bytes) -> dict:
+        """The bounded child's verdict on ``data``."""
+        return verdict(self._local(num, data, "submission.json"), self.listed, path, timeout_s=self.options.timeout_s)
+
+    def _name_taken(self, name: str, key: str, submitter: str) -> str:
+        """The refusal of a model name that reads as another submitter's ("" when it is free)."""
+        owner = self.owners.get(key)
+        if owner is None or owner[0] == submitter:
+            return ""
+        return (f"the model name {name!r} reads as {owner[1]!r} of @{owner[0]} (pull request #{owner[2]}): choose a "
+                "name of your own")
 
     # ---- one pull request ----------------------------------------------------------------------------------
     def review(self, num: int) -> Decision:
@@ -246,13 +304,15 @@ class _Sync:
             what = f"{len(changes)} files ({shown})" if changes else "no file"
             return Decision(num, False, f"a submission pull request adds exactly one new file; this one changes {what}")
         path = changes[0][0]
-        if parse_submission_path(path) is None:
+        parts = parse_repo_path(path, ("submissions", "requests"))
+        if parts is None:
             return Decision(num, False, f"{path} is not a submission path (submissions/<benchmark>/<model-slug>/"
-                                        "<YYYYMMDDTHHMMSSZ>.json)", path=path)
+                                        "<YYYYMMDDTHHMMSSZ>.json) or an evaluation request's (requests/...)", path=path)
+        decide = self._decide_request if parts.kind == "requests" else self._decide
         earlier = self.ledger.get(num)
         if earlier is not None and earlier.path == path:  # accepted by an interrupted sync: finish it
             data = self._download(num, path, earlier.commit)
-            return self._decide(num, path, data, earlier.submitter, done=earlier.commit)
+            return decide(num, path, data, earlier.submitter, done=earlier.commit)
         if path in self.main_files:
             return Decision(num, False, f"{path} already exists: a pull request cannot change an existing submission",
                             path=path)
@@ -264,7 +324,7 @@ class _Sync:
         if head is None:
             raise _Left("the Hub lists no head commit for it")
         data = self._download(num, path, head)
-        return self._decide(num, path, data, submitter)
+        return decide(num, path, data, submitter)
 
     def _decide(self, num: int, path: str, data: bytes, submitter: str, done: str = "") -> Decision:
         try:
@@ -272,10 +332,14 @@ class _Sync:
         except StreamGazeError as exc:
             return Decision(num, False, exc.reason, path=path)
         row, key = v["row"], v["name_key"]
-        owner = self.owners.get(key)
-        if owner is not None and owner[0] != submitter and not done:
-            return Decision(num, False, f"the model name {row['model_name']!r} reads as {owner[1]!r} of @{owner[0]} "
-                                        f"(pull request #{owner[2]}): choose a name of your own", path=path)
+        taken = "" if done else self._name_taken(row["model_name"], key, submitter)
+        if taken:
+            return Decision(num, False, taken, path=path)
+        same = self.fingerprints.get(row["responses_sha256"])
+        if same is not None and same[0] != num and not done:
+            what = f"{same[1]!r} of @{same[2]}" if same[1] else f"of @{same[2]}"
+            return Decision(num, False, f"its responses are those of the accepted row #{same[0]} ({what}): the same "
+                                        "run is one row", path=path)
         opened = self.discussions.get(num)
         row.update(submitter=submitter, pr_number=num, pr_url=_pr_url(self.requests, num), name_key=key,
                    created_at=(parse_time(opened.created_at) if opened else self.now).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -293,11 +357,54 @@ class _Sync:
                        model_warnings="; ".join(checked.warnings))
         return Decision(num, True, row=row, path=path, data=data, done=done)
 
+    def _decide_request(self, num: int, path: str, data: bytes, submitter: str, done: str = "") -> Decision:
+        """The decision on an evaluation request's file (read in the bounded child), its name, the same request
+        accepted before, and the Hub model at its pinned commit."""
+        from .eval_requests import request_digest, request_verdict
+        from .model_checks import check_model, check_revision
+
+        mine = self._local(num, data, "request.json")
+        try:
+            from .bounded import run_bounded
+
+            v = run_bounded(request_verdict, (str(mine), dict(self.listed), path), timeout_s=self.options.timeout_s,
+                            where=mine)
+        except StreamGazeError as exc:
+            return Decision(num, False, exc.reason, path=path)
+        req, key = v["request"], v["name_key"]
+        taken = "" if done else self._name_taken(req["model"]["name"], key, submitter)
+        if taken:
+            return Decision(num, False, taken, path=path)
+        digest = request_digest(req)
+        if self.asked.get(digest, num) != num and not done:
+            return Decision(num, False, f"the same evaluation (model, commit, lmms-eval model and arguments, settings, "
+                                        f"dataset) was requested in #{self.asked[digest]}", path=path)
+        try:
+            checked = check_model(self.api, req["model"]["id"], req["model"]["params"])
+            check_revision(self.api, req["model"]["id"], req["model"]["revision"])
+        except StreamGazeError as exc:
+            return Decision(num, False, exc.reason, path=path)
+        except Exception as exc:  # noqa: BLE001
+            raise _Left(hub_error(exc, f"reading the model {req['model']['id']}").reason) from None
+        opened = self.discussions.get(num)
+        created = (parse_time(opened.created_at) if opened else self.now).strftime("%Y-%m-%dT%H:%M:%SZ")
+        record = QueueRecord(num, path, done, submitter, created, req["benchmark"], req["model"]["name"], key,
+                             req["model"]["id"], req["model"]["revision"])
+        if checked.warnings:
+            record.reason = "model warnings: " + "; ".join(checked.warnings)
+        return Decision(num, True, path=path, data=data, done=done, request=record, request_body=req)
+
     def comment(self, d: Decision, commit: str = "") -> str:
         if not d.accept:
             return (f"**Rejected**: {comment_text(d.reason)}\n\nClosed by `streamgaze leaderboard sync` "
                     f"(streamgaze-toolkit {__version__}). Fix the file and open a new pull request.")
         from huggingface_hub import constants
+
+        if d.request is not None:
+            from .evaluations import accepted_request_comment
+
+            return accepted_request_comment(d, f"{constants.ENDPOINT.rstrip('/')}/datasets/{self.requests}/commit/"
+                                               f"{commit}", bool(self.options.evaluate))
 
         bench = get_benchmark(d.row["submission_path"].split("/")[1])
         r = d.row
@@ -318,13 +425,17 @@ class _Sync:
 
         try:
             if d.accept:
-                commit = d.done or commit_accepted(self.api, self.requests, d.num, d.path, d.data,
-                                                   d.row["submitter"], self.log)
+                who = d.request.submitter if d.request is not None else d.row["submitter"]
+                commit = d.done or commit_accepted(self.api, self.requests, d.num, d.path, d.data, who, self.log,
+                                                   "" if d.row is None else d.row["responses_sha256"])
                 if commit is None:
                     return False
-                d.row["requests_commit"] = commit
+                if d.request is not None:
+                    d.request.request_commit = commit
+                else:
+                    d.row["requests_commit"] = commit
             self.api.change_discussion_status(self.requests, d.num, "closed", comment=self.comment(
-                d, d.row["requests_commit"] if d.accept else ""), repo_type="dataset")
+                d, self._accept_commit(d) if d.accept else ""), repo_type="dataset")
         except StreamGazeError as exc:  # the path was taken meanwhile
             d.accept, d.reason = False, exc.reason
             return self.act(d)
@@ -332,7 +443,7 @@ class _Sync:
             if exc.response is not None and exc.response.status_code in (409, 412):
                 if d.accept and not self._accepted_comment(d.num):
                     # the commit landed but its author closed the pull request meanwhile: the comment still goes
-                    self.api.comment_discussion(self.requests, d.num, self.comment(d, d.row["requests_commit"]),
+                    self.api.comment_discussion(self.requests, d.num, self.comment(d, self._accept_commit(d)),
                                                 repo_type="dataset")
                     return True
                 return False
@@ -340,6 +451,10 @@ class _Sync:
         except Exception as exc:  # noqa: BLE001 - the Hub (or other writers) kept it from being decided now
             raise _Left(hub_error(exc, f"{'accepting' if d.accept else 'closing'} pull request #{d.num}").reason) from None
         return True
+
+    @staticmethod
+    def _accept_commit(d: Decision) -> str:
+        return d.request.request_commit if d.request is not None else d.row["requests_commit"]
 
     def _accepted_comment(self, num: int) -> bool:
         """Whether the pull request already has an accept comment by someone other than its author (another
@@ -353,6 +468,7 @@ class _Sync:
         self._start()
         report = SyncReport()
         accepted: list[dict] = []
+        requested: list[QueueRecord] = []
         open_prs = sorted(n for n, d in self.discussions.items() if d.status == "open")
         for num in open_prs:
             try:
@@ -370,15 +486,29 @@ class _Sync:
                 report.skipped.append(num)
                 self.log(f"#{num}: already handled by another sync")
                 continue
-            if d.accept:
+            if d.accept and d.request is not None:
+                requested.append(d.request)
+                self._own({"name_key": d.request.name_key, "model_name": d.request.model_name,
+                           "submitter": d.request.submitter, "pr_number": num, "created_at": d.request.created_at})
+                from .eval_requests import request_digest
+
+                self.asked.setdefault(request_digest(d.request_body), num)
+                report.accepted.append(num)
+                self.main_files.add(d.path)
+                self.log(f"#{num} accepted: evaluation request of {terminal_text(d.request.model_name)} "
+                         f"(@{d.request.submitter}): PENDING")
+            elif d.accept:
                 accepted.append(d.row)
                 self._own(d.row)
-                report.merged.append(num)
+                report.accepted.append(num)
                 self.main_files.add(d.path)
                 self.log(f"#{num} accepted: {terminal_text(d.row['model_name'])} (@{d.row['submitter']})")
             else:
                 report.closed.append((num, d.reason))
                 self.log(f"#{num} closed: {terminal_text(d.reason)}")
+        from .evaluations import Evaluations
+
+        accepted += Evaluations(self, report).run(requested)
         self.write_results(accepted, report)
         if self.options.model_card_prs:
             from .eval_results import open_model_card_prs
@@ -410,7 +540,7 @@ class _Sync:
         """Accepted pull requests (``main``'s ledger) whose row is missing: re-scored from the committed bytes."""
         out = []
         for num, acc in sorted(self.ledger.items()):
-            if num in have:
+            if num in have or not acc.path.startswith("submissions/"):  # a request's row comes from its evaluation
                 continue
             try:
                 data = self._download(num, acc.path, acc.commit)
@@ -436,7 +566,9 @@ def sync(requests: str, results: str, datasets: Sequence[str], *, token: str | N
         raise StreamGazeError("give the datasets submissions are scored against: --dataset hf://datasets/ORG/NAME@TAG")
     options = options or SyncOptions()
     if timeout_s is not None:
-        options = SyncOptions(timeout_s, options.quota, options.model_card_prs, options.now)
+        from dataclasses import replace
+
+        options = replace(options, timeout_s=timeout_s)
     if options.quota < 1:
         raise StreamGazeError(f"--quota {options.quota}: at least 1 submission per 7 days")
     with tempfile.TemporaryDirectory(prefix="streamgaze-sync-") as tmp:

@@ -6,7 +6,9 @@
 * **Time**: re-scoring runs in a child process stopped after a bound (:mod:`.bounded`).
 * **Paths**: a submission file's repository path is ``submissions/<benchmark>/<model-slug>/<timestamp>.json``,
   built by :func:`submission_path` from a slug (``[a-z0-9-]``) and checked by :func:`parse_submission_path`;
-  nothing from inside a submission is ever used as a file path.
+  an evaluation request's is ``requests/...`` and the responses of a run the leaderboard made
+  ``evaluations/...`` in the same form (:func:`repo_path`, :func:`parse_repo_path`); nothing from inside a
+  submission is ever used as a file path.
 * **Text**: every string shown in a pull-request comment goes through :func:`comment_text` (Markdown and HTML
   escaped, one line, bounded), and in the maintainer's terminal through :func:`terminal_text`.
 """
@@ -22,11 +24,16 @@ from ...util.errors import StreamGazeError
 from ..cells import md_escape
 
 __all__ = ["MAX_SUBMISSION_BYTES", "RESCORE_TIMEOUT_S", "check_size", "model_slug", "submission_path",
-           "parse_submission_path", "comment_text", "terminal_text", "SubmissionPath"]
+           "parse_submission_path", "comment_text", "terminal_text", "SubmissionPath", "repo_path", "parse_repo_path",
+           "KINDS"]
 
 #: the default bound on re-scoring one submission (a full-size StreamGaze submission takes a few seconds)
 RESCORE_TIMEOUT_S = 120.0
-_PATH = re.compile(r"^submissions/([a-z0-9_]{1,40})/([a-z0-9](?:[a-z0-9-]{0,78}[a-z0-9])?)/(\d{8}T\d{6}Z)\.json$")
+#: the kinds of file of the requests dataset, by their top folder: submissions (pull requests of responses),
+#: evaluation requests (pull requests asking the leaderboard to run a model) and the responses of those runs
+KINDS = ("submissions", "requests", "evaluations")
+_PATH = re.compile(r"^(submissions|requests|evaluations)/([a-z0-9_]{1,40})/([a-z0-9](?:[a-z0-9-]{0,78}[a-z0-9])?)/"
+                   r"(\d{8}T\d{6}Z)\.json$")
 _MAX_COMMENT_TEXT = 300
 
 
@@ -44,7 +51,8 @@ def model_slug(name: str) -> str:
 
 
 class SubmissionPath(tuple):
-    """(benchmark, model slug, timestamp) of a valid submission path."""
+    """(benchmark, model slug, timestamp, kind) of a valid path of the requests dataset (kind: one of
+    :data:`KINDS`)."""
 
     @property
     def benchmark(self) -> str:
@@ -58,19 +66,35 @@ class SubmissionPath(tuple):
     def timestamp(self) -> str:
         return self[2]
 
+    @property
+    def kind(self) -> str:
+        return self[3]
+
+
+def repo_path(kind: str, benchmark: str, model_name: str, when: datetime | None = None) -> str:
+    """``<kind>/<benchmark>/<model-slug>/<UTC timestamp>.json`` (``kind``: one of :data:`KINDS`)."""
+    if kind not in KINDS:
+        raise ValueError(f"kind {kind!r}: one of {', '.join(KINDS)}")
+    stamp = (when or datetime.now(timezone.utc)).astimezone(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    return f"{kind}/{benchmark}/{model_slug(model_name)}/{stamp}.json"
+
 
 def submission_path(benchmark: str, model_name: str, when: datetime | None = None) -> str:
     """``submissions/<benchmark>/<model-slug>/<UTC timestamp>.json``."""
-    stamp = (when or datetime.now(timezone.utc)).astimezone(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    return f"submissions/{benchmark}/{model_slug(model_name)}/{stamp}.json"
+    return repo_path("submissions", benchmark, model_name, when)
+
+
+def parse_repo_path(path: str, kinds: tuple[str, ...] = KINDS) -> SubmissionPath | None:
+    """The parts of a repository path of one of ``kinds`` (the file form of a registered benchmark), else None."""
+    m = _PATH.match(path)
+    if not m or m.group(1) not in kinds or m.group(2) not in {b.name for b in benchmarks()}:
+        return None
+    return SubmissionPath((*m.groups()[1:], m.group(1)))
 
 
 def parse_submission_path(path: str) -> SubmissionPath | None:
     """The parts of a repository path of the submission-file form of a registered benchmark, else None."""
-    m = _PATH.match(path)
-    if not m or m.group(1) not in {b.name for b in benchmarks()}:
-        return None
-    return SubmissionPath(m.groups())
+    return parse_repo_path(path, ("submissions",))
 
 
 def comment_text(text: object) -> str:

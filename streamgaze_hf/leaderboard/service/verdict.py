@@ -23,12 +23,12 @@ __all__ = ["file_verdict", "verdict"]
 def _check_path(sub: dict, repo_path: str) -> None:
     from ...submission.schema import submission_benchmark
     from ...util.errors import StreamGazeError
-    from .untrusted import model_slug, parse_submission_path
+    from .untrusted import model_slug, parse_repo_path
 
-    parts = parse_submission_path(repo_path)
+    parts = parse_repo_path(repo_path, ("submissions", "evaluations"))
     bench = submission_benchmark(sub).name
     if bench != parts.benchmark:
-        raise StreamGazeError(f"a {bench} submission under submissions/{parts.benchmark}/")
+        raise StreamGazeError(f"a {bench} submission under {parts.kind}/{parts.benchmark}/")
     if model_slug(sub["model"]["name"]) != parts.slug:
         raise StreamGazeError(f"the folder {parts.slug!r} is not the model name's slug "
                               f"{model_slug(sub['model']['name'])!r}")
