@@ -49,7 +49,7 @@ def _check_lmms_model(model: str) -> None:
     if importlib.util.find_spec("lmms_eval") is None:
         return
     from ..harness.checks import check_model
-    from ..harness.run import lmms_model_names
+    from ..harness.model import lmms_model_names
 
     check_model(["--model", model], lmms_model_names)
 

@@ -209,5 +209,13 @@ def nullable(inner: FieldCheck) -> FieldCheck:
     return check
 
 
+def exact_int(expected: int) -> FieldCheck:
+    """A check that the value is the integer ``expected`` (a file's format version)."""
+    def check(v: Any) -> str | None:
+        return None if is_int(v) and v == expected else f"the integer {expected}"
+
+    return check
+
+
 def obj(v: Any) -> str | None:
     return None if isinstance(v, dict) else "an object"

@@ -32,7 +32,7 @@ COVERED = {
     "compare": "test_eval_submit_validate_compare_leaderboard",
     "leaderboard": "test_eval_submit_validate_compare_leaderboard",
     "import-official-results": "test_import_release_and_official_results",
-    "doctor": "test_failures_cli", "publish": "test_hub",
+    "doctor": "test_failures_cli", "publish": "test_hub", "export-bids": "test_bids",
     # the leaderboard on the Hub
     "push-submission": "test_leaderboard_hub", "leaderboard sync": "test_leaderboard_hub",
     "leaderboard init": "test_leaderboard_first_steps",
