@@ -110,7 +110,7 @@ def run_request(requests: str, request_path: str, commit: str, num: int, out_pat
     m = req["model"]
     sub = build_submission(run_dir, f"hf://datasets/{req['dataset']['repo']}@{req['dataset']['commit']}",
                            model_name=m["name"], model_url=model_page(m["id"]), params=m["params"],
-                           frames=m["frames"], benchmark=req["benchmark"])
+                           frames=m["frames"], benchmark=get_benchmark(req["benchmark"]))
     cov = sub["scores"]["coverage"]
     log(f"submission: {cov['answered']}/{cov['expected']} answered, overall {sub['scores'].get('overall')}")
     try:
