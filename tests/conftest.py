@@ -7,8 +7,11 @@ import os
 
 import pytest
 
-from .fixtures.browser import browser  # noqa: F401  (the headless Chromium fixture of the browser tests)
-from .fixtures.home_guard import home_changes, isolate_caches, snapshot_home
+# the asserts of the helpers in tests/fixtures report their values as a test's own do (before their first import)
+pytest.register_assert_rewrite("tests.fixtures")
+
+from .fixtures.browser import browser  # noqa: E402, F401  (the headless Chromium fixture of the browser tests)
+from .fixtures.home_guard import home_changes, isolate_caches, snapshot_home  # noqa: E402
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
@@ -50,27 +53,3 @@ def demo_dataset(demo_world, tmp_path_factory):
 
     raw = demo_world[0].parent
     return build_dataset(raw, tmp_path_factory.mktemp("dataset") / "streamgaze", "0.1.0")
-
-
-def run_lmms_eval(args, root, out, env_extra=None, timeout=900, launcher=None, eval_args=()):
-    """Run the real lmms-eval CLI (a subprocess, through `streamgaze eval`); return (proc, results, samples).
-
-    ``launcher`` replaces ``python -m`` (e.g. ``accelerate launch --num_processes 2 -m``); ``eval_args``
-    go to ``streamgaze eval`` itself (e.g. ``--protocol``). lmms-eval exits 0 on most failures, so callers
-    check the files it wrote, not only the exit code.
-    """
-    import json
-    import subprocess
-    import sys
-
-    env = {**os.environ, "STREAMGAZE_ROOT": str(root), "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
-           "STREAMGAZE_CLIP_CACHE": str(out / "clips"), **(env_extra or {})}
-    cmd = [*(launcher or [sys.executable, "-m"]), "streamgaze_hf", "eval", *eval_args, "--", *args, "--log_samples",
-           "--output_path", str(out), "--timezone", "UTC", "--verbosity", "DEBUG"]
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
-    results = sorted(out.rglob("*_results.json"))
-    samples = {}
-    for path in sorted(out.rglob("*_samples_*.jsonl")):
-        task = path.stem.split("_samples_", 1)[1]
-        samples[task] = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    return proc, (json.loads(results[-1].read_text()) if results else None), samples

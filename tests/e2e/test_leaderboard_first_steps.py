@@ -16,9 +16,10 @@ import json
 
 import pytest
 
+from perf.shared.hub_stub import HubStub, hub_env, put_dataset
+
 from ..fixtures.cli_entry import one_error_line
-from ..fixtures.hub_stub import HubStub
-from ..fixtures.leaderboard_hub import USERS, hub_env, load_results, put_dataset, run_sg
+from ..fixtures.leaderboard_hub import USERS, load_results, run_sg
 
 pytestmark = pytest.mark.slow
 
@@ -27,7 +28,7 @@ INIT_HINT = f"`streamgaze leaderboard init --requests {REQUESTS} --results "
 
 
 def test_a_maintainers_first_steps(demo_dataset, tmp_path):
-    from ..conftest import run_lmms_eval
+    from ..fixtures.lmms_run import run_lmms_eval
 
     proc, results, _ = run_lmms_eval(["--model", "streamgaze_random", "--model_args", "seed=0", "--tasks",
                                       "streamgaze"], demo_dataset, tmp_path / "run")

@@ -9,7 +9,7 @@ import pytest
 
 from streamgaze_hf.benchmarks.streamgaze.tasks import TASKS
 
-from ..conftest import run_lmms_eval
+from ..fixtures.lmms_run import run_lmms_eval
 
 pytestmark = pytest.mark.slow
 TASK_NAMES = [t.lmms_name for t in TASKS]

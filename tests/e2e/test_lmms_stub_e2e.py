@@ -19,7 +19,7 @@ import pytest
 from streamgaze_hf.benchmarks.streamgaze.tasks import TASKS
 from streamgaze_hf.video.reader import probe_video
 
-from ..conftest import run_lmms_eval
+from ..fixtures.lmms_run import run_lmms_eval
 
 pytestmark = pytest.mark.slow
 LIMIT = 5  # documents per task

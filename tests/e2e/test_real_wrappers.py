@@ -21,7 +21,7 @@ from streamgaze_hf.benchmarks.streamgaze.evaluation import GAZE_VARIANTS, load_d
 from streamgaze_hf.benchmarks.streamgaze.tasks import TASKS
 from streamgaze_hf.dataset.load import data_file
 
-from ..conftest import run_lmms_eval
+from ..fixtures.lmms_run import run_lmms_eval
 from ..fixtures.tiny_checkpoints import tiny_checkpoint
 
 pytestmark = pytest.mark.slow

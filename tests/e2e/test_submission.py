@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from perf.shared.synthetic import synthetic_submission
 from streamgaze_hf import __version__
-from streamgaze_hf.benchmarks.streamgaze.evaluation import doc_target
 from streamgaze_hf.benchmarks.streamgaze.paper import paper_rows
 from streamgaze_hf.benchmarks.streamgaze.tasks import TASK_IDS, TASKS
 from streamgaze_hf.cli import main
@@ -33,39 +33,15 @@ from streamgaze_hf.submission import (
 from streamgaze_hf.util.errors import StreamGazeError
 from streamgaze_hf.util.provenance import toolkit_commit
 
-from ..conftest import run_lmms_eval
 from ..fixtures.cli_entry import error_lines
+from ..fixtures.lmms_run import run_lmms_eval
+from ..fixtures.submissions import SCRIPT_NAME
 
 pytestmark = pytest.mark.slow
 PROACTIVE_METRICS = ("accuracy", "precision", "recall", "f1", "fpr", "fnr")
-SCRIPT_NAME = "<script>alert(1)</script>"
 
 
 # ---- helpers ---------------------------------------------------------------------------------------
-
-def synthetic_submission(key, out: Path, name: str, right: float, *, frames: str = "", params: str = "",
-                         drop: float = 0.0) -> Path:
-    """A submission whose model answers the first ``right`` fraction of each task's items correctly and
-    the rest wrongly, leaving out the last ``drop`` fraction (for leaderboard tests without lmms-eval)."""
-    responses = {}
-    for task_id in TASK_IDS:
-        items = list(key.docs[task_id].items())
-        n_keep = len(items) - int(round(drop * len(items)))
-        for i, (item, doc) in enumerate(items[:n_keep]):
-            target = doc_target(doc)
-            if i < right * len(items):
-                responses[item] = target
-            elif doc["checkpoint_index"] >= 0:
-                responses[item] = "No" if target == "Yes" else "Yes"
-            else:
-                responses[item] = "B" if target == "A" else "A"
-    sub = assemble_submission(key, responses, prompt_mode="default", clip_fps=0.0,
-                              model={"name": name, "url": "", "params": params, "frames": frames},
-                              run={"harness": "lmms-eval", "harness_version": "test", "model": "synthetic",
-                                   "model_args": "", "date": "", "limit": None})
-    write_submission(sub, out)
-    return out
-
 
 def cli(capsys, *args: str) -> tuple[int, str, str]:
     rc = main([str(a) for a in args])

@@ -24,13 +24,13 @@ import threading
 
 import pytest
 
+from perf.shared.synthetic import synthetic_submission
 from streamgaze_hf.benchmarks.streamgaze.paper import paper_rows
 from streamgaze_hf.leaderboard.site import write_leaderboard
 from streamgaze_hf.submission import load_answer_key, validate_submission
 
-from ..e2e.test_submission import SCRIPT_NAME, synthetic_submission
-from ..e2e.test_submission_benchmarks import RESPONSES, ego_dataset, ego_submission
 from ..fixtures.browser import keep_screenshot, require_browser
+from ..fixtures.submissions import RESPONSES, SCRIPT_NAME, ego_dataset, ego_submission
 
 pytestmark = pytest.mark.slow
 require_browser()

@@ -26,7 +26,7 @@ from streamgaze_hf.video.proxy import (
 )
 from streamgaze_hf.video.reader import iter_frames, probe_video
 
-from ..unit.test_clips import decode_index, write_source
+from ..fixtures.coded_clips import decode_index, write_source
 
 SPEC = ProxySpec(2.0, 448)
 

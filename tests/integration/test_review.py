@@ -31,7 +31,7 @@ from streamgaze_hf.review import (
 from streamgaze_hf.review.page import PageFixation, PageVideo, embed_json, render_video_page
 from streamgaze_hf.util.errors import StreamGazeError
 
-HEADER = ",".join(CSV_COLUMNS)
+from ..fixtures.review_csv import GOOD, HEADER
 
 
 @pytest.fixture(scope="module")
@@ -122,9 +122,6 @@ def _write(tmp_path, text: str, name: str = "r.csv"):
     p = tmp_path / name
     p.write_text(text, encoding="utf-8")
     return p
-
-
-GOOD = "v1,0,1.0,3.0,out,knife,exclude,,,ann,egtea"
 
 
 @pytest.mark.parametrize("text,row,reason", [

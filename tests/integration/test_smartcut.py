@@ -17,7 +17,7 @@ from streamgaze_hf.video.packets import packet_index
 from streamgaze_hf.video.reader import probe_video
 from streamgaze_hf.video.smartcut import annexb_nals, avcc_parameter_sets, length_prefixed, plan_cut
 
-from ..unit.test_clips import H, W, check_clip, coded_frame, decode_index, decoded_clip, expected_indices
+from ..fixtures.coded_clips import H, W, check_clip, coded_frame, decode_index, decoded_clip, expected_indices
 
 FPS = 24
 N = 24 * 20  # 20 s
