@@ -1,5 +1,6 @@
-"""Shared fixtures: the synthetic demo world, generated once per test session (never the network), and
-the isolation of every cache from the user's home (:func:`isolated_caches`)."""
+"""Shared fixtures: the synthetic demo world and dataset, generated once per test run (never the network; shared by
+the pytest-xdist workers: tests/fixtures/once.py), and the isolation of every cache from the user's home
+(:func:`isolated_caches`)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ pytest.register_assert_rewrite("tests.fixtures")
 
 from .fixtures.browser import browser  # noqa: E402, F401  (the headless Chromium fixture of the browser tests)
 from .fixtures.home_guard import home_changes, isolate_caches, snapshot_home  # noqa: E402
+from .fixtures.once import once_per_run  # noqa: E402
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
@@ -39,17 +41,19 @@ def isolated_caches():
 
 @pytest.fixture(scope="session")
 def demo_world(tmp_path_factory):
-    """Three 60-90 s demo videos (seed 0), the README demo's world at its default size."""
+    """Three 60-90 s demo videos (seed 0), the README demo's world at its default size (built once per run:
+    tests/fixtures/once.py)."""
     from streamgaze_hf.demo.world import generate_world
 
-    out = tmp_path_factory.mktemp("world")
-    return generate_world(out, n_videos=3, seed=0)
+    return once_per_run(tmp_path_factory, "demo_world", lambda out: generate_world(out, n_videos=3, seed=0))
 
 
 @pytest.fixture(scope="session")
 def demo_dataset(demo_world, tmp_path_factory):
-    """The demo dataset built from ``demo_world`` through the raw pipeline (version 0.1.0)."""
+    """The demo dataset built from ``demo_world`` through the raw pipeline (version 0.1.0; once per run, its
+    recordings in 2 processes: the bytes do not depend on the number of workers)."""
     from streamgaze_hf.benchmarks.streamgaze.build import build_dataset
 
     raw = demo_world[0].parent
-    return build_dataset(raw, tmp_path_factory.mktemp("dataset") / "streamgaze", "0.1.0")
+    return once_per_run(tmp_path_factory, "demo_dataset",
+                        lambda out: build_dataset(raw, out / "streamgaze", "0.1.0", workers=2))

@@ -19,14 +19,14 @@ import pytest
 from streamgaze_hf.demo.world import generate_world
 
 from ..fixtures.cli_entry import one_error_line, streamgaze
+from ..fixtures.once import once_per_run
 
 NAMED = ("nfi", "otp", "gsm", "sr", "oi_easy", "oi_hard", "oar", "gta", "oaa")
 
 
 def _world(tmp_path_factory, seed: int, duration: float):
-    out = tmp_path_factory.mktemp(f"world{seed}")
-    return generate_world(out, n_videos=1, seed=seed, duration=duration, width=160, height=120, fps=8.0,
-                          progress=False)[0]
+    return once_per_run(tmp_path_factory, f"test_build_report.world{seed}", lambda out: generate_world(
+        out, n_videos=1, seed=seed, duration=duration, width=160, height=120, fps=8.0, progress=False)[0])
 
 
 @pytest.fixture(scope="module")

@@ -30,6 +30,7 @@ from streamgaze_hf.leaderboard.site import write_leaderboard
 from streamgaze_hf.submission import load_answer_key, validate_submission
 
 from ..fixtures.browser import keep_screenshot, require_browser
+from ..fixtures.once import once_per_run
 from ..fixtures.submissions import RESPONSES, SCRIPT_NAME, ego_dataset, ego_submission
 
 pytestmark = pytest.mark.slow
@@ -40,7 +41,10 @@ require_browser()
 def site(demo_dataset, tmp_path_factory):
     """A leaderboard of three synthetic StreamGaze submissions (no lmms-eval needed) plus the paper rows,
     and two EgoGazeVQA submissions with that paper's rows."""
-    d = tmp_path_factory.mktemp("browser_site")
+    return once_per_run(tmp_path_factory, "test_leaderboard_browser.site", lambda d: _site(demo_dataset, d))
+
+
+def _site(demo_dataset, d):
     key = load_answer_key(demo_dataset)
     subs = [synthetic_submission(key, d / "alpha.json", "Alpha", 0.95, frames="32", params="7B"),
             synthetic_submission(key, d / "script.json", SCRIPT_NAME, 0.45, frames="16"),
