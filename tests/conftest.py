@@ -13,6 +13,7 @@ pytest.register_assert_rewrite("tests.fixtures")
 
 from .fixtures.browser import browser  # noqa: E402, F401  (the headless Chromium fixture of the browser tests)
 from .fixtures.home_guard import home_changes, isolate_caches, snapshot_home  # noqa: E402
+from .fixtures.lmms_run import run_lmms_eval  # noqa: E402
 from .fixtures.once import once_per_run  # noqa: E402
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -51,9 +52,32 @@ def demo_world(tmp_path_factory):
 @pytest.fixture(scope="session")
 def demo_dataset(demo_world, tmp_path_factory):
     """The demo dataset built from ``demo_world`` through the raw pipeline (version 0.1.0; once per run, its
-    recordings in 2 processes: the bytes do not depend on the number of workers)."""
+    recordings in 2 processes: the bytes do not depend on the number of workers). The build's work directory is
+    kept beside it (:func:`demo_build_work`)."""
     from streamgaze_hf.benchmarks.streamgaze.build import build_dataset
 
     raw = demo_world[0].parent
     return once_per_run(tmp_path_factory, "demo_dataset",
-                        lambda out: build_dataset(raw, out / "streamgaze", "0.1.0", workers=2))
+                        lambda out: build_dataset(raw, out / "streamgaze", "0.1.0", workers=2, keep_work=True))
+
+
+@pytest.fixture(scope="session")
+def demo_build_work(demo_dataset):
+    """The demo dataset build's work directory: each demo recording's finished pipeline results (the build's
+    resume state), so a test that runs the pipeline on the demo world again (``process_recording``, a build with
+    other output options) finds them done instead of redoing them. Read-only: a build that writes into its work
+    directory gets a copy."""
+    return demo_dataset.parent / ".streamgaze.work"
+
+
+@pytest.fixture(scope="session")
+def demo_random_run(demo_dataset, tmp_path_factory):
+    """The random baseline's real lmms-eval run on every task of the demo dataset (seed 0; once per run): its
+    output folder, results and samples (``run_lmms_eval``). Tests that change a run copy it first."""
+    def run(out):
+        proc, results, samples = run_lmms_eval(["--model", "streamgaze_random", "--model_args", "seed=0", "--tasks",
+                                                "streamgaze"], demo_dataset, out)
+        assert results is not None, proc.stdout[-3000:] + proc.stderr[-3000:]
+        return out, results, samples
+
+    return once_per_run(tmp_path_factory, "demo_random_run", run)

@@ -49,10 +49,11 @@ class World:
 
 
 @pytest.fixture(scope="module")
-def generated(demo_world, tmp_path_factory):
-    """Each demo video's ground truth and generated questions (the pipeline runs once per test run)."""
-    def process(work):
-        return [json.loads((process_recording(d, work, BuildOptions()) / "result.json").read_text())["qa"]
+def generated(demo_world, demo_build_work, tmp_path_factory):
+    """Each demo video's ground truth and generated questions: ``process_recording`` finds them finished in the
+    demo dataset build's work directory (it would compute them there, once per run, if it did not)."""
+    def process(_):
+        return [json.loads((process_recording(d, demo_build_work, BuildOptions()) / "result.json").read_text())["qa"]
                 for d in demo_world]
 
     qa = once_per_run(tmp_path_factory, "test_qa_world.generated", process)
