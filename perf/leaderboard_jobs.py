@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import subprocess
 import sys
 import tempfile
 import time
@@ -48,8 +49,13 @@ def measure(work: Path) -> dict:
 
     constants.HF_HUB_OFFLINE = False
     constants.HF_HUB_DISABLE_XET = True
-    from tests.fixtures.leaderboard_hub import hub_env, run_sg
-    from tests.fixtures.leaderboard_jobs import DATA, MODEL, MODEL_ARGS, REQUESTS, RESULTS, TOKEN, jobs_hub
+    from perf.shared.hub_stub import hub_env
+    from perf.shared.leaderboard_jobs import DATA, MODEL, MODEL_ARGS, REQUESTS, RESULTS, TOKEN, jobs_hub
+
+    def run_sg(env: dict, *args: str, timeout: int = 300) -> subprocess.CompletedProcess:
+        """The installed ``streamgaze`` script (beside this interpreter) in a child process, as a user runs it."""
+        return subprocess.run([str(Path(sys.executable).parent / "streamgaze"), *map(str, args)], env=env,
+                              capture_output=True, text=True, timeout=timeout)
 
     with jobs_hub(work) as (stub, _commit):
         ask = run_sg(hub_env(stub, work / "alice", "tok-alice"), "request-eval", MODEL, "--revision", "main",
@@ -102,10 +108,9 @@ def main(argv=None) -> int:
     os.environ.setdefault("HF_HUB_DISABLE_XET", "1")
     work = Path(a.work or tempfile.mkdtemp(prefix="perf-jobs-"))
     work.mkdir(parents=True, exist_ok=True)
-    from tests.fixtures.home_guard import CACHE_VARIABLES
+    from perf.shared.caches import cache_env
 
-    for name, sub in CACHE_VARIABLES.items():  # this script's caches in its work folder, never the user's
-        os.environ[name] = str(work / "caches" / sub)
+    os.environ.update(cache_env(work / "caches"))  # this script's caches in its work folder, never the user's
     m = measure(work)
     print(f"job: {m['job_running_s']:.1f} s running ({m['documents']} documents; the tiny model generated for "
           f"{m['generation_s']:.2f} s; clip hand-over {m['handover_s']:.2f} s); fixed cost {m['fixed_s']:.1f} s; "

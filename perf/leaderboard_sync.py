@@ -3,7 +3,7 @@
     python perf/leaderboard_sync.py [--runs 3] [--prs 100] [--work DIR] [--json FILE]
 
 Builds (once per ``--work``) the demo dataset (3 synthetic videos, the tests' ``demo_dataset``), puts it on
-the Hub stand-in (tests/fixtures/hub_stub.py, the real huggingface_hub client talking to it) and, for each
+the Hub stand-in (perf/shared/hub_stub.py, the real huggingface_hub client talking to it) and, for each
 run, a fresh requests dataset with ``--prs`` open pull requests from 25 users: about 60% honest submissions
 and the rest hostile in the ways the sync refuses (5,001-digit and 401-digit numbers, 1e400, a tampered
 score, a commit the maintainer did not list, a look-alike of another user's name, two files, a 40 MB file,
@@ -45,8 +45,8 @@ def build_dataset(work: Path) -> Path:
 
 def submissions(root: Path, work: Path, n_users: int) -> dict[str, bytes]:
     """One honest submission per (user, index) name, and the hostile bodies (made once)."""
+    from perf.shared.synthetic import synthetic_submission
     from streamgaze_hf.submission.answer_key import load_answer_key
-    from tests.e2e.test_submission import synthetic_submission
 
     key = load_answer_key(root)
     out = {}
@@ -127,8 +127,7 @@ def populate(stub, commit: str, honest: dict[str, bytes], n_prs: int, n_users: i
 def one_run(root: Path, honest: dict[str, bytes], work: Path, n_prs: int, n_users: int) -> dict:
     import subprocess
 
-    from tests.fixtures.hub_stub import HubStub
-    from tests.fixtures.leaderboard_hub import hub_env, put_dataset
+    from perf.shared.hub_stub import HubStub, hub_env, put_dataset
 
     with HubStub() as stub:
         stub.token_users["tok-maint"] = "maintainer"

@@ -1,5 +1,6 @@
-"""Shared fixtures: the synthetic demo world, generated once per test session (never the network), and
-the isolation of every cache from the user's home (:func:`isolated_caches`)."""
+"""Shared fixtures: the synthetic demo world and dataset, generated once per test run (never the network; shared by
+the pytest-xdist workers: tests/fixtures/once.py), and the isolation of every cache from the user's home
+(:func:`isolated_caches`)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,13 @@ import os
 
 import pytest
 
-from .fixtures.browser import browser  # noqa: F401  (the headless Chromium fixture of the browser tests)
-from .fixtures.home_guard import home_changes, isolate_caches, snapshot_home
+# the asserts of the helpers in tests/fixtures report their values as a test's own do (before their first import)
+pytest.register_assert_rewrite("tests.fixtures")
+
+from .fixtures.browser import browser  # noqa: E402, F401  (the headless Chromium fixture of the browser tests)
+from .fixtures.home_guard import home_changes, isolate_caches, snapshot_home  # noqa: E402
+from .fixtures.lmms_run import run_lmms_eval  # noqa: E402
+from .fixtures.once import once_per_run  # noqa: E402
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
@@ -22,7 +28,7 @@ _CACHES = isolate_caches()
 @pytest.fixture(scope="session", autouse=True)
 def isolated_caches():
     """The session's temporary caches (HF_HOME, HF_DATASETS_CACHE, XDG_CACHE_HOME, the clip and VLM
-    caches, ...: ``home_guard.CACHE_VARIABLES``), checked for in every test; at the end of the session it
+    caches, ...: ``perf/shared/caches.CACHE_VARIABLES``), checked for in every test; at the end of the session it
     fails when anything under the real home's caches changed (STREAMGAZE_HOME_CHECK=0 turns the check off,
     e.g. when other programs of the same user write there at the same time)."""
     for name, value in _CACHES.env.items():
@@ -36,41 +42,42 @@ def isolated_caches():
 
 @pytest.fixture(scope="session")
 def demo_world(tmp_path_factory):
-    """Three 60-90 s demo videos (seed 0), the README demo's world at its default size."""
+    """Three 60-90 s demo videos (seed 0), the README demo's world at its default size (built once per run:
+    tests/fixtures/once.py)."""
     from streamgaze_hf.demo.world import generate_world
 
-    out = tmp_path_factory.mktemp("world")
-    return generate_world(out, n_videos=3, seed=0)
+    return once_per_run(tmp_path_factory, "demo_world", lambda out: generate_world(out, n_videos=3, seed=0))
 
 
 @pytest.fixture(scope="session")
 def demo_dataset(demo_world, tmp_path_factory):
-    """The demo dataset built from ``demo_world`` through the raw pipeline (version 0.1.0)."""
+    """The demo dataset built from ``demo_world`` through the raw pipeline (version 0.1.0; once per run, its
+    recordings in 2 processes: the bytes do not depend on the number of workers). The build's work directory is
+    kept beside it (:func:`demo_build_work`)."""
     from streamgaze_hf.benchmarks.streamgaze.build import build_dataset
 
     raw = demo_world[0].parent
-    return build_dataset(raw, tmp_path_factory.mktemp("dataset") / "streamgaze", "0.1.0")
+    return once_per_run(tmp_path_factory, "demo_dataset",
+                        lambda out: build_dataset(raw, out / "streamgaze", "0.1.0", workers=2, keep_work=True))
 
 
-def run_lmms_eval(args, root, out, env_extra=None, timeout=900, launcher=None, eval_args=()):
-    """Run the real lmms-eval CLI (a subprocess, through `streamgaze eval`); return (proc, results, samples).
+@pytest.fixture(scope="session")
+def demo_build_work(demo_dataset):
+    """The demo dataset build's work directory: each demo recording's finished pipeline results (the build's
+    resume state), so a test that runs the pipeline on the demo world again (``process_recording``, a build with
+    other output options) finds them done instead of redoing them. Read-only: a build that writes into its work
+    directory gets a copy."""
+    return demo_dataset.parent / ".streamgaze.work"
 
-    ``launcher`` replaces ``python -m`` (e.g. ``accelerate launch --num_processes 2 -m``); ``eval_args``
-    go to ``streamgaze eval`` itself (e.g. ``--protocol``). lmms-eval exits 0 on most failures, so callers
-    check the files it wrote, not only the exit code.
-    """
-    import json
-    import subprocess
-    import sys
 
-    env = {**os.environ, "STREAMGAZE_ROOT": str(root), "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
-           "STREAMGAZE_CLIP_CACHE": str(out / "clips"), **(env_extra or {})}
-    cmd = [*(launcher or [sys.executable, "-m"]), "streamgaze_hf", "eval", *eval_args, "--", *args, "--log_samples",
-           "--output_path", str(out), "--timezone", "UTC", "--verbosity", "DEBUG"]
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
-    results = sorted(out.rglob("*_results.json"))
-    samples = {}
-    for path in sorted(out.rglob("*_samples_*.jsonl")):
-        task = path.stem.split("_samples_", 1)[1]
-        samples[task] = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    return proc, (json.loads(results[-1].read_text()) if results else None), samples
+@pytest.fixture(scope="session")
+def demo_random_run(demo_dataset, tmp_path_factory):
+    """The random baseline's real lmms-eval run on every task of the demo dataset (seed 0; once per run): its
+    output folder, results and samples (``run_lmms_eval``). Tests that change a run copy it first."""
+    def run(out):
+        proc, results, samples = run_lmms_eval(["--model", "streamgaze_random", "--model_args", "seed=0", "--tasks",
+                                                "streamgaze"], demo_dataset, out)
+        assert results is not None, proc.stdout[-3000:] + proc.stderr[-3000:]
+        return out, results, samples
+
+    return once_per_run(tmp_path_factory, "demo_random_run", run)

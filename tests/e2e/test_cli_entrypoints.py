@@ -171,7 +171,7 @@ def test_streamgaze_commands(sg, tmp_path):
     # review: export the pages, import an annotator's CSV (fixations) and a question-verdict CSV
     assert "video page(s)" in ok(streamgaze("review", "export", root, "--out", tmp_path / "review", "--link",
                                             tmp=tmp_path))
-    from ..integration.test_review import GOOD, HEADER
+    from ..fixtures.review_csv import GOOD, HEADER
 
     (tmp_path / "r.csv").write_text(HEADER + "\n" + GOOD + "\n", encoding="utf-8")
     ok(streamgaze("review", "import", "--benchmark", "streamgaze", tmp_path / "r.csv", "--out", tmp_path / "r.json",
@@ -223,15 +223,14 @@ def test_eval_submit_validate_compare_leaderboard(sg, tmp_path):
 
 @pytest.mark.slow  # a release with tarballs and folders of six tiny videos (~6 s)
 def test_import_release_and_official_results(tmp_path):
-    from ..fixtures.release_fidelity_fixture import make_fidelity_release
-    from ..unit.test_release_fidelity import _official_outputs
+    from ..fixtures.release_fidelity_fixture import make_fidelity_release, official_outputs
 
     # holoassist videos as .tar.gz archives, egoexolearn videos as an extracted folder
     release = make_fidelity_release(tmp_path / "release", tmp_path / "video-cache", holoassist="tar")
     root = tmp_path / "ds" / "streamgaze"
     out = ok(streamgaze("import", "streamgaze", release, "--out", root, "--version", "1.0.0", tmp=tmp_path))
     assert "Imported" in out and (root / "manifest.json").is_file()
-    results = _official_outputs(release, tmp_path / "results_viz")
+    results = official_outputs(release, tmp_path / "results_viz")
     out = ok(streamgaze("import-official-results", results, "--dataset", root, "--model-name", "Official",
                         "--out", tmp_path / "official.json", tmp=tmp_path))
     assert out.strip().endswith(str(tmp_path / "official.json"))
@@ -320,15 +319,14 @@ def test_streameqa_commands(tmp_path, monkeypatch):
 
 @pytest.mark.slow  # four builds, each its own process, three through the VLM stub (~10 s)
 def test_build_vl4gaze_modes(tmp_path):
-    from ..fixtures.vl4gaze_fixture import annotation_trees
+    from ..fixtures.vl4gaze_fixture import annotation_trees, plain_vlm
     from ..fixtures.vlm_stub import VLMStub
-    from ..integration.test_vl4gaze_pipeline import _plain_vlm
 
     out = ok(streamgaze("build", "vl4gaze", "--synthetic", 3, "--out", tmp_path / "syn", "--version", "1.0.0",
                         tmp=tmp_path))
     assert out.startswith(f"{tmp_path / 'syn'}: god ")
     gf_file, gf, vat = annotation_trees(tmp_path, "train_annotations_release.txt")
-    with VLMStub(responder=_plain_vlm) as stub:
+    with VLMStub(responder=plain_vlm) as stub:
         vlm = ("--vlm-url", stub.url, "--vlm-model", "stub")
         out = ok(streamgaze("build", "vl4gaze", "--gazefollow", gf_file, "--images", gf,
                             *vlm, "--out", tmp_path / "gf", "--version", "1.0.0", tmp=tmp_path))
@@ -342,11 +340,11 @@ def test_build_vl4gaze_modes(tmp_path):
 def test_build_vl4gaze_on_a_real_annotation_file(tmp_path):
     """A real file of a gaze-following repository's demo data (head boxes only, no gaze target): one clear
     error line naming it (tests/data/real/PROVENANCE.md)."""
+    from ..fixtures.vl4gaze_fixture import plain_vlm
     from ..fixtures.vlm_stub import VLMStub
-    from ..integration.test_vl4gaze_pipeline import _plain_vlm
 
     real = corpus("importers/vl4gaze") / "attention-target-detection" / "demo"
-    with VLMStub(responder=_plain_vlm) as stub:
+    with VLMStub(responder=plain_vlm) as stub:
         vlm = ("--vlm-url", stub.url, "--vlm-model", "stub")
         ann = tmp_path / "real" / "annotations" / "demo" / "clip"
         ann.mkdir(parents=True)

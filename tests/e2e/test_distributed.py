@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from ..conftest import run_lmms_eval
+from ..fixtures.lmms_run import run_lmms_eval
 
 pytestmark = pytest.mark.slow
 TASKS = "streamgaze_nfi,streamgaze_oi_easy_salience,streamgaze_gta,streamgaze_oaa_textgaze"

@@ -10,8 +10,8 @@ import pytest
 from streamgaze_hf.cli import main as cli_main
 from streamgaze_hf.registry import get_benchmark
 
-from ..conftest import run_lmms_eval
 from ..fixtures.egogazevqa_fixture import write_release
+from ..fixtures.lmms_run import run_lmms_eval
 
 pytestmark = pytest.mark.slow
 BENCH = get_benchmark("egogazevqa")

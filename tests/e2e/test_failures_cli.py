@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
+from perf.shared.synthetic import synthetic_submission
 from streamgaze_hf.submission.answer_key import load_answer_key
 
 from ..fixtures.cli_entry import error_lines, streamgaze
-from .test_submission import synthetic_submission
 
 DAMAGED = "data/oi_easy/test-00000-of-00001.parquet"
 

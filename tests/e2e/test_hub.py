@@ -1,4 +1,4 @@
-"""Hub-native datasets (issue 26), against a stand-in of the Hub's HTTP API (tests/fixtures/hub_stub.py) served on
+"""Hub-native datasets (issue 26), against a stand-in of the Hub's HTTP API (perf/shared/hub_stub.py) served on
 127.0.0.1: ``streamgaze publish`` -> ``load_dataset`` by name and revision -> ``streamgaze eval --root
 hf://datasets/...@tag`` (the oracle scores 100, only the run's files are downloaded) -> a file altered on
 the server is refused -> the same version published again is a no-op, other content under it is refused.
@@ -21,8 +21,9 @@ from pathlib import Path
 
 import pytest
 
+from perf.shared.hub_stub import HubStub
+
 from ..fixtures.cli_entry import error_lines, script
-from ..fixtures.hub_stub import HubStub
 
 pytestmark = pytest.mark.slow
 

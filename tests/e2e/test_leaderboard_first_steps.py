@@ -16,9 +16,10 @@ import json
 
 import pytest
 
+from perf.shared.hub_stub import HubStub, hub_env, put_dataset
+
 from ..fixtures.cli_entry import one_error_line
-from ..fixtures.hub_stub import HubStub
-from ..fixtures.leaderboard_hub import USERS, hub_env, load_results, put_dataset, run_sg
+from ..fixtures.leaderboard_hub import USERS, load_results, run_sg
 
 pytestmark = pytest.mark.slow
 
@@ -26,12 +27,8 @@ DATA, REQUESTS, RESULTS = "org/sg", "org/requests", "org/results"
 INIT_HINT = f"`streamgaze leaderboard init --requests {REQUESTS} --results "
 
 
-def test_a_maintainers_first_steps(demo_dataset, tmp_path):
-    from ..conftest import run_lmms_eval
-
-    proc, results, _ = run_lmms_eval(["--model", "streamgaze_random", "--model_args", "seed=0", "--tasks",
-                                      "streamgaze"], demo_dataset, tmp_path / "run")
-    assert results is not None, proc.stderr[-3000:]
+def test_a_maintainers_first_steps(demo_dataset, demo_random_run, tmp_path):
+    run = demo_random_run[0]
     with HubStub() as stub:
         stub.token_users.update(USERS)
         put_dataset(stub, demo_dataset, DATA)
@@ -40,7 +37,7 @@ def test_a_maintainers_first_steps(demo_dataset, tmp_path):
         sync = ("leaderboard", "sync", "--requests", REQUESTS, "--results", RESULTS, "--dataset", ref)
 
         # 1. nothing exists yet: one line each, naming the repository and the first step; nothing created
-        proc = run_sg(carol, "submit", tmp_path / "run", "--dataset", demo_dataset, "--model-name", "Carol random",
+        proc = run_sg(carol, "submit", run, "--dataset", demo_dataset, "--model-name", "Carol random",
                       "--out", tmp_path / "carol.json", "--push", REQUESTS)
         assert one_error_line(proc) == (
             f"streamgaze submit: error: the leaderboard's requests dataset {REQUESTS} does not exist on the Hub (or this "
@@ -80,7 +77,7 @@ def test_a_maintainers_first_steps(demo_dataset, tmp_path):
             f"{REQUESTS}: exists, left as it is", f"{RESULTS}: exists, left as it is"]
 
         # 3. a participant pushes, the maintainer syncs, anyone loads the results
-        proc = run_sg(carol, "submit", tmp_path / "run", "--dataset", demo_dataset, "--model-name", "Carol random",
+        proc = run_sg(carol, "submit", run, "--dataset", demo_dataset, "--model-name", "Carol random",
                       "--out", tmp_path / "carol.json", "--push", REQUESTS)
         assert proc.returncode == 0, proc.stderr[-3000:]
         assert proc.stdout.strip().endswith(f"{stub.url}/datasets/{REQUESTS}/discussions/1")

@@ -1,5 +1,5 @@
 """The leaderboard as a service on the Hub (issue 31), end to end through the Hub stand-in
-(tests/fixtures/hub_stub.py) with the real huggingface_hub and datasets clients, every command through the
+(perf/shared/hub_stub.py) with the real huggingface_hub and datasets clients, every command through the
 installed ``streamgaze`` script:
 
 1. two users push submissions (``push-submission`` of a file made on the dataset on the Hub; ``submit --push``
@@ -23,8 +23,10 @@ import sys
 
 import pytest
 
-from ..fixtures.hub_stub import HubStub
-from ..fixtures.leaderboard_hub import USERS, hub_env, load_results, pinned, put_dataset, run_sg, start_sg
+from perf.shared.hub_stub import HubStub, hub_env, put_dataset
+from perf.shared.synthetic import synthetic_submission
+
+from ..fixtures.leaderboard_hub import USERS, load_results, pinned, run_sg, start_sg
 
 pytestmark = pytest.mark.slow
 
@@ -62,10 +64,8 @@ def _hostile_pr(stub, token: str, files: dict[str, bytes]) -> int:
     return int(info.pr_url.rstrip("/").rsplit("/", 1)[1])
 
 
-def test_submit_sync_results_loop(stub, demo_dataset, tmp_path, online):
+def test_submit_sync_results_loop(stub, demo_dataset, demo_random_run, tmp_path, online):
     from streamgaze_hf.submission.answer_key import load_answer_key
-
-    from .test_submission import synthetic_submission
 
     commit = put_dataset(stub, demo_dataset, DATA)
     stub.put_files(REQUESTS, {"README.md": b"# Submissions\n"})
@@ -89,13 +89,8 @@ def test_submit_sync_results_loop(stub, demo_dataset, tmp_path, online):
     assert kind == "new" and path.startswith("submissions/streamgaze/alpha-b-7b-b-x/") and path.endswith("Z.json")
     assert stub.files(REQUESTS, "refs/pr/1")[path] == honest.read_bytes()
     # carol: `submit --push` of an lmms-eval run (the random baseline) made on her local copy of the dataset
-    from ..conftest import run_lmms_eval
-
-    proc, results, _ = run_lmms_eval(["--model", "streamgaze_random", "--model_args", "seed=0", "--tasks",
-                                      "streamgaze"], demo_dataset, tmp_path / "run")
-    assert results is not None, proc.stderr[-3000:]
     carol = hub_env(stub, tmp_path / "carol", "tok-carol")
-    proc = run_sg(carol, "submit", tmp_path / "run", "--dataset", demo_dataset, "--model-name", "Carol random",
+    proc = run_sg(carol, "submit", demo_random_run[0], "--dataset", demo_dataset, "--model-name", "Carol random",
                   "--out", tmp_path / "carol.json", "--push", REQUESTS)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.strip().endswith(f"{stub.url}/datasets/{REQUESTS}/discussions/2")

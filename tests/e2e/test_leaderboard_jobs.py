@@ -1,8 +1,8 @@
 """Evaluated by the leaderboard (issue 44), end to end: evaluation requests run as Hub Jobs through the Hub and Jobs
-stand-ins (tests/fixtures/hub_stub.py, jobs_stub.py: the job's command runs in a local subprocess) with the real
+stand-ins (perf/shared/hub_stub.py, jobs_stub.py: the job's command runs in a local subprocess) with the real
 huggingface_hub client, every command through the installed ``streamgaze`` script.
 
-The model is a tiny random-weight Qwen2.5-VL checkpoint (tests/fixtures/tiny_checkpoints.py) served by the Hub
+The model is a tiny random-weight Qwen2.5-VL checkpoint (perf/shared/tiny_checkpoints.py) served by the Hub
 stand-in as ``org/tiny-qwen``; the dataset a StreamGaze release fixture of one task and two questions, with its
 videos, on the stand-in. In order:
 
@@ -26,8 +26,10 @@ import time
 
 import pytest
 
-from ..fixtures.leaderboard_hub import hub_env, load_results, run_sg
-from ..fixtures.leaderboard_jobs import DATA, MODEL, MODEL_ARGS, REQUESTS, RESULTS, TOKEN, jobs_hub
+from perf.shared.hub_stub import hub_env
+from perf.shared.leaderboard_jobs import DATA, MODEL, MODEL_ARGS, REQUESTS, RESULTS, TOKEN, jobs_hub
+
+from ..fixtures.leaderboard_hub import load_results, run_sg
 
 pytestmark = pytest.mark.slow
 

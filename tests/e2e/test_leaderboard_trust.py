@@ -22,11 +22,12 @@ from pathlib import Path
 
 import pytest
 
+from perf.shared.hub_stub import HubStub, git_oid, hub_env, put_dataset
+from perf.shared.synthetic import synthetic_submission
 from streamgaze_hf.leaderboard.service.untrusted import submission_path
 
 from ..fixtures.cli_entry import one_error_line
-from ..fixtures.hub_stub import HubStub, git_oid
-from ..fixtures.leaderboard_hub import USERS, hub_env, load_results, pinned, put_dataset, run_sg
+from ..fixtures.leaderboard_hub import USERS, load_results, pinned, run_sg
 
 pytestmark = pytest.mark.slow
 
@@ -90,8 +91,6 @@ def _folder(work: Path, name: str) -> Path:
 
 
 def _submission(key, work: Path, name: str, right: float, commit: str, **model) -> bytes:
-    from .test_submission import synthetic_submission
-
     out = work / f"{len(list(work.iterdir()))}.json"
     # each call a run of its own (other wrong letters): equal responses would be refused as a repeat
     synthetic_submission(key, out, name, right, params=model.pop("params", ""), salt=next(_SALTS))

@@ -9,7 +9,8 @@ import pytest
 
 from streamgaze_hf.benchmarks.streamgaze.tasks import TASKS
 
-from ..conftest import run_lmms_eval
+from ..fixtures.lmms_run import run_lmms_eval
+from ..fixtures.once import once_per_run
 
 pytestmark = pytest.mark.slow
 TASK_NAMES = [t.lmms_name for t in TASKS]
@@ -20,18 +21,28 @@ def metric(results, task, name="accuracy"):
 
 
 @pytest.fixture(scope="module")
-def oracle_cache(tmp_path_factory):
-    """The oracle run's own datasets cache (to see what the run writes there)."""
-    return tmp_path_factory.mktemp("oracle_datasets_cache")
+def oracle(demo_dataset, tmp_path_factory):
+    """The oracle's run on every task (once per test run) and its own datasets cache (to see what the run writes
+    there)."""
+    def run(base):
+        cache = base / "datasets_cache"
+        cache.mkdir()
+        return run_lmms_eval(["--model", "streamgaze_oracle", "--model_args", "check_visuals=true",
+                              "--tasks", "streamgaze"], demo_dataset, base / "run",
+                             env_extra={"HF_DATASETS_CACHE": str(cache), "LMMS_EVAL_DATASETS_CACHE": str(cache)}), cache
+
+    return once_per_run(tmp_path_factory, "test_lmms_eval_e2e.oracle", run)
 
 
 @pytest.fixture(scope="module")
-def oracle_run(demo_dataset, oracle_cache, tmp_path_factory):
-    out = tmp_path_factory.mktemp("oracle")
-    cache = oracle_cache
-    return run_lmms_eval(["--model", "streamgaze_oracle", "--model_args", "check_visuals=true",
-                          "--tasks", "streamgaze"], demo_dataset, out,
-                         env_extra={"HF_DATASETS_CACHE": str(cache), "LMMS_EVAL_DATASETS_CACHE": str(cache)})
+def oracle_run(oracle):
+    """(proc, results, samples) of the oracle's run."""
+    return oracle[0]
+
+
+@pytest.fixture(scope="module")
+def oracle_cache(oracle):
+    return oracle[1]
 
 
 def test_tasks_name_their_dataset_and_config_and_write_no_datasets_cache(oracle_run, oracle_cache, demo_dataset):

@@ -19,7 +19,8 @@ import pytest
 from streamgaze_hf.benchmarks.streamgaze.tasks import TASKS
 from streamgaze_hf.video.frame_reader import probe_video
 
-from ..conftest import run_lmms_eval
+from ..fixtures.lmms_run import run_lmms_eval
+from ..fixtures.once import once_per_run
 
 pytestmark = pytest.mark.slow
 LIMIT = 5  # documents per task
@@ -42,10 +43,11 @@ def stub_server(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def stub_run(demo_dataset, stub_server, tmp_path_factory):
-    out = tmp_path_factory.mktemp("gpt4v")
+    """The gpt4v wrapper's run against the stub (once per test run)."""
     env = {"OPENAI_BASE_URL": stub_server, "OPENAI_API_KEY": "stub", "API_TYPE": "openai"}
-    return run_lmms_eval(["--model", "gpt4v", "--model_args", "model_version=stub,max_frames_num=6",
-                          "--tasks", "streamgaze", "--limit", str(LIMIT)], demo_dataset, out, env_extra=env)
+    return once_per_run(tmp_path_factory, "test_lmms_stub_e2e.stub_run", lambda out: run_lmms_eval(
+        ["--model", "gpt4v", "--model_args", "model_version=stub,max_frames_num=6", "--tasks", "streamgaze", "--limit",
+         str(LIMIT)], demo_dataset, out, env_extra=env))
 
 
 def test_no_frame_outside_any_window_reaches_the_model(stub_run, demo_dataset):

@@ -30,7 +30,7 @@ from streamgaze_hf.evaluation.visuals import doc_clip_spec, window_clip
 from streamgaze_hf.video import clips
 from streamgaze_hf.video.clips import prepare_clip, read_sidecar
 
-from ..fixtures.tiny_checkpoints import tiny_checkpoint
+from ..fixtures.tiny_checkpoints import tiny_checkpoints
 from ..fixtures.wrapper_equality import (
     Case,
     all_identical,
@@ -72,9 +72,7 @@ CASES = [
 
 @pytest.fixture(scope="module")
 def checkpoints(tmp_path_factory):
-    root = tmp_path_factory.getbasetemp().parent / "tiny_checkpoints"
-    root.mkdir(exist_ok=True)
-    return {arch: tiny_checkpoint(arch, root) for arch in ("qwen2_5_vl", "llava_onevision", "internvl_hf")}
+    return tiny_checkpoints(tmp_path_factory, "qwen2_5_vl", "llava_onevision", "internvl_hf")
 
 
 @pytest.fixture(scope="module")

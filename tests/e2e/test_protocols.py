@@ -8,7 +8,7 @@ from streamgaze_hf.evaluation.settings import RunSettings
 from streamgaze_hf.util.errors import StreamGazeError
 from streamgaze_hf.video.clips import clip_frame_times
 
-from ..conftest import run_lmms_eval
+from ..fixtures.lmms_run import run_lmms_eval
 
 
 def test_frame_rules_follow_the_official_wrappers():

@@ -21,8 +21,8 @@ from streamgaze_hf.benchmarks.streamgaze.evaluation import GAZE_VARIANTS, load_d
 from streamgaze_hf.benchmarks.streamgaze.tasks import TASKS
 from streamgaze_hf.dataset.files import data_file
 
-from ..conftest import run_lmms_eval
-from ..fixtures.tiny_checkpoints import tiny_checkpoint
+from ..fixtures.lmms_run import run_lmms_eval
+from ..fixtures.tiny_checkpoints import tiny_checkpoints
 
 pytestmark = pytest.mark.slow
 PROBE_DIR = Path(__file__).parents[1] / "fixtures" / "probe"
@@ -33,10 +33,8 @@ SUFFIX_TO_GAZE = dict(GAZE_VARIANTS)
 
 @pytest.fixture(scope="session")
 def tiny_models(tmp_path_factory):
-    """Built once per test run: one directory shared by the xdist workers (atomic per checkpoint)."""
-    root = tmp_path_factory.getbasetemp().parent / "tiny_checkpoints"
-    root.mkdir(exist_ok=True)
-    return {arch: tiny_checkpoint(arch, root) for arch in ("qwen2_5_vl", "llava_onevision")}
+    """Built once per test run, shared by the xdist workers."""
+    return tiny_checkpoints(tmp_path_factory, "qwen2_5_vl", "llava_onevision")
 
 
 WRAPPERS = {

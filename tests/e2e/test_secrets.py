@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import pytest
 
+from perf.shared.hub_stub import HubStub, hub_env
 from streamgaze_hf.demo.world import generate_world
 
-from ..fixtures.hub_stub import HubStub
-from ..fixtures.leaderboard_hub import USERS, hub_env, run_sg
+from ..fixtures.leaderboard_hub import USERS, run_sg
 from ..fixtures.vlm_stub import VLMStub, rotating_answer
 
 pytestmark = pytest.mark.slow

@@ -13,7 +13,7 @@ import pytest
 from streamgaze_hf.benchmarks.streameqa import DIRECTIONS, LEVELS, SUBTASKS, subtasks
 from streamgaze_hf.cli import main as cli_main
 
-from ..conftest import run_lmms_eval
+from ..fixtures.lmms_run import run_lmms_eval
 from ..fixtures.streameqa_fixture import expected, write_release
 
 pytestmark = pytest.mark.slow

@@ -1,7 +1,8 @@
 """Leaderboard submissions: lmms-eval run -> submit -> validate -> leaderboard (issue: leaderboard submission).
 
-Two real lmms-eval runs are shared by the module (the random baseline on every task, the oracle on
-the past tasks only); every rejection is a mutation of the random baseline's submission.
+Two real lmms-eval runs are shared by the module (the random baseline on every task: conftest's
+``demo_random_run``, which the leaderboard tests read too; the oracle on the past tasks only); every rejection is a
+mutation of the random baseline's submission.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from perf.shared.synthetic import synthetic_submission
 from streamgaze_hf import __version__
-from streamgaze_hf.benchmarks.streamgaze.evaluation import doc_target
 from streamgaze_hf.benchmarks.streamgaze.paper import paper_rows
 from streamgaze_hf.benchmarks.streamgaze.tasks import TASK_IDS, TASKS
 from streamgaze_hf.cli import main
@@ -33,44 +34,16 @@ from streamgaze_hf.submission import (
 from streamgaze_hf.util.errors import StreamGazeError
 from streamgaze_hf.util.provenance import toolkit_commit
 
-from ..conftest import run_lmms_eval
 from ..fixtures.cli_entry import error_lines
+from ..fixtures.lmms_run import run_lmms_eval
+from ..fixtures.once import once_per_run
+from ..fixtures.submissions import SCRIPT_NAME
 
 pytestmark = pytest.mark.slow
 PROACTIVE_METRICS = ("accuracy", "precision", "recall", "f1", "fpr", "fnr")
-SCRIPT_NAME = "<script>alert(1)</script>"
 
 
 # ---- helpers ---------------------------------------------------------------------------------------
-
-def synthetic_submission(key, out: Path, name: str, right: float, *, frames: str = "", params: str = "",
-                         drop: float = 0.0, salt: int = 0) -> Path:
-    """A submission whose model answers the first ``right`` fraction of each task's items correctly and
-    the rest wrongly, leaving out the last ``drop`` fraction (for leaderboard tests without lmms-eval). ``salt``:
-    which wrong letters it gives (the same scores, other raw responses: a run of its own, not a repeat)."""
-    import random
-
-    responses, pick = {}, random.Random(salt)
-    for task_id in TASK_IDS:
-        items = list(key.docs[task_id].items())
-        n_keep = len(items) - int(round(drop * len(items)))
-        for i, (item, doc) in enumerate(items[:n_keep]):
-            target = doc_target(doc)
-            if i < right * len(items):
-                responses[item] = target
-            elif doc["checkpoint_index"] >= 0:
-                responses[item] = "No" if target == "Yes" else "Yes"
-            elif salt:
-                responses[item] = pick.choice([c for c in "ABCD" if c != target])
-            else:
-                responses[item] = "B" if target == "A" else "A"
-    sub = assemble_submission(key, responses, prompt_mode="default", clip_fps=0.0,
-                              model={"name": name, "url": "", "params": params, "frames": frames},
-                              run={"harness": "lmms-eval", "harness_version": "test", "model": "synthetic",
-                                   "model_args": "", "date": "", "limit": None})
-    write_submission(sub, out)
-    return out
-
 
 def cli(capsys, *args: str) -> tuple[int, str, str]:
     rc = main([str(a) for a in args])
@@ -117,29 +90,22 @@ class _TableRows(HTMLParser):
 # ---- shared runs -----------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def random_run(demo_dataset, tmp_path_factory):
-    out = tmp_path_factory.mktemp("random_run")
-    proc, results, samples = run_lmms_eval(["--model", "streamgaze_random", "--model_args", "seed=0",
-                                            "--tasks", "streamgaze"], demo_dataset, out)
-    assert results is not None, proc.stdout[-3000:] + proc.stderr[-3000:]
-    return out, results, samples
-
-
-@pytest.fixture(scope="module")
 def oracle_past_run(demo_dataset, tmp_path_factory):
     """The oracle on the four past tasks only: a partial run."""
-    out = tmp_path_factory.mktemp("oracle_past_run")
-    proc, results, samples = run_lmms_eval(["--model", "streamgaze_oracle", "--tasks", "streamgaze_past"],
-                                           demo_dataset, out)
-    assert results is not None, proc.stdout[-3000:] + proc.stderr[-3000:]
-    return out, results, samples
+    def run(out):
+        proc, results, samples = run_lmms_eval(["--model", "streamgaze_oracle", "--tasks", "streamgaze_past"],
+                                               demo_dataset, out)
+        assert results is not None, proc.stdout[-3000:] + proc.stderr[-3000:]
+        return out, results, samples
+
+    return once_per_run(tmp_path_factory, "test_submission.oracle_past_run", run)
 
 
 @pytest.fixture(scope="module")
-def random_sub(random_run, demo_dataset, tmp_path_factory) -> Path:
+def random_sub(demo_random_run, demo_dataset, tmp_path_factory) -> Path:
     """The random baseline's submission, made through the CLI."""
     out = tmp_path_factory.mktemp("subs") / "random.json"
-    rc = main(["submit", str(random_run[0]), "--dataset", str(demo_dataset), "--model-name", "Random baseline",
+    rc = main(["submit", str(demo_random_run[0]), "--dataset", str(demo_dataset), "--model-name", "Random baseline",
                "--model-url", "https://example.org/random", "--params", "0", "--frames", "all",
                "--out", str(out)])
     assert rc == 0 and out.is_file()
@@ -162,8 +128,8 @@ def _other_dataset(demo_dataset: Path, dest: Path, edit) -> Path:
 
 # ---- round trip ------------------------------------------------------------------------------------
 
-def test_round_trip_gives_the_scores_lmms_eval_reported(random_run, random_sub, demo_dataset):
-    _, results, samples = random_run
+def test_round_trip_gives_the_scores_lmms_eval_reported(demo_random_run, random_sub, demo_dataset):
+    _, results, samples = demo_random_run
     report = validate_submission(random_sub, demo_dataset)
     scores = report.scores
     for spec in TASKS:
@@ -445,9 +411,9 @@ def test_partial_run_counts_missing_questions_as_wrong(oracle_past_run, demo_dat
     assert error_line(err).startswith(f"streamgaze leaderboard: error: {out}: ") and "oracle" in error_line(err)
 
 
-def test_limited_run_is_flagged_by_submit_and_validate(random_run, random_sub, demo_dataset, tmp_path, capsys):
+def test_limited_run_is_flagged_by_submit_and_validate(demo_random_run, random_sub, demo_dataset, tmp_path, capsys):
     """An `lmms-eval --limit 3` run: the first 3 documents of every task answered, the rest missing."""
-    run = _copy_run(random_run[0], tmp_path / "run")
+    run = _copy_run(demo_random_run[0], tmp_path / "run")
     results_path = next(run.rglob("*_results.json"))
     results = json.loads(results_path.read_text())
     results["config"]["limit"] = 3
@@ -494,8 +460,8 @@ def _copy_run(src: Path, dest: Path) -> Path:
     return dest
 
 
-def test_mixed_gaze_modes_in_one_run_are_rejected(random_run, demo_dataset, tmp_path, capsys):
-    run = _copy_run(random_run[0], tmp_path / "mixed")
+def test_mixed_gaze_modes_in_one_run_are_rejected(demo_random_run, demo_dataset, tmp_path, capsys):
+    run = _copy_run(demo_random_run[0], tmp_path / "mixed")
     src = next(run.rglob("*_samples_streamgaze_nfi.jsonl"))
     lines = []
     for line in src.read_text().splitlines():
@@ -513,8 +479,8 @@ def test_mixed_gaze_modes_in_one_run_are_rejected(random_run, demo_dataset, tmp_
     assert "mixed gaze modes in one run" in line and "none (streamgaze_nfi_nogaze)" in line
 
 
-def test_submit_refuses_samples_that_disagree_with_the_dataset(random_run, demo_dataset, tmp_path, capsys):
-    run = _copy_run(random_run[0], tmp_path / "other")
+def test_submit_refuses_samples_that_disagree_with_the_dataset(demo_random_run, demo_dataset, tmp_path, capsys):
+    run = _copy_run(demo_random_run[0], tmp_path / "other")
     src = next(run.rglob("*_samples_streamgaze_otp.jsonl"))
     samples = [json.loads(ln) for ln in src.read_text().splitlines()]
     samples[0]["accuracy"]["correct"] = not samples[0]["accuracy"]["correct"]
@@ -530,11 +496,11 @@ def test_submit_refuses_samples_that_disagree_with_the_dataset(random_run, demo_
     assert rc == 2 and "unknown question id 'otp-not-in-this-dataset'" in error_line(err)
 
 
-def test_submit_uses_the_newest_run(random_run, demo_dataset, tmp_path):
+def test_submit_uses_the_newest_run(demo_random_run, demo_dataset, tmp_path):
     """A newer run in the same directory (here: one that covered only nfi) is the one submitted."""
     from streamgaze_hf.submission import build_submission
 
-    run = _copy_run(random_run[0], tmp_path / "two_runs")
+    run = _copy_run(demo_random_run[0], tmp_path / "two_runs")
     results = next(run.rglob("*_results.json"))
     prefix = results.name[: -len("_results.json")]
     newer = "29991231_235959"
@@ -562,10 +528,10 @@ def test_changed_responses_with_kept_scores_are_rejected(random_sub, answer_key,
     assert rc == 2 and "reported score scores." in error_line(err) and "differs from the recomputed" in error_line(err)
 
 
-def test_submit_without_samples_is_a_clear_error(random_run, demo_dataset, tmp_path, capsys):
+def test_submit_without_samples_is_a_clear_error(demo_random_run, demo_dataset, tmp_path, capsys):
     run = tmp_path / "nosamples"
     run.mkdir()
-    results = next(random_run[0].rglob("*_results.json"))
+    results = next(demo_random_run[0].rglob("*_results.json"))
     shutil.copy(results, run / results.name)
     rc, _, err = cli(capsys, "submit", run, "--dataset", demo_dataset, "--model-name", "x", "--out",
                      tmp_path / "s.json")
@@ -614,7 +580,7 @@ def test_prompt_mode_selects_the_parser(answer_key, demo_dataset, tmp_path):
 # ---- leaderboard -----------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def leaderboard_subs(random_run, random_sub, answer_key, demo_dataset, tmp_path_factory):
+def leaderboard_subs(demo_random_run, random_sub, answer_key, demo_dataset, tmp_path_factory):
     d = tmp_path_factory.mktemp("lb_subs")
     # a run of its own (the same run under another name is one row: the site refuses it)
     script = synthetic_submission(answer_key, d / "script.json", SCRIPT_NAME, 0.45, salt=1)
@@ -732,14 +698,14 @@ def _set_record_field(run: Path, field: str, value, only: str = "") -> None:
         path.write_text("\n".join(lines) + "\n")
 
 
-def test_the_proxy_a_run_used_is_a_setting_of_its_submission(random_run, demo_dataset, tmp_path, capsys):
+def test_the_proxy_a_run_used_is_a_setting_of_its_submission(demo_random_run, demo_dataset, tmp_path, capsys):
     """Records name the proxy their clips came from (""= full-rate): the submission carries it, validate
     shows it, and a run mixing proxies is refused like any other mixed setting."""
     plain = tmp_path / "plain.json"
-    rc, _, err = cli(capsys, "submit", random_run[0], "--dataset", demo_dataset, "--model-name", "x", "--out", plain)
+    rc, _, err = cli(capsys, "submit", demo_random_run[0], "--dataset", demo_dataset, "--model-name", "x", "--out", plain)
     assert rc == 0, err
     assert "proxy" not in json.loads(plain.read_text())["settings"]  # full-rate clips: no field, as before
-    run = _copy_run(random_run[0], tmp_path / "proxy")
+    run = _copy_run(demo_random_run[0], tmp_path / "proxy")
     _set_record_field(run, "proxy", "2fps-448px")
     out = tmp_path / "proxy.json"
     rc, _, err = cli(capsys, "submit", run, "--dataset", demo_dataset, "--model-name", "x", "--out", out)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from perf.shared.synthetic import synthetic_submission
 from streamgaze_hf.cli import main
 from streamgaze_hf.dataset.writer import manifest_digest
 from streamgaze_hf.leaderboard.page import render_html
@@ -25,48 +26,16 @@ from streamgaze_hf.leaderboard.rows import Row
 from streamgaze_hf.leaderboard.site import collect_benchmark_sections, write_leaderboard
 from streamgaze_hf.registry import LeaderboardLayout, get_benchmark
 from streamgaze_hf.submission import (
-    assemble_submission,
     load_answer_key,
     validate_submission,
-    write_submission,
 )
 from streamgaze_hf.util.errors import StreamGazeError
 
-from ..conftest import run_lmms_eval
-from ..fixtures.egogazevqa_fixture import EXPECTED, write_release
+from ..fixtures.egogazevqa_fixture import EXPECTED
+from ..fixtures.lmms_run import run_lmms_eval
+from ..fixtures.submissions import RESPONSES, ego_dataset, ego_submission
 
 EGO = get_benchmark("egogazevqa")
-RUN = {"harness": "lmms-eval", "harness_version": "test", "model": "synthetic", "model_args": "", "date": "",
-       "limit": None}
-#: question text -> the synthetic model's raw response (None: left unanswered)
-RESPONSES = {
-    "Where is the knife relative to my gaze?": "(B) The stove.",  # answer B: our parser right, exact match wrong
-    "What did I look at first?": "C",  # answer C: right both ways
-    "What did I look at after the patient?": "the answer is A",  # answer E: wrong
-    "Which object came last?": None,  # answer A: missing, counts as wrong
-    "Why did I open the fridge?": "D",  # answer D: right both ways
-}
-
-
-def ego_dataset(base: Path) -> Path:
-    """The EgoGazeVQA fixture release imported as dataset version 1.0.0 under ``base``."""
-    from streamgaze_hf.benchmarks.egogazevqa.release import import_release
-
-    out = base / "egogazevqa"
-    import_release(write_release(base / "release"), out, "1.0.0", progress=False)
-    return out
-
-
-def ego_submission(root: Path, out: Path, name: str = "Ego synthetic", responses=None) -> Path:
-    """A submission of the fixed :data:`RESPONSES` (or ``responses``: question text -> response)."""
-    key = load_answer_key(root, "none", EGO)
-    by_text = RESPONSES if responses is None else responses
-    answers = {item: by_text[doc["question"]] for docs in key.docs.values() for item, doc in docs.items()
-               if by_text.get(doc["question"]) is not None}
-    sub = assemble_submission(key, answers, prompt_mode="default", clip_fps=0.0,
-                              model={"name": name, "url": "", "params": "7B", "frames": "9"}, run=RUN)
-    write_submission(sub, out)
-    return out
 
 
 @pytest.fixture(scope="module")
@@ -192,8 +161,6 @@ def test_submission_and_dataset_must_be_of_one_benchmark(ego_sub, ego_root, demo
 
 
 def test_streamgaze_submission_without_the_benchmark_field_still_validates(demo_dataset, tmp_path):
-    from .test_submission import synthetic_submission
-
     key = load_answer_key(demo_dataset)
     cache = {("streamgaze", "visual"): key}  # the answer key is loaded once
     new = synthetic_submission(key, tmp_path / "new.json", "Alpha", 0.5)
@@ -245,8 +212,6 @@ def test_lmms_eval_run_of_egogazevqa_is_submitted_and_validated(ego_root, tmp_pa
 # ---- the leaderboard ---------------------------------------------------------------------------------
 
 def test_one_site_with_a_section_per_benchmark(ego_sub, ego_root, demo_dataset, tmp_path):
-    from .test_submission import synthetic_submission
-
     sg = synthetic_submission(load_answer_key(demo_dataset), tmp_path / "sg.json", "Alpha", 0.5)
     weak = ego_submission(ego_root, tmp_path / "weak.json", "Ego weak", {t: "E" for t in RESPONSES})
     with pytest.raises(StreamGazeError, match="the submission is for egogazevqa, but no egogazevqa dataset is "
@@ -337,8 +302,6 @@ def test_compare_two_egogazevqa_submissions(ego_sub, ego_root, tmp_path, capsys)
 
 def test_compare_refuses_mixed_benchmarks(ego_sub, ego_root, demo_dataset, tmp_path):
     from streamgaze_hf.submission.compare import compare_submissions
-
-    from .test_submission import synthetic_submission
 
     sg = synthetic_submission(load_answer_key(demo_dataset), tmp_path / "sg.json", "Alpha", 0.5)
     # one dataset for both: the StreamGaze submission is refused against the EgoGazeVQA dataset

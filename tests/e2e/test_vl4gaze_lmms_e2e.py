@@ -11,7 +11,7 @@ import pytest
 from streamgaze_hf.benchmarks.vl4gaze import evaluation
 from streamgaze_hf.registry import get_benchmark
 
-from ..conftest import run_lmms_eval
+from ..fixtures.lmms_run import run_lmms_eval
 from ..fixtures.vl4gaze_fixture import build_world_dataset
 
 pytestmark = pytest.mark.slow

@@ -10,21 +10,21 @@ from streamgaze_hf.benchmarks.streamgaze.build import build_dataset
 from streamgaze_hf.benchmarks.streamgaze.tasks import TASK_IDS
 from streamgaze_hf.cli import main
 
+from ..fixtures.once import once_per_run
+
 
 @pytest.fixture(scope="module")
 def small_world(tmp_path_factory):
     from streamgaze_hf.demo.world import generate_world
 
-    out = tmp_path_factory.mktemp("raw")
-    generate_world(out, n_videos=2, seed=5, duration=40)
-    return out
+    return once_per_run(tmp_path_factory, "test_build.small_world",
+                        lambda out: generate_world(out, n_videos=2, seed=5, duration=40)[0].parent)
 
 
 @pytest.fixture(scope="module")
 def built(small_world, tmp_path_factory):
-    parent = tmp_path_factory.mktemp("ds")
-    root = build_dataset(small_world, parent / "streamgaze", "1.0.0")
-    return root
+    return once_per_run(tmp_path_factory, "test_build.built",
+                        lambda parent: build_dataset(small_world, parent / "streamgaze", "1.0.0"))
 
 
 def test_loads_with_load_dataset_by_name(built, monkeypatch, tmp_path):

@@ -19,6 +19,7 @@ import pytest
 from streamgaze_hf.demo.world import generate_world
 
 from ..fixtures.cli_entry import one_error_line, streamgaze
+from ..fixtures.once import once_per_run
 
 NAMED = ("nfi", "otp", "gsm", "sr", "oi_easy", "oi_hard", "oar", "gta", "oaa")
 NO_NAMES = ("no object names (objects: none); name them with --objects vlm --vlm-url URL --vlm-model NAME, or "
@@ -26,9 +27,8 @@ NO_NAMES = ("no object names (objects: none); name them with --objects vlm --vlm
 
 
 def _world(tmp_path_factory, seed: int, duration: float):
-    out = tmp_path_factory.mktemp(f"world{seed}")
-    return generate_world(out, n_videos=1, seed=seed, duration=duration, width=160, height=120, fps=8.0,
-                          progress=False)[0]
+    return once_per_run(tmp_path_factory, f"test_build_report.world{seed}", lambda out: generate_world(
+        out, n_videos=1, seed=seed, duration=duration, width=160, height=120, fps=8.0, progress=False)[0])
 
 
 @pytest.fixture(scope="module")

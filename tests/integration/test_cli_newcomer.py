@@ -222,7 +222,7 @@ def _run_into_closed_pipe(args: list[str]) -> subprocess.CompletedProcess:
 
 
 def test_closed_stdout_ends_quietly(tmp_path):
-    from ..unit.test_dataset_writer import build, make_content
+    from ..fixtures.dataset_content import build, make_content
 
     root = build(tmp_path / "streamgaze", make_content(tmp_path))
     proc = _run_into_closed_pipe(["stats", str(root)])
@@ -234,7 +234,7 @@ def test_closed_stdout_ends_quietly(tmp_path):
 
 def test_closed_stdout_through_head(tmp_path):
     """The issue's own command line: `streamgaze stats ROOT | head -n 1` (with pipefail: 141)."""
-    from ..unit.test_dataset_writer import build, make_content
+    from ..fixtures.dataset_content import build, make_content
 
     root = build(tmp_path / "streamgaze", make_content(tmp_path))
     script = (f"set -o pipefail; {sys.executable} -m streamgaze_hf stats {root} 2>{tmp_path / 'err'} "

@@ -108,7 +108,7 @@ def test_prune_removes_least_recently_used_whole_entries(tmp_path):
 
 
 def test_pruned_clips_are_rebuilt(tmp_path, monkeypatch, capsys):
-    from ..unit.test_clips import write_source
+    from ..fixtures.coded_clips import write_source
 
     src = write_source(tmp_path / "v.mp4", n=96, forced=())
     cache = tmp_path / "cache"

@@ -23,7 +23,7 @@ from streamgaze_hf.video.cache_admin import cache_stats
 from streamgaze_hf.video.clips import cached_clip, prepare_clip, read_sidecar
 from streamgaze_hf.video.frame_reader import iter_frames
 
-from ..unit.test_clips import write_source
+from ..fixtures.coded_clips import write_source
 
 #: 20 windows of the 10 s test source: most start between keyframes (a smart cut: encoded head, copied rest)
 WINDOWS = [(round(0.37 * i, 2), round(0.37 * i + 1.6, 2)) for i in range(20)]

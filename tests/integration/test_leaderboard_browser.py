@@ -30,14 +30,15 @@ import threading
 
 import pytest
 
+from perf.shared.synthetic import synthetic_submission
 from streamgaze_hf.benchmarks.streamgaze.paper import paper_rows
 from streamgaze_hf.leaderboard.site import write_leaderboard
 from streamgaze_hf.submission import load_answer_key, validate_submission
 
-from ..e2e.test_submission import SCRIPT_NAME, synthetic_submission
-from ..e2e.test_submission_benchmarks import RESPONSES, ego_dataset, ego_submission
 from ..fixtures.browser import FONTS_JS, check_tables, keep_screenshot, require_browser
 from ..fixtures.leaderboard_sites import benchmark_submission, other_datasets, results_dir
+from ..fixtures.once import once_per_run
+from ..fixtures.submissions import RESPONSES, SCRIPT_NAME, ego_dataset, ego_submission
 
 pytestmark = pytest.mark.slow
 require_browser()
@@ -48,7 +49,10 @@ def site(demo_dataset, tmp_path_factory):
     """A leaderboard of three synthetic StreamGaze submissions (no lmms-eval needed) plus the paper rows,
     two EgoGazeVQA submissions with that paper's rows, and three StreamEQA and VL4Gaze submissions each (one a
     partial run); and the synced site of the same rows (the results dataset's ``site/``)."""
-    d = tmp_path_factory.mktemp("browser_site")
+    return once_per_run(tmp_path_factory, "test_leaderboard_browser.site", lambda d: _site(demo_dataset, d))
+
+
+def _site(demo_dataset, d):
     key = load_answer_key(demo_dataset)
     subs = [synthetic_submission(key, d / "alpha.json", "Alpha", 0.95, frames="32", params="7B"),
             synthetic_submission(key, d / "script.json", SCRIPT_NAME, 0.45, frames="16"),

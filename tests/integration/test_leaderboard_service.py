@@ -9,6 +9,7 @@ import json
 
 import pytest
 
+from perf.shared.synthetic import synthetic_submission
 from streamgaze_hf.util.errors import StreamGazeError
 
 from ..fixtures.cli_entry import one_error_line, streamgaze
@@ -31,8 +32,6 @@ def test_hostile_files_are_refused_before_parsing_or_upload(tmp_path):
 def test_rescoring_is_time_bound(demo_dataset, tmp_path):
     from streamgaze_hf.leaderboard.service.bounded import rescore_bounded
     from streamgaze_hf.submission.answer_key import load_answer_key
-
-    from ..e2e.test_submission import synthetic_submission
 
     sub = synthetic_submission(load_answer_key(demo_dataset), tmp_path / "s.json", "S", 0.5)
     assert rescore_bounded(sub, demo_dataset, timeout_s=60).scores["coverage"]["fraction"] == 1.0
@@ -80,10 +79,9 @@ def test_the_apps_submit_applies_the_quota_before_sending(tmp_path, monkeypatch)
     import huggingface_hub.constants
     from huggingface_hub import CommitOperationAdd, HfApi
 
+    from perf.shared.hub_stub import HubStub
     from streamgaze_hf.leaderboard.service.app import quota_reason, request_evaluation, submit_upload
     from streamgaze_hf.leaderboard.service.identity import space_description
-
-    from ..fixtures.hub_stub import HubStub
 
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_DISABLE_XET", True)

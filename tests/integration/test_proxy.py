@@ -4,6 +4,7 @@ source times; a dataset built with them, evaluated through them, never leaks a f
 from __future__ import annotations
 
 import json
+import shutil
 from fractions import Fraction
 
 import numpy as np
@@ -26,7 +27,7 @@ from streamgaze_hf.video.proxy import (
     proxy_spec,
 )
 
-from ..unit.test_clips import decode_index, write_source
+from ..fixtures.coded_clips import decode_index, write_source
 
 SPEC = ProxySpec(2.0, 448)
 
@@ -94,11 +95,15 @@ def test_proxy_clips_are_packet_copies_without_leakage(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def proxy_dataset(demo_world, tmp_path_factory):
+def proxy_dataset(demo_world, demo_build_work, tmp_path_factory):
+    """The demo dataset built again with proxies: the build resumes from a copy of the demo build's work directory
+    (the recordings' pipeline results are done; the proxies are made in the work directory)."""
     from streamgaze_hf.benchmarks.streamgaze.build import build_dataset
 
     raw = demo_world[0].parent
-    return build_dataset(raw, tmp_path_factory.mktemp("proxyds") / "streamgaze", "0.1.0", proxy=SPEC)
+    base = tmp_path_factory.mktemp("proxyds")
+    shutil.copytree(demo_build_work, base / ".streamgaze.work")
+    return build_dataset(raw, base / "streamgaze", "0.1.0", proxy=SPEC)
 
 
 @pytest.mark.slow

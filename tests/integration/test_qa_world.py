@@ -10,6 +10,8 @@ from streamgaze_hf.benchmarks.streamgaze.tasks import TASK_IDS, window
 from streamgaze_hf.gaze.io import read_gaze_csv
 from streamgaze_hf.video.frame_reader import probe_video
 
+from ..fixtures.once import once_per_run
+
 
 class World:
     """Ground truth of one demo video, queried at exact times."""
@@ -47,13 +49,15 @@ class World:
 
 
 @pytest.fixture(scope="module")
-def generated(demo_world, tmp_path_factory):
-    work = tmp_path_factory.mktemp("work")
-    out = []
-    for d in demo_world:
-        res = json.loads((process_recording(d, work, BuildOptions()) / "result.json").read_text())
-        out.append((World(d), res["qa"]))
-    return out
+def generated(demo_world, demo_build_work, tmp_path_factory):
+    """Each demo video's ground truth and generated questions: ``process_recording`` finds them finished in the
+    demo dataset build's work directory (it would compute them there, once per run, if it did not)."""
+    def process(_):
+        return [json.loads((process_recording(d, demo_build_work, BuildOptions()) / "result.json").read_text())["qa"]
+                for d in demo_world]
+
+    qa = once_per_run(tmp_path_factory, "test_qa_world.generated", process)
+    return [(World(d), q) for d, q in zip(demo_world, qa)]
 
 
 def rows(generated, task):

@@ -18,6 +18,19 @@ os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 
 import datasets  # noqa: E402
 
+from perf.shared.release_fixture import (  # noqa: E402
+    BAD_COUNTS,
+    BAD_ENTRIES,
+    BAD_FLAGS,
+    BAD_NOTES,
+    CLAMPED,
+    FLAGGED,
+    QA_FILES,
+    SOURCES,
+    TEXT_DISAGREES,
+    UNKNOWN_FILE,
+    make_release_fixture,
+)
 from streamgaze_hf.benchmarks.streamgaze.release import import_release  # noqa: E402
 from streamgaze_hf.benchmarks.streamgaze.release_metadata import parse_repr, read_metadata_dir, video_id_from  # noqa: E402
 from streamgaze_hf.benchmarks.streamgaze.release_parse import (  # noqa: E402
@@ -36,20 +49,6 @@ from streamgaze_hf.benchmarks.streamgaze.tasks import (  # noqa: E402
 )
 from streamgaze_hf.cli import main  # noqa: E402
 from streamgaze_hf.util.errors import StreamGazeError  # noqa: E402
-
-from ..fixtures.release_fixture import (  # noqa: E402
-    BAD_COUNTS,
-    BAD_ENTRIES,
-    BAD_FLAGS,
-    BAD_NOTES,
-    CLAMPED,
-    FLAGGED,
-    QA_FILES,
-    SOURCES,
-    TEXT_DISAGREES,
-    UNKNOWN_FILE,
-    make_release_fixture,
-)
 
 # ---------------------------------------------------------------------------------------------- helpers
 

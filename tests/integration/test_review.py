@@ -31,7 +31,8 @@ from streamgaze_hf.review import (
 from streamgaze_hf.review.page import PageFixation, PageVideo, embed_json, render_video_page
 from streamgaze_hf.util.errors import StreamGazeError
 
-HEADER = ",".join(CSV_COLUMNS)
+from ..fixtures.once import once_per_run
+from ..fixtures.review_csv import GOOD, HEADER
 
 
 @pytest.fixture(scope="module")
@@ -40,9 +41,11 @@ def small_dataset(tmp_path_factory):
     from streamgaze_hf.benchmarks.streamgaze.build import build_dataset
     from streamgaze_hf.demo.world import generate_world
 
-    d = tmp_path_factory.mktemp("review_ds")
-    generate_world(d / "raw", n_videos=1, seed=0, duration=30.0, progress=False)
-    return build_dataset(d / "raw", d / "streamgaze", "0.1.0")
+    def build(d):
+        generate_world(d / "raw", n_videos=1, seed=0, duration=30.0, progress=False)
+        return build_dataset(d / "raw", d / "streamgaze", "0.1.0")
+
+    return once_per_run(tmp_path_factory, "test_review.small_dataset", build)
 
 
 def _kept(root) -> list[dict]:
@@ -122,9 +125,6 @@ def _write(tmp_path, text: str, name: str = "r.csv"):
     p = tmp_path / name
     p.write_text(text, encoding="utf-8")
     return p
-
-
-GOOD = "v1,0,1.0,3.0,out,knife,exclude,,,ann,egtea"
 
 
 @pytest.mark.parametrize("text,row,reason", [

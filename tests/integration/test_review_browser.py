@@ -24,6 +24,7 @@ from streamgaze_hf.review import export_review, load_corrections, verification_s
 from streamgaze_hf.review.page import PageFixation, PageVideo, render_video_page
 
 from ..fixtures.browser import keep_screenshot, require_browser
+from ..fixtures.once import once_per_run
 
 pytestmark = pytest.mark.slow
 require_browser()
@@ -35,9 +36,11 @@ def world(tmp_path_factory):
     from streamgaze_hf.benchmarks.streamgaze.build import build_dataset
     from streamgaze_hf.demo.world import generate_world
 
-    d = tmp_path_factory.mktemp("review_browser")
-    (rec,) = generate_world(d / "raw", n_videos=1, seed=0, duration=30.0, progress=False)
-    return rec, build_dataset(d / "raw", d / "streamgaze", "0.1.0")
+    def build(d):
+        (rec,) = generate_world(d / "raw", n_videos=1, seed=0, duration=30.0, progress=False)
+        return rec, build_dataset(d / "raw", d / "streamgaze", "0.1.0")
+
+    return once_per_run(tmp_path_factory, "test_review_browser.world", build)
 
 
 @pytest.fixture()

@@ -12,6 +12,8 @@ import re
 import numpy as np
 from PIL import Image
 
+from perf.shared.synthetic import synthetic_submission
+
 from ..fixtures.cli_entry import streamgaze
 
 
@@ -24,8 +26,6 @@ def _caption_strip_ink(png: bytes) -> int:
 
 def test_chart_caption_once_and_coverage_with_one_decimal(demo_dataset, tmp_path):
     from streamgaze_hf.submission.answer_key import load_answer_key
-
-    from ..e2e.test_submission import synthetic_submission
 
     key = load_answer_key(demo_dataset)
     full = synthetic_submission(key, tmp_path / "full.json", "Complete", 0.7)

@@ -17,7 +17,8 @@ from streamgaze_hf.video.frame_reader import probe_video
 from streamgaze_hf.video.packets import packet_index
 from streamgaze_hf.video.smartcut import annexb_nals, avcc_parameter_sets, length_prefixed, plan_cut
 
-from ..unit.test_clips import H, W, check_clip, coded_frame, decode_index, decoded_clip, expected_indices
+from ..fixtures.coded_clips import H, W, check_clip, coded_frame, decode_index, decoded_clip, expected_indices
+from ..fixtures.once import once_per_run
 
 FPS = 24
 N = 24 * 20  # 20 s
@@ -49,14 +50,13 @@ def write_camera_like(path: Path, *, bframes: int = 3, gop: int = GOP, open_gop:
 
 @pytest.fixture(scope="module")
 def camera(tmp_path_factory) -> dict[str, Path]:
-    d = tmp_path_factory.mktemp("camera")
-    return {
+    return once_per_run(tmp_path_factory, "test_smartcut.camera", lambda d: {
         "bframes": write_camera_like(d / "bframes.mp4"),
         "nob": write_camera_like(d / "nob.mp4", bframes=0),
         "ntsc": write_camera_like(d / "ntsc.mp4", bframes=2, gop=48, rate=Fraction(30000, 1001), n=300),
         "fullrange": write_camera_like(d / "fullrange.mp4", bframes=2, pix_fmt="yuvj420p"),
         "opengop": write_camera_like(d / "opengop.mp4", open_gop=True),
-    }
+    })
 
 
 @pytest.fixture

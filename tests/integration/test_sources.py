@@ -16,6 +16,7 @@ from streamgaze_hf.gaze.fixations import extract_fixations
 from streamgaze_hf.gaze.sources import ego4d, egoexolearn, egtea, holoassist
 from streamgaze_hf.gaze.sources.registry import SOURCES, discover, layout, load_recording, read_track
 from streamgaze_hf.util.errors import GazeFormatError, StreamGazeError
+from tests.fixtures.once import once_per_run
 from tests.fixtures.source_fixtures import (
     MALFORMED,
     begaze_header,
@@ -35,8 +36,7 @@ from tests.fixtures.source_fixtures import (
 @pytest.fixture(scope="session")
 def raws(tmp_path_factory) -> dict:
     """Every source's fixture raw directory, written once (tests that modify one copy it first)."""
-    root = tmp_path_factory.mktemp("raw")
-    return {s: write_raw(s, root / s) for s in SOURCES}
+    return once_per_run(tmp_path_factory, "test_sources.raws", lambda root: {s: write_raw(s, root / s) for s in SOURCES})
 
 
 def _copy(raws, source, tmp_path) -> Path:

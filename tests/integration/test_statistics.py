@@ -4,6 +4,7 @@ import math
 
 import pytest
 
+from perf.shared.synthetic import synthetic_submission
 from streamgaze_hf.benchmarks.streamgaze.evaluation import metric_records
 from streamgaze_hf.scoring.bootstrap import (
     bootstrap_standard_errors,
@@ -88,8 +89,6 @@ def test_compare_command_reports_paired_intervals(demo_dataset, tmp_path, capsys
     from streamgaze_hf.submission.answer_key import load_answer_key
     from streamgaze_hf.submission.compare import compare_submissions
 
-    from ..e2e.test_submission import synthetic_submission
-
     key = load_answer_key(demo_dataset)
     a = synthetic_submission(key, tmp_path / "a.json", "Half right", 0.5)
     b = synthetic_submission(key, tmp_path / "b.json", "Mostly right", 0.9)
@@ -117,8 +116,6 @@ def test_submission_scores_carry_bootstrap_errors_and_per_source_scores(demo_dat
     from streamgaze_hf.scoring.bootstrap import bootstrap_standard_errors
     from streamgaze_hf.submission.answer_key import load_answer_key
     from streamgaze_hf.submission.validate import validate_submission
-
-    from ..e2e.test_submission import synthetic_submission
 
     key = load_answer_key(demo_dataset)
     report = validate_submission(synthetic_submission(key, tmp_path / "s.json", "Sixty", 0.6), demo_dataset)

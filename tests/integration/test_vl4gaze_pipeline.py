@@ -18,7 +18,7 @@ from streamgaze_hf.dataset.load import load_task
 from streamgaze_hf.gaze.direction import direction_of
 from streamgaze_hf.util.errors import StreamGazeError
 
-from ..fixtures.vl4gaze_fixture import SEED, build_world_dataset, client, oracle_stub
+from ..fixtures.vl4gaze_fixture import SEED, build_world_dataset, client, oracle_stub, plain_vlm
 from ..fixtures.vlm_stub import VLMStub
 
 TASKS = ("god", "gdd", "gpl", "aqr")
@@ -258,27 +258,13 @@ def test_optional_vlm_judge_is_asked_once_and_cached(built, monkeypatch, tmp_pat
     evaluation._judge_client.cache_clear()
 
 
-def _plain_vlm(req):
-    """A VLM that sees one person and one lamp in every image."""
-    p = req.prompt
-    if '"unique"' in p:
-        return json.dumps({"unique": ["the woman in the red coat"], "general": [], "nonexistent": ["the clown"]})
-    if '"count"' in p:
-        return json.dumps({"count": 0 if "clown" in p else 1})
-    if '"descriptions"' in p:
-        return json.dumps({"descriptions": ["the lamp on the desk"]})
-    if '"visible"' in p:
-        return json.dumps({"visible": True})
-    return json.dumps({"answers": ["She is looking at the lamp on her desk."]})
-
-
 def test_both_annotation_formats_build_a_dataset(tmp_path):
     from streamgaze_hf.benchmarks.vl4gaze.annotation_files import read_gazefollow, read_videoattentiontarget
 
     from ..fixtures.vl4gaze_fixture import annotation_trees
 
     gf_file, gf, vat = annotation_trees(tmp_path)
-    with VLMStub(responder=_plain_vlm) as stub:
+    with VLMStub(responder=plain_vlm) as stub:
         a = build_dataset(read_gazefollow(gf_file, gf).annotations, gf, tmp_path / "a", "1.0.0",
                           client(stub, tmp_path / "cache"), progress=False)
         b = build_dataset(read_videoattentiontarget(vat / "annotations", vat / "images").annotations, vat / "images",

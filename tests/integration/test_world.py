@@ -22,6 +22,8 @@ from streamgaze_hf.gaze.io import read_gaze_csv
 from streamgaze_hf.video.frame_reader import probe_video, read_frames_at
 from streamgaze_hf.video.writer import cpu_flags
 
+from ..fixtures.once import once_per_run
+
 RATE = 30.0
 FILES = ("video.mp4", "gaze.csv", "actions.json", "objects.json")
 
@@ -29,11 +31,13 @@ FILES = ("video.mp4", "gaze.csv", "actions.json", "objects.json")
 @pytest.fixture(scope="session")
 def world(tmp_path_factory) -> dict[str, Path]:
     """Two 20 s videos (seed 3, the CLI test's arguments) and one 95 s video with three scenes."""
-    out = tmp_path_factory.mktemp("world")
-    dirs = generate_world(out / "a", n_videos=2, seed=3, duration=20, progress=False)
-    dirs += generate_world(out / "b", n_videos=1, seed=8, duration=95, width=160, height=120, fps=12.0,
-                           progress=False)
-    return {d.name: d for d in dirs}
+    def generate(out):
+        dirs = generate_world(out / "a", n_videos=2, seed=3, duration=20, progress=False)
+        dirs += generate_world(out / "b", n_videos=1, seed=8, duration=95, width=160, height=120, fps=12.0,
+                               progress=False)
+        return {d.name: d for d in dirs}
+
+    return once_per_run(tmp_path_factory, "test_world.world", generate)
 
 
 VIDEOS = ["world_3_00", "world_3_01", "world_8_00"]

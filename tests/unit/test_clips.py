@@ -25,35 +25,16 @@ from streamgaze_hf.video.clips import (
     sidecar_path,
 )
 from streamgaze_hf.video.frame_reader import iter_frames, probe_video, read_frames_at
-from streamgaze_hf.video.writer import H264Writer
 
-W, H = 128, 96
-N_FRAMES = 240  # 10 s at 24 fps
-FORCED_KEYS = (37, 100, 173)  # mid-second keyframes, as a dataset build forces at window starts
-N_BITS = 16
-
-
-def coded_frame(i: int) -> np.ndarray:
-    """A moving texture with the frame index burnt in as 16 bit-blocks (8x8) along the top rows."""
-    yy, xx = np.mgrid[0:H, 0:W]
-    base = ((xx * 3 + yy * 2 + i * 5) % 160 + 30).astype(np.uint8)
-    img = np.stack([base, np.roll(base, i % W, axis=1), base[::-1]], axis=-1).copy()
-    img[:8] = 40
-    for b in range(N_BITS):
-        if (i >> b) & 1:
-            img[:8, b * 8:(b + 1) * 8] = 220
-    return img
-
-
-def decode_index(img: np.ndarray) -> int:
-    return sum(1 << b for b in range(N_BITS) if img[2:6, b * 8 + 2:b * 8 + 6].mean() > 128)
-
-
-def write_source(path: Path, fps=24, bframes: int = 0, forced=FORCED_KEYS, n: int = N_FRAMES) -> Path:
-    with H264Writer(path, W, H, fps, bframes=bframes) as w:
-        for i in range(n):
-            w.write(coded_frame(i), keyframe=i in forced)
-    return path
+from ..fixtures.coded_clips import (
+    FORCED_KEYS,
+    N_FRAMES,
+    check_clip,
+    decode_index,
+    decoded_clip,
+    expected_indices,
+    write_source,
+)
 
 
 @pytest.fixture(scope="module")
@@ -67,38 +48,6 @@ def sources(tmp_path_factory) -> dict[str, Path]:
 def cache(tmp_path) -> Path:
     clips._clear_memos()
     return tmp_path / "cache"
-
-
-def expected_indices(ft: np.ndarray, start: float, end: float) -> list[int]:
-    """The invariant, written independently of the module: frames with start-1e-6 <= t <= end+1e-6,
-    else the last frame at or before end."""
-    inside = [i for i, t in enumerate(ft) if start - 1e-6 <= t <= end + 1e-6]
-    if inside:
-        return inside
-    return [max(i for i, t in enumerate(ft) if t <= end + 1e-6)]
-
-
-def decoded_clip(clip: Path) -> tuple[list[int], list[np.ndarray]]:
-    imgs = [img for _, _, img in iter_frames(clip)]
-    return [decode_index(img) for img in imgs], imgs
-
-
-def check_clip(src: Path, clip: Path, start: float, end: float) -> list[int]:
-    """Exact frames, recorded source times, rebased clip times; returns the decoded frame codes."""
-    ft = probe_video(src).frame_times
-    want = expected_indices(ft, start, end)
-    codes, _ = decoded_clip(clip)
-    assert codes == want
-    times = clip_frame_times(clip)
-    assert times == pytest.approx(ft[want].tolist(), abs=1e-9)
-    if len(want) > 1 or start - 1e-6 <= times[0]:
-        assert all(start - 1e-6 <= t <= end + 1e-6 for t in times)
-    assert max(times) <= end + 1e-6  # never a frame after the window end
-    cinfo = probe_video(clip)
-    assert cinfo.n_frames == len(want)
-    assert cinfo.start_pts == 0  # rebased: the clip's first frame is at t = 0
-    assert cinfo.frame_times == pytest.approx(ft[want] - ft[want[0]], abs=1e-6)
-    return codes
 
 
 def test_source_fixture_is_what_the_tests_assume(sources):

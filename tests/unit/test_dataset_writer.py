@@ -19,27 +19,22 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from streamgaze_hf.benchmarks.streamgaze.qa.common import empty_qa_row
-from streamgaze_hf.benchmarks.streamgaze.tasks import TASK_IDS, TASKS, get_task, window
+from streamgaze_hf.benchmarks.streamgaze.tasks import TASK_IDS
 from streamgaze_hf.cli import main as cli_main
 from streamgaze_hf.dataset import writer as writer_module
 from streamgaze_hf.dataset.files import config_names, read_manifest, sha256_file
 from streamgaze_hf.dataset.load import load_task, locate
-from streamgaze_hf.dataset.schema import dump_metadata
 from streamgaze_hf.dataset.stats import compute_stats, format_stats
 from streamgaze_hf.dataset.writer import (
     DatasetContent,
     dataset_files,
     manifest_digest,
     verify_dataset,
-    write_dataset,
 )
 from streamgaze_hf.registry import get_benchmark
 from streamgaze_hf.util.errors import StreamGazeError
 
-VIDEOS = [("egtea_01", "egtea", 120.0), ("egtea_02", "egtea", 90.5), ("holo_01", "holoassist", 200.0)]
-BUILD = {"source": "synthetic", "seed": 7, "options": {"min_options": 2}}
-
+from ..fixtures.dataset_content import BUILD, build, make_content
 
 # ------------------------------------------------------------------------------------ fixtures
 
@@ -52,103 +47,6 @@ def offline(monkeypatch, tmp_path):
     monkeypatch.setenv("HF_HOME", str(tmp_path / "hf_home"))
     monkeypatch.setattr(datasets.config, "HF_HUB_OFFLINE", True)
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
-
-
-def _video_row(vid: str, source: str, duration: float) -> dict:
-    return {
-        "video_id": vid,
-        "source": source,
-        "video_path": f"videos/original/{vid}.mp4",
-        "overlay_path": f"videos/overlay/{vid}.mp4",
-        "fps": 24.0,
-        "width": 320,
-        "height": 240,
-        "n_frames": int(duration * 24),
-        "duration": duration,
-        "hfov_deg": 90.0,
-    }
-
-
-def _qa_row(task_id: str, i: int, vid: str, source: str, t: float) -> dict:
-    spec = get_task(task_id)
-    row = empty_qa_row()
-    row.update(
-        question_id=f"{task_id}-{i:03d}",
-        task=task_id,
-        category=spec.category,
-        video_id=vid,
-        source=source,
-        video_path=f"videos/original/{vid}.mp4",
-        overlay_path=f"videos/overlay/{vid}.mp4",
-        question=f"Question {i} of {spec.name}?",
-        query_time=t,
-        metadata=dump_metadata({"i": i, "task": task_id}),
-    )
-    if spec.checkpointed:
-        cps = [
-            {"time": t, "label": "No"},
-            {"time": t + 10.0, "label": "Yes"},
-            {"time": t + 20.0, "label": "No"},
-        ]
-        row.update(checkpoints=cps, window_start=0.0, window_end=cps[-1]["time"])
-    else:
-        options = ["pot", "knife", "cup"] if task_id == "oar" else ["pot", "knife", "cup", "bowl"]
-        ws, we = window(task_id, t)
-        row.update(options=options, answer="B", answer_text="knife", window_start=ws, window_end=we)
-    row["fixations"] = [
-        {"start": 1.0, "end": 1.5, "x": 0.25, "y": 0.75},
-        {"start": 2.0, "end": 2.4, "x": 0.5, "y": 0.5},
-    ]
-    return row
-
-
-def make_content(tmp_path: Path) -> DatasetContent:
-    """Three videos from two sources, 2-3 questions per task, a few gaze samples and fixations."""
-    src = tmp_path / "sources"
-    src.mkdir(exist_ok=True)
-    files: dict[str, Path] = {}
-    for vid, _, _ in VIDEOS:
-        for kind in ("original", "overlay"):
-            path = src / f"{vid}.{kind}.mp4"
-            path.write_bytes(f"{kind} bytes of {vid}".encode())
-            files[f"videos/{kind}/{vid}.mp4"] = path
-    qa: dict[str, list[dict]] = {}
-    for k, spec in enumerate(TASKS):
-        rows = [_qa_row(spec.id, i, *VIDEOS[(i + k) % 3][:2], t=70.0 - 10 * i + k) for i in range(2 + k % 2)]
-        qa[spec.id] = rows[::-1]  # not in the written order
-    gaze = [
-        {"video_id": vid, "t": t, "x": 0.1 * j, "y": 0.2, "valid": j % 2 == 0, "in_frame": True}
-        for vid, _, _ in reversed(VIDEOS)
-        for j, t in enumerate([0.5, 0.0, 1.0])
-    ]
-    fixations = [
-        {
-            "video_id": vid,
-            "fixation_index": j,
-            "start": 1.0 * j,
-            "end": 1.0 * j + 0.4,
-            "x": 0.5,
-            "y": 0.4,
-            "n_samples": 12,
-            "scene_score": 0.9,
-            "kept": j == 0,
-            "episode_index": 0 if j == 0 else -1,
-            "gazed_object": "pot",
-            "fov_objects": ["pot", "cup"],
-            "out_objects": [],
-        }
-        for vid, _, _ in VIDEOS
-        for j in (1, 0)
-    ]
-    return DatasetContent(
-        qa=qa, videos=[_video_row(*v) for v in reversed(VIDEOS)], gaze=gaze, fixations=fixations, files=files
-    )
-
-
-def build(root: Path, content: DatasetContent, version: str = "1.0.0", **kw) -> Path:
-    kw.setdefault("previews", False)  # the videos here are a few bytes of text (previews: test_previews.py)
-    kw.setdefault("benchmark", get_benchmark("streamgaze"))
-    return write_dataset(root, content, version, BUILD, progress=False, **kw)
 
 
 @pytest.fixture

@@ -27,7 +27,15 @@ from streamgaze_hf.dataset.files import data_file  # noqa: E402
 from streamgaze_hf.submission.validate import validate_submission  # noqa: E402
 from streamgaze_hf.util.errors import StreamGazeError  # noqa: E402
 
-from ..fixtures.release_fidelity_fixture import DURATION, FPS, R014, R022, R022_ABS, make_fidelity_release  # noqa: E402
+from ..fixtures.release_fidelity_fixture import (  # noqa: E402
+    DURATION,
+    FPS,
+    R014,
+    R022,
+    R022_ABS,
+    make_fidelity_release,
+    official_outputs,
+)
 
 # rows in the files / imported / imported with a flag / skipped, per task
 ROWS = {
@@ -295,48 +303,9 @@ def test_release_without_gaze_or_overlays_refuses_gaze_variants(videos_cache, tm
 # ---------------------------------------------------------------------------------------------- outputs
 
 
-def _official_outputs(release: Path, out: Path) -> Path:
-    """The official harness's output files for this release (invented responses)."""
-    mc = {
-        "past_object_transition_prediction.json": ["A", "It's a clamp (B)"],
-        "past_gaze_sequence_matching.json": ["C", "d", "A"],
-        "past_scene_recall.json": ["A", "B"],
-        "past_non_fixated_object_identification.json": ["C", "The answer is C", None],  # None: no video
-        "present_object_identification_easy.json": ["C", "B"],
-        "present_object_identification_hard.json": ["E", "A", "B"],
-        "present_object_attribute_recognition.json": ["E"],
-        "present_future_action_prediction.json": ["A"],
-    }
-    pro = {
-        "proactive_gaze_triggered_alert.json": [["No", "Yes", "Yes", "No"], ["I don't know", "Yes"], ["No", "No"]],
-        "proactive_object_appearance_alert.json": [["No", "No", "Yes", "Yes", "No"]],
-    }
-    out.mkdir(parents=True)
-    for name, answers in mc.items():
-        data = json.loads((release / "qa" / name).read_text())
-        for entry, answer in zip(data, answers):
-            if answer is not None:
-                q = entry["questions"][0]
-                entry["model_predictions"] = [{"question": q["question"], "time_stamp": q.get("time_stamp", "0:00"),
-                                               "model_prediction": answer, "model_response_time_sec": 1.0}]
-        if name.startswith("present_object_identification_easy"):
-            extra = json.loads(json.dumps(data[0]))
-            extra["questions"][0]["question"] = "What is that?"
-            data.append(extra)
-        (out / name.replace(".json", "_output.json")).write_text(json.dumps(data, indent=2))
-    for name, answers in pro.items():
-        data = json.loads((release / "qa" / name).read_text())
-        for entry, responses in zip(data, answers):
-            for cp, response in zip(entry["questions"][0]["test_info"], responses):
-                cp.update(response=response, response_time_sec=0.5, cost=0.7)
-        (out / name.replace(".json", "_output.json")).write_text(json.dumps(data, indent=4))
-    (out / "evaluation_notes_output.json").write_text("[]")
-    return out
-
-
 def test_official_outputs_are_rescored_into_a_submission(fidelity, tmp_path, capsys):
     release, root, _report = fidelity
-    results = _official_outputs(release, tmp_path / "results_viz")
+    results = official_outputs(release, tmp_path / "results_viz")
     result = import_official_results(results, root, model_name="Qwen2.5-VL-7B (official harness)")
     sub = result.submission
     ours = {t: round(v["accuracy"], 4) for t, v in sub["scores"]["tasks"].items()}

@@ -27,6 +27,9 @@ from pathlib import Path
 
 import pytest
 
+from perf.shared.hub_stub import HubStub, hub_env, put_dataset
+from perf.shared.synthetic import synthetic_submission
+
 from ..fixtures.browser import (  # noqa: F401  (the browser fixture)
     FONTS_JS,
     browser,
@@ -36,8 +39,7 @@ from ..fixtures.browser import (  # noqa: F401  (the browser fixture)
     require_browser,
 )
 from ..fixtures.gradio_session import session_cookie
-from ..fixtures.hub_stub import HubStub
-from ..fixtures.leaderboard_hub import USERS, hub_env, pinned, put_dataset, start_sg
+from ..fixtures.leaderboard_hub import USERS, pinned, start_sg
 
 pytestmark = pytest.mark.slow
 require_browser()
@@ -96,8 +98,6 @@ def _submit(page, path: Path, expect: str) -> str:
 
 def test_app_tables_sign_in_and_submit(browser, demo_dataset, tmp_path):  # noqa: F811
     from streamgaze_hf.submission.answer_key import load_answer_key
-
-    from ..e2e.test_submission import synthetic_submission
 
     key = load_answer_key(demo_dataset)
     with HubStub() as stub:
