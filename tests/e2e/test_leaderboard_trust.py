@@ -327,7 +327,7 @@ def test_the_same_responses_are_one_row(hub, online):
     """One file pushed twice, with two spellings of --dataset (the tag, then its commit): both pull requests open (no
     row had those responses yet), the sync accepts the first and refuses the second naming it; a third push, and the
     same responses under another name by another user, are refused before anything is sent."""
-    from .test_submission import synthetic_submission
+    from perf.shared.synthetic import synthetic_submission
 
     stub, commit, work, key = hub
     path = pinned(synthetic_submission(key, _folder(work, "twice") / "kim.json", "Kim", 0.55, salt=next(_SALTS)),

@@ -116,9 +116,8 @@ def test_the_apps_submit_applies_the_quota_before_sending(tmp_path, monkeypatch)
 def test_push_without_dataset_names_the_dataset_to_pass(demo_dataset, tmp_path):
     """A file made on a local copy pins no dataset on the Hub: the one line says which dataset it was made on and what
     to pass (before the Hub is contacted: this runs offline)."""
+    from perf.shared.synthetic import synthetic_submission
     from streamgaze_hf.submission.answer_key import load_answer_key
-
-    from ..e2e.test_submission import synthetic_submission
 
     sub = synthetic_submission(load_answer_key(demo_dataset), tmp_path / "mine.json", "Mine", 0.5)
     digest = json.loads(sub.read_text())["dataset"]["manifest_sha256"]
