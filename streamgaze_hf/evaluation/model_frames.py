@@ -398,11 +398,25 @@ ALIASES = {"openai_compatible": "openai"}
 
 # ---- a run's choice -------------------------------------------------------------------------------
 
+#: the wrappers that read no video (the toolkit's baselines): "<model id>/<kind>" -> the model argument that makes
+#: them read every document's visuals all the same (a pipeline check)
+NO_VIDEO = {"streamgaze_random/simple": "check_visuals", "streamgaze_oracle/simple": "check_visuals"}
+
+
+def reads_no_video(model: str, kind: str, model_args: Mapping[str, Any]) -> bool:
+    """Whether the wrapper never reads a document's video (:data:`NO_VIDEO`): then nothing is cut for it."""
+    arg = NO_VIDEO.get(f"{model}/{kind}")
+    return arg is not None and str(model_args.get(arg, "")).strip().lower() not in {"1", "true", "yes", "on"}
+
+
 def frames_request(model: str, kind: str, model_args: Mapping[str, Any]) -> dict | None:
     """What a run needs to choose model-ready frames: ``{"wrapper": "<id>/<kind>", "args": {...}}`` with only
     the arguments the table reads (and ``pretrained``, where the checkpoint's processor decides a size:
-    :func:`with_checkpoint_size` replaces it by that size), or None for a wrapper the table does not cover (or a
-    sampler mode it does not: e.g. ``video_fps``)."""
+    :func:`with_checkpoint_size` replaces it by that size); ``{..., "video": false}`` for a wrapper that reads no
+    video (:func:`reads_no_video`); or None for a wrapper the table does not cover (or a sampler mode it does not:
+    e.g. ``video_fps``)."""
+    if reads_no_video(model, kind, model_args):
+        return {"wrapper": f"{model}/{kind}", "args": {}, "video": False}
     wrapper = WRAPPERS.get(f"{ALIASES.get(model, model)}/{kind}")
     if wrapper is None:
         return None
