@@ -229,6 +229,9 @@ def _install_reader() -> None:
         return
     from lmms_eval.api.task import ConfigurableTask
 
+    from lmms_tasks.wrappers import install_reader_fixes
+
+    install_reader_fixes()  # model-ready clips through qwen_vl_utils; lmms-eval's frame cache keyed by id()
     if getattr(ConfigurableTask, "_streamgaze_reader", False):
         return
     ConfigurableTask.download = _download(ConfigurableTask.download)

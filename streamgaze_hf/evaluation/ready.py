@@ -391,6 +391,30 @@ def ready_sidecar(path: str | os.PathLike[str]) -> dict:
     return meta
 
 
+@lru_cache(maxsize=4096)
+def _hook_reading(path: str, _size: int, _mtime_ns: int) -> tuple[int, float, tuple[int, ...]] | None:
+    try:
+        side = ready_sidecar(path)
+        spec = FramesSpec.parse(side["spec"])
+    except StreamGazeError:
+        return None
+    if not spec.row.hook or list(side["order"]) != list(side["seen"]):
+        return None
+    return int(side["full_frames"]), float(side["full_fps"]), tuple(int(i) for i in side["seen"])
+
+
+def hook_reading(path: str | os.PathLike[str]) -> tuple[int, float, tuple[int, ...]] | None:
+    """For a model-ready clip of a wrapper that reads through qwen_vl_utils' ``fetch_video`` (``Wrapper.hook``):
+    (the window's frame count, its rate, the window positions of the clip's frames) as the wrapper's reader reports
+    them for the full-rate window, what the lmms-eval glue's reader fix hands the wrapper back with the clip's
+    frames (``lmms_tasks/wrappers.py``); None for any other file."""
+    path = str(path)
+    if not path.endswith((SUFFIX, COMPACT_SUFFIX)) or not os.path.isfile(path + ".json"):
+        return None
+    st = os.stat(path)
+    return _hook_reading(os.path.realpath(path), st.st_size, st.st_mtime_ns)
+
+
 def pass_store_dir(cache_dir: str | os.PathLike[str] | None, video: str) -> Path:
     """A fresh directory for one pass's frames (``video/frame_store.py``), under the clip cache's ``passes/``
     (``clips prune`` removes one a killed process left behind, as it removes temporary files)."""
