@@ -97,6 +97,7 @@ class SchedulerStats:
     wait_s: float = 0.0
     late: int = 0  # windows registered after the passes were planned
     legacy: int = 0  # clips made the way of frame-rate-capped windows (the reader did not confirm the conversion)
+    cpu_s: float = 0.0  # CPU seconds of the planning, the units and the writing (of the threads that did them)
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -163,6 +164,14 @@ class FrameScheduler:
         self._plan(keys, late=False)
 
     def _plan(self, keys: list[Hashable], late: bool) -> None:
+        t0 = time.thread_time()
+        try:
+            self._plan_timed(keys, late)
+        finally:
+            with self._cond:
+                self.stats.cpu_s += time.thread_time() - t0
+
+    def _plan_timed(self, keys: list[Hashable], late: bool) -> None:
         with self._cond:
             ranked = sorted(keys, key=lambda k: self._registered[k][1:])
             base = self._next_rank
@@ -246,6 +255,14 @@ class FrameScheduler:
         return None
 
     def _run(self, p: _Pass, u: int, helper: bool = False) -> None:
+        t0 = time.thread_time()
+        try:
+            self._run_timed(p, u, helper)
+        finally:
+            with self._cond:
+                self.stats.cpu_s += time.thread_time() - t0
+
+    def _run_timed(self, p: _Pass, u: int, helper: bool) -> None:
         from ..video.one_pass import UnitDecoder
         from ..video.packets import packet_index
 
@@ -408,6 +425,17 @@ class FrameScheduler:
 
 
 # ---- the run's scheduler (one per process) ----------------------------------------------------------------
+
+def background_summary() -> dict | None:
+    """What the run's scheduler did (``SchedulerStats``: units, frames decoded, clips, CPU seconds, the model's
+    waits), for the results file; None when none ran."""
+    s = _RUN
+    if s is None:
+        return None
+    with s._cond:
+        out = s.stats.as_dict()
+    return {k: round(v, 3) if isinstance(v, float) else v for k, v in out.items()}
+
 
 _RUN: FrameScheduler | None = None
 _RUN_LOCK = threading.Lock()

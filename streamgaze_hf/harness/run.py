@@ -46,9 +46,12 @@ def run_evaluation(plan: EvalPlan) -> int:
 
     args = list(plan.lmms_args)
     prepare_files(plan.dataset, args)
+    from ..evaluation.schedule import background_summary
+
     with active(plan):
         rc = run_checked(args, video_time.measured(run_lmms_eval),
-                         lambda paths: annotate_results(paths, {**plan.recorded, "video_read": video_time.summary()}),
+                         lambda paths: annotate_results(paths, {**plan.recorded, "video_read": video_time.summary(),
+                                                                "background": background_summary()}),
                          redact_files)
     read = video_time.summary()
     print(video_time.format_summary(read), file=sys.stderr)
