@@ -219,6 +219,8 @@ class Wrapper:
     #: the wrapper reads through qwen_vl_utils' ``fetch_video`` and the glue's reader fix hands the model-ready
     #: clip's frames back whole, with the full-rate clip's metadata (``lmms_tasks/wrappers.py``)
     hook: bool = False
+    #: (params, T) -> the video element the wrapper hands ``fetch_video`` (the rows that read through it)
+    ele: Callable[[Mapping[str, Any], int], dict] | None = None
 
     @property
     def key(self) -> str:
@@ -478,7 +480,7 @@ def _async_openai_ele(p, total):
 
 def _fetch_row(name: str, kind: str, args: Mapping[str, Any], ele_of, factor: int, **kw) -> Wrapper:
     return Wrapper(name, kind, args, "qwen", _fetch_sample(ele_of), _fetch_size(ele_of, factor), "qwen",
-                   _plain_layout, hook=True, **kw)
+                   _plain_layout, hook=True, ele=ele_of, **kw)
 
 
 _QWEN_ARGS = {"max_num_frames": 32, "min_pixels": 256 * 28 * 28, "max_pixels": 1605632, "fps": None}
@@ -521,7 +523,7 @@ WRAPPERS: dict[str, Wrapper] = {w.key: w for w in (
                note="its model and processor come from the Hub (trust_remote_code): proven through "
                     "process_vision_info and the wrapper's own frame selection"),
     Wrapper("llava_onevision1_5", "simple", _OV15_ARGS, "qwen", _ov15_simple_sample,
-            _fetch_size(_ov15_simple_ele, 28), "qwen", _qwen_simple_layout,
+            _fetch_size(_ov15_simple_ele, 28), "qwen", _qwen_simple_layout, ele=_ov15_simple_ele,
             note="its model and processor come from the Hub (trust_remote_code): proven through "
                  "process_vision_info and the wrapper's own frame selection"),
     _fetch_row("openai", "chat", {"max_frames_num": 10, "video_fps": None, "pass_video_url": False},
