@@ -66,4 +66,4 @@ def test_the_count_sees_a_frame_decoded_twice(tmp_path):
     for start, end in ((3.3, 17.1), (4.1, 16.2)):
         prepare_clip(src, start, end, cache_dir=tmp_path / "cache")
     counts = decoded_counts()[str(Path(src).resolve())]
-    assert max(counts.values()) == 2
+    assert max(counts.values()) >= 2

@@ -254,3 +254,33 @@ def test_an_open_decord_reader_stops_decoding_after_its_frames(tmp_path):
     assert grown < 60, f"the process grew by {grown:.0f} MB while the reader sat open"
     again = reader.frames([700, 1439])  # the reader still reads after the stop
     assert np.array_equal(again[0], frames[2]) and again.shape == (2, 240, 320, 3)
+
+
+def test_the_scheduler_makes_what_the_model_asks_for_first_then_the_rest_in_the_predicted_order(tmp_path):
+    """Windows of one video in different GOPs: with no worker thread, asking for one makes exactly its units (on
+    the asking thread); running the rest takes them by predicted rank (a smaller order first)."""
+    import os
+
+    from streamgaze_hf.evaluation.schedule import FrameScheduler
+
+    clips._clear_memos()
+    src = write_camera_source(tmp_path / "camera.mp4", 160, 120, seconds=30, gop_s=6)
+    s = spec("llava_hf/simple", size_w=32, size_h=32, max_frames_num=3).describe()
+    video = os.path.realpath(src)
+    windows = {f"w{k}": (video, 6.0 * k + 0.5, 6.0 * k + 5.5, s) for k in range(5)}  # one GOP each
+    sch = FrameScheduler(0, cache_dir=tmp_path / "cache")
+    sch.register([(key, w, -float(i)) for i, (key, w) in enumerate(windows.items())])  # predicted: w4 first
+    clip = sch.path("w3")  # the model asks for w3 first
+    assert clip.suffix == ".mov" and sch.stats.units == 1 and sch.stats.helped == 1 and sch.stats.clips == 1
+    order = []
+    original = sch._run
+
+    def run(p, u, helper=False):
+        order.append(u)
+        original(p, u, helper)
+
+    sch._run = run
+    while (nxt := sch._take()) is not None:
+        sch._run(*nxt)
+    assert order == [576, 288, 144, 0]  # the GOPs (6 s, 144 frames) of w4, w2, w1, w0: by rank, not by time
+    assert all(sch.path(k).suffix == ".mov" for k in windows) and sch.stats.clips == 5
