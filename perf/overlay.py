@@ -64,7 +64,7 @@ from streamgaze_hf.gaze.overlay import (
     reencode_with_overlay,
     render_overlay_files,
 )
-from streamgaze_hf.video import reader
+from streamgaze_hf.video import frame_reader
 from streamgaze_hf.video.frame_reader import open_container, probe_video
 from streamgaze_hf.video.writer import H264Writer
 
@@ -156,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
         for r in range(runs):
             # Rotate the order so that no pipeline always runs first (or last) on the machine.
             for what in names[r % len(names):] + names[:r % len(names)]:
-                reader._probe.cache_clear()
+                frame_reader._probe.cache_clear()
                 out = work / f"{what}.mp4"
                 t0, c0 = time.perf_counter(), cpu_seconds()
                 if what == "overlay":

@@ -261,8 +261,9 @@ def _qwen_simple_layout(p, reading: Reading, total: int, fps: float) -> tuple[li
     """At 2 fps the qwen_vl_utils reader takes every frame of an even count; the wrapper's own subsampling
     (``max_num_frames`` of them, the last included) then takes all when there are at most that many. An odd
     count N (``max_num_frames`` odd) is stored as N + 1 frames with the real ones where that subsampling of
-    N + 1 lands and one copy of a neighbour in the gap."""
-    n = len(reading.picks)
+    N + 1 lands and one copy of a neighbour in the gap. (LLaVA-OneVision-1.5's simple wrapper keeps repeats
+    when fewer than ``max_num_frames`` were read: its distinct frames are every frame read, an even count.)"""
+    n = len(set(reading.picks))
     if n % 2 == 0:
         return list(range(n)), Fraction(2)
     lands = sorted(set(linspace_int(n, int(p["max_num_frames"]))) | {n})

@@ -3,7 +3,8 @@
 The source is the truth: for every wrapper of the table (``streamgaze_hf/evaluation/model_frames.py``), on
 windows of the demo dataset (our layout: 1 s GOPs, keyframes at window starts) and of a camera-layout source (10 s
 GOPs, three B-frames, BT.709-tagged, windows starting mid-GOP), what the wrapper makes of a lossless, frame-exact
-cut of the window (``tests/fixtures/wrapper_equality.lossless_cut``) and of the model-ready clip is compared: its
+cut of the window (``lossless_cut`` of tests/fixtures/wrapper_equality.py) and of the model-ready clip is
+compared: its
 processor's tensors (pixel values, grids, timing, token ids: Qwen3-VL's and Qwen3.5's ``<t seconds>`` prompts
 included), what its reading function returns, or what a serving wrapper sends its (stand-in) server. Every output
 must be bit-identical. A changed lmms-eval sampler (simulated per row) must make the comparison fail. The
