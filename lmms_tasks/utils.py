@@ -42,7 +42,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from streamgaze_hf.registry import benchmark_of_doc, task_index
+from streamgaze_hf.registry import benchmark_of_doc, get_benchmark, task_index
 from streamgaze_hf.util.errors import StreamGazeError
 
 if TYPE_CHECKING:
@@ -149,7 +149,9 @@ def run_tasks() -> tuple[frozenset[str] | None, float | None]:
     args = list(plan.lmms_args) if plan is not None else sys.argv[1:]
     index = task_index()
     names = [leaf for name in requested_tasks(args) for leaf in index.leaves(name)]
-    expected = frozenset(n for n in names if index.task(n) is not None) or None
+    # the tasks whose documents are window clips (the others never register any)
+    expected = frozenset(n for n in names if (t := index.task(n)) is not None
+                         and get_benchmark(t.benchmark).window_clips) or None
     raw = option_value(args, "--limit")
     try:
         limit = float(raw) if raw is not None else None

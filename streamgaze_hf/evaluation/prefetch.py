@@ -326,6 +326,7 @@ def start_prefetch(docs: list[dict], settings: RunSettings | None = None, *, tas
         with _DOCS_LOCK:
             _TASKS_SEEN.add(task)
             complete = expected is not None and set(expected) <= _TASKS_SEEN
+        scheduler.expecting = expected is not None and not complete
         if complete:
             scheduler.seal()
     return p

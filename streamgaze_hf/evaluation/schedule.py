@@ -8,9 +8,9 @@ frame is decoded at most once). Worker threads run units; a unit hands its frame
 (``video/frame_store.py``), and a clip is written as soon as the last of its units is done.
 
 **When a pass starts.** Passes are planned once every document of the run is known (:meth:`seal`): when the
-harness says the last planned task was registered (``streamgaze eval`` knows its tasks), when the model first
-asks for a document (lmms-eval loads every task before it runs the model), or when no document was registered for
-:data:`SETTLE_S` seconds. A document registered later gets passes of its own (its frames may then be decoded a
+glue says the last task of the run was registered (``streamgaze eval`` and lmms-eval's command line name them),
+when the model first asks for a document (lmms-eval loads every task before it runs the model), or, when nobody
+said which tasks come (:attr:`FrameScheduler.expecting`), after :data:`SETTLE_S` seconds without a new document. A document registered later gets passes of its own (its frames may then be decoded a
 second time: the harness avoids that by sealing at the right time).
 
 **Which unit next.** lmms-eval hands a model all requests at once, and most wrappers sort them by their prompt's
@@ -129,6 +129,8 @@ class FrameScheduler:
         self._asks = itertools.count()
         self._next_rank = 0
         self._sealed = False
+        #: more documents are known to come (the run's tasks are not all loaded): no sealing after a pause
+        self.expecting = False
         self._last_registration = time.monotonic()
         self._closed = False
         self._threads = [threading.Thread(target=self._work, name=f"{name}-{i}", daemon=True) for i in range(workers)]
@@ -354,7 +356,7 @@ class FrameScheduler:
                 nxt = None
                 settle = False
                 while not self._closed:
-                    if not self._sealed and self._registered and (
+                    if not self._sealed and self._registered and not self.expecting and (
                             time.monotonic() - self._last_registration >= SETTLE_S):
                         settle = True
                         break
@@ -417,11 +419,19 @@ class FrameScheduler:
             return wait_until(self._cond, lambda: all(e.done.is_set() for e in self._jobs.values()), timeout)
 
     def close(self, timeout: float | None = None) -> None:
-        """Stop the workers after the unit each is on (up to ``timeout``)."""
+        """Stop the workers after the unit each is on (up to ``timeout``), and remove the frames of the passes left
+        unfinished."""
         with self._cond:
             self._closed = True
             self._cond.notify_all()
         join_threads(self._threads, timeout)
+        with self._cond:
+            left = list(self._passes.values())
+            self._passes.clear()
+        for p in left:
+            for dec in p.decoders.values():
+                dec.close()
+            p.store.remove()
 
 
 # ---- the run's scheduler (one per process) ----------------------------------------------------------------
