@@ -457,6 +457,9 @@ def start_run_scheduler(workers: int, store: str = "raw") -> FrameScheduler:
     global _RUN
     with _RUN_LOCK:
         if _RUN is None:
+            from .ready import preload
+
+            preload()  # the libraries a clip needs, loaded at start-up (not inside the first clip of the run)
             _RUN = FrameScheduler(workers, store=store)
         return _RUN
 

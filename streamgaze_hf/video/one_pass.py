@@ -41,10 +41,12 @@ _COUNT_LOCK = threading.Lock()
 _DECODED: dict[str, Counter] = {}
 
 
-def count_decoded(path: str | os.PathLike[str], index: int) -> None:
-    """Record that the frame at presentation ``index`` of the source ``path`` came out of a decoder."""
+def count_decoded(path: str | os.PathLike[str], index: int, real: bool = False) -> None:
+    """Record that the frame at presentation ``index`` of the source ``path`` (``real``: already a real path) came
+    out of a decoder."""
+    key = str(path) if real else os.path.realpath(path)
     with _COUNT_LOCK:
-        _DECODED.setdefault(os.path.realpath(path), Counter())[int(index)] += 1
+        _DECODED.setdefault(key, Counter())[int(index)] += 1
 
 
 def decoded_counts() -> dict[str, Counter]:
@@ -102,6 +104,7 @@ class UnitDecoder:
 
     def __init__(self, path: str | os.PathLike[str], idx: PacketIndex, threads: int = 1) -> None:
         self.path, self.idx = str(path), idx
+        self._real = os.path.realpath(self.path)
         self._container = open_container(self.path)
         self._stream = self._container.streams.video[0]
         cc = self._stream.codec_context
@@ -154,7 +157,7 @@ class UnitDecoder:
                     i = self._pts_index.get(int(frame.pts))
                     if i is None:
                         continue
-                    count_decoded(self.path, i)
+                    count_decoded(self._real, i, real=True)
                     self.decoded += 1
                     if i in left:
                         left.discard(i)
