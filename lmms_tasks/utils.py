@@ -42,7 +42,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from streamgaze_hf.registry import benchmark_of_doc, task_index
+from streamgaze_hf.registry import benchmark_of_doc, get_benchmark, task_index
 from streamgaze_hf.util.errors import StreamGazeError
 
 if TYPE_CHECKING:
@@ -104,7 +104,10 @@ def documents(rows: TaskRows, suffix: str):
         if bench.window_clips:
             from streamgaze_hf.evaluation import prefetch
 
-            prefetch.start_prefetch(docs, settings)  # clips prepared in the background (settings.prefetch workers)
+            expected, limit = run_tasks()
+            # clips prepared in the background (settings.prefetch workers; one pass per video once every task of
+            # the run is loaded)
+            prefetch.start_prefetch(docs, settings, task=task.name, expected=expected, limit=limit)
     except StreamGazeError as exc:
         # lmms-eval retries dataset loading five times on any Exception; a missing dataset is not
         # transient, so stop with one clear line instead.
@@ -131,6 +134,30 @@ def run_settings():
         return settings
     choice = frames_for(resolve_wrapper(sys.argv[1:]), settings.frames)
     return dataclasses.replace(settings, model=choice) if choice else settings
+
+
+def run_tasks() -> tuple[frozenset[str] | None, float | None]:
+    """(every task name the run loads, lmms-eval's ``--limit``) from the active plan's arguments (``streamgaze
+    eval``), else lmms-eval's own command line; the names None when they cannot be told (then the background
+    work starts when the model first asks, or after a pause in task loading)."""
+    import sys
+
+    from streamgaze_hf.harness.checks import option_value, requested_tasks
+    from streamgaze_hf.harness.plan import active_plan
+
+    plan = active_plan()
+    args = list(plan.lmms_args) if plan is not None else sys.argv[1:]
+    index = task_index()
+    names = [leaf for name in requested_tasks(args) for leaf in index.leaves(name)]
+    # the tasks whose documents are window clips (the others never register any)
+    expected = frozenset(n for n in names if (t := index.task(n)) is not None
+                         and get_benchmark(t.benchmark).window_clips) or None
+    raw = option_value(args, "--limit")
+    try:
+        limit = float(raw) if raw is not None else None
+    except ValueError:
+        limit = None
+    return expected, limit
 
 
 # ---- reading the config -----------------------------------------------------------------------------
@@ -204,6 +231,9 @@ def _install_reader() -> None:
         return
     from lmms_eval.api.task import ConfigurableTask
 
+    from lmms_tasks.wrappers import install_reader_fixes
+
+    install_reader_fixes()  # model-ready clips through qwen_vl_utils; lmms-eval's frame cache keyed by id()
     if getattr(ConfigurableTask, "_streamgaze_reader", False):
         return
     ConfigurableTask.download = _download(ConfigurableTask.download)

@@ -1,5 +1,20 @@
 """Small fixes of lmms-eval 0.7.3 model wrappers that break on StreamGaze documents
-(docs/evaluation.md "Evaluate your model"). Each subclasses the wrapper and changes only what is broken.
+(docs/evaluation.md "Evaluate your model"). Each subclasses the wrapper and changes only what is broken; and two
+fixes of the readers every wrapper of a run shares, installed by the glue (``lmms_tasks/utils.py``) whenever
+lmms-eval runs our tasks (:func:`install_reader_fixes`):
+
+``qwen_vl_utils`` reading a model-ready clip (issue 42) — a wrapper that reads video through ``fetch_video``
+(Qwen3-VL, Qwen3.5, LLaVA-OneVision-1.5's chat class, the OpenAI-style and vLLM chat wrappers) gets, for a
+model-ready clip made for it (``streamgaze_hf/evaluation/ready.py``: ``hook_reading``), the clip's frames whole and
+the metadata of the full-rate window: its frame rate, the sampled indices, its frame count. Qwen3-VL writes the
+time of each frame pair into its prompt (``<t seconds>``, from those indices and that rate), which a shorter clip
+cannot reproduce by itself. The indices are computed again by qwen_vl_utils' own ``smart_nframes`` from the
+element the wrapper built; a clip made for other arguments raises (never another frame silently).
+
+``lmms_eval.protocol`` encoding frames as base64 (lmms-eval's OpenAI-style chat path) — its per-message cache keys a
+``PIL.Image`` by ``id()``: the images of a video's frames are made one after another in a loop and freed, so a
+later frame can get an earlier, freed frame's id and be sent as that frame's encoding
+(docs/performance.md, "An upstream report"). Frames are encoded without that cache; file paths keep it.
 
 ``streamgaze_llava_hf`` — lmms-eval's ``llava_hf`` chat wrapper hands the processor ``images=[]`` for a
 document without images (every variant but ``_salience``), which the LLaVA-OneVision image processor
@@ -47,3 +62,64 @@ class LlavaHfChat(LlavaHf):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self._image_processor = _ProcessorFix(self._image_processor, self.max_frames_num)
+
+
+def install_reader_fixes() -> list[str]:
+    """Install the reader fixes (module docstring) where their library imports; returns what was fixed."""
+    done = []
+    try:
+        import qwen_vl_utils.vision_process as vp
+    except Exception:  # not installed, or cannot load here
+        vp = None
+    if vp is not None and not getattr(vp, "_streamgaze_fixed", False):
+        for name, fn in list(vp.VIDEO_READER_BACKENDS.items()):
+            vp.VIDEO_READER_BACKENDS[name] = _model_ready_reader(fn, name, vp)
+        vp._streamgaze_fixed = True
+        done.append("qwen_vl_utils")
+    try:
+        from lmms_eval.protocol import ChatMessages
+    except Exception:
+        ChatMessages = None
+    if ChatMessages is not None and not getattr(ChatMessages, "_streamgaze_fixed", False):
+        original = ChatMessages.encode_image
+
+        def encode_image(self, image, cache=None, image_format="PNG", quality=None):
+            return original(self, image, cache if isinstance(image, str) else None, image_format, quality)
+
+        ChatMessages.encode_image = encode_image
+        ChatMessages._streamgaze_fixed = True
+        done.append("lmms_eval.protocol")
+    return done
+
+
+def _model_ready_reader(original, backend: str, vp):
+    """qwen_vl_utils' reader ``original`` (``backend``), which for a model-ready clip returns its frames with the
+    full-rate window's metadata."""
+    import functools
+
+    @functools.wraps(original)
+    def read(ele):
+        from streamgaze_hf.evaluation.ready import hook_reading
+
+        path = ele.get("video")
+        recorded = hook_reading(path) if isinstance(path, str) else None
+        if recorded is None:
+            return original(ele)
+        import torch
+
+        from streamgaze_hf.video.wrapper_reads import read_frames
+
+        total, fps, seen = recorded
+        start, end, count = vp.calculate_video_frame_range(ele, total, fps)
+        n = vp.smart_nframes(ele, total_frames=count, video_fps=fps)
+        idx = torch.linspace(start, end, n).round().long().tolist()
+        if tuple(idx) != seen:
+            raise ValueError(f"{path}: this model-ready clip holds frames {list(seen)[:6]}... of the window, the "
+                             f"wrapper asks for {idx[:6]}... (another frame count or rate): run with --frames full, "
+                             "or make the clips for these model arguments")
+        frames = read_frames(path, list(range(len(seen))), "torchcodec" if backend == "torchcodec" else "decord")
+        video = torch.from_numpy(frames).permute(0, 3, 1, 2)
+        metadata = {"fps": fps, "frames_indices": idx, "total_num_frames": count, "video_backend": backend}
+        return video, metadata, n / max(count, 1e-6) * fps
+
+    return read

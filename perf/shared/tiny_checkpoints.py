@@ -70,6 +70,27 @@ def _bpe_tokenizer(special: list[str], vocab_size: int = 400):
     return tok
 
 
+def _qwen_tokenizer():
+    """The Qwen family's tokenizer (a byte-level BPE with Qwen's special tokens) and its special tokens' ids."""
+    from transformers import Qwen2TokenizerFast
+
+    tok = Qwen2TokenizerFast(tokenizer_object=_bpe_tokenizer(QWEN_SPECIAL), eos_token="<|im_end|>",
+                             pad_token="<|endoftext|>", unk_token=None, bos_token=None)
+    return tok, {t: tok.convert_tokens_to_ids(t) for t in QWEN_SPECIAL}
+
+
+def _save(out: Path, model, processor, tok, ids: dict, eos: str, pad: str, template: str) -> Path:
+    """Silence the special tokens (never generated first), set the generation's end and padding, save all three."""
+    _silence_special_tokens(model, list(ids.values()))
+    model.generation_config.eos_token_id = ids[eos]
+    model.generation_config.pad_token_id = ids[pad]
+    tok.chat_template = template
+    model.save_pretrained(out)
+    processor.save_pretrained(out)
+    tok.save_pretrained(out)
+    return out
+
+
 def _silence_special_tokens(model, token_ids: list[int]) -> None:
     import torch
 
@@ -85,15 +106,12 @@ def build_qwen2_5_vl(out: Path, seed: int = 0) -> Path:
         Qwen2_5_VLConfig,
         Qwen2_5_VLForConditionalGeneration,
         Qwen2_5_VLProcessor,
-        Qwen2TokenizerFast,
         Qwen2VLImageProcessor,
         Qwen2VLVideoProcessor,
     )
 
     torch.manual_seed(seed)
-    tok = Qwen2TokenizerFast(tokenizer_object=_bpe_tokenizer(QWEN_SPECIAL), eos_token="<|im_end|>",
-                             pad_token="<|endoftext|>", unk_token=None, bos_token=None)
-    ids = {t: tok.convert_tokens_to_ids(t) for t in QWEN_SPECIAL}
+    tok, ids = _qwen_tokenizer()
     config = Qwen2_5_VLConfig(
         text_config={"vocab_size": len(tok), "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
                      "num_attention_heads": 2, "num_key_value_heads": 1, "max_position_embeddings": 32768,
@@ -107,16 +125,9 @@ def build_qwen2_5_vl(out: Path, seed: int = 0) -> Path:
         eos_token_id=ids["<|im_end|>"], pad_token_id=ids["<|endoftext|>"], tie_word_embeddings=False,
     )
     model = Qwen2_5_VLForConditionalGeneration(config).eval()
-    _silence_special_tokens(model, list(ids.values()))
-    model.generation_config.eos_token_id = ids["<|im_end|>"]
-    model.generation_config.pad_token_id = ids["<|endoftext|>"]
     processor = Qwen2_5_VLProcessor(image_processor=Qwen2VLImageProcessor(), tokenizer=tok,
                                     video_processor=Qwen2VLVideoProcessor(), chat_template=QWEN_CHAT_TEMPLATE)
-    tok.chat_template = QWEN_CHAT_TEMPLATE
-    model.save_pretrained(out)
-    processor.save_pretrained(out)
-    tok.save_pretrained(out)
-    return out
+    return _save(out, model, processor, tok, ids, "<|im_end|>", "<|endoftext|>", QWEN_CHAT_TEMPLATE)
 
 
 def build_llava_onevision(out: Path, seed: int = 0) -> Path:
@@ -216,12 +227,65 @@ def build_internvl_hf(out: Path, seed: int = 0) -> Path:
     return out
 
 
-BUILDERS = {"qwen2_5_vl": build_qwen2_5_vl, "llava_onevision": build_llava_onevision, "internvl_hf": build_internvl_hf}
+def _build_qwen3_family(out: Path, arch: str, seed: int = 0, hidden: int = 64, layers: int = 2,
+                        vision_hidden: int = 32, vision_depth: int = 2) -> Path:
+    """A Qwen3-VL (``qwen3_vl``) or Qwen3.5 (``qwen3_5``) checkpoint: 16 px patches, the processor that writes each
+    frame pair's time into the prompt (``<t seconds>``, from the video metadata). The towers' widths and depths can
+    be raised (perf/gpu_busy.py: enough work per question for a GPU to show)."""
+    import torch
+    from transformers import Qwen2VLImageProcessor, Qwen3VLProcessor, Qwen3VLVideoProcessor
+
+    torch.manual_seed(seed)
+    tok, ids = _qwen_tokenizer()
+    vision = {"depth": vision_depth, "hidden_size": vision_hidden, "intermediate_size": 2 * vision_hidden,
+              "num_heads": 2, "out_hidden_size": hidden, "patch_size": 16, "spatial_merge_size": 2,
+              "temporal_patch_size": 2, "in_channels": 3, "num_position_embeddings": 256}
+    heads = max(2, hidden // 128)
+    half = hidden // heads // 2  # the rotary half of a head: t, h, w sections
+    text = {"vocab_size": len(tok), "hidden_size": hidden, "intermediate_size": 2 * hidden, "num_hidden_layers": layers,
+            "num_attention_heads": heads, "num_key_value_heads": 1, "head_dim": hidden // heads,
+            "max_position_embeddings": 32768,
+            "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0,
+                                "mrope_section": [half - 2 * (half * 3 // 8), half * 3 // 8, half * 3 // 8],
+                                "mrope_interleaved": True},
+            "tie_word_embeddings": False, "eos_token_id": ids["<|im_end|>"], "pad_token_id": ids["<|endoftext|>"]}
+    tokens = dict(image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"],
+                  vision_start_token_id=ids["<|vision_start|>"], vision_end_token_id=ids["<|vision_end|>"],
+                  tie_word_embeddings=False)
+    if arch == "qwen3_vl":
+        from transformers import Qwen3VLConfig, Qwen3VLForConditionalGeneration
+
+        config = Qwen3VLConfig(text_config=text, vision_config={**vision, "deepstack_visual_indexes": [vision_depth - 1]},
+                               **tokens)
+        model = Qwen3VLForConditionalGeneration(config).eval()
+    else:
+        from transformers import Qwen3_5Config, Qwen3_5ForConditionalGeneration
+
+        text = {**text, "layer_types": ["linear_attention", "full_attention"] * (layers // 2) + ["full_attention"] * (
+                    layers % 2), "linear_key_head_dim": 16,
+                "linear_value_head_dim": 16, "linear_num_key_heads": 2, "linear_num_value_heads": 2,
+                "rope_parameters": {**text["rope_parameters"], "partial_rotary_factor": 1.0}}
+        config = Qwen3_5Config(text_config=text, vision_config=vision, **tokens)
+        model = Qwen3_5ForConditionalGeneration(config).eval()
+    processor = Qwen3VLProcessor(image_processor=Qwen2VLImageProcessor(patch_size=16), tokenizer=tok,
+                                 video_processor=Qwen3VLVideoProcessor(), chat_template=QWEN_CHAT_TEMPLATE)
+    return _save(out, model, processor, tok, ids, "<|im_end|>", "<|endoftext|>", QWEN_CHAT_TEMPLATE)
+
+
+def build_qwen3_vl(out: Path, seed: int = 0, **sizes) -> Path:
+    return _build_qwen3_family(out, "qwen3_vl", seed, **sizes)
+
+
+def build_qwen3_5(out: Path, seed: int = 0) -> Path:
+    return _build_qwen3_family(out, "qwen3_5", seed)
+
+
+BUILDERS = {"qwen2_5_vl": build_qwen2_5_vl, "llava_onevision": build_llava_onevision, "internvl_hf": build_internvl_hf,
+            "qwen3_vl": build_qwen3_vl, "qwen3_5": build_qwen3_5}
 
 
 def tiny_checkpoint(arch: str, cache_root: Path) -> Path:
-    """The checkpoint directory of ``arch`` under ``cache_root``, built once (atomically: a folder is renamed into
-    place only when complete, so concurrent builders leave one whole checkpoint)."""
+    """The checkpoint directory of ``arch`` under ``cache_root``, built once (atomically)."""
     out = cache_root / arch
     if (out / "tiny_checkpoint.json").is_file():
         return out
@@ -231,7 +295,7 @@ def tiny_checkpoint(arch: str, cache_root: Path) -> Path:
     (tmp / "tiny_checkpoint.json").write_text(json.dumps({"arch": arch, "built_by": __name__}) + "\n")
     try:
         tmp.rename(out)
-    except OSError:  # another process finished the same checkpoint first
+    except OSError:  # another test process finished the same checkpoint first
         if not (out / "tiny_checkpoint.json").is_file():
             raise
         shutil.rmtree(tmp, ignore_errors=True)

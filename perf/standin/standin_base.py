@@ -21,11 +21,14 @@ class SleepingReader(lmms):
         raise NotImplementedError
 
     def generate_until(self, requests):
-        out = []
-        for req in requests:
-            self.read(req)
+        """In the real wrappers' order: longest prompt first (lmms-eval's ``Collator`` with ``-len(tokens)``; the
+        prompt's characters stand for its tokens), answers back in the requests' order."""
+        out = [""] * len(requests)
+        order = sorted(range(len(requests)), key=lambda i: (-len(str(requests[i].args[0])), str(requests[i].args[0])))
+        for i in order:
+            self.read(requests[i])
             time.sleep(self.sleep)
-            out.append("A")
+            out[i] = "A"
         return out
 
     def loglikelihood(self, requests):

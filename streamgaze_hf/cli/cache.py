@@ -36,6 +36,9 @@ def _clips(p: argparse.ArgumentParser) -> Handler:
                    help="the run passes lmms-eval --force_simple (the wrapper's simple class)")
     w.add_argument("--frames", default=None, choices=["model", "full"],
                    help="model (default, with --model): model-ready clips; full: full-rate clips ($STREAMGAZE_FRAMES)")
+    w.add_argument("--store", default=None, choices=["raw", "compact"],
+                   help="how model-ready clips are stored: raw (default: uncompressed, fastest to read) or compact "
+                        "(lossless H.264, several times smaller) ($STREAMGAZE_READY_STORE)")
     st = sub.add_parser("stats", help="report the cache's size (clips, salience images, leftovers)")
     st.add_argument("--cache", default=None, help=cache_help)
     st.add_argument("--json", action="store_true", help="print JSON instead of text")
@@ -67,10 +70,14 @@ def _clips(p: argparse.ArgumentParser) -> Handler:
                 choose_backends()  # the same readers `streamgaze eval` gives the wrapper
             settings, _wrapper = run_settings_for(lmms_args, clip_fps=a.clip_fps, proxy=a.proxy, frames=a.frames)
             r = warm_clips(dataset_reference(a), a.tasks, a.variants, workers=a.workers, settings=settings,
-                           cache_dir=cache)
+                           cache_dir=cache, store=a.store)
+            passes = r.get("passes") or {}
             print(f"{r['clips']} clips for {r['documents']} documents ({', '.join(r['tasks'])}; "
                   f"{', '.join(r['variants'])}): {r['built']} built, {r['cached']} already cached, "
-                  f"{r['seconds']:.1f} s; cache {cache}")
+                  f"{r['seconds']:.1f} s; cache {cache}" + (
+                      f"; {passes['passes']} passes over their videos decoded {passes['decoded']} frames"
+                      if passes.get("passes") else "") + (
+                      "; the model reads no video: nothing to prepare" if not settings.reads_video else ""))
             return 0
         if a.clips_command == "stats":
             stats = cache_stats(cache)

@@ -97,15 +97,17 @@ def _ceil_even(x: float) -> int:
     return math.ceil(x / _QWEN_FRAME_FACTOR) * _QWEN_FRAME_FACTOR
 
 
-def qwen_smart_nframes(total: int, video_fps: float, nframes: int | None = None, fps: float | None = None) -> int:
-    """qwen_vl_utils' ``smart_nframes`` for ``{"nframes": nframes}`` or ``{"fps": fps}`` (default 2 fps);
-    raises ValueError as it does when the count is outside ``[2, total]``."""
+def qwen_smart_nframes(total: int, video_fps: float, nframes: int | None = None, fps: float | None = None,
+                       min_frames: int | None = None, max_frames: int | None = None) -> int:
+    """qwen_vl_utils' ``smart_nframes`` for ``{"nframes": nframes}`` or ``{"fps": fps, "min_frames": ...,
+    "max_frames": ...}`` (default 2 fps, 4 to ``min(768, total)`` frames); raises ValueError as it does when the
+    count is outside ``[2, total]``."""
     if nframes is not None:
         n = round(nframes / _QWEN_FRAME_FACTOR) * _QWEN_FRAME_FACTOR
     else:
         rate = _QWEN_FPS if fps is None else fps
-        min_frames = _ceil_even(_QWEN_FPS_MIN_FRAMES)
-        max_frames = _floor_even(min(_QWEN_FPS_MAX_FRAMES, total))
+        min_frames = _ceil_even(_QWEN_FPS_MIN_FRAMES if min_frames is None else min_frames)
+        max_frames = _floor_even(min(_QWEN_FPS_MAX_FRAMES, total) if max_frames is None else max_frames)
         n = total / video_fps * rate
         n = _floor_even(min(min(max(n, min_frames), max_frames), total))
     if not (_QWEN_FRAME_FACTOR <= n <= total):
@@ -145,6 +147,30 @@ def qwen_video_pixels(nframes: int, min_pixels: float, max_pixels: float | None,
     cap = max(min(_QWEN_VIDEO_MAX_TOKENS * factor * factor, total_pixels / nframes * _QWEN_FRAME_FACTOR),
               int(min_pixels * 1.05))
     return cap if max_pixels is None else min(max_pixels, cap)
+
+
+def qwen_ele_nframes(ele: Mapping[str, Any], total: int, video_fps: float) -> int:
+    """``smart_nframes`` of a qwen_vl_utils video element (``nframes``, else ``fps``/``min_frames``/``max_frames``)."""
+    if ele.get("nframes") is not None:
+        return qwen_smart_nframes(total, video_fps, nframes=int(ele["nframes"]))
+    return qwen_smart_nframes(total, video_fps, fps=None if ele.get("fps") is None else float(ele["fps"]),
+                              min_frames=ele.get("min_frames"), max_frames=ele.get("max_frames"))
+
+
+def qwen_fetch_size(ele: Mapping[str, Any], nframes: int, width: int, height: int, factor: int) -> tuple[int, int]:
+    """(width, height) ``fetch_video`` resizes the ``nframes`` frames of a video element to (qwen_vl_utils 0.0.14,
+    ``image_patch_size = factor / 2``): its ``min_pixels``, ``total_pixels`` and ``max_pixels`` rules."""
+    frame_min = _QWEN_VIDEO_MIN_TOKENS * factor * factor
+    frame_max = _QWEN_VIDEO_MAX_TOKENS * factor * factor
+    min_pixels = float(ele.get("min_pixels") if ele.get("min_pixels") is not None else frame_min)
+    seq_len = int(float(os.environ.get("MODEL_SEQ_LEN", 128000)))
+    total_pixels = float(ele.get("total_pixels") if ele.get("total_pixels") is not None
+                         else seq_len * factor * factor * 0.9)
+    max_pixels = max(min(frame_max, total_pixels / nframes * _QWEN_FRAME_FACTOR), int(min_pixels * 1.05))
+    if ele.get("max_pixels") is not None:
+        max_pixels = min(float(ele["max_pixels"]), max_pixels)
+    h, w = qwen_smart_resize(height, width, factor, min_pixels, max_pixels)
+    return w, h
 
 
 def linspace_int(stop: int, count: int) -> list[int]:
@@ -190,6 +216,11 @@ class Wrapper:
     checkpoint_size: bool = False
     #: what to know about this row's size or its proof (docs/performance.md shows it)
     note: str = ""
+    #: the wrapper reads through qwen_vl_utils' ``fetch_video`` and the glue's reader fix hands the model-ready
+    #: clip's frames back whole, with the full-rate clip's metadata (``lmms_tasks/wrappers.py``)
+    hook: bool = False
+    #: (params, T) -> the video element the wrapper hands ``fetch_video`` (the rows that read through it)
+    ele: Callable[[Mapping[str, Any], int], dict] | None = None
 
     @property
     def key(self) -> str:
@@ -230,8 +261,9 @@ def _qwen_simple_layout(p, reading: Reading, total: int, fps: float) -> tuple[li
     """At 2 fps the qwen_vl_utils reader takes every frame of an even count; the wrapper's own subsampling
     (``max_num_frames`` of them, the last included) then takes all when there are at most that many. An odd
     count N (``max_num_frames`` odd) is stored as N + 1 frames with the real ones where that subsampling of
-    N + 1 lands and one copy of a neighbour in the gap."""
-    n = len(reading.picks)
+    N + 1 lands and one copy of a neighbour in the gap. (LLaVA-OneVision-1.5's simple wrapper keeps repeats
+    when fewer than ``max_num_frames`` were read: its distinct frames are every frame read, an even count.)"""
+    n = len(set(reading.picks))
     if n % 2 == 0:
         return list(range(n)), Fraction(2)
     lands = sorted(set(linspace_int(n, int(p["max_num_frames"]))) | {n})
@@ -360,7 +392,104 @@ def _source(p, width, height, reading):
     return None
 
 
+# Wrappers that read through qwen_vl_utils' ``fetch_video`` and hand its frames on whole (Qwen3-VL, Qwen3.5,
+# LLaVA-OneVision-1.5's chat class, the OpenAI-style and vLLM chat wrappers): the model-ready clip holds exactly
+# the frames ``fetch_video`` returns, resized as it resizes them, and the reader fix the lmms-eval glue installs
+# (``lmms_tasks/wrappers.py``) hands them back with the full-rate clip's metadata (its frame rate, the sampled
+# indices, its frame count): what Qwen3-VL writes into its prompt as ``<t seconds>``.
+
+def _fetch_sample(ele_of: Callable[[Mapping[str, Any], int], dict]):
+    def sample(p, total: int, fps: float) -> Reading:
+        ele = ele_of(p, total)
+        n = qwen_ele_nframes(ele, total, fps)
+        return Reading(tuple(qwen_indices(total, n)), decoded=n)
+    return sample
+
+
+def _fetch_size(ele_of: Callable[[Mapping[str, Any], int], dict], factor: int):
+    def size(p, width: int, height: int, reading: Reading) -> tuple[int, int]:
+        return qwen_fetch_size(ele_of(p, reading.decoded or len(reading.picks)), reading.decoded or len(reading.picks),
+                               width, height, factor)
+    return size
+
+
+def _qwen3_ele(p, total: int, probe: bool) -> dict:
+    """lmms-eval's ``Qwen3_VL._build_video_kwargs`` (the simple class caps ``nframes`` at the clip's length, as
+    its decord probe reads it)."""
+    frames = int(p["max_frames"]) if p.get("max_frames") is not None else int(p["max_num_frames"])
+    ele: dict[str, Any] = {"min_pixels": p["min_pixels"]}
+    if p.get("fps") is not None:
+        ele.update(fps=float(p["fps"]), max_frames=frames)
+    elif p.get("total_pixels") is not None:
+        ele["max_frames"] = frames
+    else:
+        ele["nframes"] = min(frames, total) if probe else frames
+    if p.get("total_pixels") is not None:
+        ele["total_pixels"] = p["total_pixels"]
+    else:
+        ele["max_pixels"] = p["max_pixels"]
+    return ele
+
+
+def _qwen3_simple_ele(p, total):
+    return _qwen3_ele(p, total, probe=True)
+
+
+def _qwen3_chat_ele(p, total):
+    return _qwen3_ele(p, total, probe=False)
+
+
+def _ov15_simple_ele(p, total):
+    return {"max_pixels": p["max_pixels"], "min_pixels": p["min_pixels"]}
+
+
+def _ov15_chat_ele(p, total):
+    m = int(p["max_num_frames"])
+    return {"max_pixels": p["max_pixels"], "min_pixels": p["min_pixels"], "max_frames": m, "nframes": m}
+
+
+def _ov15_simple_sample(p, total: int, fps: float) -> Reading:
+    """qwen_vl_utils at 2 fps, then ``np.linspace(0, n - 1, max_num_frames, dtype=int)`` and the last frame if it
+    is missing (repeats kept: LLaVA-OneVision-1.5's simple wrapper)."""
+    nq = qwen_smart_nframes(total, fps)
+    first = qwen_indices(total, nq)
+    sub = linspace_int(nq - 1, int(p["max_num_frames"]))
+    if nq - 1 not in sub:
+        sub.append(nq - 1)
+    return Reading(tuple(first[i] for i in sub), decoded=nq)
+
+
+def _openai_chat_ele(p, total):
+    if p.get("video_fps") is not None and float(p["video_fps"]) > 0:
+        return {"fps": float(p["video_fps"])}
+    return {"nframes": int(p["max_frames_num"])}
+
+
+def _vllm_ele(p, total):
+    ele = {"max_pixels": p["max_pixels"], "min_pixels": p["min_image_pixels"], "max_frames": p["max_frame_num"]}
+    ele.update({"fps": float(p["fps"])} if p.get("fps") is not None else {"nframes": int(p["nframes"])})
+    return ele
+
+
+def _async_openai_ele(p, total):
+    ele = {"max_pixels": p["max_pixels"], "min_pixels": p["min_pixels"]}
+    ele.update({"fps": float(p["fps"])} if p.get("fps") is not None else {"nframes": int(p["nframes"])})
+    if p.get("max_frames") is not None:
+        ele["max_frames"] = p["max_frames"]
+    return ele
+
+
+def _fetch_row(name: str, kind: str, args: Mapping[str, Any], ele_of, factor: int, **kw) -> Wrapper:
+    return Wrapper(name, kind, args, "qwen", _fetch_sample(ele_of), _fetch_size(ele_of, factor), "qwen",
+                   _plain_layout, hook=True, ele=ele_of, **kw)
+
+
 _QWEN_ARGS = {"max_num_frames": 32, "min_pixels": 256 * 28 * 28, "max_pixels": 1605632, "fps": None}
+_QWEN3_ARGS = {"max_num_frames": 32, "min_pixels": 256 * 28 * 28, "max_pixels": 1605632, "total_pixels": None,
+               "fps": None, "max_frames": None}
+_QWEN3_5_ARGS = {"max_num_frames": 768, "min_pixels": 64 * 32 * 32, "max_pixels": 128 * 32 * 32,
+                 "total_pixels": 224 * 1024 * 32 * 32, "fps": None, "max_frames": None}
+_OV15_ARGS = {"max_num_frames": 32, "min_pixels": 256 * 28 * 28, "max_pixels": 1605632}
 
 #: lmms-eval 0.7.3's video wrappers whose sampler and resize the toolkit knows, by "<model id>/<kind>"
 WRAPPERS: dict[str, Wrapper] = {w.key: w for w in (
@@ -387,6 +516,23 @@ WRAPPERS: dict[str, Wrapper] = {w.key: w for w in (
       for name in ("internvl3", "internvl3_5")),
     Wrapper("openai", "simple", {"max_frames_num": 10, "video_fps": None}, "decord", _openai_sample, _source, "",
             _plain_layout, unsupported=("video_fps",)),
+    _fetch_row("qwen3_vl", "simple", _QWEN3_ARGS, _qwen3_simple_ele, 32),
+    _fetch_row("qwen3_vl", "chat", _QWEN3_ARGS, _qwen3_chat_ele, 32),
+    _fetch_row("qwen3_5", "simple", _QWEN3_5_ARGS, _qwen3_simple_ele, 32),
+    _fetch_row("qwen3_5", "chat", _QWEN3_5_ARGS, _qwen3_chat_ele, 32),
+    _fetch_row("llava_onevision1_5", "chat", _OV15_ARGS, _ov15_chat_ele, 28,
+               note="its model and processor come from the Hub (trust_remote_code): proven through "
+                    "process_vision_info and the wrapper's own frame selection"),
+    Wrapper("llava_onevision1_5", "simple", _OV15_ARGS, "qwen", _ov15_simple_sample,
+            _fetch_size(_ov15_simple_ele, 28), "qwen", _qwen_simple_layout, ele=_ov15_simple_ele,
+            note="its model and processor come from the Hub (trust_remote_code): proven through "
+                 "process_vision_info and the wrapper's own frame selection"),
+    _fetch_row("openai", "chat", {"max_frames_num": 10, "video_fps": None, "pass_video_url": False},
+               _openai_chat_ele, 28, requires={"pass_video_url": False}),
+    _fetch_row("vllm", "chat", {"nframes": 32, "fps": None, "max_pixels": 1605632, "min_image_pixels": 28,
+                                "max_frame_num": 768, "is_qwen3_vl": False}, _vllm_ele, 28),
+    _fetch_row("async_openai", "chat", {"nframes": 64, "fps": None, "max_pixels": 151200, "min_pixels": 28 * 28,
+                                        "max_frames": 768, "is_qwen3_vl": False}, _async_openai_ele, 28),
     Wrapper("gpt4v", "simple", {"max_frames_num": 10}, "decord", _gpt4v_sample, _source, "", _plain_layout),
     Wrapper("batch_gpt4", "simple", {"max_frames_num": 10}, "decord", _batch_gpt4_sample, _source, "",
             _plain_layout),
@@ -398,11 +544,42 @@ ALIASES = {"openai_compatible": "openai"}
 
 # ---- a run's choice -------------------------------------------------------------------------------
 
+#: lmms-eval wrappers whose frames the toolkit cannot hand over model-ready, and why: "<model id>/<kind>" -> the
+#: reason (``streamgaze eval`` prints it at the end of the run; they get full-rate clips)
+UNMATCHED = {
+    "sglang/chat": "it hands the clip's path to the SGLang engine, which samples and decodes the frames itself "
+                   "(inside the engine: what it sends the model is not the wrapper's to match)",
+}
+
+
+def unmatched_reason(model: str, kind: str, model_args: Mapping[str, Any]) -> str | None:
+    """Why a wrapper the toolkit knows gets full-rate clips (:data:`UNMATCHED`; the OpenAI chat wrapper with
+    ``pass_video_url``), or None."""
+    key = f"{ALIASES.get(model, model)}/{kind}"
+    if key == "openai/chat" and str(model_args.get("pass_video_url", "")).strip().lower() in {"1", "true", "yes"}:
+        return "with pass_video_url it sends the clip as a file:// URL, and the server decodes it"
+    return UNMATCHED.get(key)
+
+
+#: the wrappers that read no video (the toolkit's baselines): "<model id>/<kind>" -> the model argument that makes
+#: them read every document's visuals all the same (a pipeline check)
+NO_VIDEO = {"streamgaze_random/simple": "check_visuals", "streamgaze_oracle/simple": "check_visuals"}
+
+
+def reads_no_video(model: str, kind: str, model_args: Mapping[str, Any]) -> bool:
+    """Whether the wrapper never reads a document's video (:data:`NO_VIDEO`): then nothing is cut for it."""
+    arg = NO_VIDEO.get(f"{model}/{kind}")
+    return arg is not None and str(model_args.get(arg, "")).strip().lower() not in {"1", "true", "yes", "on"}
+
+
 def frames_request(model: str, kind: str, model_args: Mapping[str, Any]) -> dict | None:
     """What a run needs to choose model-ready frames: ``{"wrapper": "<id>/<kind>", "args": {...}}`` with only
     the arguments the table reads (and ``pretrained``, where the checkpoint's processor decides a size:
-    :func:`with_checkpoint_size` replaces it by that size), or None for a wrapper the table does not cover (or a
-    sampler mode it does not: e.g. ``video_fps``)."""
+    :func:`with_checkpoint_size` replaces it by that size); ``{..., "video": false}`` for a wrapper that reads no
+    video (:func:`reads_no_video`); or None for a wrapper the table does not cover (or a sampler mode it does not:
+    e.g. ``video_fps``)."""
+    if reads_no_video(model, kind, model_args):
+        return {"wrapper": f"{model}/{kind}", "args": {}, "video": False}
     wrapper = WRAPPERS.get(f"{ALIASES.get(model, model)}/{kind}")
     if wrapper is None:
         return None
@@ -501,7 +678,12 @@ class FramesSpec:
         ValueError unless it reaches exactly ``plan.seen`` (and ``plan.timing``, to float32)."""
         import numpy as np
 
-        small = self.row.sample(self.args, n_frames, fps)
+        if self.row.hook:  # the reader fix returns every frame, with the full-rate clip's metadata
+            if n_frames != len(plan.order):
+                raise ValueError(f"{self.wrapper}: {n_frames} frames in the model-ready clip, {len(plan.order)} planned")
+            small = Reading(tuple(range(n_frames)), decoded=n_frames)
+        else:
+            small = self.row.sample(self.args, n_frames, fps)
         seen = tuple(plan.order[i] for i in small.picks)
         if seen != plan.seen:
             raise ValueError(f"{self.wrapper}: the model-ready clip would be read as {seen}, not {plan.seen}")

@@ -36,6 +36,7 @@ checkpoints) in one decoding pass over that video where that is cheaper (``ready
 from __future__ import annotations
 
 import atexit
+import math
 import os
 import threading
 import time
@@ -50,6 +51,7 @@ from tqdm import tqdm
 
 from ..registry import Benchmark
 from ..util.errors import StreamGazeError
+from ..util.threads import join_threads, wait_until
 from .settings import DEFAULT_PREFETCH as DEFAULT_WORKERS
 from .settings import RunSettings, given
 from .visuals import cached_window_clip, doc_clip_spec, doc_media, doc_visuals
@@ -167,26 +169,17 @@ class Prefetcher:
 
     def wait_idle(self, timeout: float | None = None) -> bool:
         """Block until no submitted item is pending or running (True), or ``timeout`` passes (False)."""
-        deadline = None if timeout is None else time.monotonic() + timeout
         with self._cond:
-            while any(e.state in (_PENDING, _RUNNING) for e in self._entries.values()):
-                if self._closed:
-                    return False
-                left = None if deadline is None else deadline - time.monotonic()
-                if left is not None and left <= 0:
-                    return False
-                self._cond.wait(left if left is not None else 1.0)
-            return True
+            return wait_until(self._cond, lambda: not any(e.state in (_PENDING, _RUNNING)
+                                                          for e in self._entries.values()),
+                              timeout, stop=lambda: self._closed)
 
     def close(self, timeout: float | None = None) -> None:
         """Stop taking new items; wait (up to ``timeout``) for the workers to finish the ones they are on."""
         with self._cond:
             self._closed = True
             self._cond.notify_all()
-        deadline = None if timeout is None else time.monotonic() + timeout
-        for t in self._threads:
-            if t is not threading.current_thread():
-                t.join(None if deadline is None else max(0.0, deadline - time.monotonic()))
+        join_threads(self._threads, timeout)
 
     # -- workers -----------------------------------------------------------------------------------
 
@@ -232,10 +225,12 @@ def _stop_all() -> None:
         p.close(timeout=_EXIT_JOIN_S)
 
 
-# ---- evaluation documents ---------------------------------------------------------------------------
+# ---- evaluation documents ----------------------------------------------------------------------------
 
 _DOCS: Prefetcher | None = None
 _DOCS_LOCK = threading.Lock()
+#: the task names whose documents were registered, and those the run will load (``streamgaze eval`` knows them)
+_TASKS_SEEN: set[str] = set()
 
 
 def doc_key(doc: dict) -> tuple:
@@ -246,8 +241,11 @@ def doc_key(doc: dict) -> tuple:
             str(doc.get("proxy") or ""), str(doc.get("video_id", "")), str(doc.get("model_ready") or ""))
 
 
-def rank_shard(docs: list[dict]) -> list[dict]:
-    """This process's documents in a distributed run (``RANK``/``WORLD_SIZE``): ``docs[rank::world]``."""
+def rank_shard(docs: list[dict], limit: int | float | None = None) -> list[dict]:
+    """This process's documents in a distributed run (``RANK``/``WORLD_SIZE``): those lmms-eval builds requests
+    for, ``docs[:limit][rank::world]`` (its ``--limit``: a count, or a fraction below 1 of the documents)."""
+    if limit is not None and limit > 0:
+        docs = docs[:int(limit) if limit >= 1 else math.ceil(limit * len(docs))]
     try:  # the torch launcher's process variables (not a run setting: each rank has its own)
         rank, world = int(os.environ.get("RANK", "0")), int(os.environ.get("WORLD_SIZE", "1"))
     except ValueError:
@@ -255,82 +253,110 @@ def rank_shard(docs: list[dict]) -> list[dict]:
     return docs[rank::world] if world > 1 and 0 <= rank < world else docs
 
 
-def start_prefetch(docs: list[dict], settings: RunSettings | None = None) -> Prefetcher | None:
-    """Queue the visuals of ``docs`` (this rank's share, in order) on the process-wide prefetcher,
-    creating it on first use (with the run's ``settings``: ``streamgaze_hf.evaluation.settings.given``); None when
-    prefetching is off."""
+def scheduled_window(doc: dict) -> tuple[str, float, float, str] | None:
+    """(source video, window start, window end, model frames) of a document whose model-ready clip is made from
+    its source by the run's passes (``schedule.py``), or None (full-rate clips, or a frame-rate-capped window)."""
+    if not doc.get("model_ready"):
+        return None
+    path, start, end, fps = doc_clip_spec(doc)
+    if fps is not None:
+        return None
+    return os.path.realpath(path), float(start), float(end), str(doc["model_ready"])
+
+
+def _order(doc: dict) -> float:
+    """The predicted place of a document in the model's order: most wrappers ask for the longest prompt first
+    (lmms-eval's ``Collator`` sorts by ``-len(tokens)``); the prompt's length in characters stands for it."""
+    from ..registry import benchmark_of_doc
+
+    try:
+        return -float(len(benchmark_of_doc(doc).evaluation_api().doc_prompt(doc)))
+    except Exception:  # noqa: BLE001 - a prediction only
+        return 0.0
+
+
+def start_prefetch(docs: list[dict], settings: RunSettings | None = None, *, task: str | None = None,
+                   expected: set[str] | frozenset[str] | None = None,
+                   limit: int | float | None = None) -> Prefetcher | None:
+    """Queue the visuals of ``docs`` (this rank's share, in order) for the background, creating the process-wide
+    workers on first use (with the run's ``settings``: ``streamgaze_hf.evaluation.settings.given``); None when
+    prefetching is off or the run's model reads no video (``RunSettings.reads_video``: nothing is cut).
+
+    Model-ready clips go to the run's frame scheduler (``schedule.py``: one pass per source video for every
+    document of the run); the rest (full-rate clips, salience images) to the prefetcher. The scheduler plans its
+    passes once the run's documents are known: when every task of ``expected`` (the task names the run loads) was
+    registered as a ``task``, when the model first asks, or after a pause in registrations.
+
+    Args:
+        docs: the documents of one task (in lmms-eval's order).
+        settings: the run's settings.
+        task: the lmms-eval task name of ``docs``.
+        expected: every task name the run loads, when known.
+        limit: lmms-eval's ``--limit`` (only those documents are asked for).
+    """
     global _DOCS
     settings = given(settings)
     workers = settings.prefetch
-    if workers == 0:
+    if workers == 0 or not settings.reads_video:
         return None
+    from . import schedule
+
     with _DOCS_LOCK:
         if _DOCS is None:
             _DOCS = Prefetcher(_prefetch_doc, workers=workers, ahead=settings.prefetch_ahead or None,
                                name=PREFETCH_THREADS)
         p = _DOCS
-    mine = rank_shard(docs)
-    _register(mine)
-    p.submit((doc_key(d), d) for d in mine)
+    from .ready import default_store
+
+    scheduler = schedule.start_run_scheduler(workers, store=default_store())
+    mine = rank_shard(docs, limit)
+    scheduled = []
+    rest = []
+    for d in mine:
+        window = scheduled_window(d)
+        if window is None:
+            rest.append(d)
+        else:
+            scheduled.append((window, window, _order(d)))
+            if d["gaze"] == "salience":
+                rest.append(d)  # its salience image (the clip is the scheduler's)
+    scheduler.register(scheduled)
+    p.submit((doc_key(d), d) for d in rest)
+    if task is not None:
+        with _DOCS_LOCK:
+            _TASKS_SEEN.add(task)
+            complete = expected is not None and set(expected) <= _TASKS_SEEN
+        scheduler.expecting = expected is not None and not complete
+        if complete:
+            scheduler.seal()
     return p
 
 
-#: the prefetcher's thread names (they start with this)
+#: the prefetcher's thread names (they start with this; the frame scheduler's too)
 PREFETCH_THREADS = "streamgaze-prefetch"
-#: how many documents of one video (model-ready for one wrapper) a prefetch worker prepares in one pass
-PASS_GROUP = 8
-_UNTAKEN: dict[tuple, dict[tuple, dict]] = {}  # (video, fps cap, wrapper) -> documents not taken yet, in order
-_UNTAKEN_LOCK = threading.Lock()
 
 
-def _group_key(doc: dict) -> tuple | None:
-    if not doc.get("model_ready"):
+def _prefetch_doc(doc: dict) -> list[str] | None:
+    """:func:`doc_visuals`; for a document whose clip the frame scheduler makes, only its salience image."""
+    if scheduled_window(doc) is not None:
+        if doc["gaze"] == "salience":
+            from ..video.clips import clip_cache_dir
+            from .visuals import salience_image
+
+            salience_image(doc, clip_cache_dir())
         return None
-    path, _start, _end, fps = doc_clip_spec(doc)
-    return str(path), fps or 0.0, doc["model_ready"]
-
-
-def _register(docs: list[dict]) -> None:
-    with _UNTAKEN_LOCK:
-        for d in docs:
-            group = _group_key(d)
-            if group is not None:
-                _UNTAKEN.setdefault(group, {}).setdefault(doc_key(d), d)
-
-
-def _take_group(doc: dict) -> list[dict]:
-    """``doc`` and the next documents of its video and wrapper nobody has taken yet (at most :data:`PASS_GROUP`)."""
-    group = _group_key(doc)
-    with _UNTAKEN_LOCK:
-        untaken = _UNTAKEN.get(group, {})
-        keys = list(untaken)
-        key = doc_key(doc)
-        if key not in untaken:
-            return [doc]
-        taken = keys[keys.index(key):keys.index(key) + PASS_GROUP]
-        return [untaken.pop(k) for k in taken]
-
-
-def _prefetch_doc(doc: dict) -> list[str]:
-    """:func:`doc_visuals`; on a prefetch worker, the model-ready clips of the next documents of the same video
-    first, in one pass over it (``ready.ready_clips``: past windows and proactive checkpoints pick frames all over
-    the same stretch of video). A document asked for before any worker took it is made alone, at once."""
-    if threading.current_thread().name.startswith(PREFETCH_THREADS) and doc.get("model_ready"):
-        group = _take_group(doc)
-        windows = sorted({doc_clip_spec(d)[1:3] for d in group})
-        if len(windows) > 1:
-            from .model_frames import FramesSpec
-            from .ready import ready_clips
-
-            path, _start, _end, fps = doc_clip_spec(doc)
-            ready_clips(path, windows, fps, FramesSpec.parse(doc["model_ready"]))
     return doc_visuals(doc)
 
 
 def prefetched_visuals(doc: dict) -> list[str]:
-    """:func:`~streamgaze_hf.evaluation.visuals.doc_visuals` of ``doc``, from the prefetcher when one runs."""
+    """:func:`~streamgaze_hf.evaluation.visuals.doc_visuals` of ``doc``, from the prefetcher when one runs (a
+    model-ready clip from the frame scheduler, which the asking thread helps)."""
     p = _DOCS
     if p is None:
+        return doc_visuals(doc)
+    if scheduled_window(doc) is not None:
+        if doc["gaze"] == "salience":
+            p.get(doc_key(doc), doc)
         return doc_visuals(doc)
     return p.get(doc_key(doc), doc)
 
@@ -340,14 +366,17 @@ def current_prefetcher() -> Prefetcher | None:
 
 
 def stop_prefetch() -> None:
-    """Close and forget the process-wide prefetcher (tests; a harness that wants its threads back)."""
+    """Close and forget the process-wide prefetcher and frame scheduler (tests; a harness that wants its threads
+    back)."""
     global _DOCS
+    from . import schedule
+
     with _DOCS_LOCK:
         p, _DOCS = _DOCS, None
-    with _UNTAKEN_LOCK:
-        _UNTAKEN.clear()
+        _TASKS_SEEN.clear()
     if p is not None:
         p.close(timeout=_EXIT_JOIN_S)
+    schedule.stop_run_scheduler()
 
 
 # ---- ahead of a run: `streamgaze clips warm` ----------------------------------------
@@ -377,37 +406,127 @@ def _warm_one(doc: dict, cache_dir: str | None) -> bool:
     return not was_cached
 
 
-#: the most documents of one video ``clips warm`` makes in one pass (more passes let several workers share a video)
-WARM_GROUP = 32
+def _warm_pass_units(pp, units: list, store_dir: str, cache_dir: str | None) -> tuple[int, int]:
+    """Run decode ``units`` of the pass ``pp`` into its frame store (a ``clips warm`` worker process): (units,
+    frames decoded)."""
+    from ..video.frame_store import FrameStore
+    from ..video.one_pass import UnitDecoder
+    from ..video.packets import packet_index
+    from .ready import run_unit
+
+    st = os.stat(pp.video)
+    store = FrameStore(store_dir)
+    decoded = 0
+    with UnitDecoder(pp.video, packet_index(pp.video, st.st_size, st.st_mtime_ns)) as dec:
+        for unit in units:
+            decoded += run_unit(pp, unit, store, dec, cache_dir)
+    return len(units), decoded
 
 
-def _warm_units(items: list[dict]) -> list[list[dict]]:
-    """The work of ``clips warm``: documents whose clips are model-ready for one wrapper and cut from one video
-    go together, up to :data:`WARM_GROUP` in window order (their clips share one pass over that video:
-    ``ready.ready_clips``), every other one alone."""
-    units: dict[tuple, list[dict]] = {}
-    for i, d in enumerate(items):
-        path, _start, _end, fps = doc_clip_spec(d)
-        key = (str(path), fps or 0.0, d["model_ready"]) if d.get("model_ready") else (i,)
-        units.setdefault(key, []).append(d)
-    return [unit[k:k + WARM_GROUP] for unit in units.values() for k in range(0, len(unit), WARM_GROUP)]
+def _warm_assemble(pp, job, store_dir: str) -> str:
+    from ..video.frame_store import FrameStore
+    from .ready import assemble
+
+    return str(assemble(pp, job, FrameStore(store_dir)))
 
 
-def _warm_unit(docs: list[dict], cache_dir: str | None = None) -> tuple[int, int]:
-    """(documents, clips built) of one unit of :func:`_warm_units`, in the clip cache ``cache_dir`` (None: the
-    default, ``video.clips.clip_cache_dir``)."""
-    if len(docs) == 1:
-        return 1, int(_warm_one(docs[0], cache_dir))
+def _chunks(items: list, parts: int) -> list[list]:
+    """``items`` in at most ``parts`` runs of consecutive items (a worker decodes a run with one open decoder)."""
+    parts = max(1, min(parts, len(items)))
+    size = -(-len(items) // parts)
+    return [items[k:k + size] for k in range(0, len(items), size)]
+
+
+def _warm_model_ready(items: list[dict], workers: int, cache: str | None, store: str, bar) -> tuple[int, dict]:
+    """Make the model-ready clips of ``items`` (documents whose clips the run's passes would make: one pass per
+    source video, every frame decoded at most once, the units of a pass spread over ``workers`` processes);
+    returns (clips built, what the passes did)."""
+    from ..video.frame_store import FrameStore
     from .model_frames import FramesSpec
-    from .ready import ready_clips
+    from .ready import (
+        ConversionMismatch,
+        cached_ready_clip,
+        legacy_ready_clip,
+        pass_store_dir,
+        plan_job,
+        plan_pass,
+    )
 
-    path, _s, _e, fps = doc_clip_spec(docs[0])
-    _clips, stats = ready_clips(path, [doc_clip_spec(d)[1:3] for d in docs], fps,
-                                FramesSpec.parse(docs[0]["model_ready"]), cache_dir=cache_dir)
-    for d in docs:
-        if d["gaze"] == "salience":
-            doc_visuals(d, cache_dir)  # its salience image (the clip is in the cache now)
-    return len(docs), int(stats["built"])
+    jobs: dict[str, dict] = {}  # video -> {ready key: job}
+    full_rate: list[dict] = []
+    done = 0
+    for d in items:
+        video, start, end, spec_text = scheduled_window(d)
+        spec = FramesSpec.parse(spec_text)
+        if cached_ready_clip(video, start, end, None, spec, cache, store) is not None:
+            done += 1
+            continue
+        job = plan_job(video, start, end, spec, cache, store)
+        if job is None:
+            full_rate.append(d)
+        else:
+            jobs.setdefault(job.video, {}).setdefault(job.key, job)
+    stats = {"passes": len(jobs), "units": 0, "decoded": 0, "clips": sum(len(v) for v in jobs.values())}
+    bar.update(done)
+    built = 0
+    passes = [plan_pass(video, list(js.values())) for video, js in jobs.items()]
+    stores = {pp.video: str(pass_store_dir(cache, pp.video)) for pp in passes}
+    try:
+        tasks = [(pp, chunk) for pp in passes for chunk in _chunks(pp.units, workers)]
+        mismatched: set[str] = set()
+        with (ProcessPoolExecutor(max_workers=workers) if workers > 1 else _InProcess()) as pool:
+            futures = [(pp, pool.submit(_warm_pass_units, pp, chunk, stores[pp.video], cache)) for pp, chunk in tasks]
+            for pp, f in futures:
+                try:
+                    n_units, n_decoded = f.result()
+                except ConversionMismatch:
+                    mismatched.add(pp.video)
+                    continue
+                stats["units"] += n_units
+                stats["decoded"] += n_decoded
+            done_jobs = [(pp, job) for pp in passes if pp.video not in mismatched for job in pp.jobs]
+            for _path in pool.map(_warm_assemble, [pp for pp, _ in done_jobs], [j for _, j in done_jobs],
+                                  [stores[pp.video] for pp, _ in done_jobs]):
+                built += 1
+                bar.update(1)
+        for pp in passes:
+            if pp.video in mismatched:
+                for job in pp.jobs:
+                    legacy_ready_clip(job.video, *job.window, None, FramesSpec.parse(job.spec), cache, job.store)
+                    built += 1
+                    bar.update(1)
+    finally:
+        for path in stores.values():
+            FrameStore(path).remove()
+    for d in full_rate:
+        built += int(_warm_one(d, cache))
+        bar.update(1)
+    # several documents may share one clip: the bar counts documents
+    bar.update(max(0, len(items) - bar.n))
+    return built, stats
+
+
+class _InProcess:
+    """``ProcessPoolExecutor``'s submit/map run in this process (``clips warm --workers 1``)."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def submit(self, fn, *args):
+        from concurrent.futures import Future
+
+        f: Future = Future()
+        try:
+            f.set_result(fn(*args))
+        except BaseException as exc:  # noqa: BLE001 - raised by result(), as in a pool
+            f.set_exception(exc)
+        return f
+
+    def map(self, fn, *iterables):
+        return map(fn, *iterables)
 
 
 def resolve_tasks(names: list[str] | None, bench: Benchmark) -> list[str]:
@@ -453,7 +572,7 @@ def resolve_variants(names: list[str] | None, bench: Benchmark) -> list[str]:
 
 def warm_clips(root=None, tasks: list[str] | None = None, variants: list[str] | None = None, workers: int = 1,
                progress: bool = True, settings: RunSettings | None = None,
-               cache_dir: str | os.PathLike[str] | None = None) -> dict:
+               cache_dir: str | os.PathLike[str] | None = None, store: str | None = None) -> dict:
     """Prepare every clip (and salience image) the given tasks and variants will ask for, in the clip
     cache the evaluation uses, with the evaluation's ``settings`` (clip fps, protocol, proxy:
     ``streamgaze_hf.evaluation.settings.given``).
@@ -472,10 +591,12 @@ def warm_clips(root=None, tasks: list[str] | None = None, variants: list[str] | 
         progress: show progress bars (the downloads, the clips).
         settings: the run settings the clips are made with (None: ``settings.given``).
         cache_dir: the clip cache (None: ``video.clips.clip_cache_dir``'s default).
+        store: the storage form of model-ready clips (``ready.STORES``; None: ``ready.default_store``).
 
     Returns:
         ``tasks`` and ``variants`` (what was warmed), counts ``documents``, ``clips`` (distinct), ``built``,
-        ``cached``, and ``seconds``.
+        ``cached``, ``seconds``, and for model-ready clips ``passes`` (passes, decode units and frames decoded:
+        one pass per source video, each frame decoded at most once).
 
     Raises:
         StreamGazeError: an unknown task or variant name, ``workers`` below 1, no dataset at ``root``, a
@@ -503,26 +624,40 @@ def warm_clips(root=None, tasks: list[str] | None = None, variants: list[str] | 
         data.files(sorted({m for d in docs for m in doc_media(d)}), progress=progress)
     cache = None if cache_dir is None else str(cache_dir)
     unique: dict[tuple, dict] = {}
-    for d in docs:
+    for d in docs if given(settings).reads_video else ():  # a model that reads no video: nothing to cut
         unique.setdefault(_warm_key(d), d)
     # grouped by video file, in window order: a worker reuses its packet index and decoder warm-up
     items = [unique[k] for k in sorted(unique, key=lambda k: (k[0], k[1], k[2], k[3], k[4], k[5] is not None))]
-    units = _warm_units(items)
+    passes = [d for d in items if scheduled_window(d) is not None]
+    rest = [d for d in items if scheduled_window(d) is None]
+    from .ready import default_store
+
+    store = default_store() if store is None else store
     t0 = time.perf_counter()
     built = 0
+    pass_stats: dict = {}
     bar = tqdm(total=len(items), desc="warm clips", unit="clip", disable=not progress, dynamic_ncols=True)
     try:
-        if workers == 1:
-            for unit in units:
-                n, b = _warm_unit(unit, cache)
-                built += b
-                bar.update(n)
-        else:
+        if passes:
+            b, pass_stats = _warm_model_ready(passes, workers, cache, store, bar)
+            built += b
+        for d in passes:
+            if d["gaze"] == "salience":  # its salience image (the clip is in the cache now)
+                from ..video.clips import clip_cache_dir
+                from .visuals import salience_image
+
+                salience_image(d, clip_cache_dir(cache))
+        if rest and workers == 1:
+            for d in rest:
+                built += int(_warm_one(d, cache))
+                bar.update(1)
+        elif rest:
             with ProcessPoolExecutor(max_workers=workers) as pool:
-                for n, b in pool.map(_warm_unit, units, [cache] * len(units), chunksize=1):
-                    built += b
-                    bar.update(n)
+                for b in pool.map(_warm_one, rest, [cache] * len(rest), chunksize=1):
+                    built += int(b)
+                    bar.update(1)
     finally:
         bar.close()
     return {"tasks": task_ids, "variants": modes, "documents": len(docs), "clips": len(items), "built": built,
-            "cached": len(items) - built, "seconds": round(time.perf_counter() - t0, 3)}
+            "cached": max(0, len(items) - built), "seconds": round(time.perf_counter() - t0, 3), **(
+                {"passes": pass_stats} if pass_stats else {})}

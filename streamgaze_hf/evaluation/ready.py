@@ -1,29 +1,41 @@
-"""Model-ready clips: a window's frames as a wrapper would have sampled and resized them, in a small lossless clip.
+"""Model-ready clips: the source's frames a wrapper would sample from a window, at its processor's size, in a
+small lossless clip.
 
-:func:`ready_clip` turns the full-rate window clip (``video/clips.py``, the frames of ``[start, end]``) into
-what the run's wrapper (:class:`~.model_frames.FramesSpec`) would have made of it, so that the wrapper's
-read on the model's critical path is a few small intra frames:
+A model-ready clip is planned from the **source video** itself, never from a cut of the window (issue 42):
 
-1. the full-rate clip is prepared (or found) in the clip cache;
-2. the wrapper's reader library reports its frame count and rate (``video/wrapper_reads.py``), the table
-   (``model_frames.py``) plans the clip: which frames, what size, in what order, at what rate, and checks that
-   the wrapper's sampler on the planned clip reaches exactly those frames;
-3. the picked frames are decoded from the full-rate clip by that same library (so its YUV-to-RGB conversion
-   and anything else it does are the wrapper's own), resized with the wrapper's kernel (``video/resize.py``),
-   and written losslessly as RGB (uncompressed, ``video/lossless.py``); the written clip is read back by the reader and its
-   count and rate are checked again.
+1. the window's frames are the source frames with times in ``[start, end]`` (``video/clips.select_frames``, the
+   same rule as a window clip: nothing after the window end); the wrapper's reader would report a frame-exact cut
+   of them as ``T`` frames at the source's rate (:func:`source_metadata`: the reader's own figure for the source);
+2. the table (``model_frames.py``) plans the clip: which of the ``T`` frames, what size, in what order, at what
+   rate; the plan is checked (the wrapper's sampler on the planned clip must reach exactly those frames);
+3. the picked frames are decoded from the source by the one-pass decoder (``video/one_pass.py``: one decode unit
+   per GOP, each frame at most once however many windows want it), converted to RGB as the wrapper's reader
+   converts them (checked against that reader once per pass), resized with the wrapper's kernel
+   (``video/resize.py``) and written losslessly (``video/lossless.py``); the written clip is read back by the
+   reader and its count and rate checked against the plan.
 
-The frames come from the full-rate clip itself, never from the source video, so they are bit-for-bit the
-frames the wrapper would have decoded (a smart cut's re-encoded frames included), and a model-ready clip never
-holds a frame the full-rate clip does not: the window rule (no frame after the window end) carries over.
+So the frames are bit for bit those the wrapper would decode from a lossless, frame-exact cut of the window: the
+source is the truth (``tests/e2e/test_model_frames_equal.py``). Many windows of one video are made together
+(:func:`plan_pass`, :func:`run_unit`, :func:`assemble`): by the scheduler during a run (``schedule.py``), by
+``clips warm`` ahead of it, or by :func:`ready_clips` here.
 
-Cache: ``<cache>/ready/<key[:2]>/<key>.mov`` with the sidecar ``<key>.mov.json`` (``mode`` "ready"; the spec,
-the full-rate clip's key and reader metadata, the plan: full-rate positions, source frame indices and times
-of every frame, size, rate). ``key`` is a sha256 over :data:`FORMAT`, the full-rate clip's key (the source's
-content, the window, the frame-rate cap) and the spec's one-line description. A cache hit costs what a
-full-rate clip's hit costs (a few stats and one small read). When the wrapper cannot read the window at all
-(fewer frames than its sampler needs) or no plan passes the check, the full-rate clip is returned instead:
-the wrapper then does what it does today.
+A window with a frame-rate cap (``--clip-fps``, the ``paper_*`` protocols, proxies) keeps issue 36's path: its
+full-rate clip is cut (``video/clips.py``) and the model-ready clip made from that clip's frames
+(:func:`build_ready_clip`). When the wrapper cannot read the window at all (fewer frames than its sampler needs) or
+no plan passes the check, the full-rate clip is returned instead: the wrapper then does what it does with it.
+
+Cache: ``<cache>/ready/<key[:2]>/<key>.mov`` (``.mp4`` in the compact form) with the sidecar ``<key>.<ext>.json``
+(``mode`` "ready"; the spec, the source and window, the reader's metadata of the window (``full_frames``,
+``full_fps``, ``full_size``), the plan: window positions (``order``, ``seen``), source frame indices and times of
+every frame, size, rate). ``key`` is a sha256 over :data:`FORMAT`, the window clip's key (the source's content,
+the window, the frame-rate cap), the spec's one-line description and the storage form. A cache hit costs a few
+stats and one small read.
+
+Storage forms (``RunSettings.ready_store``): ``raw`` (default), uncompressed RGB in a ``.mov``: every reader
+returns the stored values and reads them fastest; ``compact``, lossless H.264 (RGB frames: ``libx264rgb`` at
+``qp=0``; frames at the source size: the source's own 4:2:0 samples at ``qp=0`` with its colour description, which
+readers convert exactly as they convert the source), several times smaller and slower to read
+(docs/performance.md: the store).
 """
 
 from __future__ import annotations
@@ -31,127 +43,342 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
-from ..util.errors import StreamGazeError
+from ..util.errors import StreamGazeError, VideoError
 from ..util.fsutil import atomic_output, write_text_atomic
-from ..video.clips import cache_entry_valid, clip_cache_dir, prepare_clip, read_sidecar, window_clip_key
+from ..video.clips import (
+    cache_entry_valid,
+    clip_cache_dir,
+    prepare_clip,
+    read_sidecar,
+    select_frames,
+    window_clip_key,
+)
 from ..video.lossless import SUFFIX
-from .model_frames import FramesSpec
+from .model_frames import FramePlan, FramesSpec
 
 #: the sidecar format of model-ready clips (bumped when what a key stands for changes)
-FORMAT = 1
+#: 2: the frames are the source's (issue 42), not the full-rate clip's (a smart cut's re-encoded head and tail)
+FORMAT = 2
 SUBDIR = "ready"
+#: the storage forms of a model-ready clip
+STORES = ("raw", "compact")
+COMPACT_SUFFIX = ".mp4"
+#: the storage form of model-ready clips in the clip cache (:data:`STORES`)
+READY_STORE_ENV = "STREAMGAZE_READY_STORE"
 
 
-def ready_key(full_key: str, spec: FramesSpec) -> str:
-    return hashlib.sha256(json.dumps([FORMAT, full_key, spec.describe()]).encode()).hexdigest()
+def default_store() -> str:
+    """The storage form of model-ready clips: ``$STREAMGAZE_READY_STORE`` (like the cache's location, a property
+    of this machine's clip cache that changes no frame), default ``raw``."""
+    store = os.environ.get(READY_STORE_ENV, "").strip() or "raw"
+    if store not in STORES:
+        raise StreamGazeError(f"${READY_STORE_ENV}={store!r}; expected one of {', '.join(STORES)}")
+    return store
 
 
-def ready_clip(video: str | os.PathLike[str], start: float, end: float, fps_cap: float | None, spec: FramesSpec,
-               cache_dir: str | os.PathLike[str] | None = None) -> Path:
-    """The model-ready clip of the window ``[start, end]`` of ``video`` (with ``fps_cap``) for ``spec``, built on
-    first use (module docstring); the full-rate clip when the wrapper cannot use a model-ready one."""
-    path = cached_ready_clip(video, start, end, fps_cap, spec, cache_dir)
-    if path is not None:
-        return path
-    root = Path(cache_dir) if cache_dir is not None else clip_cache_dir()
-    key = ready_key(window_clip_key(video, start, end, fps_cap, cache_dir), spec)
-    full = prepare_clip(video, start, end, fps_cap, cache_dir=cache_dir)
-    built = build_ready_clip(full, spec, root / SUBDIR / key[:2] / f"{key}{SUFFIX}", key)
-    return full if built is None else built
+def ready_key(full_key: str, spec: FramesSpec, store: str = "raw") -> str:
+    return hashlib.sha256(json.dumps([FORMAT, full_key, spec.describe(), store]).encode()).hexdigest()
 
 
-def cached_ready_clip(video, start, end, fps_cap, spec: FramesSpec, cache_dir=None) -> Path | None:
-    """The model-ready clip if it is in the cache (builds nothing), else None."""
-    root = Path(cache_dir) if cache_dir is not None else clip_cache_dir()
-    key = ready_key(window_clip_key(video, start, end, fps_cap, cache_dir), spec)
-    out = root / SUBDIR / key[:2] / f"{key}{SUFFIX}"
-    return out if cache_entry_valid(out, key, FORMAT) else None
+def _out_path(root: Path, key: str, store: str) -> Path:
+    return root / SUBDIR / key[:2] / f"{key}{SUFFIX if store == 'raw' else COMPACT_SUFFIX}"
 
 
-@dataclass
-class _Job:
-    """One model-ready clip to make: its full-rate clip, what the reader says of it, its plan."""
+def _root(cache_dir) -> Path:
+    return Path(cache_dir) if cache_dir is not None else clip_cache_dir()
 
-    full: Path
-    out: Path
+
+# ---- a window, planned from its source -------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SourceMeta:
+    """What a wrapper's reader reports of a frame-exact cut of a window: its frames, rate and size."""
+
+    n_frames: int
+    fps: float
+    width: int
+    height: int
+
+
+@lru_cache(maxsize=64)
+def _reader_fps(path: str, _size: int, _mtime_ns: int, reader: str) -> float:
+    from ..video.wrapper_reads import clip_metadata
+
+    return float(clip_metadata(path, reader).fps)
+
+
+def source_metadata(video: str | os.PathLike[str], reader: str, n_frames: int) -> SourceMeta:
+    """The reader's metadata of a frame-exact cut of ``n_frames`` frames of ``video``: that count, the rate the
+    reader reports for the source itself (a cut that keeps the source's frame times reports the same rate: the
+    equality tests compare with such cuts), the source's size."""
+    from ..video.packets import packet_index
+
+    st = os.stat(video)
+    idx = packet_index(str(video), st.st_size, st.st_mtime_ns)
+    fps = _reader_fps(os.path.realpath(video), st.st_size, st.st_mtime_ns, reader)
+    return SourceMeta(int(n_frames), fps, int(idx.width), int(idx.height))
+
+
+@dataclass(frozen=True)
+class ReadyJob:
+    """One model-ready clip to make from its source (picklable: ``clips warm`` sends it to worker processes)."""
+
     key: str
-    meta: object
-    plan: object
-    side: dict
-    reader: object = None
+    out: Path
+    video: str
+    window: tuple[float, float]
+    spec: str  # FramesSpec.describe()
+    reader: str
+    store: str
+    meta: SourceMeta
+    plan: FramePlan
+    #: source frame index of each frame of the clip (``plan.order``), and its time
+    sources: tuple[int, ...]
+    times: tuple[float, ...]
+    #: how its frames are kept while a pass runs: "rgb" (source size), "rgb:<w>x<h>:<kernel>", or "yuv" (the
+    #: source's own samples, for the compact form at the source size)
+    variant: str
+    source_sha256: str = ""
 
     @property
-    def distinct(self) -> list[int]:
-        return sorted(set(self.plan.order))
+    def distinct(self) -> tuple[int, ...]:
+        return tuple(sorted(set(self.sources)))
 
 
-def _job(full: Path, spec: FramesSpec, out: Path, key: str) -> _Job | None:
-    from ..video.wrapper_reads import ClipReader
+def plan_job(video: str | os.PathLike[str], start: float, end: float, spec: FramesSpec,
+             cache_dir: str | os.PathLike[str] | None = None, store: str = "raw") -> ReadyJob | None:
+    """The model-ready clip of the window ``[start, end]`` of ``video`` for ``spec``, planned from the source (no
+    clip is cut), or None when the wrapper gets the full-rate clip (it cannot read the window, or no plan passes
+    the check)."""
+    from ..video.clips import locate_window
+    from ..video.packets import packet_index
 
-    reader = ClipReader(full, spec.reader)
-    meta = reader.meta
+    if store not in STORES:
+        raise StreamGazeError(f"model-ready store {store!r}; expected one of {', '.join(STORES)}")
+    src, st, digest, full_key = locate_window(video, start, end, None, cache_dir)
+    idx = packet_index(str(src), st.st_size, st.st_mtime_ns)
+    window = select_frames(idx.frame_times, float(start), float(end))
+    meta = source_metadata(src, spec.reader, len(window))
     try:
         plan = spec.plan(meta.n_frames, meta.fps, meta.width, meta.height)
     except ValueError:
         return None
-    return _Job(full, out, key, meta, plan, read_sidecar(full), reader)
+    key = ready_key(full_key, spec, store)
+    sources = tuple(int(window[p]) for p in plan.order)
+    times = tuple(float(idx.frame_times[s]) for s in sources)
+    if plan.size is not None:
+        variant = f"rgb:{plan.size[0]}x{plan.size[1]}:{plan.kernel}"
+    elif store == "compact" and idx.pix_fmt == "yuv420p":
+        variant = "yuv"
+    else:
+        variant = "rgb"
+    return ReadyJob(key, _out_path(_root(cache_dir), key, store), os.path.realpath(src), (float(start), float(end)),
+                    spec.describe(), spec.reader, store, meta, plan, sources, times, variant, digest)
 
 
-def build_ready_clip(full: Path, spec: FramesSpec, out: Path, key: str) -> Path | None:
-    """Make ``out`` from the full-rate clip ``full`` (module docstring); None when the wrapper gets ``full``."""
-    job = _job(full, spec, out, key)
-    if job is None:
-        return None
-    distinct = job.distinct
-    return _write(job, spec, dict(zip(distinct, _resized(job.reader.frames(distinct), job.plan))))
+def cached_ready_clip(video, start, end, fps_cap, spec: FramesSpec, cache_dir=None, store: str = "raw") -> Path | None:
+    """The model-ready clip if it is in the cache (builds nothing), else None."""
+    key = ready_key(window_clip_key(video, start, end, fps_cap, cache_dir), spec, store)
+    out = _out_path(_root(cache_dir), key, store)
+    return out if cache_entry_valid(out, key, FORMAT) else None
 
 
-def _resized(frames: np.ndarray, plan) -> np.ndarray:
+# ---- a pass: the jobs of one source video, its decode units ----------------------------------------------
+
+@dataclass
+class PassPlan:
+    """Every model-ready clip to make from one source video (picklable): the jobs, the decode units of the frames
+    they need (``video/one_pass.py``), and which variants of each frame the jobs want."""
+
+    video: str
+    reader: str
+    jobs: list[ReadyJob]
+    units: list = field(default_factory=list)  # DecodeUnit
+    needs: dict[int, set[str]] = field(default_factory=dict)  # source index -> variants
+    unit_of: dict[int, int] = field(default_factory=dict)  # source index -> its unit's keyframe
+
+    def unit_jobs(self) -> dict[int, list[ReadyJob]]:
+        out: dict[int, list[ReadyJob]] = {}
+        for job in self.jobs:
+            for k in sorted({self.unit_of[s] for s in job.distinct}):
+                out.setdefault(k, []).append(job)
+        return out
+
+
+def plan_pass(video: str, jobs: list[ReadyJob]) -> PassPlan:
+    """The :class:`PassPlan` of ``jobs`` (all of the source ``video``; one reader)."""
+    from ..video.one_pass import decode_units
+    from ..video.packets import packet_index
+
+    readers = {j.reader for j in jobs}
+    if len(readers) > 1:
+        raise ValueError(f"one pass serves one reader, got {sorted(readers)}")
+    st = os.stat(video)
+    idx = packet_index(str(video), st.st_size, st.st_mtime_ns)
+    needs: dict[int, set[str]] = {}
+    for job in jobs:
+        for s in job.distinct:
+            needs.setdefault(s, set()).add(job.variant)
+    units = decode_units(idx, sorted(needs))
+    unit_of = {s: u.key for u in units for s in u.wanted}
+    return PassPlan(str(video), next(iter(readers), "decord"), list(jobs), units, needs, unit_of)
+
+
+def frame_name(index: int, variant: str) -> str:
+    return f"{index}/{variant}"
+
+
+class ConversionMismatch(VideoError):
+    """The pass's RGB conversion does not give what the wrapper's reader gives for this source."""
+
+
+#: (source real path, size, mtime_ns, reader) whose conversion was checked against the reader in this process
+_CHECKED: set[tuple] = set()
+_CHECKED_LOCK = threading.Lock()
+
+
+def _check_conversion(video: str, reader: str, index: int, frame, rgb: np.ndarray, cache_dir) -> None:
+    """Raise :class:`ConversionMismatch` unless ``reader`` converts the decoded ``frame`` (frame ``index`` of
+    ``video``) to ``rgb``: the frame's own samples, stored losslessly with its colour description, are read back by
+    the reader (``video/lossless.py``: no second decode of the source)."""
+    from ..video.lossless import reader_conversion
+    from ..video.packets import packet_index
+
+    st = os.stat(video)
+    try:
+        theirs = reader_conversion(frame, reader, _root(cache_dir) / "passes",
+                                   packet_index(video, st.st_size, st.st_mtime_ns).colour)
+    except (StreamGazeError, ValueError, TypeError) as exc:
+        raise ConversionMismatch(f"{reader} cannot read the conversion check of frame {index} ({exc})", video) from None
+    if theirs.shape != rgb.shape or not np.array_equal(theirs, rgb):
+        diff = "shape" if theirs.shape != rgb.shape else f"max difference {int(np.abs(theirs.astype(int) - rgb).max())}"
+        raise ConversionMismatch(f"{reader} converts frame {index} otherwise than the one-pass decoder ({diff})", video)
+
+
+def _variant_frames(frame, variants: set[str], rgb_cache: list) -> dict[str, np.ndarray]:
+    from ..video.one_pass import reader_rgb
     from ..video.resize import resize_frames
 
-    return frames if plan.size is None else resize_frames(frames, plan.size, plan.kernel)
+    out: dict[str, np.ndarray] = {}
+    for v in sorted(variants):
+        if v == "yuv":
+            out[v] = frame.to_ndarray()  # (H * 3 / 2, W): the planes of a yuv420p frame
+            continue
+        if not rgb_cache:
+            rgb_cache.append(reader_rgb(frame))
+        rgb = rgb_cache[0]
+        if v == "rgb":
+            out[v] = rgb
+        else:
+            _kind, size, kernel = v.split(":")
+            w, h = (int(x) for x in size.split("x"))
+            out[v] = resize_frames(rgb[None], (w, h), kernel)[0]
+    return out
 
 
-def _write(job: _Job, spec: FramesSpec, by_position: dict) -> Path:
-    """Write ``job``'s clip from its frames (full-rate position -> resized frame) with its sidecar."""
-    from ..video.lossless import write_rgb_clip
+def run_unit(pp: PassPlan, unit, store, decoder=None, cache_dir=None) -> int:
+    """Decode one unit of the pass (``decoder``: an open ``UnitDecoder`` of the video, or None to open one), make
+    every variant of its wanted frames the jobs need, and put them in ``store`` (``video/frame_store.py``).
+    Returns the frames decoded for it. The first unit of a pass in this process also checks the RGB conversion
+    against the wrapper's reader (:class:`ConversionMismatch`)."""
+    from ..video.one_pass import UnitDecoder
+    from ..video.packets import packet_index
 
-    plan, meta = job.plan, job.meta
-    frames = np.stack([by_position[p] for p in plan.order])
-    source_indices, times = job.side["source_indices"], job.side["frame_times"]
+    st = os.stat(pp.video)
+    check_key = (pp.video, st.st_size, st.st_mtime_ns, pp.reader)
+    with _CHECKED_LOCK:
+        check = check_key not in _CHECKED and any(v != "yuv" for s in unit.wanted for v in pp.needs[s])
+    own = decoder is None
+    if own:
+        decoder = UnitDecoder(pp.video, packet_index(pp.video, st.st_size, st.st_mtime_ns))
+    frames: dict[str, np.ndarray] = {}
+    before = decoder.decoded
+    try:
+        for i, frame in decoder.run(unit):
+            rgb_cache: list = []
+            made = _variant_frames(frame, pp.needs[i], rgb_cache)
+            if check:
+                rgb = rgb_cache[0] if rgb_cache else _variant_frames(frame, {"rgb"}, rgb_cache)["rgb"]
+                _check_conversion(pp.video, pp.reader, i, frame, rgb, cache_dir)
+                with _CHECKED_LOCK:
+                    _CHECKED.add(check_key)
+                check = False
+            for v, arr in made.items():
+                frames[frame_name(i, v)] = arr
+        decoded = decoder.decoded - before
+    finally:
+        if own:
+            decoder.close()
+    store.put(unit.key, frames)
+    return decoded
+
+
+def assemble(pp: PassPlan, job: ReadyJob, store) -> Path:
+    """Write ``job``'s clip from the frames its units put in ``store`` (all of them done) with its sidecar."""
+    frames = [store.get(pp.unit_of[s], frame_name(s, job.variant)) for s in job.sources]
+    return write_job(job, frames)
+
+
+def write_job(job: ReadyJob, frames: list[np.ndarray]) -> Path:
+    """Write ``job``'s clip (``frames`` in the clip's order, each in ``job.variant``) and its sidecar; the written
+    clip is read back by the wrapper's reader and checked against the plan."""
+    from ..video.lossless import write_lossless_clip, write_rgb_clip
+    from ..video.packets import packet_index
+
+    plan = job.plan
+    st = os.stat(job.video)
+    colour = packet_index(job.video, st.st_size, st.st_mtime_ns).colour
+    stack = np.stack(frames)
+    if job.variant == "yuv":
+        size = [job.meta.width, job.meta.height]
+    else:
+        size = [int(stack.shape[2]), int(stack.shape[1])]
     record = {
-        "mode": "ready", "spec": spec.describe(), "reader": spec.reader, "full_clip": job.full.stem,
-        "full_frames": meta.n_frames, "full_fps": meta.fps, "full_size": [meta.width, meta.height],
-        "size": [int(frames.shape[2]), int(frames.shape[1])], "rate": str(plan.rate), "n_frames": len(plan.order),
-        "order": list(plan.order), "seen": list(plan.seen),
-        "source_indices": [int(source_indices[p]) for p in plan.order],
-        "frame_times": [float(times[p]) for p in plan.order],
+        "mode": "ready", "spec": job.spec, "reader": job.reader, "store": job.store, "source": job.video,
+        "source_sha256": job.source_sha256, "window": list(job.window),
+        "full_frames": job.meta.n_frames, "full_fps": job.meta.fps, "full_size": [job.meta.width, job.meta.height],
+        "size": size, "rate": str(plan.rate), "n_frames": len(plan.order), "order": list(plan.order),
+        "seen": list(plan.seen), "timing": plan.timing,
+        "source_indices": list(job.sources), "frame_times": list(job.times),
     }
     out, key = job.out, job.key
+    spec = FramesSpec.parse(job.spec)
     try:
         with atomic_output(out) as tmp:
-            write_rgb_clip(tmp, np.ascontiguousarray(frames), plan.rate)
-            _check_written(tmp, spec, plan)
+            if job.store == "raw":
+                write_rgb_clip(tmp, np.ascontiguousarray(stack), plan.rate)
+            else:
+                write_lossless_clip(tmp, stack, plan.rate, "yuv420p" if job.variant == "yuv" else "rgb24",
+                                    colour=colour if job.variant == "yuv" else None)
+            _check_written(tmp, spec, plan, (job.reader, job.store, job.variant, stack.shape, str(plan.rate),
+                                             tuple(plan.order), plan.seen, job.spec, colour))
             head = {"format": FORMAT, "key": key, "clip_size": tmp.stat().st_size}
             write_text_atomic(out.with_name(out.name + ".json"), json.dumps({**head, **record}, separators=(",", ":")))
     except OSError as exc:
         raise StreamGazeError(f"cannot write to the clip cache ({exc.strerror or exc})", out.parent) from None
-    finally:
-        # the full-rate clip's reader keeps its decoder's buffers (hundreds of MB for a 1080p clip) for as long as
-        # the job lives, and a pass holds up to 32 jobs: it is released once the clip is written
-        job.reader = None
     return out
 
 
-def _check_written(path: Path, spec: FramesSpec, plan) -> None:
-    """The written clip as the wrapper's reader reports it must still be read as planned."""
+#: (reader, store, frames, size, rate, the spec) -> the size of a written clip its reader was checked to read as
+#: planned: a clip of the same layout and byte size is the same container (the frames aside), already checked
+_CHECKED_LAYOUTS: dict[tuple, int] = {}
+
+
+def _check_written(path: Path, spec: FramesSpec, plan, layout: tuple | None = None) -> None:
+    """The written clip as the wrapper's reader reports it must still be read as planned (once per ``layout`` and
+    byte size in this process: the writer is deterministic)."""
     from ..video.wrapper_reads import clip_metadata
 
+    size = path.stat().st_size
+    if layout is not None and _CHECKED_LAYOUTS.get(layout) == size:
+        return
     meta = clip_metadata(path, spec.reader)
     if meta.n_frames != len(plan.order):
         raise StreamGazeError(f"model-ready clip: {spec.reader} reads {meta.n_frames} frames, {len(plan.order)} "
@@ -160,6 +387,8 @@ def _check_written(path: Path, spec: FramesSpec, plan) -> None:
         spec.check_read(plan, meta.n_frames, meta.fps)
     except ValueError as exc:
         raise StreamGazeError(f"model-ready clip: {exc}", path) from None
+    if layout is not None:
+        _CHECKED_LAYOUTS[layout] = size
 
 
 def ready_sidecar(path: str | os.PathLike[str]) -> dict:
@@ -174,134 +403,149 @@ def ready_sidecar(path: str | os.PathLike[str]) -> dict:
     return meta
 
 
-# ---- several windows of one video: one pass ---------------------------------------------------------
+@lru_cache(maxsize=4096)
+def _hook_reading(path: str, _size: int, _mtime_ns: int) -> tuple[int, float, tuple[int, ...]] | None:
+    try:
+        side = ready_sidecar(path)
+        spec = FramesSpec.parse(side["spec"])
+    except StreamGazeError:
+        return None
+    if not spec.row.hook or list(side["order"]) != list(side["seen"]):
+        return None
+    return int(side["full_frames"]), float(side["full_fps"]), tuple(int(i) for i in side["seen"])
 
-#: frames decoded from the source per read in a shared pass (bounds the decoded frames held at once)
-PASS_CHUNK = 16
-#: the resized frames a shared pass holds before it writes its clips (windows are taken in batches under it)
-PASS_BUDGET = 1 << 30
+
+def hook_reading(path: str | os.PathLike[str]) -> tuple[int, float, tuple[int, ...]] | None:
+    """For a model-ready clip of a wrapper that reads through qwen_vl_utils' ``fetch_video`` (``Wrapper.hook``):
+    (the window's frame count, its rate, the window positions of the clip's frames) as the wrapper's reader reports
+    them for the full-rate window, what the lmms-eval glue's reader fix hands the wrapper back with the clip's
+    frames (``lmms_tasks/wrappers.py``); None for any other file."""
+    path = str(path)
+    if not path.endswith((SUFFIX, COMPACT_SUFFIX)) or not os.path.isfile(path + ".json"):
+        return None
+    st = os.stat(path)
+    return _hook_reading(os.path.realpath(path), st.st_size, st.st_mtime_ns)
+
+
+def preload() -> None:
+    """Import and warm up what making clips needs (PyAV's scaler, torch's resize, decord), at a run's start-up
+    rather than inside its first clip."""
+    from ..video.resize import resize_frames
+    from ..video.wrapper_reads import READERS  # noqa: F401 - decord is imported by its first reader
+
+    frame = np.zeros((1, 32, 32, 3), np.uint8)
+    for kernel in ("hf", "qwen", "pil"):
+        resize_frames(frame, (16, 16), kernel)
+
+
+def pass_store_dir(cache_dir: str | os.PathLike[str] | None, video: str) -> Path:
+    """A fresh directory for one pass's frames (``video/frame_store.py``), under the clip cache's ``passes/``
+    (``clips prune`` removes one a killed process left behind, as it removes temporary files)."""
+    tag = hashlib.sha256(f"{video}:{os.getpid()}:{threading.get_ident()}:{os.urandom(8).hex()}".encode()).hexdigest()
+    return _root(cache_dir) / "passes" / tag[:24]
+
+
+# ---- synchronous: one window, or every window of one video ----------------------------------------------
+
+def ready_clip(video: str | os.PathLike[str], start: float, end: float, fps_cap: float | None, spec: FramesSpec,
+               cache_dir: str | os.PathLike[str] | None = None, store: str = "raw") -> Path:
+    """The model-ready clip of the window ``[start, end]`` of ``video`` (with ``fps_cap``) for ``spec``, built on
+    first use (module docstring); the full-rate clip when the wrapper cannot use a model-ready one."""
+    return ready_clips(video, [(start, end)], fps_cap, spec, cache_dir, store)[0][0]
 
 
 def ready_clips(video: str | os.PathLike[str], windows: list[tuple[float, float]], fps_cap: float | None,
-                spec: FramesSpec, cache_dir: str | os.PathLike[str] | None = None) -> tuple[list[Path], dict]:
-    """:func:`ready_clip` of each window of ``video`` (``clips warm``), sharing one decoding pass over the video
-    where that decodes fewer frames than a read of each full-rate clip.
-
-    Past windows ``[0, t]`` and proactive checkpoints ``[0, r]`` of one video pick frames all over the same
-    stretch of it; every frame a full-rate clip holds as a packet copy of the video (the whole clip in copy mode,
-    the copied GOPs of a smart cut) decodes to the same pixels from the video itself. Those frames are decoded
-    from the video once, in order, each GOP at most once per batch of windows, and handed to every window that
-    picks them; the re-encoded frames of smart cuts are read from each clip, as one clip at a time would.
-    Returns the clips (in ``windows`` order) and what the pass did: ``{"clips", "built", "shared",
-    "decoded_estimate", "separate_estimate"}`` (decoded frames, estimated from the video's keyframes)."""
-    root = Path(cache_dir) if cache_dir is not None else clip_cache_dir()
+                spec: FramesSpec, cache_dir: str | os.PathLike[str] | None = None,
+                store: str = "raw") -> tuple[list[Path], dict]:
+    """:func:`ready_clip` of each window of ``video``, all made in one pass over the source (each frame decoded at
+    most once). Returns the clips (in ``windows`` order) and ``{"clips", "built", "units", "decoded"}`` (frames
+    the pass decoded)."""
+    if fps_cap is not None:
+        return [legacy_ready_clip(video, s, e, fps_cap, spec, cache_dir, store) for s, e in windows], {
+            "clips": len(windows), "built": None, "units": 0, "decoded": None}
     out: list[Path | None] = [None] * len(windows)
-    jobs: list[tuple[int, _Job]] = []
+    jobs: dict[str, ReadyJob] = {}
+    where: dict[int, str] = {}
     for i, (start, end) in enumerate(windows):
-        hit = cached_ready_clip(video, start, end, fps_cap, spec, cache_dir)
+        hit = cached_ready_clip(video, start, end, None, spec, cache_dir, store)
         if hit is not None:
             out[i] = hit
             continue
-        key = ready_key(window_clip_key(video, start, end, fps_cap, cache_dir), spec)
-        full = prepare_clip(video, start, end, fps_cap, cache_dir=cache_dir)
-        job = _job(full, spec, root / SUBDIR / key[:2] / f"{key}{SUFFIX}", key)
+        job = plan_job(video, start, end, spec, cache_dir, store)
         if job is None:
-            out[i] = full
-        else:
-            jobs.append((i, job))
-    stats = {"clips": len(windows), "built": len(jobs), "shared": False, "decoded_estimate": 0,
-             "separate_estimate": 0}
-    if not jobs:
-        return out, stats
-    keyframes = _keyframes(video)
-    separate = sum(_decoded(sorted(job.side["source_indices"][p] for p in job.distinct), keyframes)
-                   for _, job in jobs)
-    wanted: dict[int, list[tuple[_Job, int]]] = {}
-    for _, job in jobs:
-        for p in job.distinct:
-            if _copied(job.side, p):
-                wanted.setdefault(int(job.side["source_indices"][p]), []).append((job, p))
-    shared = _decoded(sorted(wanted), keyframes) + sum(
-        _decoded(sorted(job.side["source_indices"][p] for p in job.distinct if not _copied(job.side, p)), keyframes)
-        for _, job in jobs)
-    stats.update(separate_estimate=separate, decoded_estimate=min(shared, separate))
-    if len(jobs) < 2 or shared >= separate:
-        for i, job in jobs:
-            distinct = job.distinct
-            out[i] = _write(job, spec, dict(zip(distinct, _resized(job.reader.frames(distinct), job.plan))))
-        return out, stats
-    stats["shared"] = True
-    for batch in _batches([job for _, job in jobs]):
-        _shared_pass(video, batch, wanted, spec)
-    for i, job in jobs:
-        out[i] = job.out
+            out[i] = prepare_clip(video, start, end, None, cache_dir=cache_dir)
+            continue
+        jobs.setdefault(job.key, job)
+        where[i] = job.key
+    stats = {"clips": len(windows), "built": len(jobs), "units": 0, "decoded": 0}
+    if jobs:
+        made = make_pass(os.path.realpath(video), list(jobs.values()), cache_dir, stats)
+        for i, key in where.items():
+            out[i] = made[key]
     return out, stats
 
 
-def _copied(side: dict, position: int) -> bool:
-    """Whether the full-rate clip's frame at ``position`` is a packet copy of the source frame."""
-    if side["mode"] == "encode":
-        return False
-    segments = side.get("segments")
-    if not segments:
-        return side["mode"] == "copy"
-    a, b = segments["copied"]
-    return a <= int(side["source_indices"][position]) < b
-
-
-def _keyframes(video) -> np.ndarray:
+def make_pass(video: str, jobs: list[ReadyJob], cache_dir, stats: dict | None = None) -> dict[str, Path]:
+    """Make ``jobs`` (all of ``video``) in one pass on this thread; key -> clip. A source whose conversion the
+    reader does not confirm gets its clips the way of a frame-rate-capped window (:func:`legacy_ready_clip`)."""
+    from ..video.frame_store import FrameStore
+    from ..video.one_pass import UnitDecoder
     from ..video.packets import packet_index
 
+    pp = plan_pass(video, jobs)
+    store = FrameStore(pass_store_dir(cache_dir, video))
     st = os.stat(video)
-    return np.flatnonzero(packet_index(str(video), st.st_size, st.st_mtime_ns).keyframe)
+    try:
+        with UnitDecoder(video, packet_index(video, st.st_size, st.st_mtime_ns)) as dec:
+            for unit in pp.units:
+                n = run_unit(pp, unit, store, dec, cache_dir)
+                if stats is not None:
+                    stats["units"] += 1
+                    stats["decoded"] += n
+        return {job.key: assemble(pp, job, store) for job in jobs}
+    except ConversionMismatch:
+        return {job.key: legacy_ready_clip(job.video, *job.window, None, FramesSpec.parse(job.spec), cache_dir,
+                                           job.store) for job in jobs}
+    finally:
+        store.remove()
 
 
-def _decoded(picks: list[int], keyframes: np.ndarray) -> int:
-    """About how many frames a reader decodes for ``picks`` (ascending source indices): from the keyframe before
-    a pick, or on from the previous pick when no keyframe lies between."""
-    total, current = 0, -1
-    for p in picks:
-        k = int(keyframes[max(0, np.searchsorted(keyframes, p, side="right") - 1)]) if len(keyframes) else 0
-        total += p - current if k <= current < p else (0 if current == p else p - k + 1)
-        current = p
-    return total
+# ---- frame-rate-capped windows: from the full-rate clip (issue 36) ----------------------------------------
+
+def legacy_ready_clip(video, start, end, fps_cap, spec: FramesSpec, cache_dir=None, store: str = "raw") -> Path:
+    """The model-ready clip made from the window's full-rate clip (cut first): the path of a frame-rate-capped
+    window, and of a source whose RGB conversion the reader did not confirm."""
+    hit = cached_ready_clip(video, start, end, fps_cap, spec, cache_dir, store)
+    if hit is not None:
+        return hit
+    key = ready_key(window_clip_key(video, start, end, fps_cap, cache_dir), spec, store)
+    full = prepare_clip(video, start, end, fps_cap, cache_dir=cache_dir)
+    built = build_ready_clip(full, spec, _out_path(_root(cache_dir), key, store), key, store)
+    return full if built is None else built
 
 
-def _batches(jobs: list[_Job]) -> list[list[_Job]]:
-    """Windows in order of their end, in batches whose frames fit :data:`PASS_BUDGET`."""
-    batches: list[list[_Job]] = [[]]
-    held = 0
-    for job in sorted(jobs, key=lambda j: max(j.side["source_indices"])):
-        w, h = job.plan.size or (job.meta.width, job.meta.height)
-        need = len(job.distinct) * w * h * 3
-        if batches[-1] and held + need > PASS_BUDGET:
-            batches.append([])
-            held = 0
-        batches[-1].append(job)
-        held += need
-    return batches
-
-
-def _shared_pass(video, batch: list[_Job], wanted: dict, spec: FramesSpec) -> None:
+def build_ready_clip(full: Path, spec: FramesSpec, out: Path, key: str, store: str = "raw") -> Path | None:
+    """Make ``out`` from the full-rate clip ``full``; None when the wrapper gets ``full``."""
     from ..video.wrapper_reads import ClipReader
 
-    members = {id(job) for job in batch}
-    frames: dict[int, dict[int, np.ndarray]] = {id(job): {} for job in batch}
-    needed = sorted(s for s, users in wanted.items() if any(id(j) in members for j, _ in users))
-    reader = ClipReader(video, spec.reader)
-    for at in range(0, len(needed), PASS_CHUNK):
-        chunk = needed[at:at + PASS_CHUNK]
-        for s, frame in zip(chunk, reader.frames(chunk)):
-            resized: dict = {}
-            for job, p in wanted[s]:
-                if id(job) not in members:
-                    continue
-                size = job.plan.size
-                if size not in resized:
-                    resized[size] = _resized(frame[None], job.plan)[0]
-                frames[id(job)][p] = resized[size]
-    for job in batch:
-        own = [p for p in job.distinct if p not in frames[id(job)]]  # re-encoded frames: from the clip itself
-        if own:
-            frames[id(job)].update(zip(own, _resized(job.reader.frames(own), job.plan)))
-        _write(job, spec, frames.pop(id(job)))
+    reader = ClipReader(full, spec.reader)
+    meta = reader.meta
+    try:
+        plan = spec.plan(meta.n_frames, meta.fps, meta.width, meta.height)
+    except ValueError:
+        return None
+    side = read_sidecar(full)
+    distinct = sorted(set(plan.order))
+    frames = reader.frames(distinct)
+    if plan.size is not None:
+        from ..video.resize import resize_frames
+
+        frames = resize_frames(frames, plan.size, plan.kernel)
+    by_position = dict(zip(distinct, frames))
+    sources = tuple(int(side["source_indices"][p]) for p in plan.order)
+    job = ReadyJob(key, out, str(side["source"]), tuple(side["window"]), spec.describe(), spec.reader, store,
+                   SourceMeta(meta.n_frames, meta.fps, meta.width, meta.height), plan, sources,
+                   tuple(float(side["frame_times"][p]) for p in plan.order),
+                   "rgb" if plan.size is None else f"rgb:{plan.size[0]}x{plan.size[1]}:{plan.kernel}",
+                   str(side.get("source_sha256", "")))
+    return write_job(job, [by_position[p] for p in plan.order])

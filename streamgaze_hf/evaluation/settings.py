@@ -178,6 +178,14 @@ class RunSettings:
 
     # ---- the frames the model is handed -------------------------------------------------------------
 
+    @property
+    def reads_video(self) -> bool:
+        """False when the run's wrapper reads no video (``model_frames.reads_no_video``: the toolkit's baselines):
+        no clip is prepared for it."""
+        if not self.model:
+            return True
+        return _model_request(self.model).get("video", True) is not False
+
     def frames_spec(self):
         """The run's model-ready frames (a ``model_frames.FramesSpec``), or None: full-rate clips (``frames`` is
         "full", no wrapper is known, or the table does not cover it). Reads the checkpoint's processor

@@ -169,15 +169,29 @@ def doc_visuals(doc: dict, cache_dir: str | os.PathLike[str] | None = None) -> l
 def window_clip(doc: dict, cache_dir: str | os.PathLike[str] | None = None) -> Path:
     """The document's window clip (:func:`doc_clip_spec`): model-ready for the wrapper its ``model_ready``
     names (``ready.py``: the frames that wrapper samples, at its processor's size), else full-rate."""
+    from ..video.clips import prepare_clip
+
     spec_text = doc.get("model_ready") or ""
     if spec_text:
         from .model_frames import FramesSpec
         from .ready import ready_clip
+        from .schedule import running
 
-        return ready_clip(*doc_clip_spec(doc), FramesSpec.parse(spec_text), cache_dir=cache_dir)
-    from ..video.clips import prepare_clip
-
+        video, start, end, fps = doc_clip_spec(doc)
+        scheduler = running()
+        if scheduler is not None and fps is None and cache_dir is None:
+            window = (os.path.realpath(video), float(start), float(end), str(spec_text))
+            clip = scheduler.path(window, window)
+            return clip if clip is not None else prepare_clip(video, start, end, None)
+        return ready_clip(video, start, end, fps, FramesSpec.parse(spec_text), cache_dir=cache_dir,
+                          store=_ready_store())
     return prepare_clip(*doc_clip_spec(doc), cache_dir=cache_dir)
+
+
+def _ready_store() -> str:
+    from .ready import default_store
+
+    return default_store()
 
 
 def cached_window_clip(doc: dict, cache_dir: str | os.PathLike[str] | None = None) -> Path | None:
@@ -187,7 +201,8 @@ def cached_window_clip(doc: dict, cache_dir: str | os.PathLike[str] | None = Non
         from .model_frames import FramesSpec
         from .ready import cached_ready_clip
 
-        return cached_ready_clip(*doc_clip_spec(doc), FramesSpec.parse(spec_text), cache_dir=cache_dir)
+        return cached_ready_clip(*doc_clip_spec(doc), FramesSpec.parse(spec_text), cache_dir=cache_dir,
+                                 store=_ready_store())
     from ..video.clips import cached_clip
 
     return cached_clip(*doc_clip_spec(doc), cache_dir=cache_dir)

@@ -75,12 +75,16 @@ def frames_for(wrapper: Wrapper | None, frames: str = "model") -> str:
 
     Returns:
         The table's request for ``wrapper`` as JSON (``model_frames.frames_request``, with the checkpoint's own
-        size), or "": full-rate clips (``frames`` is ``full``, no wrapper, or one whose sampler the toolkit does
-        not know).
+        size; a wrapper that reads no video says so, and then nothing is cut for it), or "": full-rate clips
+        (``frames`` is ``full``, no wrapper, or one whose sampler the toolkit does not know).
     """
-    from ..evaluation.model_frames import frames_request, with_checkpoint_size
+    from ..evaluation.model_frames import frames_request, reads_no_video, with_checkpoint_size
 
-    if wrapper is None or frames != "model":
+    if wrapper is None:
+        return ""
+    if reads_no_video(wrapper.model_id, wrapper.kind, wrapper.args):  # whatever --frames says: nothing is cut
+        return json.dumps(frames_request(wrapper.model_id, wrapper.kind, wrapper.args), sort_keys=True)
+    if frames != "model":
         return ""
     request = frames_request(wrapper.model_id, wrapper.kind, wrapper.args)
     return "" if request is None else json.dumps(with_checkpoint_size(request), sort_keys=True)

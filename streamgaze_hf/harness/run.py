@@ -46,19 +46,40 @@ def run_evaluation(plan: EvalPlan) -> int:
 
     args = list(plan.lmms_args)
     prepare_files(plan.dataset, args)
+    from ..evaluation.schedule import background_summary
+
     with active(plan):
         rc = run_checked(args, video_time.measured(run_lmms_eval),
-                         lambda paths: annotate_results(paths, {**plan.recorded, "video_read": video_time.summary()}),
+                         lambda paths: annotate_results(paths, {**plan.recorded, "video_read": video_time.summary(),
+                                                                "background": background_summary()}),
                          redact_files)
     read = video_time.summary()
     print(video_time.format_summary(read), file=sys.stderr)
-    wrapper = plan.wrapper
-    if wrapper is not None and plan.settings.frames == "model" and not plan.settings.model and read["video_read_s"]:
-        print(f"streamgaze: note: the toolkit does not know how lmms-eval's {wrapper.requested} ({wrapper.kind}) "
-              "wrapper samples video, so it got full-rate clips; reading them cost a median of "
-              f"{read['video_read_median_ms']:.0f} ms per question (docs/performance.md: Frames to the model)",
-              file=sys.stderr)
+    note = full_rate_note(plan, read)
+    if note:
+        print(note, file=sys.stderr)
     return rc
+
+
+def full_rate_note(plan: EvalPlan, read: dict) -> str:
+    """The line that says why the run's wrapper got full-rate clips under ``--frames model``: one the toolkit
+    knows but cannot match (``model_frames.unmatched_reason``), or one whose sampler it does not know; "" when it
+    got model-ready clips (or read no video)."""
+    from ..evaluation.model_frames import unmatched_reason
+
+    wrapper = plan.wrapper
+    if wrapper is None or plan.settings.frames != "model" or plan.settings.model:
+        return ""
+    cost = (f"; reading them cost a median of {read['video_read_median_ms']:.0f} ms per question"
+            if read.get("video_read_s") else "")
+    reason = unmatched_reason(wrapper.model_id, wrapper.kind, wrapper.args)
+    if reason:
+        return (f"streamgaze: note: lmms-eval's {wrapper.requested} ({wrapper.kind}) wrapper got full-rate clips: "
+                f"{reason}{cost} (docs/performance.md: Frames to the model)")
+    if not read.get("video_read_s"):
+        return ""
+    return (f"streamgaze: note: the toolkit does not know how lmms-eval's {wrapper.requested} ({wrapper.kind}) "
+            f"wrapper samples video, so it got full-rate clips{cost} (docs/performance.md: Frames to the model)")
 
 
 def prepare_files(dataset: DatasetHandle, args: list[str]) -> None:

@@ -27,7 +27,7 @@ from ..util.errors import StreamGazeError
 
 TMP_GRACE_S = 3600.0
 #: the files an entry is made of, each with its ``<file>.json`` sidecar: window clips (``.mp4``) and model-ready
-#: clips (``ready/``, ``.mov``: streamgaze_hf/evaluation/ready.py)
+#: clips (``ready/``: ``.mov`` raw, ``.mp4`` compact; streamgaze_hf/evaluation/ready.py)
 CLIP_SUFFIXES = (".mp4", ".mov")
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b?)\s*$", re.IGNORECASE)
 _AGE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw]?)\s*$", re.IGNORECASE)
@@ -97,7 +97,8 @@ def scan_cache(root: str | os.PathLike[str], read_modes: bool = False) -> CacheS
             st = _stat(p)
             if st is None:
                 continue
-            if ".tmp" in name and name.startswith("."):
+            if (".tmp" in name and name.startswith(".")) or rel[:1] == ("passes",):
+                # a temporary file, or a frame of a pass that a killed process left behind (evaluation/ready.py)
                 scan.tmp.append((p, st.st_size, st.st_mtime))
             elif rel[:1] == ("sources",):
                 scan.index_bytes += st.st_size

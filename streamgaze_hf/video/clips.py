@@ -130,6 +130,13 @@ def window_clip_key(video: str | os.PathLike[str], start: float, end: float, fps
     return _locate(video, start, end, fps_cap, cache_dir)[3]
 
 
+def locate_window(video: str | os.PathLike[str], start: float, end: float, fps_cap: float | None = None,
+                  cache_dir: str | os.PathLike[str] | None = None) -> tuple[Path, os.stat_result, str, str]:
+    """(source path, its stat, its content digest, the window clip's cache key) of a window, checked as
+    :func:`prepare_clip` checks it (builds nothing): what a file made from the window's frames is keyed by."""
+    return _locate(video, start, end, fps_cap, cache_dir)[:4]
+
+
 def _locate(video, start, end, fps_cap, cache_dir):
     src = Path(video)
     start, end, fps_cap = _check_window(src, start, end, fps_cap)

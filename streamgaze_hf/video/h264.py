@@ -9,6 +9,8 @@ are NAL units each prefixed by its length (1, 2 or 4 bytes).
 from __future__ import annotations
 
 NAL_SPS, NAL_PPS = 7, 8
+#: coded slice NAL unit types: a non-IDR slice (and its data partitions 2-4) and an IDR slice
+NAL_SLICES = (1, 2, 3, 4, 5)
 
 
 def nal_type(nal: bytes) -> int:
@@ -106,6 +108,26 @@ def packet_parameter_sets(data, length_size: int) -> tuple[bytes, ...]:
             out.append(bytes(view[start:start + n]))
         pos = start + n
     return tuple(out)
+
+
+def packet_is_reference(data, length_size: int) -> bool:
+    """Whether the picture in a length-prefixed packet is a reference picture: any of its slices has
+    ``nal_ref_idc`` != 0 (H.264 7.4.1). A non-reference picture is never used to decode another one, so a decoder
+    that is not asked for it may skip its packet; a packet without a slice (or one that cannot be parsed) counts as
+    a reference, never skipped."""
+    view = memoryview(data)
+    pos, size, slices = 0, len(view), 0
+    while pos + length_size < size:
+        n = int.from_bytes(view[pos:pos + length_size], "big")
+        start = pos + length_size
+        if n <= 0 or start + n > size:
+            return True
+        if (view[start] & 0x1F) in NAL_SLICES:
+            if view[start] & 0x60:
+                return True
+            slices += 1
+        pos = start + n
+    return slices == 0
 
 
 def _rbsp_bits(nal: bytes, nbytes: int):

@@ -15,6 +15,7 @@ model's critical path, the cache pays in bytes instead (19 MB for those 32 frame
 from __future__ import annotations
 
 import os
+import tempfile
 from fractions import Fraction
 from pathlib import Path
 
@@ -46,3 +47,71 @@ def write_rgb_clip(path: str | os.PathLike[str], frames: np.ndarray, rate: Fract
         for p in s.encode():
             c.mux(p)
     return path
+
+
+def write_lossless_clip(path: str | os.PathLike[str], frames: np.ndarray, rate: Fraction, pix_fmt: str,
+                        colour: tuple[int, int, int, int] | None = None) -> Path:
+    """The compact form of :func:`write_rgb_clip`: lossless H.264 in an mp4 at the constant ``rate``, every frame a
+    keyframe. ``pix_fmt`` ``rgb24``: (N, H, W, 3) RGB frames, coded by ``libx264rgb`` at ``qp=0`` (readers return
+    the stored values); ``yuv420p``: (N, H * 3 / 2, W) planes of a source's decoded frames, coded by ``libx264`` at
+    ``qp=0`` with the source's ``colour`` description, so that readers convert them exactly as they convert the
+    source. Returns ``path``."""
+    from .writer import set_colour, x264_params
+
+    path = Path(path)
+    frames = np.asarray(frames)
+    if pix_fmt == "rgb24":
+        h, w = frames.shape[1:3]
+        codec, stream_fmt = "libx264rgb", "rgb24"
+    elif pix_fmt == "yuv420p":
+        h, w = frames.shape[1] * 2 // 3, frames.shape[2]
+        codec, stream_fmt = "libx264", "yuv420p"
+    else:
+        raise ValueError(f"pix_fmt {pix_fmt!r}; expected rgb24 or yuv420p")
+    rate = Fraction(rate)
+    with atomic_output(path) as tmp, av.open(str(tmp), "w", format="mp4") as c:
+        s = c.add_stream(codec, rate=rate)
+        s.pix_fmt, s.width, s.height = stream_fmt, w, h
+        s.options = {"qp": "0", "preset": "ultrafast", "g": "1", "bf": "0", "threads": "1", **x264_params()}
+        if colour is not None:
+            set_colour(s.codec_context, colour)
+        for f in frames:
+            frame = av.VideoFrame.from_ndarray(np.ascontiguousarray(f), format=pix_fmt)
+            if colour is not None:
+                frame.colorspace, frame.color_range = int(colour[0]), int(colour[3])
+            for p in s.encode(frame):
+                c.mux(p)
+        for p in s.encode():
+            c.mux(p)
+    return path
+
+
+def reader_conversion(frame: av.VideoFrame, reader: str, tmp_dir: str | os.PathLike[str],
+                      colour: tuple[int, int, int, int]) -> np.ndarray:
+    """The RGB ``reader`` (decord or torchcodec) makes of a decoded ``frame``: the frame's own samples stored
+    uncompressed in a Matroska file with its colour description (Matroska carries both; a Matroska file of raw
+    4:2:0 samples reads back through decord and torchcodec exactly as the source it was decoded from), read back
+    by the reader; ``colour``: the source's (colorspace, color_primaries, color_trc, color_range). A check of a conversion made elsewhere (``video/one_pass.reader_rgb``), never a second decode
+    of the source."""
+    from .wrapper_reads import read_frames
+    from .writer import set_colour
+
+    tmp_dir = Path(tmp_dir)
+    tmp_dir.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(prefix=".check.", suffix=".tmp.mkv", dir=tmp_dir)
+    os.close(fd)
+    try:
+        with av.open(name, "w", format="matroska") as c:
+            s = c.add_stream("rawvideo", rate=Fraction(1))
+            s.pix_fmt, s.width, s.height = frame.format.name, frame.width, frame.height
+            set_colour(s.codec_context, colour)
+            copy = av.VideoFrame.from_ndarray(frame.to_ndarray(), format=frame.format.name)
+            copy.colorspace, copy.color_range = frame.colorspace, frame.color_range
+            copy.pts = 0
+            for p in s.encode(copy):
+                c.mux(p)
+            for p in s.encode():
+                c.mux(p)
+        return read_frames(name, [0], reader)[0]
+    finally:
+        os.unlink(name)

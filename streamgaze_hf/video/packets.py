@@ -16,7 +16,7 @@ import numpy as np
 
 from ..util.errors import VideoError
 from .frame_reader import open_container
-from .h264 import avcc_parameter_sets, packet_parameter_sets
+from .h264 import avcc_parameter_sets, packet_is_reference, packet_parameter_sets
 
 
 @dataclass(frozen=True)
@@ -40,6 +40,9 @@ class PacketIndex:
     #: the stream's colour description (FFmpeg's colorspace, color_primaries, color_trc, color_range): what a
     #: re-encode of its frames must declare again, or readers convert them with another matrix
     colour: tuple[int, int, int, int] = (2, 2, 2, 0)
+    #: per frame (presentation order): a reference picture, which later pictures may need to decode (H.264 in mp4:
+    #: ``nal_ref_idc``); None: unknown, every frame counts as one
+    reference: np.ndarray | None = None
 
     @property
     def frame_times(self) -> np.ndarray:
@@ -71,6 +74,7 @@ def packet_index(path: str, _size: int, _mtime_ns: int) -> PacketIndex:
         avcc = avcc_parameter_sets(bytes(cc.extradata or b"")) if cc.name == "h264" else None
         length_size = avcc[0] if avcc else 0
         inband: list[tuple[int, tuple[bytes, ...]]] = []
+        ref: list[bool] = []
         try:
             for p in c.demux(s):
                 if p.pts is None or p.size <= 0:
@@ -79,6 +83,8 @@ def packet_index(path: str, _size: int, _mtime_ns: int) -> PacketIndex:
                     inband.append((len(pts), sets))
                 pts.append(p.pts)
                 key.append(bool(p.is_keyframe))
+                if length_size:
+                    ref.append(bool(p.is_keyframe) or packet_is_reference(p, length_size))
         except av.error.FFmpegError as exc:
             raise VideoError(f"cannot read video packets ({exc})", path) from None
         if not pts:
@@ -94,4 +100,5 @@ def packet_index(path: str, _size: int, _mtime_ns: int) -> PacketIndex:
         fmt = cc.format.name if cc.format is not None else ""
         return PacketIndex(Fraction(tb), cc.width, cc.height, Fraction(rate).limit_denominator(100000),
                            arr[order], np.asarray(key, dtype=bool)[order], in_order, arr, cc.name, fmt,
-                           bytes(cc.extradata or b""), tuple(inband), stream_colour(cc))
+                           bytes(cc.extradata or b""), tuple(inband), stream_colour(cc),
+                           np.asarray(ref, dtype=bool)[order] if length_size else None)

@@ -59,6 +59,7 @@ from .h264 import (
     nal_type,
     parameter_set_key,
 )
+from .one_pass import count_decoded
 from .packets import PacketIndex
 from .writer import DEFAULT_THREADS, set_colour, x264_params
 
@@ -220,6 +221,7 @@ def decode_range(path: str | os.PathLike[str], idx: PacketIndex, first: int, las
             for frame in (f for packet in _primed(ic.demux(s), idx) for f in s.decode(packet)):
                 if frame.pts is None:
                     continue
+                count_decoded(path, int(np.searchsorted(idx.frame_pts, frame.pts)))
                 if not seen_any:
                     seen_any = True
                     if frame.pts > first:

@@ -89,15 +89,35 @@ def test_samples_record_settings(stub_run):
     json.dumps(rec)
 
 
-def test_a_wrapper_the_toolkit_does_not_know_gets_full_rate_clips_and_one_line(demo_dataset, stub_server, tmp_path):
-    """lmms-eval's OpenAI chat wrapper is not in the table of model-ready frames (issue 36): its documents get
-    the full-rate clips, recorded as such, and `streamgaze eval` says so with what reading them cost."""
+def test_the_openai_chat_wrapper_gets_model_ready_frames_each_sent_once(demo_dataset, stub_server, tmp_path):
+    """lmms-eval's OpenAI chat wrapper reads through qwen_vl_utils (issue 42): its documents get model-ready clips,
+    recorded as such, and the stub receives the window's frames in order, each once (lmms-eval's frame cache keyed
+    by ``id()`` could send a freed frame's encoding in place of a later frame: the glue bypasses it)."""
     env = {"OPENAI_BASE_URL": stub_server, "OPENAI_API_KEY": "stub", "API_TYPE": "openai"}
     proc, results, samples = run_lmms_eval(
-        ["--model", "openai", "--model_args", f"model_version=stub,base_url={stub_server},api_key=stub,max_frames_num=4",
-         "--tasks", "streamgaze_oi_easy", "--limit", "2"], demo_dataset, tmp_path / "out", env_extra=env)
+        ["--model", "openai", "--model_args", f"model_version=stub,base_url={stub_server},api_key=stub,max_frames_num=8",
+         "--tasks", "streamgaze_oi_easy,streamgaze_nfi", "--limit", "2"], demo_dataset, tmp_path / "out", env_extra=env)
+    assert results is not None, proc.stdout[-3000:] + proc.stderr[-3000:]
+    recs = [s["accuracy"] for name in ("streamgaze_oi_easy", "streamgaze_nfi") for s in samples[name]]
+    assert {r["model_ready"].split()[0] for r in recs} == {"openai/chat"}
+    assert results["streamgaze"]["video_read"]["video_read_s"] > 0 and "full-rate clips" not in proc.stderr
+    for rec in recs:
+        idx = [int(i) for i in re.fullmatch(r"frames: ([\d,]+)", rec["response"]).group(1).split(",")]
+        assert len(idx) == 8 and idx == sorted(set(idx)), (rec["question_id"], idx)
+
+
+def test_the_openai_chat_wrapper_passing_video_urls_gets_full_rate_clips_and_one_line(demo_dataset, stub_server,
+                                                                                      tmp_path):
+    """With ``pass_video_url`` the wrapper sends the clip's file:// URL and the server decodes it: the toolkit cannot
+    hand it model-ready frames; its documents get the full-rate clips, recorded as such, and `streamgaze eval` says
+    why in one line."""
+    proc, results, samples = run_lmms_eval(
+        ["--model", "openai", "--model_args",
+         f"model_version=stub,base_url={stub_server},api_key=stub,max_frames_num=4,pass_video_url=True",
+         "--tasks", "streamgaze_oi_easy", "--limit", "2"], demo_dataset, tmp_path / "out",
+        env_extra={"OPENAI_API_KEY": "stub"})
     assert results is not None, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert [s["accuracy"]["model_ready"] for s in samples["streamgaze_oi_easy"]] == ["", ""]
-    assert results["streamgaze"]["model_ready"] == "" and results["streamgaze"]["video_read"]["video_read_s"] > 0
-    assert re.search(r"the toolkit does not know how lmms-eval's openai \(chat\) wrapper samples video, so it got "
-                     r"full-rate clips; reading them cost a median of \d+ ms per question", proc.stderr), proc.stderr[-2000:]
+    assert results["streamgaze"]["model_ready"] == ""
+    assert re.search(r"lmms-eval's openai \(chat\) wrapper got full-rate clips: with pass_video_url it sends the "
+                     r"clip as a file:// URL, and the server decodes it", proc.stderr), proc.stderr[-2000:]

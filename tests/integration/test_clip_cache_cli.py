@@ -138,3 +138,36 @@ def test_sizes_and_ages():
             parse_size(bad)
         with pytest.raises(StreamGazeError):
             parse_age(bad)
+
+
+def test_prune_keeps_working_on_model_ready_clips_in_both_forms(tmp_path, capsys):
+    """Model-ready clips raw (``.mov``) and compact (lossless ``.mp4``) are whole entries of the cache (issue 42):
+    `clips stats` counts them, `clips prune` removes them least recently used first, and a pass's frames a killed
+    process left behind (``passes/``) go as stale temporary files."""
+    from streamgaze_hf.evaluation.model_frames import WRAPPERS, FramesSpec
+    from streamgaze_hf.evaluation.ready import ready_clips, ready_sidecar
+
+    from ..unit.test_clips import write_source
+
+    src = write_source(tmp_path / "v.mp4", n=96, forced=())
+    cache = tmp_path / "cache"
+    row = WRAPPERS["openai/simple"]
+    spec = FramesSpec(row.key, tuple(sorted({**row.args, "max_frames_num": 4}.items())), "decord")
+    clips._clear_memos()
+    raw, _ = ready_clips(src, [(0.0, 3.0), (0.5, 3.5)], None, spec, cache_dir=cache)
+    compact, _ = ready_clips(src, [(0.0, 3.0)], None, spec, cache_dir=cache, store="compact")
+    assert [p.suffix for p in raw + compact] == [".mov", ".mov", ".mp4"]
+    assert ready_sidecar(compact[0])["source_indices"] == ready_sidecar(raw[0])["source_indices"]
+    assert compact[0].stat().st_size < raw[0].stat().st_size
+    stale = cache / "passes" / "abc" / "u0.raw"
+    stale.parent.mkdir(parents=True)
+    stale.write_bytes(b"f" * 100)
+    past = time.time() - 3 * 86400
+    os.utime(stale, (past, past))
+    for p in (raw[0], compact[0]):
+        os.utime(p, (past, past))
+        os.utime(sidecar_path(p), (past, past))
+    assert cache_stats(cache)["clips"] == 3
+    assert main(["clips", "prune", "--cache", str(cache), "--older-than", "2d"]) == 0
+    assert "removed 2 entries, 1 temporary files" in capsys.readouterr().out
+    assert not raw[0].exists() and not compact[0].exists() and raw[1].exists() and not stale.exists()

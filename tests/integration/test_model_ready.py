@@ -1,5 +1,6 @@
-"""Model-ready clips ahead of a run (issue 36): one pass over a video for all its windows, `streamgaze clips warm
---model`, the colour description of re-encoded frames, and the reading-time figures of `streamgaze_hf/harness`."""
+"""Model-ready clips (issues 36 and 42): made from the source in one pass per video for all its windows (each frame
+decoded at most once, only what is needed), by the prefetcher's frame scheduler, the conversion check, the colour
+description of re-encoded frames, and the reading-time figures of `streamgaze_hf/harness`."""
 
 from __future__ import annotations
 
@@ -42,31 +43,97 @@ def frames_of(path):
     return vr.get_batch(list(range(len(vr)))).asnumpy()
 
 
+def source_frames(src, indices):
+    """decord's decode of frames of the source itself (what a lossless cut of any window holds)."""
+    import decord
+
+    return decord.VideoReader(str(src)).get_batch(list(indices)).asnumpy()
+
+
 @pytest.mark.parametrize("layout", ["ours", "camera"])
 @pytest.mark.parametrize("key,params", [("llava_hf/simple", {"size_w": 64, "size_h": 64, "max_frames_num": 12}),
                                         ("qwen2_5_vl/chat", {"max_num_frames": 8, "max_pixels": 76800,
-                                                             "min_pixels": 3136})])
-def test_one_pass_over_a_video_makes_the_same_clips_as_one_read_each(layout, key, params, tmp_path):
+                                                             "min_pixels": 3136}),
+                                        ("openai/simple", {"max_frames_num": 10})])
+def test_one_pass_over_a_video_makes_each_windows_clip_from_the_source_decoding_every_frame_once(
+        layout, key, params, tmp_path):
+    from streamgaze_hf.evaluation.ready import plan_job
+    from streamgaze_hf.video.one_pass import decoded_counts, reset_decoded_counts
+    from streamgaze_hf.video.resize import resize_frames
+
     clips._clear_memos()
     src = (write_ours(tmp_path / "ours.mp4") if layout == "ours"
            else write_camera_source(tmp_path / "camera.mp4", 160, 120, seconds=30, gop_s=6))
     s = spec(key, **params)
-    windows = [(0.0, t) for t in (6.3, 9.1, 14.7, 20.2, 25.5, 29.9)] + [(11.3, 25.9)]
+    windows = [(0.0, t) for t in (6.3, 9.1, 14.7, 20.2, 25.5, 29.9)] + [(11.3, 25.9), (3.7, 12.1)]
+    reset_decoded_counts()
     shared, stats = ready_clips(src, windows, None, s, cache_dir=tmp_path / "a")
-    assert stats["built"] == len(windows) and stats["shared"]
-    assert stats["decoded_estimate"] < stats["separate_estimate"]
-    modes = set()
+    counts = decoded_counts()[str(src.resolve())]
+    assert stats["built"] == len(windows) and stats["units"] >= 1
+    assert max(counts.values()) == 1 and sum(counts.values()) == stats["decoded"]  # no frame decoded twice
+    wanted = {i for clip in shared for i in ready_sidecar(clip)["source_indices"]}
+    assert wanted <= set(counts) and stats["decoded"] < 720  # nothing after the last wanted frame of a GOP
+    assert not (tmp_path / "a" / "passes").exists() or not any((tmp_path / "a" / "passes").iterdir())
+    assert not list((tmp_path / "a").glob("??/*.mp4"))  # no full-rate clip was cut
     for (start, end), clip in zip(windows, shared):
+        side = ready_sidecar(clip)
+        job = plan_job(src, start, end, s, cache_dir=tmp_path / "b")
+        assert side["source_indices"] == list(job.sources) and side["n_frames"] == len(job.sources)
+        assert max(side["frame_times"]) <= end + 1e-6 and min(side["frame_times"]) >= start - 1e-6
+        want = source_frames(src, side["source_indices"])  # the source is the truth
+        if side["size"] != [want.shape[2], want.shape[1]]:
+            want = resize_frames(want, tuple(side["size"]), s.row.kernel)
+        assert np.array_equal(frames_of(clip), want), (start, end)
         alone = ready_clip(src, start, end, None, s, cache_dir=tmp_path / "b")
-        assert clip.suffix == alone.suffix == ".mov"
-        a, b = ready_sidecar(clip), ready_sidecar(alone)
-        assert {k: v for k, v in a.items() if k != "clip_size"} == {k: v for k, v in b.items() if k != "clip_size"}
-        assert np.array_equal(frames_of(clip), frames_of(alone)), (start, end)
-        modes.add(read_sidecar(prepare_clip(src, start, end, cache_dir=tmp_path / "b"))["mode"])
-    # prefixes of our layout are packet copies; its mid-GOP window and the camera's windows smart cuts
-    assert "smart" in modes and ("copy" in modes or layout == "camera")
+        assert {k: v for k, v in ready_sidecar(alone).items() if k != "source"} == {
+            k: v for k, v in side.items() if k != "source"}
     again, stats = ready_clips(src, windows, None, s, cache_dir=tmp_path / "a")
     assert again == shared and stats["built"] == 0  # resumable: every clip found in the cache
+
+
+def test_a_unit_decodes_from_its_keyframe_to_its_last_wanted_frame_skipping_non_reference_pictures(tmp_path):
+    """One GOP of the camera layout (6 s at 24 fps, 3 B-frames): wanting frame 100 of it decodes the reference
+    pictures up to it and that frame, never the non-reference B-frames nobody wants, nothing after it."""
+    import os
+
+    from streamgaze_hf.video.one_pass import UnitDecoder, decode_units, decoded_counts, reset_decoded_counts
+    from streamgaze_hf.video.packets import packet_index
+
+    src = write_camera_source(tmp_path / "camera.mp4", 160, 120, seconds=12, gop_s=6)
+    st = os.stat(src)
+    idx = packet_index(str(src), st.st_size, st.st_mtime_ns)
+    assert idx.reference is not None and not idx.reference.all()  # B-frames that are not references
+    units = decode_units(idx, [100, 150, 200])
+    assert [(u.key, u.wanted) for u in units] == [(0, (100,)), (144, (150, 200))]
+    reset_decoded_counts()
+    with UnitDecoder(src, idx) as dec:
+        got = {i: f.to_ndarray(format="rgb24") for u in units for i, f in dec.run(u)}
+    assert sorted(got) == [100, 150, 200]
+    decoded = set(decoded_counts()[str(src.resolve())])
+    assert max(decoded) < 208 and {100, 150, 200} <= decoded  # past 200 only what the decoder buffers to reorder
+    skipped = [i for i in range(0, 100) if not idx.reference[i]]
+    assert skipped and not decoded & set(skipped)
+    assert len(decoded & set(range(0, 100))) == int(idx.reference[:100].sum())
+
+
+def test_a_conversion_the_reader_does_not_confirm_falls_back_to_the_readers_own(tmp_path, monkeypatch):
+    """The first unit of a pass checks the RGB conversion against the wrapper's reader; a mismatch (simulated)
+    makes the video's clips the way a frame-rate-capped window's are: from the cut window, by the reader."""
+    from streamgaze_hf.evaluation import ready
+    from streamgaze_hf.video import one_pass
+
+    clips._clear_memos()
+    ready._CHECKED.clear()
+    src = write_ours(tmp_path / "ours.mp4", seconds=8)
+    s = spec("openai/simple", max_frames_num=4)
+    original = one_pass.reader_rgb
+    monkeypatch.setattr(one_pass, "reader_rgb", lambda frame: np.minimum(original(frame).astype(int) + 1, 255)
+                        .astype(np.uint8))
+    out, _stats = ready_clips(src, [(0.0, 7.5), (2.0, 6.0)], None, s, cache_dir=tmp_path / "c")
+    for clip in out:
+        side = ready_sidecar(clip)
+        assert np.array_equal(frames_of(clip), source_frames(src, side["source_indices"]))
+    assert list((tmp_path / "c").glob("??/*.mp4"))  # made from the cut windows
 
 
 def test_re_encoded_frames_keep_the_sources_colour_description(tmp_path):
@@ -123,30 +190,41 @@ def test_reading_time_counts_the_wrappers_reads_only(tmp_path):
     video_time.uninstall()
 
 
-def test_the_prefetcher_makes_the_windows_of_one_video_in_one_pass(demo_dataset, tmp_path, monkeypatch):
+def test_the_prefetcher_makes_every_window_of_a_video_in_one_pass(demo_dataset, tmp_path, monkeypatch):
     from streamgaze_hf.benchmarks.streamgaze.evaluation import load_docs
-    from streamgaze_hf.evaluation import prefetch, ready
+    from streamgaze_hf.evaluation import prefetch, schedule
     from streamgaze_hf.evaluation.model_frames import frames_request
     from streamgaze_hf.evaluation.settings import RunSettings
     from streamgaze_hf.evaluation.visuals import cached_window_clip
+    from streamgaze_hf.video.one_pass import decoded_counts, reset_decoded_counts
 
     monkeypatch.setenv("STREAMGAZE_CLIP_CACHE", str(tmp_path / "clips"))
-    passes = []
-    original = ready.ready_clips
-    monkeypatch.setattr(ready, "ready_clips", lambda video, windows, *a, **k: passes.append(len(windows)) or
-                        original(video, windows, *a, **k))
     settings = RunSettings(model=json.dumps(frames_request("gpt4v", "simple", {"max_frames_num": 6})))
-    docs = [d for task in ("nfi", "gta") for d in load_docs(task, "visual", demo_dataset, settings=settings)]
+    by_task = {task: load_docs(task, "none", demo_dataset, settings=settings) for task in ("nfi", "oi_easy", "gta")}
+    text = load_docs("nfi", "text", demo_dataset, settings=settings)  # another gaze variant showing the same video
     prefetch.stop_prefetch()
+    reset_decoded_counts()
     try:
-        p = prefetch.start_prefetch(docs, settings)
-        assert p.wait_idle(timeout=600)
-        assert passes and max(passes) > 1 and sum(passes) <= len(docs)  # several windows of a video at a time
+        names = {f"streamgaze_{t}_nogaze" for t in by_task} | {"streamgaze_nfi_textgaze"}
+        for task, docs in by_task.items():
+            prefetch.start_prefetch(docs, settings, task=f"streamgaze_{task}_nogaze", expected=names)
+            assert not schedule.running()._sealed  # planned once every task of the run is known
+        prefetch.start_prefetch(text, settings, task="streamgaze_nfi_textgaze", expected=names)
+        scheduler = schedule.running()
+        assert scheduler._sealed
+        docs = [d for ds in by_task.values() for d in ds] + text
+        asked = prefetch.prefetched_visuals(docs[-1])  # the model asks: its clip first, with this thread's help
+        assert asked[-1].endswith(".mov")
+        assert scheduler.wait_idle(timeout=600)
         for d in docs:
             clip = cached_window_clip(d)
             assert clip is not None and clip.suffix == ".mov"
             assert prefetch.prefetched_visuals(d)[-1] == str(clip)
-        assert p.stats.prepared == len({prefetch.doc_key(d) for d in docs}) and p.stats.failed == 0
+        counts = decoded_counts()
+        assert counts and all(max(c.values()) == 1 for c in counts.values())  # every frame decoded once at most
+        assert scheduler.stats.late == 0 and scheduler.stats.clips == len({prefetch.scheduled_window(d)
+                                                                          for d in docs})
+        assert not list((tmp_path / "clips").glob("??/*.mp4"))  # no full-rate clip was cut
     finally:
         prefetch.stop_prefetch()
 
@@ -176,3 +254,33 @@ def test_an_open_decord_reader_stops_decoding_after_its_frames(tmp_path):
     assert grown < 60, f"the process grew by {grown:.0f} MB while the reader sat open"
     again = reader.frames([700, 1439])  # the reader still reads after the stop
     assert np.array_equal(again[0], frames[2]) and again.shape == (2, 240, 320, 3)
+
+
+def test_the_scheduler_makes_what_the_model_asks_for_first_then_the_rest_in_the_predicted_order(tmp_path):
+    """Windows of one video in different GOPs: with no worker thread, asking for one makes exactly its units (on
+    the asking thread); running the rest takes them by predicted rank (a smaller order first)."""
+    import os
+
+    from streamgaze_hf.evaluation.schedule import FrameScheduler
+
+    clips._clear_memos()
+    src = write_camera_source(tmp_path / "camera.mp4", 160, 120, seconds=30, gop_s=6)
+    s = spec("llava_hf/simple", size_w=32, size_h=32, max_frames_num=3).describe()
+    video = os.path.realpath(src)
+    windows = {f"w{k}": (video, 6.0 * k + 0.5, 6.0 * k + 5.5, s) for k in range(5)}  # one GOP each
+    sch = FrameScheduler(0, cache_dir=tmp_path / "cache")
+    sch.register([(key, w, -float(i)) for i, (key, w) in enumerate(windows.items())])  # predicted: w4 first
+    clip = sch.path("w3")  # the model asks for w3 first
+    assert clip.suffix == ".mov" and sch.stats.units == 1 and sch.stats.helped == 1 and sch.stats.clips == 1
+    order = []
+    original = sch._run
+
+    def run(p, u, helper=False):
+        order.append(u)
+        original(p, u, helper)
+
+    sch._run = run
+    while (nxt := sch._take()) is not None:
+        sch._run(*nxt)
+    assert order == [576, 288, 144, 0]  # the GOPs (6 s, 144 frames) of w4, w2, w1, w0: by rank, not by time
+    assert all(sch.path(k).suffix == ".mov" for k in windows) and sch.stats.clips == 5

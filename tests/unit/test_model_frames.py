@@ -118,7 +118,13 @@ def test_requests_keep_only_what_the_table_reads(tmp_path):
     assert frames_request("openai_compatible", "simple", {})["wrapper"] == "openai/simple"
     assert frames_request("internvl3", "simple", {}) is None  # image modality: not a video run
     assert frames_request("internvl_hf", "chat", {"fps": 2}) is None
-    assert frames_request("qwen3_vl", "chat", {}) is None
+    assert frames_request("claude", "simple", {}) is None  # a wrapper the table does not know
+    assert frames_request("sglang", "chat", {}) is None  # known, but its engine samples the frames itself
+    assert frames_request("qwen3_vl", "chat", {})["wrapper"] == "qwen3_vl/chat"
+    assert frames_request("streamgaze_random", "simple", {"seed": 3}) == {
+        "wrapper": "streamgaze_random/simple", "args": {}, "video": False}  # reads no video: nothing is cut
+    assert frames_request("streamgaze_random", "simple", {"check_visuals": "True"}) is None
+    assert not RunSettings(model=json.dumps(frames_request("streamgaze_oracle", "simple", {}))).reads_video
 
 
 def test_run_settings_carry_the_wrapper_through_the_environment():
