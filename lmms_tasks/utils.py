@@ -150,7 +150,7 @@ def run_tasks() -> tuple[frozenset[str] | None, float | None]:
     index = task_index()
     names = [leaf for name in requested_tasks(args) for leaf in index.leaves(name)]
     # the tasks whose documents are window clips (the others never register any)
-    expected = frozenset(n for n in names if (t := index.task(n)) is not None
+    expected = frozenset(n for n in names if (t := index.lmms_task(n)) is not None
                          and get_benchmark(t.benchmark).window_clips) or None
     raw = option_value(args, "--limit")
     try:

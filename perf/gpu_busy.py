@@ -5,7 +5,7 @@
                             [--layers 8] [--frames model,full] [--work DIR] [--dry-run]
 
 Everything is made here, offline: a Qwen3-VL checkpoint with random weights (the builder of
-``tests/fixtures/tiny_checkpoints.py``, its text tower widened to ``--hidden`` x ``--layers`` so that a question is
+``perf/shared/tiny_checkpoints.py``, its text tower widened to ``--hidden`` x ``--layers`` so that a question is
 real work for a GPU), a camera-layout video (10 s GOPs, 3 B-frames, BT.709, as perf/frames_to_model.py writes it)
 and a StreamGaze dataset around it (perf/model_wait.py's: past windows ``[0, t]`` and present windows
 ``[t - 60, t]``). Then ``streamgaze eval`` runs lmms-eval's own ``qwen3_vl`` chat wrapper on the device, once per

@@ -270,7 +270,7 @@ def _order(doc: dict) -> float:
     from ..registry import benchmark_of_doc
 
     try:
-        return -float(len(benchmark_of_doc(doc).evaluation_api().doc_prompt(doc)))
+        return -float(len(benchmark_of_doc(doc).plugin().doc_prompt(doc)))
     except Exception:  # noqa: BLE001 - a prediction only
         return 0.0
 
