@@ -543,7 +543,7 @@ def resolve_tasks(names: list[str] | None, bench: Benchmark) -> list[str]:
             if not name:
                 continue
             match = [t.id for t in bench.tasks if name in (t.id, t.category)]
-            if not match and index.benchmark_of(name) == bench.name:
+            if not match and index.benchmark_name(name) == bench.name:
                 match = list(dict.fromkeys(index.lmms_task(leaf).task_id for leaf in index.leaves(name)))
             if not match:
                 raise StreamGazeError(f"unknown task {name!r}; expected task ids "

@@ -52,7 +52,7 @@ class TaskIndex:
         """
         return self.lmms_tasks.get(name)
 
-    def benchmark_of(self, name: str) -> str | None:
+    def benchmark_name(self, name: str) -> str | None:
         """The benchmark a task or group name belongs to.
 
         Args:

@@ -144,7 +144,7 @@ def _run_benchmark(tasks: list[str], benchmark: Benchmark | None, results_path: 
     if benchmark is not None:
         return benchmark
     index = task_index()
-    found = [b for b in benchmarks() if any(index.benchmark_of(t) == b.name for t in tasks)]
+    found = [b for b in benchmarks() if any(index.benchmark_name(t) == b.name for t in tasks)]
     if len(found) > 1:
         raise StreamGazeError(f"the run has samples of several benchmarks ({', '.join(b.name for b in found)}): a "
                               "submission is for one benchmark; pass --benchmark", results_path)

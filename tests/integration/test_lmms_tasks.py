@@ -45,7 +45,7 @@ def test_the_task_index_is_what_the_task_files_define():
     direction = index.lmms_task("streameqa_planning_backward_ext_gazetext")
     assert (direction.task_id, direction.gaze, direction.slice, direction.suffix) == (
         "planning", "text", ("direction", "backward"), "_backward_ext_gazetext")
-    assert index.benchmark_of("vl4gaze") == "vl4gaze" and index.benchmark_of("mme") is None
+    assert index.benchmark_name("vl4gaze") == "vl4gaze" and index.benchmark_name("mme") is None
     assert not [n for n in index.names if not re.fullmatch(r"[a-z0-9_]+", n)]
 
 

@@ -309,6 +309,20 @@ def test_no_dataset_is_worked_out_outside_the_opener(tmp_path):
     assert len(_chains([probe])) == 1
 
 
+def test_there_is_one_benchmark_of():
+    """One function says which benchmark a dataset is (``dataset.load.benchmark_of``, returning the Benchmark): no
+    other function or method of the library or the glue is named ``benchmark_of``."""
+    found = [f"{p.relative_to(ROOT)}:{n.lineno}" for p in _python_files("streamgaze_hf", "lmms_tasks")
+             for n in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+             if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == "benchmark_of"]
+    assert found == [f"{DATASET_OPENER}:{_line_of(DATASET_OPENER, 'def benchmark_of(')}"]
+
+
+def _line_of(path: str, text: str) -> int:
+    return next(n for n, line in enumerate((ROOT / path).read_text(encoding="utf-8").splitlines(), 1)
+                if line.startswith(text))
+
+
 def _environment_writes(tree: ast.AST) -> list[int]:
     """Lines that assign to ``os.environ[...]`` or call ``os.environ.update/setdefault/pop`` or ``os.putenv``."""
     def is_environ(node) -> bool:
