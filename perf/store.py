@@ -12,7 +12,7 @@ In one run (issue 42):
 ``store``      per wrapper, one 60 s window's model-ready clip in both storage forms (``raw``: uncompressed; the
                ``compact`` form: lossless H.264): bytes, and the wrapper's read of each (CPU, median of ``--runs``),
                checked equal; the same on real camera frames (``--real``: the Aria RGB frames of
-               /work/shared/real_data, 1408x1408), whose noise compresses far less than a synthetic scene;
+               ../shared/real_data beside the checkout, 1408x1408), whose noise compresses far less than a synthetic scene;
 ``benchmark``  bytes per document of each wrapper's raw store at 1080p, times the full StreamGaze benchmark's 23,821
                documents (8,521 questions; a proactive question is one document per checkpoint), against 50 GB.
 """
@@ -116,8 +116,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--video", type=Path, default=None, help="a 1080p camera-layout video of at least 60 s")
     ap.add_argument("--wrappers", default=",".join(WRAPPERS))
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--real", type=Path, default=Path("/work/shared/real_data/aria_mps/raw_formats/videos/gen2_general.mp4"),
-                    help="a real camera video (default: 8 Aria RGB frames of /work/shared/real_data; skipped if absent)")
+    ap.add_argument("--real", type=Path,
+                    default=Path(__file__).resolve().parents[2] / "shared/real_data/aria_mps/raw_formats/videos/gen2_general.mp4",
+                    help="a real camera video (default: 8 Aria RGB frames of ../shared/real_data; skipped if absent)")
     ap.add_argument("--json", type=Path, default=None)
     a = ap.parse_args(argv)
     import logging
