@@ -165,11 +165,9 @@ def main(argv: list[str] | None = None) -> int:
             raw_gb = r["raw"]["bytes"] * DOCUMENTS / 1e9
             compact_gb = r["compact"]["bytes"] * DOCUMENTS / 1e9
             r.update(benchmark_raw_gb=raw_gb, benchmark_compact_gb=compact_gb, over_limit=raw_gb > LIMIT_GB)
+            real_ratio = f"{real['ratio']:.1f}" if real else "–"
             print(f"| {key} | 1080p, 60 s | {r['raw']['bytes'] / 1e6:.1f} | {r['compact']['bytes'] / 1e6:.1f} | "
-                  f"{r['ratio']:.1f} | {r['raw']['read_ms']:.1f} | {r['compact']['read_ms']:.1f} | "
-                  f"{real['ratio']:.1f} | {raw_gb:,.0f} | {compact_gb:,.0f} |" if real else
-                  f"| {key} | 1080p, 60 s | {r['raw']['bytes'] / 1e6:.1f} | {r['compact']['bytes'] / 1e6:.1f} | "
-                  f"{r['ratio']:.1f} | {r['raw']['read_ms']:.1f} | {r['compact']['read_ms']:.1f} | – | "
+                  f"{r['ratio']:.1f} | {r['raw']['read_ms']:.1f} | {r['compact']['read_ms']:.1f} | {real_ratio} | "
                   f"{raw_gb:,.0f} | {compact_gb:,.0f} |")
     if a.json:
         a.json.write_text(json.dumps(report, indent=1, default=float) + "\n")
