@@ -31,8 +31,8 @@ every frame, size, rate). ``key`` is a sha256 over :data:`FORMAT`, the window cl
 the window, the frame-rate cap), the spec's one-line description and the storage form. A cache hit costs a few
 stats and one small read.
 
-Storage forms (``RunSettings.ready_store``): ``raw`` (default), uncompressed RGB in a ``.mov``: every reader
-returns the stored values and reads them fastest; ``compact``, lossless H.264 (RGB frames: ``libx264rgb`` at
+Storage forms (``$STREAMGAZE_READY_STORE``, :func:`default_store`; ``clips warm --store``): ``raw`` (default),
+uncompressed RGB in a ``.mov``: every reader returns the stored values and reads them fastest; ``compact``, lossless H.264 (RGB frames: ``libx264rgb`` at
 ``qp=0``; frames at the source size: the source's own 4:2:0 samples at ``qp=0`` with its colour description, which
 readers convert exactly as they convert the source), several times smaller and slower to read
 (docs/performance.md: the store).

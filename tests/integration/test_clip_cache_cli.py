@@ -147,7 +147,7 @@ def test_prune_keeps_working_on_model_ready_clips_in_both_forms(tmp_path, capsys
     from streamgaze_hf.evaluation.model_frames import WRAPPERS, FramesSpec
     from streamgaze_hf.evaluation.ready import ready_clips, ready_sidecar
 
-    from ..unit.test_clips import write_source
+    from ..fixtures.coded_clips import write_source
 
     src = write_source(tmp_path / "v.mp4", n=96, forced=())
     cache = tmp_path / "cache"

@@ -116,6 +116,8 @@ PROCESS_ENV_READERS = {
     "util/fsutil.py": "user_cache_dir: where this user's caches live (the clip, VLM, scene and verification "
                       "caches' $STREAMGAZE_..._CACHE)",
     "evaluation/prefetch.py": "RANK/WORLD_SIZE of torch launchers (this rank's shard)",
+    "evaluation/ready.py": "$STREAMGAZE_READY_STORE: the clip cache's storage form of model-ready clips (like the "
+                           "cache's location, a property of this machine's cache that changes no frame)",
     "dataset/load.py": "$STREAMGAZE_ROOT and the other benchmarks' roots: where the data is (the one opener)",
     "leaderboard/site.py": "a benchmark's root variable (is a dataset given?)",
     "lmms_tasks/models.py": "RANK/WORLD_SIZE of torch launchers",
