@@ -147,7 +147,9 @@ def test_requests_run_as_hub_jobs(hub, online):
     # 4. a job past its time bound is cancelled
     slow = _request_pr(stub, "tok-carol", "Carol tiny", "qwen2_5_vl", MODEL_ARGS.replace("=6", "=4"), commit,
                        "20260101T000001Z")
+    stub.jobs.image_pull_s = 120  # the job is still running when the next sync looks (the tiny run takes ~10 s)
     proc = sync("--job-timeout", "3")
+    stub.jobs.image_pull_s = 0
     assert proc.returncode == 0 and _queue(stub)[str(slow)]["status"] == "RUNNING", proc.stderr[-3000:]
     slow_job = _queue(stub)[str(slow)]["job_id"]
     time.sleep(6)
