@@ -16,13 +16,14 @@ lock: setup
 demo: setup
 	@bash scripts/demo.sh "$(DEMO_OUT)"
 
-# `make test`: the unit and integration tests (tests/unit, tests/integration; 3:57 and 281 s of CPU on the 2-core
-# machine, idle at the start and at load average 5 by the end; 5:51 and 426 s before issue 41).
+# `make test`: the unit and integration tests (tests/unit, tests/integration; 2:54 in .ci/run on the idle 2-core
+# machine; 5:51 and 426 s of CPU before issue 41).
 # `make e2e`: the end-to-end tests (tests/e2e: real lmms-eval runs, the Hub stand-in, the leaderboard app, the long
-# CLI runs; 16:47 and about 1,000 s of CPU at load average 5-9; 52 minutes and 1,556 s before issue 41).
-# CI (.ci/run) runs both (22:52 at load average 5-8). The numbers and what keeps them low: docs/getting-started.md
-# "Development". Temporary files live under .pytest_tmp/ in the clone (pytest empties .pytest_tmp/test and
-# .pytest_tmp/e2e at the start of the next run; a passed test's tmp_path is removed when it ends), never in /tmp.
+# CLI runs; 9:31 in .ci/run; 52 minutes and 1,556 s of CPU before issue 41).
+# CI (.ci/run) runs both (12:41 and 1,371 s of CPU on a fresh clone of the idle machine; 25:30 before issue 41).
+# The numbers and what keeps them low: docs/getting-started.md "Development". Temporary files live under
+# .pytest_tmp/ in the clone (pytest empties .pytest_tmp/test and .pytest_tmp/e2e at the start of the next run; a
+# passed test's tmp_path is removed when it ends), never in /tmp.
 # The suites start hundreds of Python processes (the console script, lmms-eval runs); each keeps the modules it
 # compiles under .pytest_tmp/pycache (PYTHONPYCACHEPREFIX), also where PYTHONDONTWRITEBYTECODE is set, instead of
 # compiling them again: importing lmms-eval, torch, transformers and datasets takes 14 s of CPU compiled from
