@@ -445,10 +445,9 @@ def _warm_model_ready(items: list[dict], workers: int, cache: str | None, store:
     from .model_frames import FramesSpec
     from .ready import (
         ConversionMismatch,
-        cached_ready_clip,
+        find_or_plan,
         legacy_ready_clip,
         pass_store_dir,
-        plan_job,
         plan_pass,
     )
 
@@ -458,10 +457,10 @@ def _warm_model_ready(items: list[dict], workers: int, cache: str | None, store:
     for d in items:
         video, start, end, spec_text = scheduled_window(d)
         spec = FramesSpec.parse(spec_text)
-        if cached_ready_clip(video, start, end, None, spec, cache, store) is not None:
+        hit, job = find_or_plan(video, start, end, spec, cache, store)
+        if hit is not None:
             done += 1
             continue
-        job = plan_job(video, start, end, spec, cache, store)
         if job is None:
             full_rate.append(d)
         else:

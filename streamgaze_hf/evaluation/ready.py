@@ -152,17 +152,42 @@ class ReadyJob:
         return tuple(sorted(set(self.sources)))
 
 
+def _locate_source(video, start: float, end: float, cache_dir, store: str) -> tuple:
+    """The window's source as :func:`video.clips.locate_window` finds it (path, stat, digest, the window clip's key),
+    for a known ``store``."""
+    from ..video.clips import locate_window
+
+    if store not in STORES:
+        raise StreamGazeError(f"model-ready store {store!r}; expected one of {', '.join(STORES)}")
+    return locate_window(video, start, end, None, cache_dir)
+
+
 def plan_job(video: str | os.PathLike[str], start: float, end: float, spec: FramesSpec,
              cache_dir: str | os.PathLike[str] | None = None, store: str = "raw") -> ReadyJob | None:
     """The model-ready clip of the window ``[start, end]`` of ``video`` for ``spec``, planned from the source (no
     clip is cut), or None when the wrapper gets the full-rate clip (it cannot read the window, or no plan passes
     the check)."""
-    from ..video.clips import locate_window
+    return _plan_located(_locate_source(video, start, end, cache_dir, store), start, end, spec, cache_dir, store)
+
+
+def find_or_plan(video: str | os.PathLike[str], start: float, end: float, spec: FramesSpec,
+                 cache_dir: str | os.PathLike[str] | None = None,
+                 store: str = "raw") -> tuple[Path | None, ReadyJob | None]:
+    """A window's model-ready clip from the cache, else its plan, the window located once: (the cached clip, None),
+    or (None, what :func:`plan_job` plans: None when the wrapper gets the full-rate clip)."""
+    located = _locate_source(video, start, end, cache_dir, store)
+    key = ready_key(located[3], spec, store)
+    out = _out_path(_root(cache_dir), key, store)
+    if cache_entry_valid(out, key, FORMAT):
+        return out, None
+    return None, _plan_located(located, start, end, spec, cache_dir, store)
+
+
+def _plan_located(located: tuple, start: float, end: float, spec: FramesSpec, cache_dir,
+                  store: str) -> ReadyJob | None:
     from ..video.packets import packet_index
 
-    if store not in STORES:
-        raise StreamGazeError(f"model-ready store {store!r}; expected one of {', '.join(STORES)}")
-    src, st, digest, full_key = locate_window(video, start, end, None, cache_dir)
+    src, st, digest, full_key = located
     idx = packet_index(str(src), st.st_size, st.st_mtime_ns)
     window = select_frames(idx.frame_times, float(start), float(end))
     meta = source_metadata(src, spec.reader, len(window))
@@ -467,11 +492,10 @@ def ready_clips(video: str | os.PathLike[str], windows: list[tuple[float, float]
     jobs: dict[str, ReadyJob] = {}
     where: dict[int, str] = {}
     for i, (start, end) in enumerate(windows):
-        hit = cached_ready_clip(video, start, end, None, spec, cache_dir, store)
+        hit, job = find_or_plan(video, start, end, spec, cache_dir, store)
         if hit is not None:
             out[i] = hit
             continue
-        job = plan_job(video, start, end, spec, cache_dir, store)
         if job is None:
             out[i] = prepare_clip(video, start, end, None, cache_dir=cache_dir)
             continue

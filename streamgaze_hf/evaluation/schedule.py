@@ -42,10 +42,9 @@ from .ready import (
     PassPlan,
     ReadyJob,
     assemble,
-    cached_ready_clip,
+    find_or_plan,
     legacy_ready_clip,
     pass_store_dir,
-    plan_job,
     plan_pass,
     run_unit,
 )
@@ -184,8 +183,7 @@ class FrameScheduler:
         for pos, (key, (video, start, end, spec_text)) in enumerate(windows):
             spec = FramesSpec.parse(spec_text)
             try:
-                hit = cached_ready_clip(video, start, end, None, spec, self.cache_dir, self.store)
-                job = None if hit is not None else plan_job(video, start, end, spec, self.cache_dir, self.store)
+                hit, job = find_or_plan(video, start, end, spec, self.cache_dir, self.store)
             except Exception as exc:  # noqa: BLE001 - raised where the document is asked for
                 plain[key] = _Job(None, error=exc)
                 continue
