@@ -75,6 +75,7 @@ class DatasetHandle:
         self.reference = reference
         self.manifest = manifest
         self.benchmark = benchmark
+        self._counts: dict[str, int] | None = None  # question_counts(), worked out once
 
     def __repr__(self) -> str:
         return f"DatasetHandle({str(self.path)!r}, {self.benchmark.name} {self.version})"
@@ -209,11 +210,12 @@ class DatasetHandle:
         """Questions per task (the benchmark's task ids, card order): from the manifest's counts, else from the
         parquet footers. A task with 0 questions is allowed: recorded in the card and manifest with count 0 and
         skipped by every command not asking for it."""
-        rows = self._config_rows()
-        if rows:
-            return {t: rows[t] for t in self.benchmark.task_ids}
-        return {t: parquet_rows(data_file(self.path, t), f"parquet file of config {t!r}", self.features(t))
+        if self._counts is None:
+            rows = self._config_rows()
+            self._counts = {t: rows[t] for t in self.benchmark.task_ids} if rows else {
+                t: parquet_rows(data_file(self.path, t), f"parquet file of config {t!r}", self.features(t))
                 for t in self.benchmark.task_ids}
+        return dict(self._counts)
 
     def nonempty_tasks(self, task_ids: Iterable[str] | None = None, note: bool = True) -> tuple[str, ...]:
         """``task_ids`` (default: every task of the benchmark) without those that have no questions; with

@@ -614,7 +614,8 @@ def warm_clips(root=None, tasks: list[str] | None = None, variants: list[str] | 
     modes = resolve_variants(variants, bench)
     task_ids = resolve_tasks(tasks, bench)
     named = {t for t in (tasks or []) if t in task_ids}  # asked for by id: an empty one is an error
-    task_ids = [t for t in task_ids if t in named or t in data.nonempty_tasks(tuple(task_ids))]
+    present = data.nonempty_tasks(tuple(task_ids))
+    task_ids = [t for t in task_ids if t in named or t in present]
     docs: list[dict] = []
     for tid in task_ids:
         for mode in modes:
