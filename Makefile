@@ -58,7 +58,7 @@ check-latest: setup
 # target; the exit status says whether all met theirs. (perf/full_benchmark.py, about an hour, is run by
 # hand: docs/performance.md "The whole benchmark's cost".) `make bench` is the old name of `make perf`.
 perf: setup
-	@failed=""; for b in overlay clips frames_to_model model_ready own_recordings cli_startup; do \
+	@failed=""; for b in overlay clips frames_to_model model_ready clip_write own_recordings cli_startup; do \
 	  $(PY) perf/$$b.py || failed="$$failed $$b"; done; \
 	if [ -n "$$failed" ]; then echo "[perf] missed their targets:$$failed" >&2; exit 1; fi
 

@@ -409,13 +409,12 @@ def _warm_one(doc: dict, cache_dir: str | None) -> bool:
 def _warm_pass_units(pp, units: list, store_dir: str, cache_dir: str | None) -> tuple[int, int]:
     """Run decode ``units`` of the pass ``pp`` into its frame store (a ``clips warm`` worker process): (units,
     frames decoded)."""
-    from ..video.frame_store import FrameStore
     from ..video.one_pass import UnitDecoder
     from ..video.packets import packet_index
-    from .ready import run_unit
+    from .ready import pass_store, run_unit
 
     st = os.stat(pp.video)
-    store = FrameStore(store_dir)
+    store = pass_store(pp, store_dir)
     decoded = 0
     with UnitDecoder(pp.video, packet_index(pp.video, st.st_size, st.st_mtime_ns)) as dec:
         for unit in units:
@@ -424,10 +423,9 @@ def _warm_pass_units(pp, units: list, store_dir: str, cache_dir: str | None) -> 
 
 
 def _warm_assemble(pp, job, store_dir: str) -> str:
-    from ..video.frame_store import FrameStore
-    from .ready import assemble
+    from .ready import assemble, pass_store
 
-    return str(assemble(pp, job, FrameStore(store_dir)))
+    return str(assemble(pp, job, pass_store(pp, store_dir, [job])))
 
 
 def _chunks(items: list, parts: int) -> list[list]:

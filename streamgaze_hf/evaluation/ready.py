@@ -345,10 +345,32 @@ def run_unit(pp: PassPlan, unit, store, decoder=None, cache_dir=None) -> int:
     return decoded
 
 
+def pass_store(pp: PassPlan, root: str | os.PathLike[str], jobs: list[ReadyJob] | None = None):
+    """Where a pass's units put their frames (``video/frame_store.py``): straight into the uncompressed clips of
+    ``jobs`` (default: the pass's), each frame at its place in every clip that holds it; the frames of the other
+    clips (the compact form, a layout PyAV must write) wait in a frame store under the same ``root`` until their clip
+    is written."""
+    from ..video.frame_store import ClipPlacement
+    from ..video.lossless import RawLayout
+
+    clips = {}
+    for job in pp.jobs if jobs is None else jobs:
+        if job.store != "raw" or job.variant == "yuv":
+            continue
+        w, h = job.plan.size if job.plan.size is not None else (job.meta.width, job.meta.height)
+        layout = RawLayout(len(job.sources), int(h), int(w), job.plan.rate)
+        if layout.fits:
+            clips[job.key] = (tuple(frame_name(s, job.variant) for s in job.sources), layout)
+    return ClipPlacement(root, clips)
+
+
 def assemble(pp: PassPlan, job: ReadyJob, store) -> Path:
-    """Write ``job``'s clip from the frames its units put in ``store`` (all of them done) with its sidecar."""
-    frames = [store.get(pp.unit_of[s], frame_name(s, job.variant)) for s in job.sources]
-    return write_job(job, frames)
+    """Write ``job``'s clip with its sidecar once its units are all done: finish the clip its frames were placed in,
+    or write it from the frames its units put in ``store``."""
+    if store.placed(job.key):
+        part, layout = store.finish(job.key), store.layout(job.key)
+        return _commit(job, (layout.n, layout.height, layout.width, 3), lambda tmp: os.replace(part, tmp))
+    return write_job(job, [store.get(pp.unit_of[s], frame_name(s, job.variant)) for s in job.sources])
 
 
 def write_job(job: ReadyJob, frames: list[np.ndarray]) -> Path:
@@ -357,14 +379,28 @@ def write_job(job: ReadyJob, frames: list[np.ndarray]) -> Path:
     from ..video.lossless import write_lossless_clip, write_rgb_clip
     from ..video.packets import packet_index
 
-    plan = job.plan
     st = os.stat(job.video)
     colour = packet_index(job.video, st.st_size, st.st_mtime_ns).colour
-    stack = np.stack(frames)
+
+    def write(tmp: Path) -> None:
+        if job.store == "raw":
+            write_rgb_clip(tmp, frames, job.plan.rate)
+        else:
+            write_lossless_clip(tmp, np.stack(frames), job.plan.rate, "yuv420p" if job.variant == "yuv" else "rgb24",
+                                colour=colour if job.variant == "yuv" else None)
+
+    return _commit(job, (len(frames), *np.shape(frames[0])), write, colour if job.variant == "yuv" else None)
+
+
+def _commit(job: ReadyJob, shape: tuple[int, ...], write, colour=None) -> Path:
+    """Write ``job``'s clip into the cache (``write(tmp)`` puts it at a temporary path), read it back with the
+    wrapper's reader and check it against the plan, write its sidecar, then move it into place. ``shape``: the
+    clip's frames (N, H, W, 3), or (N, H * 3 / 2, W) for the source's own samples (``colour``: their description)."""
+    plan = job.plan
     if job.variant == "yuv":
         size = [job.meta.width, job.meta.height]
     else:
-        size = [int(stack.shape[2]), int(stack.shape[1])]
+        size = [int(shape[2]), int(shape[1])]
     record = {
         "mode": "ready", "spec": job.spec, "reader": job.reader, "store": job.store, "source": job.video,
         "source_sha256": job.source_sha256, "window": list(job.window),
@@ -377,12 +413,8 @@ def write_job(job: ReadyJob, frames: list[np.ndarray]) -> Path:
     spec = FramesSpec.parse(job.spec)
     try:
         with atomic_output(out) as tmp:
-            if job.store == "raw":
-                write_rgb_clip(tmp, np.ascontiguousarray(stack), plan.rate)
-            else:
-                write_lossless_clip(tmp, stack, plan.rate, "yuv420p" if job.variant == "yuv" else "rgb24",
-                                    colour=colour if job.variant == "yuv" else None)
-            _check_written(tmp, spec, plan, (job.reader, job.store, job.variant, stack.shape, str(plan.rate),
+            write(tmp)
+            _check_written(tmp, spec, plan, (job.reader, job.store, job.variant, tuple(shape), str(plan.rate),
                                              tuple(plan.order), plan.seen, job.spec, colour))
             head = {"format": FORMAT, "key": key, "clip_size": tmp.stat().st_size}
             write_text_atomic(out.with_name(out.name + ".json"), json.dumps({**head, **record}, separators=(",", ":")))
@@ -512,12 +544,11 @@ def ready_clips(video: str | os.PathLike[str], windows: list[tuple[float, float]
 def make_pass(video: str, jobs: list[ReadyJob], cache_dir, stats: dict | None = None) -> dict[str, Path]:
     """Make ``jobs`` (all of ``video``) in one pass on this thread; key -> clip. A source whose conversion the
     reader does not confirm gets its clips the way of a frame-rate-capped window (:func:`legacy_ready_clip`)."""
-    from ..video.frame_store import FrameStore
     from ..video.one_pass import UnitDecoder
     from ..video.packets import packet_index
 
     pp = plan_pass(video, jobs)
-    store = FrameStore(pass_store_dir(cache_dir, video))
+    store = pass_store(pp, pass_store_dir(cache_dir, video))
     st = os.stat(video)
     try:
         with UnitDecoder(video, packet_index(video, st.st_size, st.st_mtime_ns)) as dec:

@@ -44,6 +44,7 @@ from .ready import (
     assemble,
     find_or_plan,
     legacy_ready_clip,
+    pass_store,
     pass_store_dir,
     plan_pass,
     run_unit,
@@ -217,13 +218,11 @@ class FrameScheduler:
             self._add_pass(video, entries)
 
     def _add_pass(self, video: str, entries: list[_Job]) -> None:
-        from ..video.frame_store import FrameStore
-
         plan = plan_pass(video, [e.job for e in entries])
         entry_of = {e.job.key: e for e in entries}
         jobs_of = {u: [entry_of[j.key] for j in js] for u, js in plan.unit_jobs().items()}
         with self._cond:
-            p = _Pass(next(self._seq), plan, FrameStore(pass_store_dir(self.cache_dir, video)), self.cache_dir,
+            p = _Pass(next(self._seq), plan, pass_store(plan, pass_store_dir(self.cache_dir, video)), self.cache_dir,
                       jobs_of, {u.key: "pending" for u in plan.units}, {u.key: u for u in plan.units})
             p.left = len(plan.units)
             self._passes[p.pid] = p

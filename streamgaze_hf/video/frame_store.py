@@ -7,6 +7,11 @@ the units ran (on several threads, or in several processes for ``clips warm``). 
 in memory: one file per unit (its index, then its frames back to back), renamed into place
 when complete, so any thread or process can read a finished unit. A pass's store is one directory, removed when the
 pass ends.
+
+Uncompressed clips need no such wait (:class:`ClipPlacement`): where frame ``k`` of a clip goes in its file is
+known before any frame is decoded (``video/lossless.RawLayout``), so a unit writes each frame straight into every
+clip that needs it, at its place, and a clip is finished by writing its head and index. Each frame is then written
+once per clip that holds it and never read back.
 """
 
 from __future__ import annotations
@@ -19,7 +24,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ..util.errors import StreamGazeError
 from ..util.fsutil import atomic_output
+from .lossless import RawLayout
 
 
 class FrameStore:
@@ -95,3 +102,115 @@ class FrameStore:
         with self._lock:
             self._index.clear()
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+class ClipPlacement:
+    """The frames of a pass written straight into the uncompressed clips that need them.
+
+    ``clips``: clip id -> (the name of each of its frames, in the clip's order; its :class:`RawLayout`). ``put``
+    writes each frame a clip holds at its offset in that clip's partial file (``<root>/<id>.part``; several threads
+    or processes may write one file: each writes its own frames' bytes); frames no clip here holds go to a
+    :class:`FrameStore` in the same directory (``get``, ``drop``). ``finish(id)`` adds the head and index once every
+    frame is written and returns the finished file."""
+
+    def __init__(self, root: str | os.PathLike[str], clips: dict[str, tuple[tuple[str, ...], RawLayout]]) -> None:
+        self.root = Path(root)
+        self.frames = FrameStore(self.root)
+        self._clips = clips
+        self._where: dict[str, list[tuple[str, int]]] | None = None
+        self._lock = threading.Lock()
+
+    def placed(self, clip: str) -> bool:
+        return clip in self._clips
+
+    def layout(self, clip: str) -> RawLayout:
+        return self._clips[clip][1]
+
+    def part(self, clip: str) -> Path:
+        return self.root / f"{clip}.part"
+
+    def _placement(self) -> dict[str, list[tuple[str, int]]]:
+        with self._lock:
+            if self._where is None:
+                where: dict[str, list[tuple[str, int]]] = {}
+                for clip, (names, _layout) in self._clips.items():
+                    for k, name in enumerate(names):
+                        where.setdefault(name, []).append((clip, k))
+                self._where = where
+            return self._where
+
+    def put(self, unit: int, frames: dict[str, np.ndarray]) -> None:
+        """Write ``unit``'s frames (name -> array) into the clips that hold them; keep the rest in the store."""
+        where = self._placement()
+        spots: dict[str, list[tuple[int, np.ndarray]]] = {}
+        rest = {}
+        for name, arr in frames.items():
+            if name not in where:
+                rest[name] = arr
+            for clip, k in where.get(name, ()):
+                spots.setdefault(clip, []).append((k, arr))
+        if spots:
+            self.root.mkdir(parents=True, exist_ok=True)
+        for clip, items in spots.items():
+            layout = self._clips[clip][1]
+            fd = _open_part(self.part(clip), layout.end)
+            try:
+                for k, arr in sorted(items, key=lambda item: item[0]):
+                    if arr.shape != (layout.height, layout.width, 3) or arr.dtype != np.uint8:
+                        raise StreamGazeError(f"frame {k} of clip {clip} is {arr.shape} {arr.dtype}, the clip holds "
+                                              f"({layout.height}, {layout.width}, 3) uint8", self.part(clip))
+                    _pwrite_all(fd, memoryview(np.ascontiguousarray(arr)).cast("B"), layout.offset(k))
+            finally:
+                os.close(fd)
+        if rest:
+            self.frames.put(unit, rest)
+
+    def finish(self, clip: str) -> Path:
+        """The clip's file, complete: its head and index written around the frames ``put`` placed."""
+        layout = self._clips[clip][1]
+        path = self.part(clip)
+        fd = os.open(path, os.O_WRONLY)
+        try:
+            size = os.fstat(fd).st_size
+            # a frame no unit wrote leaves the file short, or a hole in it (found where the file system tells)
+            hole = os.lseek(fd, layout.HEAD, os.SEEK_HOLE) if size == layout.end and hasattr(os, "SEEK_HOLE") else size
+            if size != layout.end or hole < layout.end:
+                raise StreamGazeError(f"clip {clip} is missing frames (nothing was written at byte {min(size, hole)} "
+                                      f"of {layout.end})", path)
+            _pwrite_all(fd, layout.head(), 0)
+            _pwrite_all(fd, layout.tail(), layout.end)
+        finally:
+            os.close(fd)
+        return path
+
+    def get(self, unit: int, name: str) -> np.ndarray:
+        return self.frames.get(unit, name)
+
+    def drop(self, unit: int) -> None:
+        self.frames.drop(unit)
+
+    def remove(self) -> None:
+        """Remove the whole store, with any unfinished clip."""
+        self.frames.remove()
+
+
+def _open_part(path: Path, size: int) -> int:
+    """A clip's partial file, open for writing; whoever creates it reserves its ``size`` bytes first (one
+    allocation instead of one per page as the frames arrive: several times less CPU for the same writes, measured in
+    docs/performance.md). The reserved bytes read as a hole until a frame is written there."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    except FileExistsError:
+        return os.open(path, os.O_WRONLY)
+    try:
+        os.posix_fallocate(fd, 0, size)
+    except OSError:  # a file system that cannot reserve: the frames allocate as they are written
+        pass
+    return fd
+
+
+def _pwrite_all(fd: int, data: memoryview | bytes, offset: int) -> None:
+    view = memoryview(data)
+    while view:
+        n = os.pwrite(fd, view, offset)
+        view, offset = view[n:], offset + n

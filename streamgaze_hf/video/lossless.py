@@ -10,12 +10,20 @@ Why uncompressed: 32 frames of 448x448 read back by decord in about 18 ms of CPU
 machine, against about 200 ms for lossless H.264 in RGB (``libx264rgb`` ``qp=0``, ultrafast) and 150 ms for
 PNG in mp4 on the same textured frames (docs/performance.md); a wrapper reads the model-ready clip on the
 model's critical path, the cache pays in bytes instead (19 MB for those 32 frames). Output is atomic.
+
+The file is laid out here, not by PyAV (:class:`RawLayout`): the bytes FFmpeg's ``mov`` muxer writes for the same
+frames and rate (``tests/unit/test_model_frames.py`` compares them with PyAV's output byte for byte), with frame
+``k`` at a known offset. So a pass can write each frame straight into every clip that needs it, once
+(``video/frame_store.ClipPlacement``), and the container costs one small write at each end; PyAV's path copied
+every frame three times on its way to the file (docs/performance.md).
 """
 
 from __future__ import annotations
 
 import os
+import struct
 import tempfile
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
@@ -29,24 +37,161 @@ SUFFIX = ".mov"
 CODEC = "rawvideo"
 
 
-def write_rgb_clip(path: str | os.PathLike[str], frames: np.ndarray, rate: Fraction) -> Path:
-    """Write ``frames`` (N, H, W, 3) uint8 RGB to ``path`` (a ``.mov``) uncompressed at the constant ``rate``;
-    returns ``path``."""
+#: what FFmpeg's mov muxer lays out: the movie's timescale, a chunk's byte bound, the identity matrix
+_MOVIE_TIMESCALE = 1000
+_CHUNK_BYTES = 1 << 20
+_MATRIX = struct.pack(">9I", 0x10000, 0, 0, 0, 0x10000, 0, 0, 0, 0x40000000)
+_U32 = 0xFFFFFFFF
+
+
+def _atom(kind: bytes, *body: bytes) -> bytes:
+    data = b"".join(body)
+    return struct.pack(">I", 8 + len(data)) + kind + data
+
+
+def _full(kind: bytes, version_flags: int, *body: bytes) -> bytes:
+    return _atom(kind, struct.pack(">I", version_flags), *body)
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+@dataclass(frozen=True)
+class RawLayout:
+    """An uncompressed ``rgb24`` ``.mov`` of ``n`` frames of ``width`` x ``height`` at the constant ``rate``, laid
+    out as FFmpeg's ``mov`` muxer lays it out: ``head()`` (``ftyp``, ``wide``, the ``mdat`` header), the frames back
+    to back from :meth:`offset`, then ``tail()`` (the ``moov`` index) at :attr:`end`. ``fits`` is False where that
+    muxer would do more than this: switch to 64-bit fields (4 GiB of frames, a track longer than 2^31 ticks), or pad
+    each row to an even byte count (an odd width; the padding bytes are not defined). Such clips are written by
+    PyAV."""
+
+    n: int
+    height: int
+    width: int
+    rate: Fraction
+
+    HEAD = 36  # ftyp (20) + wide (8) + the mdat header (8)
+
+    @property
+    def frame_bytes(self) -> int:
+        return self.width * self.height * 3
+
+    @property
+    def end(self) -> int:
+        return self.HEAD + self.n * self.frame_bytes
+
+    def offset(self, k: int) -> int:
+        """Where frame ``k``'s bytes start."""
+        return self.HEAD + k * self.frame_bytes
+
+    def _timing(self) -> tuple[int, int]:
+        # the stream's time base is 1 / rate; the track's timescale its denominator, doubled up to 10,000;
+        # one frame lasts rate.denominator * (timescale / rate.numerator) ticks
+        timescale = self.rate.numerator
+        while timescale < 10000:
+            timescale *= 2
+        return timescale, self.rate.denominator * (timescale // self.rate.numerator)
+
+    @property
+    def fits(self) -> bool:
+        if (self.n < 1 or self.rate <= 0 or self.width < 1 or self.height < 1 or self.width % 2
+                or self.rate.numerator > 0x7FFFFFFF):
+            return False
+        timescale, delta = self._timing()
+        return 8 + self.n * self.frame_bytes <= _U32 and self.end <= _U32 and self.n * delta < 0x7FFFFFFF
+
+    def head(self) -> bytes:
+        return (_atom(b"ftyp", b"qt  ", struct.pack(">I", 0x200), b"qt  ") + _atom(b"wide")
+                + struct.pack(">I", 8 + self.n * self.frame_bytes) + b"mdat")
+
+    def tail(self) -> bytes:
+        timescale, delta = self._timing()
+        track = self.n * delta
+        movie = _ceil_div(track * _MOVIE_TIMESCALE, timescale)
+        per_chunk = max(1, (_CHUNK_BYTES - 1) // self.frame_bytes)
+        starts = list(range(0, self.n, per_chunk))
+        stsc, last = [], None
+        for c, first in enumerate(starts, 1):
+            count = min(per_chunk, self.n - first)
+            if count != last:
+                stsc.append(struct.pack(">3I", c, count, 1))
+                last = count
+        lavf = "Lavf" + ".".join(str(v) for v in av.library_versions["libavformat"])
+        stsd_entry = _atom(b"raw ", bytes(6), struct.pack(">H", 1), bytes(4), b"FFMP",
+                           struct.pack(">IIHHIIIH", 0, 0x400, self.width, self.height, 0x480000, 0x480000, 0, 1),
+                           bytes(32), struct.pack(">Hh", 24, -1))
+        stbl = _atom(
+            b"stbl",
+            _full(b"stsd", 0, struct.pack(">I", 1), stsd_entry),
+            _full(b"stts", 0, struct.pack(">3I", 1, self.n, delta)),
+            _full(b"stsc", 0, struct.pack(">I", len(stsc)), *stsc),
+            _full(b"stsz", 0, struct.pack(">II", self.frame_bytes, self.n)),
+            _full(b"stco", 0, struct.pack(">I", len(starts)), *(struct.pack(">I", self.offset(k)) for k in starts)),
+        )
+        minf = _atom(
+            b"minf",
+            _full(b"vmhd", 1, bytes(8)),
+            _full(b"hdlr", 0, b"dhlr", b"url ", bytes(12), b"\x0bDataHandler"),
+            _atom(b"dinf", _full(b"dref", 0, struct.pack(">I", 1), _full(b"url ", 1))),
+            stbl,
+        )
+        mdia = _atom(
+            b"mdia",
+            _full(b"mdhd", 0, struct.pack(">IIIIHH", 0, 0, timescale, track, 0x7FFF, 0)),
+            _full(b"hdlr", 0, b"mhlr", b"vide", bytes(12), b"\x0cVideoHandler"),
+            minf,
+        )
+        trak = _atom(
+            b"trak",
+            _full(b"tkhd", 3, struct.pack(">5I", 0, 0, 1, 0, movie), bytes(16), _MATRIX,
+                  struct.pack(">II", self.width << 16, self.height << 16)),
+            _atom(b"edts", _full(b"elst", 0, struct.pack(">IIiI", 1, movie, 0, 0x10000))),
+            mdia,
+        )
+        mvhd = _full(b"mvhd", 0, struct.pack(">IIIIIH", 0, 0, _MOVIE_TIMESCALE, movie, 0x10000, 0x100), bytes(10),
+                     _MATRIX, bytes(24), struct.pack(">I", 2))
+        swr = _atom(b"\xa9swr", struct.pack(">HH", len(lavf), 0x55C4), lavf.encode())
+        return _atom(b"moov", mvhd, trak, _atom(b"udta", swr))
+
+
+def rgb_layout(frames_shape: tuple[int, ...], rate: Fraction) -> RawLayout:
+    n, h, w = (int(x) for x in frames_shape[:3])
+    return RawLayout(n, h, w, Fraction(rate))
+
+
+def write_rgb_clip(path: str | os.PathLike[str], frames, rate: Fraction) -> Path:
+    """Write ``frames`` ((N, H, W, 3) uint8 RGB: an array or a list of frames) to ``path`` (a ``.mov``)
+    uncompressed at the constant ``rate``; returns ``path``."""
     path = Path(path)
-    frames = np.asarray(frames)
-    if frames.ndim != 4 or frames.shape[-1] != 3 or frames.dtype != np.uint8 or not len(frames):
-        raise ValueError(f"expected (N, H, W, 3) uint8 frames, got {frames.shape} {frames.dtype}")
-    rate = Fraction(rate)
-    with atomic_output(path) as tmp, av.open(str(tmp), "w", format="mov") as c:
+    first = np.asarray(frames[0]) if len(frames) else np.zeros((0,))
+    if first.ndim != 3 or first.shape[-1] != 3 or first.dtype != np.uint8:
+        raise ValueError(f"expected (N, H, W, 3) uint8 frames, got {len(frames)} of {first.shape} {first.dtype}")
+    if any(np.asarray(f).shape != first.shape or np.asarray(f).dtype != np.uint8 for f in frames):
+        raise ValueError(f"expected (N, H, W, 3) uint8 frames of one size, the first {first.shape}")
+    layout = rgb_layout((len(frames), *first.shape), rate)
+    with atomic_output(path) as tmp:
+        if layout.fits:
+            with open(tmp, "wb") as f:
+                f.write(layout.head())
+                for frame in frames:
+                    f.write(memoryview(np.ascontiguousarray(frame)).cast("B"))
+                f.write(layout.tail())
+        else:
+            _write_rgb_clip_pyav(tmp, frames, layout.rate)
+    return path
+
+
+def _write_rgb_clip_pyav(path: Path, frames, rate: Fraction) -> None:
+    with av.open(str(path), "w", format="mov") as c:
         s = c.add_stream(CODEC, rate=rate)
         s.pix_fmt = "rgb24"
-        s.height, s.width = frames.shape[1:3]
+        s.height, s.width = np.asarray(frames[0]).shape[:2]
         for f in frames:
             for p in s.encode(av.VideoFrame.from_ndarray(np.ascontiguousarray(f), format="rgb24")):
                 c.mux(p)
         for p in s.encode():
             c.mux(p)
-    return path
 
 
 def write_lossless_clip(path: str | os.PathLike[str], frames: np.ndarray, rate: Fraction, pix_fmt: str,

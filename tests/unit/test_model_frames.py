@@ -140,6 +140,46 @@ def test_run_settings_carry_the_wrapper_through_the_environment():
         RunSettings.from_env({"STREAMGAZE_MODEL": "qwen"})
 
 
+def _pyav_mov(path, frames, rate):
+    """The clip as FFmpeg's mov muxer writes it through PyAV (the official rule for the bytes)."""
+    import av
+
+    with av.open(str(path), "w", format="mov") as c:
+        s = c.add_stream("rawvideo", rate=rate)
+        s.pix_fmt, s.height, s.width = "rgb24", frames.shape[1], frames.shape[2]
+        for f in frames:
+            for p in s.encode(av.VideoFrame.from_ndarray(f, format="rgb24")):
+                c.mux(p)
+        for p in s.encode():
+            c.mux(p)
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize("n,h,w,rate", [
+    (3, 4, 6, Fraction(24)),  # one chunk
+    (5, 384, 384, Fraction(768, 1441)),  # 442,368-byte frames: chunks of 2, then 1 (the 1 MiB rule)
+    (7, 2, 2, Fraction(960000, 1442441)),  # a timescale over 10,000 kept as it is
+    (4, 3, 6, Fraction(7, 100000)),  # a timescale of 7 doubled to 14,336; 4 x 204,800,000 ticks
+    (2, 1080, 1920, Fraction(2)),  # one frame over 1 MiB: a chunk each
+    (3, 3, 5, Fraction(5)),  # odd width: FFmpeg pads each row, so PyAV writes it
+])
+def test_an_uncompressed_clip_is_byte_for_byte_what_ffmpegs_mov_muxer_writes(tmp_path, n, h, w, rate):
+    from streamgaze_hf.video.lossless import RawLayout, write_rgb_clip
+
+    frames = np.random.default_rng(n).integers(0, 256, (n, h, w, 3), dtype=np.uint8)
+    ours = write_rgb_clip(tmp_path / "ours.mov", list(frames), rate).read_bytes()
+    assert ours == _pyav_mov(tmp_path / "pyav.mov", frames, rate)
+    layout = RawLayout(n, h, w, rate)
+    assert layout.fits == (w % 2 == 0)
+    if layout.fits:  # frame k where the layout says, the index after the last
+        k = n - 1
+        assert ours[layout.offset(k):layout.offset(k) + layout.frame_bytes] == frames[k].tobytes()
+        assert ours[layout.end:] == layout.tail() and ours[:layout.HEAD] == layout.head()
+    assert RawLayout(4, 1080, 1920, Fraction(24)).fits
+    assert not RawLayout(700, 1080, 1920, Fraction(24)).fits  # 4.4 GB of frames: FFmpeg's 64-bit fields
+    assert not RawLayout(2, 2, 2, Fraction(1, 10**6)).fits  # a track of 2^31 ticks or more
+
+
 @pytest.mark.parametrize("rate", [Fraction(2), Fraction(768000, 1442441), Fraction(24000, 1001), Fraction(3, 5)])
 def test_uncompressed_clips_read_back_exactly_in_every_reader(tmp_path, rate):
     import av
