@@ -202,8 +202,10 @@ def _open_part(path: Path, size: int) -> int:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     except FileExistsError:
         return os.open(path, os.O_WRONLY)
+    reserve = getattr(os, "posix_fallocate", None)  # not on macOS
     try:
-        os.posix_fallocate(fd, 0, size)
+        if reserve is not None:
+            reserve(fd, 0, size)
     except OSError:  # a file system that cannot reserve: the frames allocate as they are written
         pass
     return fd

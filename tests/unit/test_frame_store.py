@@ -42,6 +42,20 @@ def test_frames_placed_in_any_order_make_the_clip_the_writer_makes(tmp_path):
     assert not (tmp_path / "pass").exists()
 
 
+def test_without_space_reservation_the_clip_is_the_same(tmp_path, monkeypatch):
+    """Where ``os.posix_fallocate`` does not exist (macOS), frames allocate as they are written."""
+    import os
+
+    monkeypatch.delattr(os, "posix_fallocate", raising=False)
+    frames = _frames(3)
+    layout = RawLayout(3, 6, 8, Fraction(1))
+    store = ClipPlacement(tmp_path / "pass", {"c": (("2/rgb", "0/rgb", "1/rgb"), layout)})
+    store.put(1, {"2/rgb": frames["2/rgb"]})
+    store.put(0, {"0/rgb": frames["0/rgb"], "1/rgb": frames["1/rgb"]})
+    want = write_rgb_clip(tmp_path / "w.mov", [frames[n] for n in ("2/rgb", "0/rgb", "1/rgb")], Fraction(1))
+    assert store.finish("c").read_bytes() == want.read_bytes()
+
+
 def test_a_clip_with_a_frame_never_written_is_not_finished(tmp_path):
     frames = _frames(3, 64, 64)
     clips = {"c": (("0/rgb", "1/rgb", "2/rgb"), RawLayout(3, 64, 64, Fraction(1)))}
