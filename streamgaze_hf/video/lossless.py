@@ -155,30 +155,26 @@ class RawLayout:
         return _atom(b"moov", mvhd, trak, _atom(b"udta", swr))
 
 
-def rgb_layout(frames_shape: tuple[int, ...], rate: Fraction) -> RawLayout:
-    n, h, w = (int(x) for x in frames_shape[:3])
-    return RawLayout(n, h, w, Fraction(rate))
-
-
 def write_rgb_clip(path: str | os.PathLike[str], frames, rate: Fraction) -> Path:
     """Write ``frames`` ((N, H, W, 3) uint8 RGB: an array or a list of frames) to ``path`` (a ``.mov``)
     uncompressed at the constant ``rate``; returns ``path``."""
     path = Path(path)
-    first = np.asarray(frames[0]) if len(frames) else np.zeros((0,))
+    arrays = [np.asarray(f) for f in frames]
+    first = arrays[0] if arrays else np.zeros((0,))
     if first.ndim != 3 or first.shape[-1] != 3 or first.dtype != np.uint8:
-        raise ValueError(f"expected (N, H, W, 3) uint8 frames, got {len(frames)} of {first.shape} {first.dtype}")
-    if any(np.asarray(f).shape != first.shape or np.asarray(f).dtype != np.uint8 for f in frames):
+        raise ValueError(f"expected (N, H, W, 3) uint8 frames, got {len(arrays)} of {first.shape} {first.dtype}")
+    if any(a.shape != first.shape or a.dtype != np.uint8 for a in arrays):
         raise ValueError(f"expected (N, H, W, 3) uint8 frames of one size, the first {first.shape}")
-    layout = rgb_layout((len(frames), *first.shape), rate)
+    layout = RawLayout(len(arrays), first.shape[0], first.shape[1], Fraction(rate))
     with atomic_output(path) as tmp:
         if layout.fits:
             with open(tmp, "wb") as f:
                 f.write(layout.head())
-                for frame in frames:
-                    f.write(memoryview(np.ascontiguousarray(frame)).cast("B"))
+                for a in arrays:
+                    f.write(memoryview(np.ascontiguousarray(a)).cast("B"))
                 f.write(layout.tail())
         else:
-            _write_rgb_clip_pyav(tmp, frames, layout.rate)
+            _write_rgb_clip_pyav(tmp, arrays, layout.rate)
     return path
 
 
