@@ -24,7 +24,6 @@ moved into place when complete (``--force`` replaces an existing one).
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 from collections.abc import Iterator
@@ -40,13 +39,15 @@ from ..gaze.bids import (
     Events,
     SceneVideo,
     entity_label,
+    write_json,
     write_recording,
 )
 from ..gaze.fixations import Fixation, FixationParams, extract_fixations
 from ..gaze.track import GazeTrack
 from ..util.errors import StreamGazeError
-from ..util.fsutil import atomic_directory, atomic_output
+from ..util.fsutil import atomic_directory
 from .load import DatasetHandle
+from .rows import gaze_tracks
 
 #: (Manufacturer, ManufacturersModelName) of the raw sources whose device is known
 DEVICES = {
@@ -98,22 +99,17 @@ def dataset_exports(dataset: DatasetHandle) -> Iterator[Export]:
     device = options.get("fixations") == "device"
     version, name = manifest.get("version", ""), manifest.get("name", "")
     origin = f"the built dataset {name} {version}".strip()
-    gaze = dataset.read_config("gaze").to_pydict()
+    videos = dataset.read_config("videos").to_pylist()
+    tracks = gaze_tracks(dataset, {row["video_id"] for row in videos}, {row["video_id"]: row for row in videos})
     fixations = dataset.read_config("fixations").to_pydict()
-    by_video: dict[str, list[int]] = {}
-    for i, vid in enumerate(gaze["video_id"]):
-        by_video.setdefault(vid, []).append(i)
     fix_by_video: dict[str, list[Fixation]] = {}
     for i, vid in enumerate(fixations["video_id"]):
         fix_by_video.setdefault(vid, []).append(Fixation(fixations["start"][i], fixations["end"][i], fixations["x"][i],
                                                          fixations["y"][i], fixations["n_samples"][i]))
-    for row in dataset.read_config("videos").to_pylist():
-        rows = by_video.get(row["video_id"])
-        if not rows:
+    for row in videos:
+        track = tracks.get(row["video_id"])
+        if track is None:
             continue
-        col = {k: np.asarray([gaze[k][i] for i in rows], dtype=np.float64) for k in ("t", "x", "y")}
-        valid = np.asarray([gaze["valid"][i] for i in rows], dtype=bool)
-        track = GazeTrack(col["t"], col["x"], col["y"], valid, row["width"], row["height"], row["fps"])
         video = dataset.file(row["video_path"])
         source = row.get("source") or build.get("source") or ""
         events = Events(frames=_frames(video), frames_source="the scene video's own frame times (the dataset's "
@@ -180,11 +176,6 @@ def _participants(ids: list[str]) -> dict[str, str]:
         used.add(label)
         out[vid] = label
     return out
-
-
-def _write_json(path: Path, obj: dict) -> None:
-    with atomic_output(path) as tmp:
-        tmp.write_text(json.dumps(obj, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
 def _place_video(src: Path, dest: Path) -> None:
@@ -259,7 +250,7 @@ def export_bids(source: str | os.PathLike[str], out: str | os.PathLike[str], *, 
 
     labels = _participants([e.video_id for e in exports])
     with atomic_directory(out) as tmp:
-        _write_json(tmp / "dataset_description.json", {
+        write_json(tmp / "dataset_description.json", {
             "Name": name, "BIDSVersion": BIDS_VERSION, "DatasetType": "raw",
             "GeneratedBy": [{"Name": TOOLKIT, "Version": __version__, "Description": "streamgaze export-bids"}],
             **description})
@@ -268,7 +259,7 @@ def export_bids(source: str | os.PathLike[str], out: str | os.PathLike[str], *, 
             "participant_id\tvideo_id\tsource\n"
             + "".join(f"sub-{labels[e.video_id]}\t{e.video_id}\t{e.source or 'n/a'}\n" for e in exports),
             encoding="utf-8")
-        _write_json(tmp / "participants.json", {
+        write_json(tmp / "participants.json", {
             "participant_id": {"Description": "one participant per recording (the toolkit does not know who wore "
                                               "the glasses)"},
             "video_id": {"Description": "the recording's video id in the toolkit that exported it (GeneratedBy)"},

@@ -4,7 +4,7 @@ benchmark's build and importer.
 * :func:`video_row`: one ``videos`` row, from a probed video (``video.frame_reader.VideoInfo``) or from the
   values a benchmark knows without one (a still image, a release without its clip);
 * :func:`gaze_rows`: the ``gaze`` rows of one video's track (``gaze.track.GazeTrack``), or of samples a release
-  lists (:func:`gaze_row`).
+  lists (:func:`gaze_row`); :func:`gaze_tracks`: those rows of a built dataset back as tracks.
 """
 
 from __future__ import annotations
@@ -12,11 +12,13 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from ..gaze.track import GazeTrack
-    from ..video.frame_reader import VideoInfo
+from ..gaze.track import GazeTrack
 
-__all__ = ["video_row", "gaze_row", "gaze_rows"]
+if TYPE_CHECKING:
+    from ..video.frame_reader import VideoInfo
+    from .load import DatasetHandle
+
+__all__ = ["video_row", "gaze_row", "gaze_rows", "gaze_tracks"]
 
 
 def video_row(video_id: str, source: str, info: VideoInfo | None = None, *, video_path: str = "",
@@ -75,3 +77,23 @@ def gaze_rows(video_id: str, track: GazeTrack, *, missing: float | None = math.n
     inside = track.in_frame
     return [gaze_row(video_id, float(t), num(x), num(y), bool(ok), bool(i))
             for t, x, y, ok, i in zip(track.t, track.x, track.y, track.valid, inside)]
+
+
+def gaze_tracks(dataset: DatasetHandle, video_ids: set[str], geometry: dict[str, dict]) -> dict[str, GazeTrack]:
+    """The gaze samples of the given videos (empty when the dataset has none, e.g. the release)."""
+    import pyarrow.compute as pc
+
+    path = dataset.config_file("gaze")
+    if not path.is_file() or not video_ids:
+        return {}
+    table = dataset.read_config("gaze", filters=[("video_id", "in", sorted(video_ids))])
+    tracks = {}
+    for vid in sorted(video_ids):
+        part = table.filter(pc.equal(table["video_id"], vid))
+        if part.num_rows == 0:
+            continue
+        g = geometry[vid]
+        tracks[vid] = GazeTrack(part["t"].to_numpy(), part["x"].to_numpy(zero_copy_only=False),
+                                part["y"].to_numpy(zero_copy_only=False),
+                                part["valid"].to_numpy(zero_copy_only=False), g["width"], g["height"], g["fps"])
+    return tracks

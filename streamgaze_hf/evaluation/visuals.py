@@ -6,7 +6,7 @@ all of them:
 - :func:`doc_visuals` prepares exactly the document's window as a clip (no frame after the window end,
   none before its start) — for every model, never left to model wrappers (reference bug 3); in the
   salience gaze mode the window's salience map comes first;
-- :func:`video_geometry`, :func:`gaze_tracks`, :func:`clip_fixations`: the dataset's videos and gaze as
+- :func:`video_geometry`, :func:`gaze_tracks` (``dataset/rows.py``), :func:`clip_fixations`: the dataset's videos and gaze as
   known at a window's end.
 
 The run settings (prompt mode, clip fps, protocol, proxy) are one ``streamgaze_hf.evaluation.settings.RunSettings``
@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from ..dataset.load import DatasetHandle, dataset_at
+from ..dataset.rows import gaze_tracks
 from ..gaze.salience import salience_heatmap, track_salience_map
 from ..gaze.track import GazeTrack
 from ..util.fsutil import atomic_output
@@ -63,26 +64,6 @@ def video_geometry(dataset: DatasetHandle) -> dict[str, dict]:
 def _video_geometry(dataset: DatasetHandle) -> dict[str, dict]:
     table = dataset.read_config("videos", ["video_id", "width", "height", "fps"])
     return {r["video_id"]: r for r in table.to_pylist()}
-
-
-def gaze_tracks(dataset: DatasetHandle, video_ids: set[str], geometry: dict[str, dict]) -> dict[str, GazeTrack]:
-    """The gaze samples of the given videos (empty when the dataset has none, e.g. the release)."""
-    import pyarrow.compute as pc
-
-    path = dataset.config_file("gaze")
-    if not path.is_file() or not video_ids:
-        return {}
-    table = dataset.read_config("gaze", filters=[("video_id", "in", sorted(video_ids))])
-    tracks = {}
-    for vid in sorted(video_ids):
-        part = table.filter(pc.equal(table["video_id"], vid))
-        if part.num_rows == 0:
-            continue
-        g = geometry[vid]
-        tracks[vid] = GazeTrack(part["t"].to_numpy(), part["x"].to_numpy(zero_copy_only=False),
-                                part["y"].to_numpy(zero_copy_only=False),
-                                part["valid"].to_numpy(zero_copy_only=False), g["width"], g["height"], g["fps"])
-    return tracks
 
 
 @lru_cache(maxsize=8)
@@ -179,13 +160,27 @@ def window_clip(doc: dict, cache_dir: str | os.PathLike[str] | None = None) -> P
 
         video, start, end, fps = doc_clip_spec(doc)
         scheduler = running()
-        if scheduler is not None and fps is None and cache_dir is None:
-            window = (os.path.realpath(video), float(start), float(end), str(spec_text))
+        window = window_key(video, start, end, fps, spec_text)
+        if scheduler is not None and window is not None and cache_dir is None:
             clip = scheduler.path(window, window)
             return clip if clip is not None else prepare_clip(video, start, end, None)
         return ready_clip(video, start, end, fps, FramesSpec.parse(spec_text), cache_dir=cache_dir,
                           store=_ready_store())
     return prepare_clip(*doc_clip_spec(doc), cache_dir=cache_dir)
+
+
+def window_key(video, start: float, end: float, fps: float | None, model_ready: str) -> tuple | None:
+    """The frame scheduler's key of a window (``schedule.py``): (source video's real path, start, end, model
+    frames) when its model-ready clip is made from the source by the run's passes; None for a full-rate clip or a
+    frame-rate-capped window."""
+    if not model_ready or fps is not None:
+        return None
+    return os.path.realpath(video), float(start), float(end), str(model_ready)
+
+
+def scheduled_window(doc: dict) -> tuple[str, float, float, str] | None:
+    """:func:`window_key` of a document's window."""
+    return window_key(*doc_clip_spec(doc), doc.get("model_ready") or "")
 
 
 def _ready_store() -> str:

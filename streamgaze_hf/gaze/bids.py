@@ -132,7 +132,8 @@ def _gzip_tsv(path: Path, rows: Sequence[Sequence[str]]) -> None:
         tmp.write_bytes(buf.getvalue())
 
 
-def _json(path: Path, obj: dict) -> None:
+def write_json(path: Path, obj: dict) -> None:
+    """A BIDS JSON file: indented, UTF-8, written atomically."""
     with atomic_output(path) as tmp:
         tmp.write_text(json.dumps(obj, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
@@ -223,9 +224,9 @@ def write_recording(directory: Path, prefix: str, track: GazeTrack, scene: Scene
     paths = [Path(f"{base}_physio.tsv.gz"), Path(f"{base}_physio.json"), Path(f"{base}_physioevents.tsv.gz"),
              Path(f"{base}_physioevents.json")]
     _gzip_tsv(paths[0], physio)
-    _json(paths[1], physio_sidecar(track, scene, device, gaze_source))
+    write_json(paths[1], physio_sidecar(track, scene, device, gaze_source))
     _gzip_tsv(paths[2], [r for _, r in _event_rows(events)])
-    _json(paths[3], events_sidecar(events))
+    write_json(paths[3], events_sidecar(events))
     return paths
 
 
