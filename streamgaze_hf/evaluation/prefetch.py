@@ -54,7 +54,7 @@ from ..util.errors import StreamGazeError
 from ..util.threads import join_threads, wait_until
 from .settings import DEFAULT_PREFETCH as DEFAULT_WORKERS
 from .settings import RunSettings, given
-from .visuals import cached_window_clip, doc_clip_spec, doc_media, doc_visuals
+from .visuals import cached_window_clip, doc_clip_spec, doc_media, doc_visuals, scheduled_window
 
 _EXIT_JOIN_S = 60.0
 
@@ -253,17 +253,6 @@ def rank_shard(docs: list[dict], limit: int | float | None = None) -> list[dict]
     return docs[rank::world] if world > 1 and 0 <= rank < world else docs
 
 
-def scheduled_window(doc: dict) -> tuple[str, float, float, str] | None:
-    """(source video, window start, window end, model frames) of a document whose model-ready clip is made from
-    its source by the run's passes (``schedule.py``), or None (full-rate clips, or a frame-rate-capped window)."""
-    if not doc.get("model_ready"):
-        return None
-    path, start, end, fps = doc_clip_spec(doc)
-    if fps is not None:
-        return None
-    return os.path.realpath(path), float(start), float(end), str(doc["model_ready"])
-
-
 def _order(doc: dict) -> float:
     """The predicted place of a document in the model's order: most wrappers ask for the longest prompt first
     (lmms-eval's ``Collator`` sorts by ``-len(tokens)``); the prompt's length in characters stands for it."""
@@ -407,19 +396,11 @@ def _warm_one(doc: dict, cache_dir: str | None) -> bool:
 
 
 def _warm_pass_units(pp, units: list, store_dir: str, cache_dir: str | None) -> tuple[int, int]:
-    """Run decode ``units`` of the pass ``pp`` into its frame store (a ``clips warm`` worker process): (units,
-    frames decoded)."""
-    from ..video.one_pass import UnitDecoder
-    from ..video.packets import packet_index
-    from .ready import pass_store, run_unit
+    """Run decode ``units`` of the pass ``pp`` into its store (a ``clips warm`` worker process): (units, frames
+    decoded)."""
+    from .ready import pass_store, run_units
 
-    st = os.stat(pp.video)
-    store = pass_store(pp, store_dir)
-    decoded = 0
-    with UnitDecoder(pp.video, packet_index(pp.video, st.st_size, st.st_mtime_ns)) as dec:
-        for unit in units:
-            decoded += run_unit(pp, unit, store, dec, cache_dir)
-    return len(units), decoded
+    return len(units), run_units(pp, units, pass_store(pp, store_dir), cache_dir)
 
 
 def _warm_assemble(pp, job, store_dir: str) -> str:
@@ -444,7 +425,7 @@ def _warm_model_ready(items: list[dict], workers: int, cache: str | None, store:
     from .ready import (
         ConversionMismatch,
         find_or_plan,
-        legacy_ready_clip,
+        legacy_job_clip,
         pass_store_dir,
         plan_pass,
     )
@@ -489,7 +470,7 @@ def _warm_model_ready(items: list[dict], workers: int, cache: str | None, store:
         for pp in passes:
             if pp.video in mismatched:
                 for job in pp.jobs:
-                    legacy_ready_clip(job.video, *job.window, None, FramesSpec.parse(job.spec), cache, job.store)
+                    legacy_job_clip(job, cache)
                     built += 1
                     bar.update(1)
     finally:

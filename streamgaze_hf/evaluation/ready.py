@@ -313,16 +313,13 @@ def run_unit(pp: PassPlan, unit, store, decoder=None, cache_dir=None) -> int:
     every variant of its wanted frames the jobs need, and put them in ``store`` (``video/frame_store.py``).
     Returns the frames decoded for it. The first unit of a pass in this process also checks the RGB conversion
     against the wrapper's reader (:class:`ConversionMismatch`)."""
-    from ..video.one_pass import UnitDecoder
-    from ..video.packets import packet_index
-
     st = os.stat(pp.video)
     check_key = (pp.video, st.st_size, st.st_mtime_ns, pp.reader)
     with _CHECKED_LOCK:
         check = check_key not in _CHECKED and any(v != "yuv" for s in unit.wanted for v in pp.needs[s])
     own = decoder is None
     if own:
-        decoder = UnitDecoder(pp.video, packet_index(pp.video, st.st_size, st.st_mtime_ns))
+        decoder = open_decoder(pp.video)
     frames: dict[str, np.ndarray] = {}
     before = decoder.decoded
     try:
@@ -544,25 +541,39 @@ def ready_clips(video: str | os.PathLike[str], windows: list[tuple[float, float]
 def make_pass(video: str, jobs: list[ReadyJob], cache_dir, stats: dict | None = None) -> dict[str, Path]:
     """Make ``jobs`` (all of ``video``) in one pass on this thread; key -> clip. A source whose conversion the
     reader does not confirm gets its clips the way of a frame-rate-capped window (:func:`legacy_ready_clip`)."""
+    pp = plan_pass(video, jobs)
+    store = pass_store(pp, pass_store_dir(cache_dir, video))
+    try:
+        n = run_units(pp, pp.units, store, cache_dir)
+        if stats is not None:
+            stats["units"] += len(pp.units)
+            stats["decoded"] += n
+        return {job.key: assemble(pp, job, store) for job in jobs}
+    except ConversionMismatch:
+        return {job.key: legacy_job_clip(job, cache_dir) for job in jobs}
+    finally:
+        store.remove()
+
+
+def open_decoder(video: str):
+    """A ``video/one_pass.UnitDecoder`` of ``video``, with its packet index."""
     from ..video.one_pass import UnitDecoder
     from ..video.packets import packet_index
 
-    pp = plan_pass(video, jobs)
-    store = pass_store(pp, pass_store_dir(cache_dir, video))
     st = os.stat(video)
-    try:
-        with UnitDecoder(video, packet_index(video, st.st_size, st.st_mtime_ns)) as dec:
-            for unit in pp.units:
-                n = run_unit(pp, unit, store, dec, cache_dir)
-                if stats is not None:
-                    stats["units"] += 1
-                    stats["decoded"] += n
-        return {job.key: assemble(pp, job, store) for job in jobs}
-    except ConversionMismatch:
-        return {job.key: legacy_ready_clip(job.video, *job.window, None, FramesSpec.parse(job.spec), cache_dir,
-                                           job.store) for job in jobs}
-    finally:
-        store.remove()
+    return UnitDecoder(video, packet_index(video, st.st_size, st.st_mtime_ns))
+
+
+def run_units(pp: PassPlan, units: list, store, cache_dir) -> int:
+    """Run ``units`` of the pass ``pp`` in order with one decoder (:func:`run_unit`); the frames decoded."""
+    with open_decoder(pp.video) as dec:
+        return sum(run_unit(pp, unit, store, dec, cache_dir) for unit in units)
+
+
+def legacy_job_clip(job: ReadyJob, cache_dir) -> Path:
+    """``job``'s clip the way of a frame-rate-capped window (:func:`legacy_ready_clip`): what a pass does for a
+    source whose conversion the wrapper's reader did not confirm."""
+    return legacy_ready_clip(job.video, *job.window, None, FramesSpec.parse(job.spec), cache_dir, job.store)
 
 
 # ---- frame-rate-capped windows: from the full-rate clip (issue 36) ----------------------------------------

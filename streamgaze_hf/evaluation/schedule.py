@@ -43,7 +43,8 @@ from .ready import (
     ReadyJob,
     assemble,
     find_or_plan,
-    legacy_ready_clip,
+    legacy_job_clip,
+    open_decoder,
     pass_store,
     pass_store_dir,
     plan_pass,
@@ -262,17 +263,13 @@ class FrameScheduler:
                 self.stats.cpu_s += time.thread_time() - t0
 
     def _run_timed(self, p: _Pass, u: int, helper: bool) -> None:
-        from ..video.one_pass import UnitDecoder
-        from ..video.packets import packet_index
-
         me = threading.get_ident()
         error: BaseException | None = None
         decoded = 0
         try:
             dec = p.decoders.get(me)
             if dec is None:
-                st = os.stat(p.plan.video)
-                dec = p.decoders[me] = UnitDecoder(p.plan.video, packet_index(p.plan.video, st.st_size, st.st_mtime_ns))
+                dec = p.decoders[me] = open_decoder(p.plan.video)
             decoded = run_unit(p.plan, p.units[u], p.store, dec, p.cache_dir)
         except BaseException as exc:  # noqa: BLE001 - handed to the clips that needed this unit
             error = exc
@@ -335,8 +332,7 @@ class FrameScheduler:
         try:
             if e.error is None and e.legacy:
                 job = e.job
-                e.path = legacy_ready_clip(job.video, *job.window, None, FramesSpec.parse(job.spec), self.cache_dir,
-                                           job.store)
+                e.path = legacy_job_clip(job, self.cache_dir)
                 with self._cond:
                     self.stats.legacy += 1
             elif e.error is None:
