@@ -210,6 +210,7 @@ def decode_range(path: str | os.PathLike[str], idx: PacketIndex, first: int, las
     the start of the stream instead. Never yields a frame after ``last``. A source that carries parameter
     sets in-band (they may change mid-stream) primes the decoder with the sets in force at that keyframe.
     """
+    real = os.path.realpath(path)  # the decode counter's key, once
     with open_container(path) as ic:
         s = ic.streams.video[0]
         s.thread_type = "AUTO"
@@ -221,7 +222,7 @@ def decode_range(path: str | os.PathLike[str], idx: PacketIndex, first: int, las
             for frame in (f for packet in _primed(ic.demux(s), idx) for f in s.decode(packet)):
                 if frame.pts is None:
                     continue
-                count_decoded(path, int(np.searchsorted(idx.frame_pts, frame.pts)))
+                count_decoded(real, int(np.searchsorted(idx.frame_pts, frame.pts)), real=True)
                 if not seen_any:
                     seen_any = True
                     if frame.pts > first:

@@ -280,10 +280,6 @@ def check_build_arguments(raw: Path, out: Path, version: str, opts: BuildOptions
     make_backend(opts)  # missing options, unreadable metadata CSV
 
 
-def _num(v: float) -> float | None:
-    return float(v) if math.isfinite(v) else None
-
-
 def _process_star(args: tuple[Path, Path, BuildOptions]) -> Path:
     return process_recording(*args)
 

@@ -116,11 +116,12 @@ def load_plan(root: str | os.PathLike[str] | None, gaze: str = "visual", prompt_
     docs_by_video: dict[str, dict[tuple[str, int], dict]] = {}
     rows: dict[str, dict] = {}
     for task_id in tasks:
-        for doc in evaluation.load_docs(task_id, gaze, data):
+        task_rows = data.load_task(task_id)
+        for doc in evaluation.load_docs(task_id, gaze, data, rows=task_rows):
             doc["prompt_mode"] = prompt_mode
             docs_by_video.setdefault(doc["video_id"], {})[(doc["question_id"], int(doc["checkpoint_index"]))] = doc
         if get_task(task_id).checkpointed:
-            rows.update({r["question_id"]: dict(r) for r in data.load_task(task_id)})
+            rows.update({r["question_id"]: dict(r) for r in task_rows})
     tracks = evaluation.gaze_tracks(data, set(docs_by_video), geometry)
     for vid in sorted(docs_by_video):
         docs = docs_by_video[vid]
