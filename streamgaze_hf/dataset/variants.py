@@ -16,8 +16,13 @@ import os
 from pathlib import Path
 
 from .files import config_file
+from .load import DatasetHandle
 from .reader import parquet_rows, read_parquet
 from .schema import CONFIG_FEATURES
+
+#: an open dataset (its files as the handle verified them, the manifest read once at the edge), or the directory
+#: of a dataset being written (its card and import report)
+Source = DatasetHandle | str | os.PathLike[str]
 
 #: gaze mode -> task-name suffix (evaluation.GAZE_VARIANTS inverted; kept here to avoid an import cycle)
 SUFFIX = {"visual": "", "none": "_nogaze", "text": "_textgaze", "salience": "_salience"}
@@ -30,18 +35,22 @@ def _rows(path: Path, columns: list[str]) -> list[dict]:
     return read_parquet(path, f"parquet file of config {config!r}", CONFIG_FEATURES[config], columns).to_pylist()
 
 
-def has_gaze(root: str | os.PathLike[str]) -> bool:
+def _config(source: Source, config: str) -> Path:
+    return source.config_file(config) if isinstance(source, DatasetHandle) else config_file(source, config)
+
+
+def has_gaze(root: Source) -> bool:
     """Whether the dataset holds any gaze: a gaze sample or a fixation with a centre."""
-    gaze = config_file(root, "gaze")
+    gaze = _config(root, "gaze")
     if gaze.is_file() and parquet_rows(gaze, "parquet file of config 'gaze'", CONFIG_FEATURES["gaze"]) > 0:
         return True
     return any(math.isfinite(r["x"]) and math.isfinite(r["y"])
-               for r in _rows(config_file(root, "fixations"), ["x", "y"]))
+               for r in _rows(_config(root, "fixations"), ["x", "y"]))
 
 
-def videos_without_overlay(root: str | os.PathLike[str]) -> list[str]:
+def videos_without_overlay(root: Source) -> list[str]:
     """Ids of the videos that have no gaze-overlay video."""
-    return sorted(r["video_id"] for r in _rows(config_file(root, "videos"), ["video_id", "overlay_path"])
+    return sorted(r["video_id"] for r in _rows(_config(root, "videos"), ["video_id", "overlay_path"])
                   if not r["overlay_path"])
 
 

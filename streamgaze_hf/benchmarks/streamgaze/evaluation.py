@@ -115,7 +115,7 @@ def check_variant(task_id: str, gaze: str, rows: list[dict], dataset: DatasetHan
             raise StreamGazeError(f"{name}: {len(missing)} video(s) of this task have no gaze-overlay video (e.g. "
                                   f"{missing[0]}; a release imported without viz videos and without fixation "
                                   f"centres): run {task_name(task_id, 'none')} instead", dataset.path)
-    elif gaze in ("text", "salience") and not has_gaze(dataset.path):
+    elif gaze in ("text", "salience") and not has_gaze(dataset):
         raise StreamGazeError(f"{name}: this dataset has no gaze (no gaze samples, no fixation centres), so the "
                               f"{gaze} gaze variant would show none: run {task_name(task_id, 'visual')} or "
                               f"{task_name(task_id, 'none')} instead", dataset.path)
