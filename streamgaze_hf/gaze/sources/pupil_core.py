@@ -60,7 +60,7 @@ def is_recording(d: Path) -> bool:
 def discover(raw: Path) -> list[str]:
     """Recording folders with an export holding ``gaze_positions.csv``; each must have its world video."""
     raw = Path(raw)
-    ids = sorted(d.name for d in raw.iterdir() if d.is_dir() and export_dir(d) is not None) if raw.is_dir() else []
+    ids = sorted(d.name for d in raw.iterdir() if d.is_dir() and is_recording(d)) if raw.is_dir() else []
     if not ids:
         raise StreamGazeError(f"no Pupil Player exports found (expected {LAYOUT})", raw)
     for vid in ids:

@@ -68,7 +68,7 @@ def is_recording(d: Path) -> bool:
 def discover(raw: Path) -> list[str]:
     """Sub-folders with a gaze file; each must have its scene video."""
     raw = Path(raw)
-    ids = sorted(d.name for d in raw.iterdir() if d.is_dir() and _files(d)["gaze"].is_file()) if raw.is_dir() else []
+    ids = sorted(d.name for d in raw.iterdir() if d.is_dir() and is_recording(d)) if raw.is_dir() else []
     if not ids:
         raise StreamGazeError(f"no Tobii Pro Glasses 3 recordings found (expected {LAYOUT})", raw)
     for vid in ids:
