@@ -11,6 +11,13 @@ time of each frame pair into its prompt (``<t seconds>``, from those indices and
 cannot reproduce by itself. The indices are computed again by qwen_vl_utils' own ``smart_nframes`` from the
 element the wrapper built; a clip made for other arguments raises (never another frame silently).
 
+InternVL3's ``load_video`` reading a model-ready clip of composite frames (issue 42) — where lmms-eval's
+``internvl3``/``internvl3_5`` make several tiles and a thumbnail of each frame, a model-ready clip holds both of
+``dynamic_preprocess``'s resizes side by side in one composite frame (``streamgaze_hf/video/resize.py``): the
+module's ``load_video`` reads such a clip with its own sampler (``get_index``) and its own transform, and cuts each
+composite into the tiles in ``dynamic_preprocess``'s order instead of resizing the frame. A clip made for other
+arguments (frame count, tile budget, tile size, a bound) raises; every other file is read by the original.
+
 ``lmms_eval.protocol`` encoding frames as base64 (lmms-eval's OpenAI-style chat path) — its per-message cache keys a
 ``PIL.Image`` by ``id()``: the images of a video's frames are made one after another in a loop and freed, so a
 later frame can get an earlier, freed frame's id and be sent as that frame's encoding
@@ -27,6 +34,8 @@ lmms-eval's simple ``llava_hf`` samples them.
 """
 
 from __future__ import annotations
+
+import os
 
 import numpy as np
 from lmms_eval.models.chat.llava_hf import LlavaHf
@@ -77,6 +86,14 @@ def install_reader_fixes() -> list[str]:
         vp._streamgaze_fixed = True
         done.append("qwen_vl_utils")
     try:
+        import lmms_eval.models.simple.internvl3 as internvl3
+    except Exception:
+        internvl3 = None
+    if internvl3 is not None and not getattr(internvl3, "_streamgaze_fixed", False):
+        internvl3.load_video = _composite_load_video(internvl3.load_video, internvl3)
+        internvl3._streamgaze_fixed = True
+        done.append("internvl3")
+    try:
         from lmms_eval.protocol import ChatMessages
     except Exception:
         ChatMessages = None
@@ -123,3 +140,41 @@ def _model_ready_reader(original, backend: str, vp):
         return video, metadata, n / max(count, 1e-6) * fps
 
     return read
+
+
+def _composite_load_video(original, module):
+    """InternVL3's ``load_video`` (``original``, of ``module``), which for a model-ready clip of composite frames
+    cuts each sampled frame into its tiles instead of resizing it (module docstring)."""
+    import functools
+
+    @functools.wraps(original)
+    def load_video(video_path, bound=None, input_size=448, max_num=1, num_segments=32):
+        from streamgaze_hf.evaluation.ready import composite_reading
+
+        args = composite_reading(video_path) if isinstance(video_path, (str, os.PathLike)) else None
+        if args is None:
+            return original(video_path, bound, input_size, max_num, num_segments)
+        import torch
+        from PIL import Image
+
+        from streamgaze_hf.evaluation.model_frames import internvl_tiles_budget
+        from streamgaze_hf.video.resize import INTERNVL_TILE, internvl_tiles
+
+        asked = (bound, input_size, max_num, num_segments)
+        planned = (None, INTERNVL_TILE, internvl_tiles_budget(args), int(args["num_frame"]))
+        if asked != planned:
+            raise ValueError(f"{video_path}: this model-ready clip holds InternVL tiles for (bound, input_size, "
+                             f"max_num, num_segments) = {planned}, the wrapper asks for {asked}: run with --frames "
+                             "full, or make the clips for these model arguments")
+        vr = module.VideoReader(str(video_path), ctx=module.cpu(0), num_threads=1)
+        transform = module.build_transform(input_size=input_size)
+        pixel_values, patches = [], []
+        for index in module.get_index(bound, float(vr.get_avg_fps()), len(vr) - 1, first_idx=0,
+                                      num_segments=num_segments):
+            tiles = internvl_tiles(vr[index].asnumpy())
+            values = torch.stack([transform(Image.fromarray(tile)) for tile in tiles])
+            patches.append(values.shape[0])
+            pixel_values.append(values)
+        return torch.cat(pixel_values), patches
+
+    return load_video

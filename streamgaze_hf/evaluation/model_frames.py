@@ -10,8 +10,10 @@ model id and class kind, ``chat`` or ``simple``):
   model as ``second_per_grid_ts``;
 * its **resize**: the size its reader or processor brings a frame to (Qwen's ``smart_resize`` with the
   wrapper's pixel budget; the checkpoint's video processor size for the Hugging Face processors; InternVL's
-  448 px tile when a frame is one tile), with the kernel that does it, or ``None`` where the processor keeps
-  the source size (InternVL3 tiling, the API wrappers, LLaVA-OneVision's LLaVA-NeXT processor);
+  448 px tile when a frame is one tile, and where InternVL3 makes several tiles and a thumbnail, the two
+  resizes of its ``dynamic_preprocess`` side by side in one composite frame, cut into tiles again by the lmms-eval
+  glue's reader fix), with the kernel that does it, or ``None`` where the processor keeps the source size (the
+  API wrappers, LLaVA-OneVision's LLaVA-NeXT processor);
 * its **reader**: the library whose YUV-to-RGB conversion and metadata the wrapper sees (decord, torchcodec,
   qwen_vl_utils' backend);
 * the **layout** of a model-ready clip: the picked frames, already resized, in an order and at a constant
@@ -47,7 +49,7 @@ from typing import Any
 from ..util.errors import StreamGazeError
 
 #: bumped when a plan for the same spec and clip would change (part of every model-ready clip's cache key)
-PLAN_VERSION = 1
+PLAN_VERSION = 2  # 2: InternVL3's frames of several tiles are composites (``internvl`` kernel), no longer the source
 
 # qwen_vl_utils 0.0.14 (vision_process.py)
 _QWEN_FRAME_FACTOR = 2
@@ -343,7 +345,9 @@ def _internvl_simple_layout(p, reading: Reading, total: int, fps: float) -> tupl
     return [*range(n), n - 1], _rate(Fraction(n, max(total, 1)) * _fraction(fps))
 
 
-def _internvl_tiles(p) -> int:
+def internvl_tiles_budget(p) -> int:
+    """The ``max_num`` lmms-eval's InternVL3 wrapper hands ``load_video`` for a video: its tile budget shared by
+    ``num_frame`` frames."""
     total_max = int(p.get("total_max_num", 64))
     return max(1, min(int(p.get("max_num", 12)), total_max // int(p["num_frame"])))
 
@@ -352,10 +356,32 @@ def _internvl2_size(p, width, height, reading):
     return (448, 448)  # load_video(max_num=1): one 448 px tile per frame, no thumbnail
 
 
+def internvl_grid(width: int, height: int, max_num: int, tile: int = 448) -> tuple[int, int]:
+    """The (columns, rows) of tiles InternVL's ``dynamic_preprocess`` (``min_num`` 1) cuts a ``width`` x ``height``
+    frame into with ``max_num`` tiles at most: its ``find_closest_aspect_ratio``, ties included (a tie goes to a
+    later ratio of the same set, iterated as it iterates it, when the frame's area exceeds half the ratio's)."""
+    ratios = {(i, j) for n in range(1, max_num + 1) for i in range(1, n + 1) for j in range(1, n + 1)
+              if 1 <= i * j <= max_num}
+    aspect, area = width / height, width * height
+    best_diff, best = float("inf"), (1, 1)
+    for ratio in set(sorted(ratios, key=lambda x: x[0] * x[1])):
+        diff = abs(aspect - ratio[0] / ratio[1])
+        if diff < best_diff:
+            best_diff, best = diff, ratio
+        elif diff == best_diff and area > 0.5 * tile * tile * ratio[0] * ratio[1]:
+            best = ratio
+    return best
+
+
 def _internvl3_size(p, width, height, reading):
-    # several tiles per frame: the grid follows the source's aspect ratio and a thumbnail is the source
-    # resized, so the processor needs the source frame
-    return (448, 448) if _internvl_tiles(p) == 1 else None
+    """One tile: the 448 px tile. Several: the composite of the grid and the thumbnail (``video/resize.py``), which
+    the glue's reader fix cuts into the tiles ``dynamic_preprocess`` makes of the source frame."""
+    from ..video.resize import INTERNVL_TILE, internvl_composite_size
+
+    cols, rows = internvl_grid(width, height, internvl_tiles_budget(p), INTERNVL_TILE)
+    if cols * rows == 1:
+        return (INTERNVL_TILE, INTERNVL_TILE)
+    return internvl_composite_size((cols, rows))
 
 
 def _internvl_hf_sample(p, total: int, fps: float) -> Reading:
@@ -510,7 +536,7 @@ WRAPPERS: dict[str, Wrapper] = {w.key: w for w in (
             _internvl2_size, "pil", _internvl_simple_layout, requires={"modality": "video"},
             note="its model code comes from the Hub (trust_remote_code): proven through its load_video"),
     *(Wrapper(name, "simple", {"num_frame": 32, "max_num": 12, "total_max_num": 64, "modality": "image"}, "decord",
-              _internvl_simple_sample, _internvl3_size, "pil", _internvl_simple_layout,
+              _internvl_simple_sample, _internvl3_size, "internvl", _internvl_simple_layout,
               requires={"modality": "video"},
               note="its model code comes from the Hub (trust_remote_code): proven through its load_video")
       for name in ("internvl3", "internvl3_5")),
@@ -656,8 +682,8 @@ class FramesSpec:
         order_idx, rate = (row.layout or _plain_layout)(p, reading, total, fps)
         order = tuple(distinct[i] for i in order_idx)
         size = row.size(p, width, height, reading)
-        if size is not None and size == (width, height):
-            size = None
+        if size is not None and size == (width, height) and not is_composite(row.kernel, size):
+            size = None  # (a composite of the source's own size is still a composite)
         plan = FramePlan(order, size, row.kernel if size else "", rate, reading.picks, reading.timing)
         self.check(plan, width, height)
         return plan
@@ -667,7 +693,7 @@ class FramesSpec:
         ``plan.rate``) reaches exactly the full-rate frames it reaches (and the same timing, to float32), and its
         resize leaves the model-ready size unchanged."""
         small = self.check_read(plan, len(plan.order), float(plan.rate))
-        if plan.size is not None:
+        if plan.size is not None and not is_composite(plan.kernel, plan.size):  # a composite: the reader fix reads it
             w, h = plan.size
             again = self.row.size(self.args, w, h, small)
             if again not in (None, (w, h)):
@@ -692,6 +718,14 @@ class FramesSpec:
             raise ValueError(f"{self.wrapper}: timing {small.timing} on the model-ready clip, {plan.timing} on the "
                              "full-rate one")
         return small
+
+
+def is_composite(kernel: str, size: tuple[int, int] | None) -> bool:
+    """Whether a model-ready frame of ``size`` made with ``kernel`` is an InternVL composite (several tiles and a
+    thumbnail in one frame, ``video/resize.py``)."""
+    from ..video.resize import INTERNVL_TILE
+
+    return kernel == "internvl" and size is not None and tuple(size) != (INTERNVL_TILE, INTERNVL_TILE)
 
 
 def reader_backend(row: Wrapper, environ: Mapping[str, str] | None = None) -> str:

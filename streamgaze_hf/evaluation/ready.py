@@ -47,6 +47,7 @@ import threading
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -61,7 +62,7 @@ from ..video.clips import (
     window_clip_key,
 )
 from ..video.lossless import SUFFIX
-from .model_frames import FramePlan, FramesSpec
+from .model_frames import FramePlan, FramesSpec, is_composite
 
 #: the sidecar format of model-ready clips (bumped when what a key stands for changes)
 #: 2: the frames are the source's (issue 42), not the full-rate clip's (a smart cut's re-encoded head and tail)
@@ -402,8 +403,8 @@ def _commit(job: ReadyJob, shape: tuple[int, ...], write, colour=None) -> Path:
         "mode": "ready", "spec": job.spec, "reader": job.reader, "store": job.store, "source": job.video,
         "source_sha256": job.source_sha256, "window": list(job.window),
         "full_frames": job.meta.n_frames, "full_fps": job.meta.fps, "full_size": [job.meta.width, job.meta.height],
-        "size": size, "rate": str(plan.rate), "n_frames": len(plan.order), "order": list(plan.order),
-        "seen": list(plan.seen), "timing": plan.timing,
+        "size": size, "kernel": plan.kernel, "rate": str(plan.rate), "n_frames": len(plan.order),
+        "order": list(plan.order), "seen": list(plan.seen), "timing": plan.timing,
         "source_indices": list(job.sources), "frame_times": list(job.times),
     }
     out, key = job.out, job.key
@@ -479,6 +480,29 @@ def hook_reading(path: str | os.PathLike[str]) -> tuple[int, float, tuple[int, .
         return None
     st = os.stat(path)
     return _hook_reading(os.path.realpath(path), st.st_size, st.st_mtime_ns)
+
+
+@lru_cache(maxsize=4096)
+def _composite_reading(path: str, _size: int, _mtime_ns: int) -> dict[str, Any] | None:
+    try:
+        side = ready_sidecar(path)
+        spec = FramesSpec.parse(side["spec"])
+    except StreamGazeError:
+        return None
+    if not is_composite(side.get("kernel", ""), tuple(int(x) for x in side["size"])):
+        return None
+    return spec.args
+
+
+def composite_reading(path: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """For a model-ready clip of InternVL composite frames (several tiles and a thumbnail in each frame,
+    ``video/resize.py``): the wrapper arguments it was made for, which the lmms-eval glue's fix of ``load_video``
+    checks before it cuts the frames into tiles (``lmms_tasks/wrappers.py``); None for any other file."""
+    path = str(path)
+    if not path.endswith((SUFFIX, COMPACT_SUFFIX)) or not os.path.isfile(path + ".json"):
+        return None
+    st = os.stat(path)
+    return _composite_reading(os.path.realpath(path), st.st_size, st.st_mtime_ns)
 
 
 def preload() -> None:

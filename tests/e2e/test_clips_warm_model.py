@@ -19,7 +19,7 @@ def test_clips_warm_prepares_the_model_ready_clips_of_a_run(demo_dataset, tmp_pa
     ready = sorted((tmp_path / "clip-cache" / "ready").rglob("*.mov"))
     assert ready, proc.stdout + proc.stderr
     sides = [json.loads(p.with_name(p.name + ".json").read_text()) for p in ready]
-    assert {s["spec"] for s in sides} == {"openai/simple max_frames_num=8 video_fps=null reader=decord v1"}
+    assert {s["spec"] for s in sides} == {"openai/simple max_frames_num=8 video_fps=null reader=decord v2"}
     assert all(s["n_frames"] <= 9 for s in sides) and "sk-not" not in proc.stdout + proc.stderr
     import decord
 

@@ -22,7 +22,9 @@ from streamgaze_hf.evaluation.model_frames import (
     WRAPPERS,
     FramesSpec,
     frames_request,
+    internvl_grid,
     internvl_index,
+    is_composite,
     qwen_indices,
     qwen_smart_nframes,
     qwen_smart_resize,
@@ -183,6 +185,8 @@ def test_model_ready_clip_gives_the_wrapper_what_the_source_gives_it(case, check
         side, full_side = ready_sidecar(ready), read_sidecar(full)
         assert side["n_frames"] < full_side["n_frames"], label
         assert set(side["source_indices"]) <= set(full_side["source_indices"])  # never a frame the window lacks
+        if case.name == "internvl3 (load_video), 8 frames: tiles":  # the tiles, not the source frame, are stored
+            assert is_composite("internvl", side["size"]), (label, side["size"])
         result = compare(wrapper_output(case, truth, checkpoints), wrapper_output(case, ready, checkpoints))
         assert all_identical(result), (case.name, label, result)
 
@@ -261,6 +265,56 @@ def test_internvl_samplers_are_lmms_evals_and_transformers_own():
             if n <= total:
                 got = proc.sample_frames(VideoMetadata(total_num_frames=total, fps=24.0), num_frames=n)
                 assert list(hf.sample({"num_frames": n}, total, 24.0).picks) == [int(i) for i in got]
+
+
+def test_internvl3_composites_hold_dynamic_preprocess_own_tiles():
+    """The composite frame of InternVL3's tiles (``video/resize.py``), cut again, gives exactly the tiles lmms-eval's
+    ``dynamic_preprocess`` makes of the source frame, for frames of many shapes (ties of its aspect-ratio rule
+    included) and tile budgets."""
+    iv3 = pytest.importorskip("lmms_eval.models.simple.internvl3")
+    import numpy as np
+    from PIL import Image
+
+    from streamgaze_hf.video.resize import internvl_composite_size, internvl_tiles, resize_frames
+
+    rng = np.random.default_rng(0)
+    shapes = [(1920, 1080), (1080, 1920), (640, 480), (320, 240), (896, 504), (1344, 448), (448, 448), (900, 450),
+              (224, 448), (1000, 250), (2688, 1344)]  # the last: its aspect ties 2x1 with 4x2, and its area decides
+    for width, height in shapes:
+        frame = rng.integers(0, 256, (height, width, 3), dtype=np.uint8)
+        for max_num in (1, 2, 3, 4, 8, 12):
+            want = iv3.dynamic_preprocess(Image.fromarray(frame), image_size=448, use_thumbnail=True, max_num=max_num)
+            grid = internvl_grid(width, height, max_num)
+            if grid[0] * grid[1] == 1:
+                got = [resize_frames(frame[None], (448, 448), "internvl")[0]]
+            else:
+                got = internvl_tiles(resize_frames(frame[None], internvl_composite_size(grid), "internvl")[0])
+            assert len(got) == len(want), (width, height, max_num)
+            for a, b in zip(got, want):
+                assert np.array_equal(a, np.asarray(b)), (width, height, max_num)
+
+
+def test_internvl3_reader_fix_reads_composites_only_for_the_arguments_they_were_made_for(checkpoints, camera_source,
+                                                                                          tmp_path):
+    """The glue's fix of InternVL3's ``load_video`` cuts a composite clip into 8 frames of 7 tiles (a 320x240 frame
+    with InternVL3's budget for 8 frames, 64 // 8 = 8 tiles: a 3x2 grid and the thumbnail) and refuses it to a
+    call with another frame count, tile budget, tile size or a bound; a source clip still reaches the original."""
+    iv3 = pytest.importorskip("lmms_eval.models.simple.internvl3")
+    from lmms_tasks.wrappers import install_reader_fixes
+
+    install_reader_fixes()
+    clips._clear_memos()
+    case = next(c for c in CASES if c.name == "internvl3 (load_video), 8 frames: tiles")
+    clip = str(ready_clip(camera_source, 0.0, 12.7, None, spec_of(case, checkpoints), cache_dir=tmp_path))
+    assert ready_sidecar(clip)["size"] == [1792, 896]
+    pixels, patches = iv3.load_video(clip, num_segments=8, max_num=8)
+    assert patches == [7] * 8 and tuple(pixels.shape) == (56, 3, 448, 448)
+    for other in ({"num_segments": 9, "max_num": 8}, {"num_segments": 8, "max_num": 2},
+                  {"num_segments": 8, "max_num": 8, "input_size": 224}, {"num_segments": 8, "max_num": 8, "bound": (0, 5)}):
+        with pytest.raises(ValueError, match="this model-ready clip holds InternVL tiles"):
+            iv3.load_video(clip, **other)
+    source_pixels, source_patches = iv3.load_video(str(camera_source), num_segments=8, max_num=8)
+    assert source_patches == [7] * 8 and tuple(source_pixels.shape) == (56, 3, 448, 448)
 
 
 SAMPLER_CASES = [c for c in CASES if c.name in ("qwen2_5_vl chat, 6 frames", "qwen2_5_vl simple, 6 frames",

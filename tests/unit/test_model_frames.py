@@ -90,6 +90,39 @@ def test_qwen_chat_clip_rate_is_the_sampled_rate():
     assert plan.size == (1008, 560)  # 1080p at the wrapper's default pixel budget (602112 per frame)
 
 
+def test_internvl3_plans_a_composite_where_a_frame_is_several_tiles():
+    """InternVL3's default tile budget (total_max_num 64 // 32 frames = 2) cuts a 16:9 frame into two tiles of an
+    896x448 resize and a thumbnail: the plan is their 1344x448 composite; a 4:3 frame is one tile (448x448); the
+    composite planned for a portrait frame is 896x896 (the 448x896 grid beside the thumbnail)."""
+    from streamgaze_hf.video.resize import internvl_composite, internvl_tiles
+
+    spec = FramesSpec("internvl3/simple", tuple(sorted({**WRAPPERS["internvl3/simple"].args,
+                                                       "modality": "video"}.items())), "decord")
+    assert spec.plan(1441, 24.0, 1920, 1080).size == (1344, 448)
+    assert spec.plan(1441, 24.0, 640, 480).size == (448, 448)
+    assert spec.plan(1441, 24.0, 1080, 1920).size == (896, 896)
+    assert spec.plan(1441, 24.0, 1920, 1080).kernel == "internvl"
+    same = spec.plan(1441, 24.0, 1344, 448)  # a 3:1 source as large as its composite: still a composite
+    assert (same.size, same.kernel) == ((1344, 448), "internvl")
+    one = FramesSpec("internvl3/simple", tuple(sorted({**WRAPPERS["internvl3/simple"].args, "modality": "video",
+                                                      "num_frame": 64}.items())), "decord")
+    assert one.plan(1441, 24.0, 1920, 1080).size == (448, 448)  # 64 // 64 = one tile a frame
+
+    frame = np.arange(1080 * 1920 * 3, dtype=np.uint32).reshape(1080, 1920, 3).astype(np.uint8)
+    composite = internvl_composite(frame, (2, 1))
+    tiles = internvl_tiles(composite)
+    assert composite.shape == (448, 1344, 3) and len(tiles) == 3
+    assert np.array_equal(tiles[0], composite[:, :448]) and np.array_equal(tiles[1], composite[:, 448:896])
+    assert np.array_equal(tiles[2], composite[:, 896:])  # the thumbnail last
+    portrait = internvl_tiles(internvl_composite(frame.transpose(1, 0, 2), (1, 2)))
+    assert [t.shape for t in portrait] == [(448, 448, 3)] * 3
+    assert not portrait[2][448:].size  # the thumbnail is one tile; the column below it is padding, never a tile
+    with pytest.raises(ValueError, match="not an InternVL composite"):
+        internvl_tiles(np.zeros((448, 1000, 3), np.uint8))
+    with pytest.raises(ValueError, match="no thumbnail"):
+        internvl_tiles(np.zeros((448, 896, 3), np.uint8))  # one tile and a thumbnail: never made
+
+
 def test_spec_round_trips_and_versions():
     spec = resolve_spec(frames_request("qwen2_5_vl", "chat", {"max_num_frames": 8, "api_key": "sk-secret"}),
                         {"FORCE_QWENVL_VIDEO_READER": "decord"})
@@ -131,7 +164,7 @@ def test_run_settings_carry_the_wrapper_through_the_environment():
     req = json.dumps(frames_request("gpt4v", "simple", {"max_frames_num": 4}))
     s = RunSettings.from_env({"STREAMGAZE_MODEL": req})
     assert s.frames == "model" and RunSettings.from_env(s.to_env()) == s
-    assert s.record(("model_ready",))["model_ready"] == "gpt4v/simple max_frames_num=4 reader=decord v1"
+    assert s.record(("model_ready",))["model_ready"] == "gpt4v/simple max_frames_num=4 reader=decord v2"
     full = RunSettings.from_env({"STREAMGAZE_MODEL": req, "STREAMGAZE_FRAMES": "full"})
     assert full.record(("model_ready",)) == {"model_ready": ""}
     with pytest.raises(StreamGazeError, match="STREAMGAZE_FRAMES"):
