@@ -130,8 +130,9 @@ def run_settings():
     if plan is not None:
         return plan.settings
     settings = RunSettings.from_env()
-    if settings.model or settings.frames != "model":
+    if settings.model:
         return settings
+    # frames_for has both rules: a wrapper that reads no video gets nothing cut, whatever --frames says
     choice = frames_for(resolve_wrapper(sys.argv[1:]), settings.frames)
     return dataclasses.replace(settings, model=choice) if choice else settings
 
