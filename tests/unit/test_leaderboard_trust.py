@@ -13,7 +13,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from streamgaze_hf.leaderboard.service.bounded import run_bounded
-from streamgaze_hf.leaderboard.service.identity import space_description, submitter_of
+from streamgaze_hf.leaderboard.service.identity import description_of, space_description, submitter_of
 from streamgaze_hf.leaderboard.service.model_checks import hub_model_id, parse_params
 from streamgaze_hf.leaderboard.service.names import name_key
 from streamgaze_hf.leaderboard.service.pinning import ListedDataset, scoring_target
@@ -131,6 +131,32 @@ def test_the_space_names_its_submitter_and_only_the_space_is_believed():
         submitter_of("space-bot", "hello", {"space-bot"})
     with pytest.raises(StreamGazeError):
         space_description("al ice")
+
+
+def test_a_pull_requests_description_is_its_authors_first_comment():
+    """The one rule the sync and the app's quota read a Space pull request's submitter by: the first comment,
+    when the pull request's author wrote it (huggingface_hub's event objects)."""
+    from datetime import datetime, timezone
+
+    from huggingface_hub.community import DiscussionComment, DiscussionStatusChange
+
+    def event(kind, author, content=""):
+        common = {"id": "e", "type": kind, "created_at": datetime.now(timezone.utc), "author": author, "_event": {}}
+        if kind == "comment":
+            return DiscussionComment(**common, content=content, edited=False, hidden=False)
+        return DiscussionStatusChange(**common, new_status="open")
+
+    class Details:
+        def __init__(self, author, events):
+            self.author, self.events = author, events
+
+    said = space_description("alice")
+    assert description_of(Details("space-bot", [event("comment", "space-bot", said)])) == said
+    assert description_of(Details("space-bot", [event("status-change", "space-bot"),
+                                                event("comment", "space-bot", said)])) == said
+    # someone else's comment first (a pull request whose author wrote none): it names nobody
+    assert description_of(Details("space-bot", [event("comment", "mallory", space_description("mallory"))])) == ""
+    assert description_of(Details("space-bot", [])) == ""
 
 
 def test_hub_model_ids_and_sizes():

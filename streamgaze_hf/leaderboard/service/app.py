@@ -184,7 +184,7 @@ def quota_reason(requests: str, rows: Mapping[str, Sequence[Mapping]], user: str
 
     from .eval_queue import QueueRepo
     from .hub_push import hub_api
-    from .identity import submitter_of
+    from .identity import description_of, submitter_of
     from .quota import over_quota, parse_time
 
     if user in maintainers:
@@ -197,9 +197,8 @@ def quota_reason(requests: str, rows: Mapping[str, Sequence[Mapping]], user: str
                                       repo_type="dataset"):
         if d.author == me and d.author != user:
             details = api.get_discussion_details(requests, d.num, repo_type="dataset")
-            first = next((e for e in details.events if e.type == "comment"), None)
             try:
-                who = submitter_of(d.author, first.content if first is not None else "", {me})
+                who = submitter_of(d.author, description_of(details), {me})
             except StreamGazeError:
                 continue
         else:

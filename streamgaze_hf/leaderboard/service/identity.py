@@ -15,7 +15,7 @@ from collections.abc import Collection
 
 from ...util.errors import StreamGazeError
 
-__all__ = ["space_description", "submitter_of", "USER_NAME"]
+__all__ = ["description_of", "space_description", "submitter_of", "USER_NAME"]
 
 #: a Hub user or organisation name
 USER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
@@ -28,6 +28,13 @@ def space_description(user: str) -> str:
         raise StreamGazeError(f"{user!r} is not a Hub user name")
     return (f"Submitted by @{user} via the Space.\n\nThe leaderboard app re-scored this file before opening the pull "
             "request; the maintainer's sync re-scores it again.")
+
+
+def description_of(details) -> str:
+    """A pull request's description as :func:`submitter_of` reads it: its first comment when the pull request's
+    author wrote it (huggingface_hub's ``DiscussionWithDetails``), else "" (a comment of anyone else names nobody)."""
+    first = next((e for e in details.events if e.type == "comment"), None)
+    return first.content if first is not None and first.author == details.author else ""
 
 
 def submitter_of(author: str, description: str, space_accounts: Collection[str]) -> str:

@@ -46,7 +46,7 @@ from ...util.errors import StreamGazeError
 from .comments import scored_table
 from .eval_queue import QueueRecord
 from .hub_push import hub_api, hub_error
-from .identity import submitter_of
+from .identity import description_of, submitter_of
 from .ledger import Accepted, accepted_prs, commit_accepted, git_blob_id
 from .names import name_key
 from .pinning import ListedDataset, listed_datasets
@@ -222,9 +222,7 @@ class _Sync:
 
     def _details(self, num: int):
         details = self.api.get_discussion_details(self.requests, num, repo_type="dataset")
-        first = next((e for e in details.events if e.type == "comment"), None)
-        description = first.content if first is not None and first.author == details.author else ""
-        return details, description
+        return details, description_of(details)
 
     @staticmethod
     def _changes(diff: str) -> list[tuple[str, str]]:
