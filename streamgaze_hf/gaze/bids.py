@@ -245,10 +245,16 @@ def read_sidecar(path: Path) -> dict:
 
 def is_eyetrack(path: Path) -> bool:
     """Whether a ``*_physio.json`` declares eye tracking (``PhysioType`` ``eyetrack``)."""
+    return _eyetrack_sidecar(path) is not None
+
+
+def _eyetrack_sidecar(path: Path) -> dict | None:
+    """The content of a ``*_physio.json`` that declares eye tracking, else None (not one, or unreadable)."""
     try:
-        return read_sidecar(path).get("PhysioType") == "eyetrack"
+        meta = read_sidecar(path)
     except GazeFormatError:
-        return False
+        return None
+    return meta if meta.get("PhysioType") == "eyetrack" else None
 
 
 def _rows(path: Path) -> list[list[str]]:
@@ -353,5 +359,11 @@ def read_events(sidecar_path: Path) -> list[tuple[float, float, str, str]]:
 
 def physio_files(root: str | os.PathLike[str]) -> list[Path]:
     """Every eyetrack ``*_physio.json`` under the subjects of a BIDS dataset, sorted."""
-    root = Path(root)
-    return sorted(p for p in root.glob("sub-*/**/*_physio.json") if is_eyetrack(p))
+    return [p for p, _meta in physio_sidecars(root)]
+
+
+def physio_sidecars(root: str | os.PathLike[str]) -> list[tuple[Path, dict]]:
+    """Every eyetrack ``*_physio.json`` under the subjects of a BIDS dataset with its content (each file parsed
+    once), sorted by path."""
+    found = ((p, _eyetrack_sidecar(p)) for p in sorted(Path(root).glob("sub-*/**/*_physio.json")))
+    return [(p, meta) for p, meta in found if meta is not None]

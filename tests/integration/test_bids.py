@@ -16,6 +16,7 @@ import gzip
 import json
 import shutil
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pyarrow.parquet as pq
@@ -25,6 +26,7 @@ from streamgaze_hf.dataset.bids_export import export_bids
 from streamgaze_hf.gaze.bids import entity_label, read_events, read_physio
 from streamgaze_hf.gaze.sources.registry import discover, load_recording, read_track
 from streamgaze_hf.gaze.sources.wearable import AssumedVideoWarning
+from streamgaze_hf.util.errors import StreamGazeError
 
 from ..fixtures.bids_validator import errors, validate
 from ..fixtures.cli_entry import one_error_line, streamgaze
@@ -214,3 +216,35 @@ def test_the_export_loads_in_pymovements_and_its_detectors_run(tmp_path):
         found = fixations(gaze, method)
         assert len(found) > 10, method
         assert all(round(a * 1000) in times and round(b * 1000) in times and b > a for a, b in found)
+
+
+def test_reading_every_recording_parses_each_sidecar_once_and_sees_an_edited_one(demo_dataset, tmp_path, monkeypatch):
+    """A build discovers a BIDS dataset and loads each of its recordings: the dataset's index is worked out once
+    (each eyetrack sidecar parsed once for it, then once more when its recording's samples are read), not once per
+    recording (it was N² parses); a sidecar edited since is read again."""
+    import streamgaze_hf.gaze.bids as bids_io
+
+    bids = tmp_path / "bids"
+    export_bids(demo_dataset, bids, progress=False)
+    parsed: list[str] = []
+    original = bids_io.read_sidecar
+
+    def counting(path):
+        parsed.append(Path(path).name)
+        return original(path)
+
+    monkeypatch.setattr(bids_io, "read_sidecar", counting)
+    vids = discover(bids, "bids")
+    assert vids == ["world_0_00", "world_0_01", "world_0_02"]
+    for vid in vids:
+        assert load_recording(bids, "bids", vid).video_id == vid
+    physio = sorted(p for p in parsed if p.endswith("_physio.json"))
+    assert physio == sorted(2 * [physio_of(bids, f"world00{k}").name for k in range(3)]), parsed
+    # an edited sidecar (another video id) is read again, not served from the index
+    side = physio_of(bids, "world001")
+    meta = json.loads(side.read_text())
+    meta["SceneVideo"]["VideoId"] = "renamed"
+    side.write_text(json.dumps(meta))
+    assert load_recording(bids, "bids", "renamed").video_id == "renamed"
+    with pytest.raises(StreamGazeError, match="no recording 'world_0_01' in this BIDS dataset"):
+        load_recording(bids, "bids", "world_0_01")

@@ -25,10 +25,11 @@ recording's datatype folder.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from pathlib import Path
 
 from ...util.errors import GazeFormatError, StreamGazeError
-from ..bids import Physio, physio_files, read_events, read_physio
+from ..bids import Physio, physio_files, physio_sidecars, read_events, read_physio
 from ..track import GazeTrack
 from .base import Action, Recording, sort_actions
 from .wearable import SceneClock, read_actions_csv, scene_track
@@ -44,34 +45,65 @@ def looks_like(raw: Path) -> bool:
     return (Path(raw) / "dataset_description.json").is_file() and bool(physio_files(raw))
 
 
-def _choose(files: list[Path]) -> Path:
-    """The recording of one prefix: the cyclopean one when there are several, else the first by label."""
-    from ..bids import read_sidecar
-
-    cyclopean = [f for f in files if read_sidecar(f).get("RecordedEye") == "cyclopean"]
+def _choose(files: list[tuple[Path, dict]]) -> tuple[Path, dict]:
+    """The recording of one prefix (its sidecar and content): the cyclopean one when there are several, else the
+    first by label."""
+    cyclopean = [f for f in files if f[1].get("RecordedEye") == "cyclopean"]
     return (cyclopean or files)[0]
 
 
 def _index(raw: Path) -> dict[str, tuple[Path, Path]]:
-    """video id -> (its physio sidecar, its scene video path) of every recording of a BIDS dataset."""
-    from ..bids import read_sidecar
+    """video id -> (its physio sidecar, its scene video path) of every recording of a BIDS dataset; worked out once
+    for the same sidecars (paths, sizes and times)."""
+    raw = Path(raw)
+    stamp = tuple((str(f), *st) for f in sorted(raw.glob("sub-*/**/*_physio.json")) if (st := _stat(f)) is not None)
+    index = dict(_index_of(str(raw), stamp))
+    _LATEST[str(raw)] = ({f: (size, mtime) for f, size, mtime in stamp}, index)
+    return index
 
-    by_prefix: dict[str, list[Path]] = {}
-    for f in physio_files(raw):
+
+#: dataset root -> (sidecar -> (size, mtime) when it was last indexed, that index)
+_LATEST: dict[str, tuple[dict[str, tuple[int, int]], dict[str, tuple[Path, Path]]]] = {}
+
+
+def _stat(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns
+
+
+def _entry(raw: Path, video_id: str) -> tuple[Path, Path] | None:
+    """One recording's (sidecar, scene video): from the dataset's last index while that sidecar is unchanged (a
+    build reads every recording of the dataset it has just discovered: without walking the dataset again for
+    each), else from a new index."""
+    latest = _LATEST.get(str(raw))
+    if latest is not None and video_id in latest[1]:
+        sidecar = latest[1][video_id][0]
+        if latest[0].get(str(sidecar)) == _stat(sidecar):
+            return latest[1][video_id]
+    return _index(raw).get(video_id)
+
+
+@lru_cache(maxsize=8)
+def _index_of(raw: str, _stamp: tuple) -> tuple[tuple[str, tuple[Path, Path]], ...]:
+    by_prefix: dict[str, list[tuple[Path, dict]]] = {}
+    for f, meta in physio_sidecars(raw):
         m = _RECORDING.match(f.name)
         prefix = m.group("prefix") if m else f.name[: -len("_physio.json")]
-        by_prefix.setdefault(prefix, []).append(f)
+        by_prefix.setdefault(prefix, []).append((f, meta))
     out: dict[str, tuple[Path, Path]] = {}
     for prefix, files in sorted(by_prefix.items()):
-        sidecar = _choose(files)
-        scene = read_sidecar(sidecar).get("SceneVideo") or {}
+        sidecar, meta = _choose(files)
+        scene = meta.get("SceneVideo") or {}
         vid = str(scene.get("VideoId") or prefix) if isinstance(scene, dict) else prefix
         video = Path(raw) / (str(scene.get("File")) if isinstance(scene, dict) and scene.get("File")
                              else f"stimuli/{prefix}.mp4")
         if vid in out:
             raise StreamGazeError(f"two recordings have the video id {vid!r} ({out[vid][0].name}, {sidecar.name})", raw)
         out[vid] = (sidecar, video)
-    return out
+    return tuple(out.items())
 
 
 def discover(raw: Path) -> list[str]:
@@ -134,10 +166,10 @@ def read_track(path: Path, video: Path | None = None) -> GazeTrack:
 def load_recording(raw: Path, video_id: str) -> Recording:
     """Scene video, gaze track and actions of one recording of a BIDS dataset."""
     raw = Path(raw)
-    index = _index(raw)
-    if video_id not in index:
+    entry = _entry(raw, video_id)
+    if entry is None:
         raise StreamGazeError(f"no recording {video_id!r} in this BIDS dataset", raw)
-    sidecar, video = index[video_id]
+    sidecar, video = entry
     if not video.is_file():
         raise StreamGazeError(f"scene video not found (expected {video.relative_to(raw)})", raw)
     track = _track(read_physio(sidecar), video, sidecar)
