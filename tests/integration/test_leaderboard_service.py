@@ -138,3 +138,48 @@ def test_leaderboard_help_lists_its_verbs_one_line_each(tmp_path):
     assert verbs["FILE.json"].strip().endswith("render the static site from submission files (this command)")
     assert all(len(ln.split(None, 1)[1]) > 10 for ln in verbs.values())  # each with its one line
     assert lines[start + 9] == ""  # and nothing wraps onto a second
+
+
+def test_a_writer_commits_again_on_the_new_head_and_gives_up_when_it_keeps_moving(monkeypatch):
+    """The leaderboard writers' one rule (``hub_commit.commit_on_head``) against the Hub stand-in: another writer
+    committing between an attempt's read and its commit gets the Hub's 412, and the attempt is made again on the new
+    head (both files end up on main); a head that moves before every commit gives up after ATTEMPTS with the caller's
+    own exception; any other Hub error goes up as the caller's error."""
+    import huggingface_hub.constants
+    from huggingface_hub import CommitOperationAdd, HfApi
+
+    from perf.shared.hub_stub import HubStub
+    from streamgaze_hf.leaderboard.service.hub_commit import ATTEMPTS, commit_on_head
+
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_DISABLE_XET", True)
+    with HubStub() as stub:
+        stub.token_users["tok-maint"] = "maint"
+        stub.put_files("org/requests", {"README.md": b"# Requests\n"})
+        api = HfApi(endpoint=stub.url, token="tok-maint")
+        heads, moved = [], []
+
+        def attempt(name, other_writer):
+            head = api.repo_info("org/requests", repo_type="dataset").sha
+            heads.append(head)
+            if other_writer(len(heads)):
+                stub.put_files("org/requests", {f"other-{name}-{len(heads)}.txt": b"another writer"})
+            return api.create_commit("org/requests", [CommitOperationAdd(name, b"mine")], repo_type="dataset",
+                                     parent_commit=head, commit_message="mine").oid
+
+        oid = commit_on_head(lambda: attempt("mine.txt", lambda n: n == 1), moved=lambda: moved.append(heads[-1]),
+                             gave_up=RuntimeError("gave up"))
+        assert len(heads) == 2 and heads[0] != heads[1] and moved == heads[:1]
+        assert api.repo_info("org/requests", repo_type="dataset").sha == oid
+        assert {"other-mine.txt-1.txt", "mine.txt"} <= set(api.list_repo_files("org/requests", repo_type="dataset"))
+
+        heads.clear()
+        with pytest.raises(RuntimeError, match="gave up"):
+            commit_on_head(lambda: attempt("late.txt", lambda n: True), moved=lambda: None, gave_up=RuntimeError("gave up"))
+        assert len(heads) == ATTEMPTS and "late.txt" not in api.list_repo_files("org/requests", repo_type="dataset")
+
+        with pytest.raises(StreamGazeError, match="writing org/nowhere"):
+            commit_on_head(lambda: api.create_commit("org/nowhere", [CommitOperationAdd("a", b"a")], repo_type="dataset",
+                                                     commit_message="a"),
+                           moved=lambda: None, gave_up=RuntimeError("gave up"),
+                           error=lambda exc: StreamGazeError(f"writing org/nowhere: {type(exc).__name__}"))

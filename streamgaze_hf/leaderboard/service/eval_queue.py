@@ -26,12 +26,12 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from ...util.errors import StreamGazeError
+from .hub_commit import ATTEMPTS, commit_on_head
 
 __all__ = ["QUEUE", "STATUSES", "QueueRecord", "QueueState", "QueueRepo", "spent_gpu_hours", "parse_queue"]
 
 QUEUE = "queue.json"
 STATUSES = ("PENDING", "RUNNING", "FINISHED", "FAILED")
-ATTEMPTS = 5
 
 
 @dataclass
@@ -130,25 +130,22 @@ class QueueRepo:
         """Read, ``change`` the records in place, commit when they changed; the state written (or read). ``change``
         may raise to give up (nothing is written)."""
         from huggingface_hub import CommitOperationAdd
-        from huggingface_hub.errors import HfHubHTTPError
 
         from .hub_push import hub_error
 
-        for _ in range(ATTEMPTS):
+        def attempt():
             state = self.read()
             before = dumps_queue(state.records) if state.records else None
             change(state)
             after = dumps_queue(state.records)
             if after == before or (before is None and not state.records):
                 return state
-            try:
-                info = self.api.create_commit(self.repo, [CommitOperationAdd(QUEUE, after)], repo_type="dataset",
-                                              parent_commit=state.head, commit_message=message)
-            except HfHubHTTPError as exc:
-                if exc.response is not None and exc.response.status_code == 412:
-                    self.log("queue: another sync wrote first; reading the new head and trying again")
-                    continue
-                raise hub_error(exc, f"writing the evaluation queue of {self.repo}") from None
-            state.head = info.oid
+            state.head = self.api.create_commit(self.repo, [CommitOperationAdd(QUEUE, after)], repo_type="dataset",
+                                                parent_commit=state.head, commit_message=message).oid
             return state
-        raise StreamGazeError(f"{self.repo}: other writers kept committing to the queue; {ATTEMPTS} attempts failed")
+
+        return commit_on_head(
+            attempt, moved=lambda: self.log("queue: another sync wrote first; reading the new head and trying again"),
+            error=lambda exc: hub_error(exc, f"writing the evaluation queue of {self.repo}"),
+            gave_up=StreamGazeError(f"{self.repo}: other writers kept committing to the queue; {ATTEMPTS} attempts "
+                                    "failed"))

@@ -29,10 +29,10 @@ from pathlib import Path
 from ... import __version__
 from ...registry import get_benchmark
 from ...util.errors import StreamGazeError
+from .hub_commit import ATTEMPTS, commit_on_head
 
 __all__ = ["run_request", "evaluation_title"]
 
-ATTEMPTS = 5
 #: environment variables a job's ``streamgaze eval`` child does not get (the token is the push's, not the model's)
 _WITHHELD = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_API_TOKEN")
 
@@ -56,22 +56,17 @@ def _eval_command(req: dict, model_dir: Path, out: Path) -> list[str]:
 
 def _commit(api, requests: str, num: int, path: str, data: bytes, log: Callable[[str], None]) -> str:
     from huggingface_hub import CommitOperationAdd
-    from huggingface_hub.errors import HfHubHTTPError
 
-    for _ in range(ATTEMPTS):
+    def attempt():
         head = api.repo_info(requests, repo_type="dataset").sha
-        try:
-            info = api.create_commit(requests, [CommitOperationAdd(path, data)], repo_type="dataset",
-                                     parent_commit=head, commit_message=evaluation_title(num, path),
-                                     commit_description=(f"The responses of the leaderboard's job for request #{num}, "
-                                                         f"made by streamgaze-toolkit {__version__}."))
-        except HfHubHTTPError as exc:
-            if exc.response is not None and exc.response.status_code == 412:
-                log("the requests dataset moved while committing; reading its new head")
-                continue
-            raise
-        return info.oid
-    raise StreamGazeError(f"other writers kept committing to {requests}; {ATTEMPTS} attempts failed")
+        return api.create_commit(requests, [CommitOperationAdd(path, data)], repo_type="dataset",
+                                 parent_commit=head, commit_message=evaluation_title(num, path),
+                                 commit_description=(f"The responses of the leaderboard's job for request #{num}, "
+                                                     f"made by streamgaze-toolkit {__version__}.")).oid
+
+    return commit_on_head(attempt, moved=lambda: log("the requests dataset moved while committing; reading its new head"),
+                          gave_up=StreamGazeError(f"other writers kept committing to {requests}; {ATTEMPTS} attempts "
+                                                  "failed"))
 
 
 def run_request(requests: str, request_path: str, commit: str, num: int, out_path: str, *, work: Path,

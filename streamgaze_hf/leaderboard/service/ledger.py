@@ -17,10 +17,10 @@ from dataclasses import dataclass
 
 from ... import __version__
 from ...util.errors import StreamGazeError
+from .hub_commit import AGAIN, ATTEMPTS, commit_on_head
 
-__all__ = ["Accepted", "accepted_prs", "commit_accepted", "accept_title", "git_blob_id", "ATTEMPTS"]
+__all__ = ["Accepted", "accepted_prs", "commit_accepted", "accept_title", "git_blob_id"]
 
-ATTEMPTS = 5
 _TITLE = re.compile(r"^Accept #(\d{1,9}): ((?:submissions|requests)/\S+)$")
 _BY = re.compile(r"^Submitted by @([A-Za-z0-9][A-Za-z0-9._-]{0,95}) in pull request #(\d{1,9})")
 _RESPONSES = re.compile(r"responses sha256 ([0-9a-f]{64})")
@@ -67,10 +67,10 @@ def commit_accepted(api, requests: str, num: int, path: str, data: bytes, submit
     ``responses``: the digest of its raw responses, written into the message (``push-submission`` reads the
     ledger to refuse a repeat before it sends anything)."""
     from huggingface_hub import CommitOperationAdd
-    from huggingface_hub.errors import HfHubHTTPError
 
     blob = git_blob_id(data)
-    for _ in range(ATTEMPTS):
+
+    def attempt():
         head = api.repo_info(requests, repo_type="dataset").sha
         present = api.get_paths_info(requests, [path], revision=head, repo_type="dataset")
         if present:
@@ -78,20 +78,15 @@ def commit_accepted(api, requests: str, num: int, path: str, data: bytes, submit
             if mine is not None and mine.path == path and getattr(present[0], "blob_id", None) == blob:
                 return None
             raise StreamGazeError(f"{path} already exists: a pull request cannot change an existing submission")
-        try:
-            info = api.create_commit(
-                requests, [CommitOperationAdd(path, data)], repo_type="dataset", parent_commit=head,
-                commit_message=accept_title(num, path),
-                commit_description=(f"Submitted by @{submitter} in pull request #{num}. Re-scored by "
-                                    f"streamgaze-toolkit {__version__}; these are the bytes it scored (git blob "
-                                    f"{blob})." + (f" Its raw responses: responses sha256 {responses}."
-                                                   if responses else "")))
-        except HfHubHTTPError as exc:
-            if exc.response is not None and exc.response.status_code == 412:
-                log(f"#{num}: the requests dataset moved while accepting; reading its new head")
-                continue
-            raise
-        if info.oid == head:  # an empty commit is not sent (the file appeared meanwhile): look again
-            continue
-        return info.oid
-    raise RuntimeError(f"other writers kept committing to the requests dataset; {ATTEMPTS} attempts failed")
+        info = api.create_commit(
+            requests, [CommitOperationAdd(path, data)], repo_type="dataset", parent_commit=head,
+            commit_message=accept_title(num, path),
+            commit_description=(f"Submitted by @{submitter} in pull request #{num}. Re-scored by "
+                                f"streamgaze-toolkit {__version__}; these are the bytes it scored (git blob "
+                                f"{blob})." + (f" Its raw responses: responses sha256 {responses}."
+                                               if responses else "")))
+        return AGAIN if info.oid == head else info.oid  # an empty commit is not sent (the file appeared): look again
+
+    return commit_on_head(
+        attempt, moved=lambda: log(f"#{num}: the requests dataset moved while accepting; reading its new head"),
+        gave_up=RuntimeError(f"other writers kept committing to the requests dataset; {ATTEMPTS} attempts failed"))

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from ...registry import benchmarks
 from ...util.errors import StreamGazeError
+from .hub_commit import ATTEMPTS, commit_on_head
 from .hub_push import hub_error
 from .results import (
     CONFIG,
@@ -30,9 +31,8 @@ from .results import (
     with_flags,
 )
 
-__all__ = ["ResultsState", "ResultsRepo", "ATTEMPTS"]
+__all__ = ["ResultsState", "ResultsRepo"]
 
-ATTEMPTS = 5
 
 
 @dataclass
@@ -93,11 +93,10 @@ class ResultsRepo:
         """Read, ``change`` the state in place (rows, flags), render and commit; the commit made, or None when
         nothing changed."""
         from huggingface_hub import CommitOperationAdd, CommitOperationDelete
-        from huggingface_hub.errors import HfHubHTTPError
 
         from .ledger import git_blob_id
 
-        for _ in range(ATTEMPTS):
+        def attempt():
             state = self.read()
             before = dict(state.flags)
             change(state)
@@ -114,14 +113,12 @@ class ResultsRepo:
             ops += [CommitOperationDelete(p) for p in state.tree if p not in files and p.startswith(("data/", "site/"))]
             if not ops:
                 return None
-            try:
-                info = self.api.create_commit(self.repo, ops, repo_type="dataset", parent_commit=state.head,
-                                              commit_message=message(state))
-            except HfHubHTTPError as exc:
-                if exc.response is not None and exc.response.status_code == 412:
-                    self.log("results: another writer committed first; reading the new head and trying again")
-                    continue
-                raise hub_error(exc, f"writing the results dataset {self.repo}") from None
-            return info.oid
-        raise StreamGazeError(f"{self.repo}: other writers kept committing; {ATTEMPTS} attempts failed "
-                              "(run it again: it picks up where this one stopped)")
+            return self.api.create_commit(self.repo, ops, repo_type="dataset", parent_commit=state.head,
+                                          commit_message=message(state)).oid
+
+        return commit_on_head(
+            attempt, moved=lambda: self.log("results: another writer committed first; reading the new head and trying "
+                                            "again"),
+            error=lambda exc: hub_error(exc, f"writing the results dataset {self.repo}"),
+            gave_up=StreamGazeError(f"{self.repo}: other writers kept committing; {ATTEMPTS} attempts failed (run it "
+                                    "again: it picks up where this one stopped)"))
