@@ -62,6 +62,7 @@ from ..video.clips import (
     window_clip_key,
 )
 from ..video.lossless import SUFFIX
+from ..video.wrapper_reads import ClipMetadata
 from .model_frames import FramePlan, FramesSpec, is_composite
 
 #: the sidecar format of model-ready clips (bumped when what a key stands for changes)
@@ -98,16 +99,6 @@ def _root(cache_dir) -> Path:
 
 # ---- a window, planned from its source -------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class SourceMeta:
-    """What a wrapper's reader reports of a frame-exact cut of a window: its frames, rate and size."""
-
-    n_frames: int
-    fps: float
-    width: int
-    height: int
-
-
 @lru_cache(maxsize=64)
 def _reader_fps(path: str, _size: int, _mtime_ns: int, reader: str) -> float:
     from ..video.wrapper_reads import clip_metadata
@@ -115,16 +106,16 @@ def _reader_fps(path: str, _size: int, _mtime_ns: int, reader: str) -> float:
     return float(clip_metadata(path, reader).fps)
 
 
-def source_metadata(video: str | os.PathLike[str], reader: str, n_frames: int) -> SourceMeta:
-    """The reader's metadata of a frame-exact cut of ``n_frames`` frames of ``video``: that count, the rate the
-    reader reports for the source itself (a cut that keeps the source's frame times reports the same rate: the
-    equality tests compare with such cuts), the source's size."""
+def source_metadata(video: str | os.PathLike[str], reader: str, n_frames: int) -> ClipMetadata:
+    """What the wrapper's reader would report of a frame-exact cut of ``n_frames`` frames of ``video``: that count,
+    the rate the reader reports for the source itself (a cut that keeps the source's frame times reports the same
+    rate: the equality tests compare with such cuts), the source's size."""
     from ..video.packets import packet_index
 
     st = os.stat(video)
     idx = packet_index(str(video), st.st_size, st.st_mtime_ns)
     fps = _reader_fps(os.path.realpath(video), st.st_size, st.st_mtime_ns, reader)
-    return SourceMeta(int(n_frames), fps, int(idx.width), int(idx.height))
+    return ClipMetadata(int(n_frames), fps, int(idx.width), int(idx.height))
 
 
 @dataclass(frozen=True)
@@ -138,7 +129,7 @@ class ReadyJob:
     spec: str  # FramesSpec.describe()
     reader: str
     store: str
-    meta: SourceMeta
+    meta: ClipMetadata  # what the reader reports of a frame-exact cut of the window
     plan: FramePlan
     #: source frame index of each frame of the clip (``plan.order``), and its time
     sources: tuple[int, ...]
@@ -634,7 +625,7 @@ def build_ready_clip(full: Path, spec: FramesSpec, out: Path, key: str, store: s
     by_position = dict(zip(distinct, frames))
     sources = tuple(int(side["source_indices"][p]) for p in plan.order)
     job = ReadyJob(key, out, str(side["source"]), tuple(side["window"]), spec.describe(), spec.reader, store,
-                   SourceMeta(meta.n_frames, meta.fps, meta.width, meta.height), plan, sources,
+                   meta, plan, sources,
                    tuple(float(side["frame_times"][p]) for p in plan.order),
                    "rgb" if plan.size is None else f"rgb:{plan.size[0]}x{plan.size[1]}:{plan.kernel}",
                    str(side.get("source_sha256", "")))
