@@ -313,8 +313,8 @@ class FrameScheduler:
                     and all(e.done.is_set() for e in p.jobs_of[u])]
             for u in drop:
                 p.jobs_of.pop(u)
-            finished = (p.left == 0 and p.writing == 0 and not p.closed
-                        and not any(st == "running" for st in p.state.values()))
+            # (``left`` counts the units not yet done, failed or skipped: a running one too)
+            finished = p.left == 0 and p.writing == 0 and not p.closed
             if finished:
                 p.closed = True
                 self._passes.pop(p.pid, None)
