@@ -190,14 +190,18 @@ def _plan_located(located: tuple, start: float, end: float, spec: FramesSpec, ca
     key = ready_key(full_key, spec, store)
     sources = tuple(int(window[p]) for p in plan.order)
     times = tuple(float(idx.frame_times[s]) for s in sources)
-    if plan.size is not None:
-        variant = f"rgb:{plan.size[0]}x{plan.size[1]}:{plan.kernel}"
-    elif store == "compact" and idx.pix_fmt == "yuv420p":
-        variant = "yuv"
-    else:
-        variant = "rgb"
     return ReadyJob(key, _out_path(_root(cache_dir), key, store), os.path.realpath(src), (float(start), float(end)),
-                    spec.describe(), spec.reader, store, meta, plan, sources, times, variant, digest)
+                    spec.describe(), spec.reader, store, meta, plan, sources, times,
+                    frames_variant(plan, store == "compact" and idx.pix_fmt == "yuv420p"), digest)
+
+
+def frames_variant(plan: FramePlan, source_samples: bool = False) -> str:
+    """How a job's frames are kept while they are made (``ReadyJob.variant``): resized with the plan's kernel, else
+    the source's own samples where the clip stores them (``source_samples``: the compact form of a yuv420p source),
+    else RGB at the source size."""
+    if plan.size is not None:
+        return f"rgb:{plan.size[0]}x{plan.size[1]}:{plan.kernel}"
+    return "yuv" if source_samples else "rgb"
 
 
 def cached_ready_clip(video, start, end, fps_cap, spec: FramesSpec, cache_dir=None, store: str = "raw") -> Path | None:
@@ -627,6 +631,6 @@ def build_ready_clip(full: Path, spec: FramesSpec, out: Path, key: str, store: s
     job = ReadyJob(key, out, str(side["source"]), tuple(side["window"]), spec.describe(), spec.reader, store,
                    meta, plan, sources,
                    tuple(float(side["frame_times"][p]) for p in plan.order),
-                   "rgb" if plan.size is None else f"rgb:{plan.size[0]}x{plan.size[1]}:{plan.kernel}",
+                   frames_variant(plan),
                    str(side.get("source_sha256", "")))
     return write_job(job, [by_position[p] for p in plan.order])
