@@ -454,15 +454,22 @@ def ready_sidecar(path: str | os.PathLike[str]) -> dict:
 
 
 @lru_cache(maxsize=4096)
-def _hook_reading(path: str, _size: int, _mtime_ns: int) -> tuple[int, float, tuple[int, ...]] | None:
+def _clip_record(path: str, _size: int, _mtime_ns: int) -> tuple[dict, FramesSpec] | None:
     try:
         side = ready_sidecar(path)
-        spec = FramesSpec.parse(side["spec"])
+        return side, FramesSpec.parse(side["spec"])
     except StreamGazeError:
         return None
-    if not spec.row.hook or list(side["order"]) != list(side["seen"]):
+
+
+def _record_of(path: str | os.PathLike[str]) -> tuple[dict, FramesSpec] | None:
+    """A model-ready clip's sidecar and spec as the readers' fixes see them (read once per file version), or None
+    for any other file: what :func:`hook_reading` and :func:`composite_reading` ask of a path."""
+    path = str(path)
+    if not path.endswith((SUFFIX, COMPACT_SUFFIX)) or not os.path.isfile(path + ".json"):
         return None
-    return int(side["full_frames"]), float(side["full_fps"]), tuple(int(i) for i in side["seen"])
+    st = os.stat(path)
+    return _clip_record(os.path.realpath(path), st.st_size, st.st_mtime_ns)
 
 
 def hook_reading(path: str | os.PathLike[str]) -> tuple[int, float, tuple[int, ...]] | None:
@@ -470,34 +477,26 @@ def hook_reading(path: str | os.PathLike[str]) -> tuple[int, float, tuple[int, .
     (the window's frame count, its rate, the window positions of the clip's frames) as the wrapper's reader reports
     them for the full-rate window, what the lmms-eval glue's reader fix hands the wrapper back with the clip's
     frames (``lmms_tasks/wrappers.py``); None for any other file."""
-    path = str(path)
-    if not path.endswith((SUFFIX, COMPACT_SUFFIX)) or not os.path.isfile(path + ".json"):
+    record = _record_of(path)
+    if record is None:
         return None
-    st = os.stat(path)
-    return _hook_reading(os.path.realpath(path), st.st_size, st.st_mtime_ns)
-
-
-@lru_cache(maxsize=4096)
-def _composite_reading(path: str, _size: int, _mtime_ns: int) -> dict[str, Any] | None:
-    try:
-        side = ready_sidecar(path)
-        spec = FramesSpec.parse(side["spec"])
-    except StreamGazeError:
+    side, spec = record
+    if not spec.row.hook or list(side["order"]) != list(side["seen"]):
         return None
-    if not is_composite(side.get("kernel", ""), tuple(int(x) for x in side["size"])):
-        return None
-    return spec.args
+    return int(side["full_frames"]), float(side["full_fps"]), tuple(int(i) for i in side["seen"])
 
 
 def composite_reading(path: str | os.PathLike[str]) -> dict[str, Any] | None:
     """For a model-ready clip of InternVL composite frames (several tiles and a thumbnail in each frame,
     ``video/resize.py``): the wrapper arguments it was made for, which the lmms-eval glue's fix of ``load_video``
     checks before it cuts the frames into tiles (``lmms_tasks/wrappers.py``); None for any other file."""
-    path = str(path)
-    if not path.endswith((SUFFIX, COMPACT_SUFFIX)) or not os.path.isfile(path + ".json"):
+    record = _record_of(path)
+    if record is None:
         return None
-    st = os.stat(path)
-    return _composite_reading(os.path.realpath(path), st.st_size, st.st_mtime_ns)
+    side, spec = record
+    if not is_composite(side.get("kernel", ""), tuple(int(x) for x in side["size"])):
+        return None
+    return spec.args
 
 
 def preload() -> None:
