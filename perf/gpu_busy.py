@@ -24,7 +24,6 @@ About 4-5 minutes on a 16-core machine with an H200 (both runs); run it from the
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import shutil
@@ -36,15 +35,14 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+if str(HERE.parent) not in sys.path:
+    sys.path.insert(0, str(HERE.parent))
+
+from perf.shared.scripts import load_script  # noqa: E402
+
 REPO = HERE.parent
 TASKS = "streamgaze_nfi_nogaze,streamgaze_oi_easy_nogaze"
 
-
-def _load(name: str):
-    spec = importlib.util.spec_from_file_location(f"perf_{name}", HERE / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def gpu_available(device: str) -> str:
@@ -118,11 +116,11 @@ def build(work: Path, a) -> tuple[Path, Path]:
         w, h = (int(x) for x in a.size.split("x"))
         video = work / "camera.mp4"
         if not video.is_file():
-            ftm = _load("frames_to_model")
+            ftm = load_script("frames_to_model")
             tmp = video.with_name(".camera.tmp.mp4")
             ftm.write_camera(tmp, w, h, 24.0, int(a.seconds * 24), bt709=True)
             tmp.rename(video)
-        _load("model_wait").write_dataset(video, root, a.questions)
+        load_script("model_wait").write_dataset(video, root, a.questions)
     return root, ckpt
 
 

@@ -31,7 +31,8 @@ Runs, each through the installed ``streamgaze eval`` in its own process (wall ti
 
 and reports each against ``questions x sleep + startup``, with the reading-time figures ``streamgaze eval``
 records (the wrapper's time reading video, its share, the median per question), and for the cold run the
-background's CPU per question (what ``streamgaze eval`` records as ``background``) beside the **floor**: the CPU
+background's CPU per question (what ``streamgaze eval`` records as ``background``, with its split into decoding,
+converting and resizing, and writing) beside the **floor**: the CPU
 of decoding the whole video once (PyAV, one thread, no conversion), divided by its questions. Targets: the warm
 run within 5 % of ``questions x sleep + startup``; the cold run within 15 % of the warm one; the background CPU
 per question within 1.5x the floor.
@@ -40,7 +41,6 @@ per question within 1.5x the floor.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import shutil
@@ -53,6 +53,11 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
+if str(HERE.parent) not in sys.path:
+    sys.path.insert(0, str(HERE.parent))
+
+from perf.shared.scripts import load_script  # noqa: E402
+
 #: the real checkpoint's video processor (llava-hf/llava-onevision-qwen2-7b-ov-hf, video_preprocessor_config.json)
 LLAVA_VIDEO_PROCESSOR = {"do_resize": True, "resample": 3, "size": {"height": 384, "width": 384}}
 TASKS = "streamgaze_nfi_nogaze,streamgaze_oi_easy_nogaze"
@@ -62,15 +67,9 @@ FLOOR_TOLERANCE = 1.5
 LAYOUTS = ("camera", "ours")
 
 
-def _load(name: str):
-    spec = importlib.util.spec_from_file_location(f"perf_{name}", HERE / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
 
 def make_video(path: Path, seconds: float, layout: str = "camera") -> Path:
-    ftm = _load("frames_to_model")
+    ftm = load_script("frames_to_model")
     tmp = path.with_name(f".{path.name}.tmp.mp4")
     if layout == "camera":
         ftm.write_camera(tmp, 1920, 1080, 24.0, int(seconds * 24), bt709=True)
@@ -105,7 +104,7 @@ def write_dataset(video: Path, root: Path, questions: int, seed: int = 0) -> dic
     from streamgaze_hf.registry import get_benchmark
     from streamgaze_hf.video.frame_reader import probe_video
 
-    fb = _load("full_benchmark")
+    fb = load_script("full_benchmark")
     info = probe_video(video)
     dur = int(info.duration)
     rng = np.random.default_rng(seed)
@@ -238,7 +237,9 @@ def run_layout(a, layout: str, video: Path | None, work: Path, env: dict, cores:
             report[name].update(background_cpu_per_question_s=round(per_q, 3), background_vs_floor=round(vs, 2))
             line += (f"; background {background['cpu_s']:.1f} s CPU = {per_q:.3f} s a question = {vs:.2f} x the "
                      f"floor {floor_q:.3f} s{' ok' if good else ' MISSED'} ({background.get('decoded')} frames "
-                     f"decoded, the model waited {background.get('wait_s')} s in {background.get('waits')} asks)")
+                     f"decoded, the model waited {background.get('wait_s')} s in {background.get('waits')} asks; "
+                     f"decoding {background.get('decode_s', 0):.1f} s, converting and resizing "
+                     f"{background.get('frames_s', 0):.1f} s, writing {background.get('write_s', 0):.1f} s)")
         line += (f"; the wrapper read video {read['video_read_s']:.1f} s ({100 * (read['video_read_share'] or 0):.1f} "
                  f"%), median {read['video_read_median_ms']} ms a question; clip hand-over {read['prepare_s']:.1f} s; "
                  f"{cores} cores, load {os.getloadavg()[0]:.1f}")

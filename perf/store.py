@@ -20,7 +20,6 @@ In one run (issue 42):
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import math
 import statistics
@@ -32,6 +31,11 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
+if str(HERE.parent) not in sys.path:
+    sys.path.insert(0, str(HERE.parent))
+
+from perf.shared.scripts import load_script  # noqa: E402
+
 DOCUMENTS = 23_821
 QUESTIONS = 8_521
 LIMIT_GB = 50.0
@@ -39,12 +43,6 @@ WINDOWS = [(3.3, 17.1), (0.0, 12.7), (11.2, 19.9), (21.7, 43.2), (0.0, 47.9), (3
 WRAPPERS = ("llava_hf/simple", "qwen2_5_vl/chat", "qwen3_vl/chat", "llava_onevision/simple", "internvl3/simple",
             "openai/simple", "openai/chat")
 
-
-def _load(name: str):
-    spec = importlib.util.spec_from_file_location(f"perf_{name}", HERE / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def psnr_of(sq_sum: float, count: int) -> float:
@@ -107,7 +105,7 @@ def store(video: Path, key: str, start: float, end: float, work: Path, runs: int
     from streamgaze_hf.evaluation.ready import ready_clip, ready_sidecar
     from streamgaze_hf.util.errors import StreamGazeError
 
-    mr = _load("model_ready")
+    mr = load_script("model_ready")
     ckpt = mr.checkpoint_dirs(work)
     args = mr.wrapper_args(key, ckpt)
     spec = resolve_spec(frames_request(*key.split("/"), args))
@@ -151,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
         video = a.video
         if video is None:
             video = work / "camera.mp4"
-            _load("frames_to_model").write_camera(video, 1920, 1080, 24.0, 60 * 24, bt709=True)
+            load_script("frames_to_model").write_camera(video, 1920, 1080, 24.0, 60 * 24, bt709=True)
         report["full_rate"] = full_rate_truth(video, work / "cache-full")
         wrappers = [k for k in a.wrappers.split(",") if k]
         report["store"] = {k: store(video, k, 0.0, 59.9, work, a.runs) for k in wrappers}

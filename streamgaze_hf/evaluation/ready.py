@@ -44,6 +44,7 @@ import hashlib
 import json
 import os
 import threading
+import time
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -51,6 +52,7 @@ from typing import Any
 
 import numpy as np
 
+from ..util.allocator import keep_freed_memory
 from ..util.errors import StreamGazeError, VideoError
 from ..util.fsutil import atomic_output, write_text_atomic
 from ..video.clips import (
@@ -283,6 +285,17 @@ def _check_conversion(video: str, reader: str, index: int, frame, rgb: np.ndarra
         raise ConversionMismatch(f"{reader} converts frame {index} otherwise than the one-pass decoder ({diff})", video)
 
 
+@dataclass
+class UnitCosts:
+    """Where a thread's CPU seconds went while it made frames (:func:`run_unit`) and wrote clips: ``decode_s``
+    (the decoder, and opening it when ``run_unit`` opens it), ``frames_s`` (the readers' RGB conversion, its check, the resizes) and
+    ``write_s`` (the frames into their clips, the clips finished: :func:`assemble`)."""
+
+    decode_s: float = 0.0
+    frames_s: float = 0.0
+    write_s: float = 0.0
+
+
 def _variant_frames(frame, variants: set[str], rgb_cache: list) -> dict[str, np.ndarray]:
     from ..video.one_pass import reader_rgb
     from ..video.resize import resize_frames
@@ -304,11 +317,24 @@ def _variant_frames(frame, variants: set[str], rgb_cache: list) -> dict[str, np.
     return out
 
 
-def run_unit(pp: PassPlan, unit, store, decoder=None, cache_dir=None) -> int:
+#: decoded frames held before their conversions and resizes run (bytes of the source's samples, about 16 frames of
+#: 1080p): decoding a run of frames back to back, then making them, keeps each step's working set in the caches
+#: (perf/unit_hold.py, our layout's 200 windows on one thread: 33.6 s of CPU against 35.0 s made one at a time)
+HOLD_BYTES = 48 << 20
+
+
+def run_unit(pp: PassPlan, unit, store, decoder=None, cache_dir=None, costs: UnitCosts | None = None) -> int:
     """Decode one unit of the pass (``decoder``: an open ``UnitDecoder`` of the video, or None to open one), make
     every variant of its wanted frames the jobs need, and put them in ``store`` (``video/frame_store.py``).
-    Returns the frames decoded for it. The first unit of a pass in this process also checks the RGB conversion
-    against the wrapper's reader (:class:`ConversionMismatch`)."""
+    Returns the frames decoded for it. Wanted frames are made in runs of up to :data:`HOLD_BYTES` of decoded
+    frames. The first unit of a pass in this process also checks the RGB conversion against the wrapper's reader
+    (:class:`ConversionMismatch`), and the first unit in this process keeps freed memory for the next frame
+    (``util/allocator.py``). ``costs``, when given, gets this thread's CPU seconds of the unit added to it, step
+    by step."""
+    keep_freed_memory()
+    clock = time.thread_time
+    started = clock()
+    made_s = 0.0
     st = os.stat(pp.video)
     check_key = (pp.video, st.st_size, st.st_mtime_ns, pp.reader)
     with _CHECKED_LOCK:
@@ -317,9 +343,12 @@ def run_unit(pp: PassPlan, unit, store, decoder=None, cache_dir=None) -> int:
     if own:
         decoder = open_decoder(pp.video)
     frames: dict[str, np.ndarray] = {}
-    before = decoder.decoded
-    try:
-        for i, frame in decoder.run(unit):
+    held: list = []
+
+    def make() -> None:
+        nonlocal check, made_s
+        t = clock()
+        for i, frame in held:
             rgb_cache: list = []
             made = _variant_frames(frame, pp.needs[i], rgb_cache)
             if check:
@@ -330,11 +359,30 @@ def run_unit(pp: PassPlan, unit, store, decoder=None, cache_dir=None) -> int:
                 check = False
             for v, arr in made.items():
                 frames[frame_name(i, v)] = arr
+        held.clear()
+        made_s += clock() - t
+
+    before = decoder.decoded
+    try:
+        size = None
+        for i, frame in decoder.run(unit):
+            held.append((i, frame))
+            if size is None:
+                size = max(1, sum(p.buffer_size for p in frame.planes))
+            if len(held) * size >= HOLD_BYTES:
+                make()
+        make()
         decoded = decoder.decoded - before
     finally:
+        held.clear()
         if own:
             decoder.close()
+    decoded_at = clock()
     store.put(unit.key, frames)
+    if costs is not None:
+        costs.decode_s += decoded_at - started - made_s
+        costs.frames_s += made_s
+        costs.write_s += clock() - decoded_at
     return decoded
 
 

@@ -41,6 +41,7 @@ from .ready import (
     ConversionMismatch,
     PassPlan,
     ReadyJob,
+    UnitCosts,
     assemble,
     find_or_plan,
     legacy_job_clip,
@@ -99,6 +100,10 @@ class SchedulerStats:
     late: int = 0  # windows registered after the passes were planned
     legacy: int = 0  # clips made the way of frame-rate-capped windows (the reader did not confirm the conversion)
     cpu_s: float = 0.0  # CPU seconds of the planning, the units and the writing (of the threads that did them)
+    # ... of which (``ready.UnitCosts``): the decoders, the RGB conversions and resizes, writing frames and clips
+    decode_s: float = 0.0
+    frames_s: float = 0.0
+    write_s: float = 0.0
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -266,15 +271,19 @@ class FrameScheduler:
         me = threading.get_ident()
         error: BaseException | None = None
         decoded = 0
+        costs = UnitCosts()
         try:
             dec = p.decoders.get(me)
             if dec is None:
                 dec = p.decoders[me] = open_decoder(p.plan.video)
-            decoded = run_unit(p.plan, p.units[u], p.store, dec, p.cache_dir)
+            decoded = run_unit(p.plan, p.units[u], p.store, dec, p.cache_dir, costs)
         except BaseException as exc:  # noqa: BLE001 - handed to the clips that needed this unit
             error = exc
         ready: list[_Job] = []
         with self._cond:
+            self.stats.decode_s += costs.decode_s
+            self.stats.frames_s += costs.frames_s
+            self.stats.write_s += costs.write_s
             self.stats.units += 1
             self.stats.decoded += decoded
             self.stats.helped += int(helper)
@@ -336,9 +345,11 @@ class FrameScheduler:
                 with self._cond:
                     self.stats.legacy += 1
             elif e.error is None:
+                t0 = time.thread_time()
                 e.path = assemble(p.plan, e.job, p.store)
                 with self._cond:
                     self.stats.clips += 1
+                    self.stats.write_s += time.thread_time() - t0
         except BaseException as exc:  # noqa: BLE001 - raised where the document is asked for
             e.error = exc
         e.done.set()

@@ -46,6 +46,9 @@ def test_a_run_decodes_no_source_frame_twice(demo_dataset, tmp_path, tmp_path_fa
     stats = report["scheduler"]
     assert stats["late"] == 0 and stats["legacy"] == 0 and stats["clips"] >= 9, stats
     assert sum(len(c) for c in counts.values()) == stats["decoded"]  # every decoded frame came from a pass
+    # where the background's CPU went: each step took some, and together no more than the whole
+    assert min(stats["decode_s"], stats["frames_s"], stats["write_s"]) > 0, stats
+    assert stats["decode_s"] + stats["frames_s"] + stats["write_s"] <= stats["cpu_s"] + 1e-6, stats
     files = {name: p for p in (tmp_path / "run").rglob("*samples_*.jsonl") for name in TASKS
              if p.name.split("samples_", 1)[1].startswith(name + "_2") or p.stem.endswith(name)}
     assert set(files) == set(TASKS), sorted(p.name for p in (tmp_path / "run").rglob("*.jsonl"))

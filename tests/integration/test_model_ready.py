@@ -284,3 +284,99 @@ def test_the_scheduler_makes_what_the_model_asks_for_first_then_the_rest_in_the_
         sch._run(*nxt)
     assert order == [576, 288, 144, 0]  # the GOPs (6 s, 144 frames) of w4, w2, w1, w0: by rank, not by time
     assert all(sch.path(k).suffix == ".mov" for k in windows) and sch.stats.clips == 5
+
+
+def test_the_first_unit_of_a_process_keeps_freed_memory_for_the_next_frame(tmp_path):
+    """``run_unit`` raises glibc's malloc thresholds before the first frame (util/allocator.py; its own tests show
+    what that does to page faults): in a fresh process, nothing is set before the pass and they are set after."""
+    import os
+    import platform
+    import subprocess
+    import sys
+
+    if platform.libc_ver()[0] != "glibc":
+        pytest.skip("glibc's malloc thresholds")
+    src = write_ours(tmp_path / "ours.mp4", seconds=3)
+    code = (
+        "import json, sys\n"
+        "from streamgaze_hf.evaluation.model_frames import FramesSpec\n"
+        "from streamgaze_hf.evaluation.ready import ready_clips\n"
+        "from streamgaze_hf.util import allocator\n"
+        "before = allocator._STATE\n"
+        "clips, stats = ready_clips(sys.argv[1], [(0.0, 2.0)], None, FramesSpec.parse(sys.argv[2]), cache_dir=sys.argv[3])\n"
+        "print(json.dumps([before, allocator._STATE, stats['built'], stats['decoded']]))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "GLIBC_TUNABLES" and not k.startswith("MALLOC_")}
+    s = spec("llava_hf/simple", size_w=64, size_h=64, max_frames_num=8)
+    out = subprocess.run([sys.executable, "-c", code, str(src), s.describe(), str(tmp_path / "cache")], env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    before, after, built, decoded = json.loads(out.stdout.strip().splitlines()[-1])
+    assert (before, after, built) == (None, "set", 1)
+    assert decoded > 0
+
+
+def test_a_unit_reports_where_its_cpu_went(tmp_path):
+    """``run_unit``'s costs: the decoder, the frames' conversion and resize, the writes; each measured, and
+    together the thread's CPU for the unit."""
+    import time
+
+    from streamgaze_hf.evaluation.ready import UnitCosts, find_or_plan, pass_store, plan_pass, run_unit
+
+    clips._clear_memos()
+    src = write_ours(tmp_path / "ours.mp4", seconds=4, size=(320, 240))
+    s = spec("llava_hf/simple", size_w=64, size_h=64, max_frames_num=12)
+    _hit, job = find_or_plan(src, 0.0, 3.9, s, tmp_path / "cache")
+    pp = plan_pass(str(src.resolve()), [job])
+    store = pass_store(pp, tmp_path / "pass")
+    costs = UnitCosts()
+    t0 = time.thread_time()
+    decoded = sum(run_unit(pp, unit, store, None, str(tmp_path / "cache"), costs) for unit in pp.units)
+    spent = time.thread_time() - t0
+    assert decoded > 0 and len(pp.units) == 4  # 1 s GOPs
+    assert min(costs.decode_s, costs.frames_s, costs.write_s) > 0, costs
+    total = costs.decode_s + costs.frames_s + costs.write_s
+    assert total <= spent and total >= 0.9 * spent, (costs, spent)
+
+
+def test_frames_are_made_in_runs_of_held_frames_and_the_clips_are_the_same(tmp_path, monkeypatch):
+    """``ready.HOLD_BYTES``: a unit's wanted frames are decoded in runs of that many bytes of decoded frames, then
+    made; how many are held changes no byte of any clip."""
+    import itertools
+
+    import av
+
+    from streamgaze_hf.evaluation import ready
+    from streamgaze_hf.video.one_pass import UnitDecoder
+
+    src = write_ours(tmp_path / "ours.mp4", seconds=3)
+    with av.open(str(src)) as c:  # a decoded frame's bytes, its planes' buffers (the unit of HOLD_BYTES)
+        frame_bytes = sum(p.buffer_size for p in next(c.decode(video=0)).planes)
+    s = spec("llava_hf/simple", size_w=64, size_h=64, max_frames_num=30)
+    events: list[str] = []
+    run, variant_frames = UnitDecoder.run, ready._variant_frames
+
+    def logged_run(self, unit):
+        for item in run(self, unit):
+            events.append("d")
+            yield item
+
+    def logged_variant_frames(*args):
+        events.append("m")
+        return variant_frames(*args)
+
+    monkeypatch.setattr(UnitDecoder, "run", logged_run)
+    monkeypatch.setattr(ready, "_variant_frames", logged_variant_frames)
+    made = {}
+    for hold in (1, 4):
+        monkeypatch.setattr(ready, "HOLD_BYTES", hold * frame_bytes)
+        clips._clear_memos()
+        events.clear()
+        (clip,), stats = ready_clips(src, [(0.0, 2.5)], None, s, cache_dir=tmp_path / f"hold{hold}")
+        made[hold] = (clip.read_bytes(), "".join(events), stats["units"])
+    assert made[1][1] == "dm" * 30  # 30 wanted frames, each made as it leaves the decoder
+    runs = [(k, len(list(g))) for k, g in itertools.groupby(made[4][1])]
+    decoded = [n for k, n in runs if k == "d"]
+    assert [n for k, n in runs if k == "m"] == decoded and sum(decoded) == 30  # each run made once it is held
+    assert max(decoded) == 4 and 8 <= len(decoded) <= 30 // 4 + made[4][2]  # runs of 4; a unit's last may be short
+    assert made[1][0] == made[4][0]

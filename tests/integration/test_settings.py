@@ -131,6 +131,7 @@ PROCESS_ENV_READERS = {
     "evaluation/model_frames.py": "MODEL_SEQ_LEN, FORCE_QWENVL_VIDEO_READER: qwen_vl_utils' own, read as it reads them",
     "harness/backends.py": "FORCE_QWENVL_VIDEO_READER, LMMS_VIDEO_DECODE_BACKEND, DECORD_EOF_RETRY_MAX: the readers a "
                            "run gives the wrappers",
+    "util/allocator.py": "GLIBC_TUNABLES and MALLOC_*_: glibc's own malloc settings, which win over the toolkit's",
 }
 
 

@@ -11,7 +11,7 @@ PERF = Path(__file__).resolve().parents[2] / "perf"
 
 @pytest.mark.parametrize("name", ["overlay", "clips", "frames_to_model", "model_ready", "model_wait",
                                   "full_benchmark", "own_recordings", "leaderboard_service", "leaderboard_sync",
-                                  "leaderboard_jobs", "cli_startup"])
+                                  "leaderboard_jobs", "cli_startup", "clip_write", "store", "unit_hold"])
 def test_perf_script_imports(name):
     spec = importlib.util.spec_from_file_location(f"perf_{name}", PERF / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
