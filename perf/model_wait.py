@@ -80,19 +80,12 @@ def make_video(path: Path, seconds: float, layout: str = "camera") -> Path:
 
 
 def decode_floor(video: Path) -> dict:
-    """CPU seconds of decoding every frame of ``video`` once (PyAV, one thread, no conversion): the least any
-    background can spend on it."""
-    import av
+    """CPU seconds of decoding every frame of ``video`` once (perf/model_ready.py's rule: PyAV, one thread, no
+    conversion), and its frame count: the least any background can spend on it."""
+    from streamgaze_hf.video.frame_reader import probe_video
 
-    t0 = time.process_time()
-    n = 0
-    with av.open(str(video)) as c:
-        s = c.streams.video[0]
-        s.codec_context.thread_count = 1
-        s.codec_context.thread_type = "NONE"
-        for _frame in c.decode(s):
-            n += 1
-    return {"decode_cpu_s": round(time.process_time() - t0, 2), "frames": n}
+    return {"decode_cpu_s": round(load_script("model_ready").decode_floor(video), 2),
+            "frames": probe_video(video).n_frames}
 
 
 def write_dataset(video: Path, root: Path, questions: int, seed: int = 0) -> dict:
