@@ -288,8 +288,8 @@ def _check_conversion(video: str, reader: str, index: int, frame, rgb: np.ndarra
 @dataclass
 class UnitCosts:
     """Where a thread's CPU seconds went while it made frames (:func:`run_unit`) and wrote clips: ``decode_s``
-    (the decoder, and opening it when ``run_unit`` opens it), ``frames_s`` (the readers' RGB conversion, its check, the resizes) and
-    ``write_s`` (the frames into their clips, the clips finished: :func:`assemble`)."""
+    (the decoder, and opening it when ``run_unit`` opens it), ``frames_s`` (the readers' RGB conversion, its
+    check, the resizes) and ``write_s`` (the frames into their clips, the clips finished: :func:`assemble`)."""
 
     decode_s: float = 0.0
     frames_s: float = 0.0
