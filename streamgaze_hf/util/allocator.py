@@ -9,10 +9,9 @@ reports freed pages to its host (virtio's free page reporting, common in clouds)
 
 :func:`keep_freed_memory` raises both thresholds once per process, before the first frame is made
 (``evaluation/ready.run_unit``): blocks up to :data:`MMAP_THRESHOLD` come from the heap, and up to
-:data:`TRIM_THRESHOLD` of a heap's free top stays with the process for the next frame. On our layout's 200-question
-run this took the frame conversions' page faults from 636,000 to 1,400 and the background from 40–42.5 s to
-36.8 s of CPU (``perf/model_wait.py``; docs/performance.md). The cost: a process keeps up to that much freed
-memory per malloc arena instead of returning it.
+:data:`TRIM_THRESHOLD` of a heap's free top stays with the process for the next frame. In a profiled pass over our
+layout's 200 windows this took the frame conversions' page faults from 636,000 to 1,400 (docs/performance.md).
+The cost: a process keeps up to that much freed memory per malloc arena instead of returning it.
 
 Your own settings win: when the environment sets any of glibc's malloc tunables (``GLIBC_TUNABLES`` with a
 ``glibc.malloc.`` name, or ``MALLOC_TRIM_THRESHOLD_``, ``MALLOC_MMAP_THRESHOLD_``, ``MALLOC_TOP_PAD_``,
