@@ -318,7 +318,7 @@ def _variant_frames(frame, variants: set[str], rgb_cache: list) -> dict[str, np.
 
 
 #: decoded frames held before their conversions and resizes run (bytes of the source's samples, about 16 frames of
-#: 1080p): decoding a run of frames back to back, then making them, keeps each step's working set in the caches
+#: 1080p): a run of frames decoded back to back, then made, costs less than each made as it is decoded
 #: (perf/unit_hold.py, our layout's 200 windows on one thread: 33.6 s of CPU against 35.0 s made one at a time)
 HOLD_BYTES = 48 << 20
 
