@@ -45,6 +45,7 @@ import json
 import os
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -285,6 +286,15 @@ def _check_conversion(video: str, reader: str, index: int, frame, rgb: np.ndarra
         raise ConversionMismatch(f"{reader} converts frame {index} otherwise than the one-pass decoder ({diff})", video)
 
 
+@contextmanager
+def _writing_cache(where: str | os.PathLike[str]):
+    """A failed write of the clip cache (a full disk, no permission) as the toolkit's error, naming where."""
+    try:
+        yield
+    except OSError as exc:
+        raise StreamGazeError(f"cannot write to the clip cache ({exc.strerror or exc})", where) from None
+
+
 @dataclass
 class UnitCosts:
     """Where a thread's CPU seconds went while it made frames (:func:`run_unit`) and wrote clips: ``decode_s``
@@ -378,7 +388,8 @@ def run_unit(pp: PassPlan, unit, store, decoder=None, cache_dir=None, costs: Uni
         if own:
             decoder.close()
     decoded_at = clock()
-    store.put(unit.key, frames)
+    with _writing_cache(store.root):
+        store.put(unit.key, frames)
     if costs is not None:
         costs.decode_s += decoded_at - started - made_s
         costs.frames_s += made_s
@@ -409,7 +420,8 @@ def assemble(pp: PassPlan, job: ReadyJob, store) -> Path:
     """Write ``job``'s clip with its sidecar once its units are all done: finish the clip its frames were placed in,
     or write it from the frames its units put in ``store``."""
     if store.placed(job.key):
-        part, layout = store.finish(job.key), store.layout(job.key)
+        with _writing_cache(store.root):
+            part, layout = store.finish(job.key), store.layout(job.key)
         return _commit(job, (layout.n, layout.height, layout.width, 3), lambda tmp: os.replace(part, tmp))
     return write_job(job, [store.get(pp.unit_of[s], frame_name(s, job.variant)) for s in job.sources])
 
@@ -452,15 +464,12 @@ def _commit(job: ReadyJob, shape: tuple[int, ...], write, colour=None) -> Path:
     }
     out, key = job.out, job.key
     spec = FramesSpec.parse(job.spec)
-    try:
-        with atomic_output(out) as tmp:
-            write(tmp)
-            _check_written(tmp, spec, plan, (job.reader, job.store, job.variant, tuple(shape), str(plan.rate),
-                                             tuple(plan.order), plan.seen, job.spec, colour))
-            head = {"format": FORMAT, "key": key, "clip_size": tmp.stat().st_size}
-            write_text_atomic(out.with_name(out.name + ".json"), json.dumps({**head, **record}, separators=(",", ":")))
-    except OSError as exc:
-        raise StreamGazeError(f"cannot write to the clip cache ({exc.strerror or exc})", out.parent) from None
+    with _writing_cache(out.parent), atomic_output(out) as tmp:
+        write(tmp)
+        _check_written(tmp, spec, plan, (job.reader, job.store, job.variant, tuple(shape), str(plan.rate),
+                                         tuple(plan.order), plan.seen, job.spec, colour))
+        head = {"format": FORMAT, "key": key, "clip_size": tmp.stat().st_size}
+        write_text_atomic(out.with_name(out.name + ".json"), json.dumps({**head, **record}, separators=(",", ":")))
     return out
 
 

@@ -380,3 +380,27 @@ def test_frames_are_made_in_runs_of_held_frames_and_the_clips_are_the_same(tmp_p
     assert [n for k, n in runs if k == "m"] == decoded and sum(decoded) == 30  # each run made once it is held
     assert max(decoded) == 4 and 8 <= len(decoded) <= 30 // 4 + made[4][2]  # runs of 4; a unit's last may be short
     assert made[1][0] == made[4][0]
+
+
+def test_a_full_disk_is_a_clear_error_naming_the_clip_cache(tmp_path, monkeypatch):
+    """A frame that cannot be written into its clip (here the disk is full: ``pwrite`` fails as the kernel fails it)
+    is the toolkit's error naming the pass's directory in the cache, not a bare OSError, and nothing is in the
+    cache."""
+    import errno
+    import os
+
+    from streamgaze_hf.util.errors import StreamGazeError
+
+    clips._clear_memos()
+    src = write_ours(tmp_path / "ours.mp4", seconds=3)
+
+    def full(fd, data, offset):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "pwrite", full)
+    cache = tmp_path / "cache"
+    with pytest.raises(StreamGazeError, match=r"cannot write to the clip cache \(No space left on device\)") as err:
+        ready_clips(src, [(0.0, 2.5)], None, spec("llava_hf/simple", size_w=64, size_h=64, max_frames_num=8),
+                    cache_dir=cache)
+    assert str(cache / "passes") in str(err.value)
+    assert not list(cache.glob("ready/*/*.mov"))
