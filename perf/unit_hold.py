@@ -34,12 +34,13 @@ from perf.shared.scripts import load_script  # noqa: E402
 
 
 def frame_bytes(video: Path) -> int:
-    """Bytes of one decoded frame of ``video`` (its planes' buffers), the unit of ``ready.HOLD_BYTES``."""
+    """Bytes of one decoded frame of ``video`` as ``ready.HOLD_BYTES`` counts them (``ready.frame_bytes``)."""
     import av
 
+    from streamgaze_hf.evaluation.ready import frame_bytes as held_bytes
+
     with av.open(str(video)) as c:
-        frame = next(c.decode(video=0))
-        return sum(p.buffer_size for p in frame.planes)
+        return held_bytes(next(c.decode(video=0)))
 
 
 def one_pass(video: Path, windows, spec, cache: Path) -> tuple[float, dict]:

@@ -333,6 +333,11 @@ def _variant_frames(frame, variants: set[str], rgb_cache: list) -> dict[str, np.
 HOLD_BYTES = 48 << 20
 
 
+def frame_bytes(frame) -> int:
+    """The bytes a decoded frame holds (its planes' buffers): what :data:`HOLD_BYTES` counts."""
+    return max(1, sum(p.buffer_size for p in frame.planes))
+
+
 def run_unit(pp: PassPlan, unit, store, decoder=None, cache_dir=None, costs: UnitCosts | None = None) -> int:
     """Decode one unit of the pass (``decoder``: an open ``UnitDecoder`` of the video, or None to open one), make
     every variant of its wanted frames the jobs need, and put them in ``store`` (``video/frame_store.py``).
@@ -378,7 +383,7 @@ def run_unit(pp: PassPlan, unit, store, decoder=None, cache_dir=None, costs: Uni
         for i, frame in decoder.run(unit):
             held.append((i, frame))
             if size is None:
-                size = max(1, sum(p.buffer_size for p in frame.planes))
+                size = frame_bytes(frame)
             if len(held) * size >= HOLD_BYTES:
                 make()
         make()

@@ -350,8 +350,8 @@ def test_frames_are_made_in_runs_of_held_frames_and_the_clips_are_the_same(tmp_p
     from streamgaze_hf.video.one_pass import UnitDecoder
 
     src = write_ours(tmp_path / "ours.mp4", seconds=3)
-    with av.open(str(src)) as c:  # a decoded frame's bytes, its planes' buffers (the unit of HOLD_BYTES)
-        frame_bytes = sum(p.buffer_size for p in next(c.decode(video=0)).planes)
+    with av.open(str(src)) as c:  # a decoded frame's bytes (the unit of HOLD_BYTES)
+        frame_bytes = ready.frame_bytes(next(c.decode(video=0)))
     s = spec("llava_hf/simple", size_w=64, size_h=64, max_frames_num=30)
     events: list[str] = []
     run, variant_frames = UnitDecoder.run, ready._variant_frames
