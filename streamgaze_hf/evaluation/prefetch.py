@@ -20,9 +20,10 @@ and :func:`prefetched_visuals` as its ``doc_to_visual``.
   its own document.
 
 Settings (``RunSettings.prefetch``, ``prefetch_ahead``: streamgaze_hf/evaluation/settings.py): ``STREAMGAZE_PREFETCH`` =
-threads (default 2; 0 turns prefetching off), ``STREAMGAZE_PREFETCH_AHEAD`` = at most this many documents
-prepared beyond those already asked for (default 0 = no bound: the whole evaluation is warmed in
-order, which also serves harnesses that visit documents in another order than the dataset's).
+threads (default one less than the usable cores, 1 or 2: ``settings.default_prefetch``; 0 turns prefetching off),
+``STREAMGAZE_PREFETCH_AHEAD`` = at most this many documents prepared beyond those already asked for (default 0 = no
+bound: the whole evaluation is warmed in order, which also serves harnesses that visit documents in another order
+than the dataset's).
 In a distributed run (``RANK`` / ``WORLD_SIZE`` set, as ``accelerate launch`` does) a process first
 prefetches its own shard (documents ``rank::world_size``, lmms-eval's split) and nothing else.
 At interpreter exit the workers stop taking new items and finish the one they are on (up to 60 s).
@@ -52,8 +53,7 @@ from tqdm import tqdm
 from ..registry import Benchmark
 from ..util.errors import StreamGazeError
 from ..util.threads import join_threads, wait_until
-from .settings import DEFAULT_PREFETCH as DEFAULT_WORKERS
-from .settings import RunSettings, given
+from .settings import RunSettings, default_prefetch, given
 from .visuals import cached_window_clip, doc_clip_spec, doc_media, doc_visuals, scheduled_window
 
 _EXIT_JOIN_S = 60.0
@@ -87,10 +87,12 @@ _LIVE: weakref.WeakSet[Prefetcher] = weakref.WeakSet()
 
 
 class Prefetcher:
-    """Run ``fn(item)`` for submitted items in the background on ``workers`` daemon threads (see module)."""
+    """Run ``fn(item)`` for submitted items in the background on ``workers`` daemon threads (see module; None: the
+    run's default, ``settings.default_prefetch``)."""
 
-    def __init__(self, fn: Callable[[Any], Any], workers: int = DEFAULT_WORKERS, ahead: int | None = None,
+    def __init__(self, fn: Callable[[Any], Any], workers: int | None = None, ahead: int | None = None,
                  name: str = "prefetch"):
+        workers = default_prefetch() if workers is None else workers
         if workers < 1:
             raise ValueError(f"workers must be >= 1, got {workers}")
         self.fn = fn

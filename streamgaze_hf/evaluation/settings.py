@@ -19,7 +19,8 @@ contract: users, scripts and tests set them):
 ``STREAMGAZE_CLIP_FPS``        frame-rate cap of the window clips (> 0; unset: none)
 ``STREAMGAZE_PROTOCOL``        a model family's official frame sampling (``protocols.PROTOCOLS``)
 ``STREAMGAZE_PROXY``           clip the dataset's proxy videos: a proxy name or ``auto`` (unset: off)
-``STREAMGAZE_PREFETCH``        clip-prefetch worker threads (default 2; 0 = off)
+``STREAMGAZE_PREFETCH``        clip-prefetch worker threads (default: one less than the usable cores, at
+                               least 1 and at most 2: :func:`default_prefetch`; 0 = off)
 ``STREAMGAZE_PREFETCH_AHEAD``  how many documents the prefetcher runs ahead (default 0: no bound)
 ``STREAMGAZE_FRAMES``          ``model`` (default): model-ready clips where the run's wrapper is known
                                (``model_frames.py``); ``full``: full-rate window clips for every model
@@ -69,7 +70,26 @@ MODEL_ENV = "STREAMGAZE_MODEL"
 #: the shared variables :meth:`RunSettings.from_env` reads (besides the benchmarks' own: :func:`env_variables`)
 ENV_VARIABLES = (PROMPT_MODE_ENV, CLIP_FPS_ENV, PROTOCOL_ENV, PROXY_ENV, PREFETCH_ENV, PREFETCH_AHEAD_ENV, FRAMES_ENV,
                  MODEL_ENV)
-DEFAULT_PREFETCH = 2
+#: the most background worker threads a run takes by default (:func:`default_prefetch`)
+MAX_DEFAULT_PREFETCH = 2
+
+
+def usable_cores() -> int:
+    """The CPU cores this process may run on (its affinity where the platform says, else the machine's)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def default_prefetch() -> int:
+    """The background's worker threads when ``$STREAMGAZE_PREFETCH`` is unset: one less than the usable cores, so
+    that the model's own process keeps a core, at least 1 and at most :data:`MAX_DEFAULT_PREFETCH`. On a 2-core
+    machine that is 1: two workers there took 1.50-1.62x the decode floor in CPU on our layout against 1.27-1.40x
+    for one, and 1.35x against 1.03x on a camera's (perf/model_wait.py, docs/performance.md)."""
+    return max(1, min(MAX_DEFAULT_PREFETCH, usable_cores() - 1))
+
+
 #: ``STREAMGAZE_FRAMES`` values: model-ready clips where the wrapper is known (the default), or full-rate clips
 FRAMES_CHOICES = ("model", "full")
 #: the shared fields a document can record, in the order documents have always carried them
@@ -87,7 +107,7 @@ class RunSettings:
     protocol: str = "default"
     #: the proxy asked for, as given ("" = off, ``auto``, or a proxy name); :meth:`proxy_for` resolves it
     proxy: str = ""
-    prefetch: int = DEFAULT_PREFETCH
+    prefetch: int = field(default_factory=default_prefetch)
     prefetch_ahead: int = 0
     #: "model": each document's clip holds the frames the run's wrapper would sample, at its processor's size
     #: (model-ready, where the wrapper is known); "full": the full-rate window clip
@@ -165,7 +185,7 @@ class RunSettings:
             except StreamGazeError as exc:
                 raise StreamGazeError(f"${MODEL_ENV}: {exc}") from None
         return cls(prompt_mode=mode, clip_fps=_env_fps(env), protocol=protocol, proxy=env.get(PROXY_ENV, "").strip(),
-                   prefetch=_env_count(env, PREFETCH_ENV, DEFAULT_PREFETCH),
+                   prefetch=_env_count(env, PREFETCH_ENV, default_prefetch()),
                    prefetch_ahead=_env_count(env, PREFETCH_AHEAD_ENV, 0), frames=frames, model=model, options=options)
 
     def to_env(self) -> dict[str, str]:

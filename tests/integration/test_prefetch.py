@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 
@@ -125,9 +126,25 @@ def test_rank_shard(monkeypatch):
     assert [d["i"] for d in prefetch.rank_shard(docs)] == [1, 4]
 
 
-def test_settings(monkeypatch):
+@pytest.mark.parametrize(("cores", "threads"), [(1, 1), (2, 1), (3, 2), (16, 2)])
+def test_the_default_workers_leave_the_model_a_core(monkeypatch, cores, threads):
+    """Unset, ``STREAMGAZE_PREFETCH`` is one less than the cores this process may use, at least 1 and at most 2;
+    a child process gets the number itself (``to_env``), and a user's number stands on any machine."""
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: set(range(cores)))
     monkeypatch.delenv("STREAMGAZE_PREFETCH", raising=False)
+    s = RunSettings.from_env()
+    assert (s.prefetch, RunSettings().prefetch) == (threads, threads)
+    assert s.to_env()["STREAMGAZE_PREFETCH"] == str(threads)
+    monkeypatch.setenv("STREAMGAZE_PREFETCH", "2")
     assert RunSettings.from_env().prefetch == 2
+    p = Prefetcher(lambda item: item, name="d")
+    try:
+        assert len(p._threads) == threads
+    finally:
+        p.close()
+
+
+def test_settings(monkeypatch):
     monkeypatch.setenv("STREAMGAZE_PREFETCH", "0")
     assert prefetch.start_prefetch([{"x": 1}]) is None
     for bad in ("two", "-1"):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,8 @@ PACKAGE_DIRS = [Path(__file__).resolve().parents[2] / d for d in ("streamgaze_hf
 # ---- parsing the environment ------------------------------------------------------------------------
 
 
-def test_an_empty_environment_gives_the_defaults():
+def test_an_empty_environment_gives_the_defaults(monkeypatch):
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0, 1, 2, 3})
     s = RunSettings.from_env({})
     assert s == RunSettings()
     assert (s.prompt_mode, s.clip_fps, s.protocol, s.proxy, s.prefetch, s.prefetch_ahead) == \
