@@ -25,7 +25,6 @@ moved into place when complete (``--force`` replaces an existing one).
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,7 +44,7 @@ from ..gaze.bids import (
 from ..gaze.fixations import Fixation, FixationParams, extract_fixations
 from ..gaze.track import GazeTrack
 from ..util.errors import StreamGazeError
-from ..util.fsutil import atomic_directory
+from ..util.fsutil import atomic_directory, link_or_copy
 from .load import DatasetHandle
 from .rows import gaze_tracks
 
@@ -178,14 +177,6 @@ def _participants(ids: list[str]) -> dict[str, str]:
     return out
 
 
-def _place_video(src: Path, dest: Path) -> None:
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        os.link(src, dest)
-    except OSError:
-        shutil.copyfile(src, dest)
-
-
 def _readme(name: str, exports: list[Export]) -> str:
     from ..util.provenance import TOOLKIT
 
@@ -270,7 +261,7 @@ def export_bids(source: str | os.PathLike[str], out: str | os.PathLike[str], *, 
             scene = e.scene
             if copy_videos and e.video is not None and Path(e.video).is_file():
                 rel = f"stimuli/{prefix}.mp4"
-                _place_video(Path(e.video), tmp / rel)
+                link_or_copy(Path(e.video), tmp / rel, f"the BIDS dataset as {rel}")
                 scene = SceneVideo(scene.video_id, scene.width, scene.height, scene.fps, rel)
             make, model = DEVICES.get(e.source, ("", ""))
             device = {"Manufacturer": make, "ManufacturersModelName": model} if make else {}

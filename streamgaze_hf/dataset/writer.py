@@ -52,7 +52,7 @@ from tqdm.auto import tqdm
 from .. import __version__
 from ..registry import Benchmark, get_benchmark, resolve
 from ..util.errors import StreamGazeError
-from ..util.fsutil import atomic_directory
+from ..util.fsutil import atomic_directory, link_or_copy
 from ..video.preview import DEFAULT_PREVIEW
 from .card import render_card
 from .files import MANIFEST, config_names, data_file, read_manifest, sha256_file
@@ -337,16 +337,7 @@ def _write_tables(tmp: Path, qa: dict[str, list[dict]], content: DatasetContent,
 def _place_files(tmp: Path, files: dict[str, Path], progress: bool) -> None:
     """Hard-link (same filesystem) or copy every source file into the dataset."""
     for rel in tqdm(sorted(files), desc="dataset files", unit="file", disable=not progress):
-        dest = tmp / rel
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        src = files[rel]
-        try:
-            os.link(src, dest)
-        except OSError:
-            try:
-                shutil.copyfile(src, dest)
-            except OSError as exc:
-                raise StreamGazeError(f"cannot copy {src} into the dataset as {rel}: {exc}", src) from exc
+        link_or_copy(files[rel], tmp / rel, f"the dataset as {rel}")
 
 
 # ---------------------------------------------------------------------------------------------- changelog

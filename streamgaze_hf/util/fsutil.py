@@ -83,6 +83,21 @@ def atomic_directory(dest: str | os.PathLike[str]) -> Iterator[Path]:
         raise
 
 
+def link_or_copy(src: Path, dest: Path, into: str) -> None:
+    """Hard-link ``src`` as ``dest`` (same filesystem), else copy it; the parents of ``dest`` are made. A failed
+    copy is a StreamGazeError naming ``src`` and where it was going (``into``, e.g. "the dataset as videos/x.mp4")."""
+    from .errors import StreamGazeError
+
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.link(src, dest)
+    except OSError:
+        try:
+            shutil.copyfile(src, dest)
+        except OSError as exc:
+            raise StreamGazeError(f"cannot copy {src} into {into}: {exc}", src) from exc
+
+
 def write_text_atomic(dest: str | os.PathLike[str], text: str) -> None:
     with atomic_output(dest) as tmp:
         tmp.write_text(text, encoding="utf-8")

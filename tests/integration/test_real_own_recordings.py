@@ -17,6 +17,7 @@ import gzip
 import json
 import math
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -207,6 +208,58 @@ def test_pupil_cloud_invisible_gaze_rows_and_missing_world_timestamps():
     assert "world_timestamps.csv" in line and "not found" in line
 
 
+def _load_counting_reads(raw, video_id):
+    """``pupil_cloud.load_recording``, asserting that it reads each of blinks.csv and fixations.csv once."""
+    read = []
+    real_read = pupil_cloud.read_intervals
+
+    def counted(path):
+        read.append(Path(path).name)
+        return real_read(path)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(pupil_cloud, "read_intervals", counted)
+        r = pupil_cloud.load_recording(raw, video_id)
+    assert sorted(read) == ["blinks.csv", "fixations.csv"]
+    return r
+
+
+def assert_device_blinks(r, world):
+    """The recording's device blinks are blinks.csv's rows on the scene clock (the first world timestamp is 0)."""
+    with open(CLOUD_NEON / "blinks.csv", newline="") as fh:
+        bl = list(csv.DictReader(fh))
+    assert len(r.device_blinks) == len(bl) > 0
+    for (start, end), row in zip(r.device_blinks, bl):
+        assert start == pytest.approx((int(row["start timestamp [ns]"]) - world[0]) / 1e9, abs=1e-9)
+        assert end == pytest.approx((int(row["end timestamp [ns]"]) - world[0]) / 1e9, abs=1e-9)
+
+
+def test_an_older_pupil_cloud_export_takes_its_blinks_from_blinks_csv_read_once(tmp_path):
+    """An export whose gaze.csv has no ``blink id`` column (before Cloud wrote one): a sample inside a blinks.csv
+    interval is invalid, and the file is read once for both the track and the device blinks."""
+    from ..fixtures.source_fixtures import write_timed_video
+
+    rec = tmp_path / "raw" / "rec1"
+    shutil.copytree(CLOUD_NEON, rec)
+    with open(CLOUD_NEON / "gaze.csv", newline="") as fh:
+        rows = list(csv.reader(fh))
+    drop = rows[0].index("blink id")
+    with open(rec / "gaze.csv", "w", newline="") as fh:
+        csv.writer(fh).writerows([v for k, v in enumerate(row) if k != drop] for row in rows)
+    with open(CLOUD_NEON / "world_timestamps.csv", newline="") as fh:
+        world = np.array([int(r["timestamp [ns]"]) for r in csv.DictReader(fh)], dtype=np.int64)
+    write_timed_video(rec / "scene.mp4", (world[:40] - world[0]) / 1e9, NEON_W, NEON_H)
+    r = _load_counting_reads(tmp_path / "raw", "rec1")
+    assert_device_blinks(r, world)
+    ts, _x, _y, valid, _rows = documented_cloud_gaze(CLOUD_NEON / "gaze.csv")  # blinks by the blink id column
+    with open(CLOUD_NEON / "blinks.csv", newline="") as fh:
+        spans = [(int(b["start timestamp [ns]"]), int(b["end timestamp [ns]"])) for b in csv.DictReader(fh)]
+    in_blink = np.zeros(len(ts), bool)
+    for a, b in spans:
+        in_blink |= (ts >= a) & (ts <= b)
+    assert in_blink.sum() > 0 and (~r.track.valid).sum() == (~valid | in_blink).sum()
+
+
 def test_pupil_cloud_fixations_and_events_become_device_fixations_and_actions(tmp_path):
     """load_recording on the real export (a stand-in scene video at 1600x1200 with the real frame timestamps):
     the 100 fixations of fixations.csv on the scene clock; the events Picture_0k_start/_end as five actions."""
@@ -217,7 +270,8 @@ def test_pupil_cloud_fixations_and_events_become_device_fixations_and_actions(tm
     with open(CLOUD_NEON / "world_timestamps.csv", newline="") as fh:
         world = np.array([int(r["timestamp [ns]"]) for r in csv.DictReader(fh)], dtype=np.int64)
     write_timed_video(rec / "scene.mp4", (world[:40] - world[0]) / 1e9, NEON_W, NEON_H)  # size only is read here
-    r = pupil_cloud.load_recording(tmp_path / "raw", "rec1")
+    r = _load_counting_reads(tmp_path / "raw", "rec1")
+    assert_device_blinks(r, world)
     with open(CLOUD_NEON / "fixations.csv", newline="") as fh:
         fx = list(csv.DictReader(fh))
     assert len(r.device_fixations) == len(fx) == 100

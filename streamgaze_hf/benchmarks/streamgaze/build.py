@@ -39,7 +39,7 @@ from ...video.frame_reader import VideoInfo, probe_video
 from ...video.proxy import ProxySpec
 from . import BENCHMARK
 from .qa.context import VideoContext
-from .qa.generate import DEFAULT_CAP, NO_NAMES, empty_task_reasons, generate_questions
+from .qa.generate import DEFAULT_CAP, empty_task_reasons, generate_questions
 from .tasks import TASK_IDS
 
 RESULT_FILE = "result.json"
@@ -62,10 +62,11 @@ def check_objects_none(recs: list[RecordingRef], opts: BuildOptions) -> None:
         return
     from .qa.present import fap_unavailable
 
-    reasons = {ref.video_id: fap_unavailable(load(ref).actions) for ref in recs}
-    if any(why is None for why in reasons.values()):
+    actions = {ref.video_id: load(ref).actions for ref in recs}
+    if any(fap_unavailable(a) is None for a in actions.values()):
         return
-    skipped = {task: {vid: NO_NAMES if task != "fap" else why for vid, why in reasons.items()} for task in TASK_IDS}
+    reasons = {vid: empty_task_reasons({}, a, opts.objects) for vid, a in actions.items()}  # the build report's rule
+    skipped = {task: {vid: why[task] for vid, why in reasons.items()} for task in TASK_IDS}
     raise NothingToBuild("nothing to build: --objects none gives questions only to fap, which needs at least 4 "
                          "distinct action labels per recording, and no recording has them (every task's reason is "
                          "listed above)", skipped)

@@ -415,15 +415,20 @@ def _find_video(raw: Path, video_id: str) -> Path | None:
     return None
 
 
+def _gaze_ids(raw: Path) -> list[str]:
+    """The recording ids with MPS eye gaze under ``raw/eye_gaze/<id>/``, sorted."""
+    base = Path(raw) / "eye_gaze"
+    return sorted(p.parent.name for p in base.glob(f"*/{GAZE_CSV}")) if base.is_dir() else []
+
+
 def looks_like(raw: Path) -> bool:
     """Whether ``raw`` is a raw directory of this layout (MPS eye gaze under ``eye_gaze/<id>/``)."""
-    return any((Path(raw) / "eye_gaze").glob(f"*/{GAZE_CSV}"))
+    return bool(_gaze_ids(raw))
 
 
 def discover(raw: Path) -> list[str]:
     """Recordings with a gaze CSV; each must have its video."""
-    base = Path(raw) / "eye_gaze"
-    ids = sorted(p.parent.name for p in base.glob(f"*/{GAZE_CSV}")) if base.is_dir() else []
+    ids = _gaze_ids(raw)
     if not ids:
         raise StreamGazeError(f"no Aria MPS gaze recordings found (expected {LAYOUT})", raw)
     for vid in ids:

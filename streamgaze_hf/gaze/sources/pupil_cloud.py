@@ -135,7 +135,10 @@ def pixel_grid(directory: Path) -> tuple[int, int]:
     return INVISIBLE_SIZE if isinstance(info, dict) and "scene_camera_serial_number" in info else NEON_SIZE
 
 
-def _load(gaze_csv: Path, video: Path | None):
+def _load(gaze_csv: Path, video: Path | None, with_blinks: bool = False):
+    """(scene clock, gaze track, the ``blinks.csv`` intervals) of an export's ``gaze.csv``. A gaze sample in a blink
+    is invalid: by the ``blink id`` column, else by ``blinks.csv``, which is read once, where there is one and the
+    track needs it or ``with_blinks`` asks for it (else the intervals are None)."""
     directory = gaze_csv.parent
     world = directory / WORLD
     if not world.is_file():
@@ -145,10 +148,14 @@ def _load(gaze_csv: Path, video: Path | None):
     grid = pixel_grid(directory)
     width, height, fps = video_geometry(video, grid, clock, gaze_csv)
     ts, x, y, valid = gaze_samples(gaze_csv)
-    if (directory / BLINKS).is_file() and not _has_column(gaze_csv, "blink id"):
-        starts, ends, _, _ = read_intervals(directory / BLINKS)
-        valid &= ~in_intervals(ts, starts, ends)
-    return clock, scene_track(clock, ts, x / grid[0], y / grid[1], valid, width, height, fps, gaze_csv)
+    blinks = None
+    if (directory / BLINKS).is_file():
+        by_column = _has_column(gaze_csv, "blink id")
+        if with_blinks or not by_column:
+            blinks = read_intervals(directory / BLINKS)[:2]
+        if not by_column:
+            valid &= ~in_intervals(ts, *blinks)
+    return clock, scene_track(clock, ts, x / grid[0], y / grid[1], valid, width, height, fps, gaze_csv), blinks
 
 
 def read_track(path: Path, video: Path | None = None) -> GazeTrack:
@@ -170,7 +177,7 @@ def load_recording(raw: Path, video_id: str) -> Recording:
     """Scene video, gaze track, actions and the device's fixations of one export folder."""
     directory = Path(raw) / video_id
     video = scene_video(directory)
-    clock, track = _load(directory / GAZE, video)
+    clock, track, blinks = _load(directory / GAZE, video, with_blinks=True)
     fixations = None
     if (directory / FIXATIONS).is_file():
         starts, ends, rows, col = read_intervals(directory / FIXATIONS)
@@ -180,10 +187,7 @@ def load_recording(raw: Path, video_id: str) -> Recording:
             if "fixation y [px]" in col else [math.nan] * len(rows)
         fixations = device_fixations(clock, starts, ends, np.asarray(fx), np.asarray(fy), *pixel_grid(directory),
                                      track)
-    blinks = None
-    if (directory / BLINKS).is_file():
-        starts, ends, _, _ = read_intervals(directory / BLINKS)
-        blinks = device_blinks(clock, starts, ends)
+    blinks = None if blinks is None else device_blinks(clock, *blinks)
     events = read_events(directory / EVENTS) if (directory / EVENTS).is_file() else []
     t, kept = clock.to_video(np.asarray([e[0] for e in events], dtype=np.int64))
     actions = recording_actions(directory, [(float(tk), e[1]) for tk, k, e in zip(t, kept, events) if k],
