@@ -251,13 +251,15 @@ def test_an_older_pupil_cloud_export_takes_its_blinks_from_blinks_csv_read_once(
     write_timed_video(rec / "scene.mp4", (world[:40] - world[0]) / 1e9, NEON_W, NEON_H)
     r = _load_counting_reads(tmp_path / "raw", "rec1")
     assert_device_blinks(r, world)
-    ts, _x, _y, valid, _rows = documented_cloud_gaze(CLOUD_NEON / "gaze.csv")  # blinks by the blink id column
+    ts, x, y, _valid, rows = documented_cloud_gaze(CLOUD_NEON / "gaze.csv")
     with open(CLOUD_NEON / "blinks.csv", newline="") as fh:
         spans = [(int(b["start timestamp [ns]"]), int(b["end timestamp [ns]"])) for b in csv.DictReader(fh)]
     in_blink = np.zeros(len(ts), bool)
     for a, b in spans:
         in_blink |= (ts >= a) & (ts <= b)
-    assert in_blink.sum() > 0 and (~r.track.valid).sum() == (~valid | in_blink).sum()
+    worn = np.array([float(row["worn"]) == 1 for row in rows])
+    assert in_blink.sum() > 0 and len(r.track.valid) == len(ts)
+    assert np.array_equal(r.track.valid, worn & np.isfinite(x) & np.isfinite(y) & ~in_blink)
 
 
 def test_pupil_cloud_fixations_and_events_become_device_fixations_and_actions(tmp_path):
