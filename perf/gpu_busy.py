@@ -44,7 +44,6 @@ REPO = HERE.parent
 TASKS = "streamgaze_nfi_nogaze,streamgaze_oi_easy_nogaze"
 
 
-
 def gpu_available(device: str) -> str:
     """"" when ``device`` can be measured, else why not."""
     if not device.startswith("cuda"):

@@ -67,7 +67,6 @@ FLOOR_TOLERANCE = 1.5
 LAYOUTS = ("camera", "ours")
 
 
-
 def make_video(path: Path, seconds: float, layout: str = "camera") -> Path:
     ftm = load_script("frames_to_model")
     tmp = path.with_name(f".{path.name}.tmp.mp4")

@@ -44,7 +44,6 @@ WRAPPERS = ("llava_hf/simple", "qwen2_5_vl/chat", "qwen3_vl/chat", "llava_onevis
             "openai/simple", "openai/chat")
 
 
-
 def psnr_of(sq_sum: float, count: int) -> float:
     """PSNR (8-bit) of a squared-error sum over ``count`` samples."""
     mse = sq_sum / max(count, 1)
