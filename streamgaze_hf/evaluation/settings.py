@@ -34,9 +34,9 @@ and the variables of every registered benchmark's ``run_options`` (for example `
 EgoGazeVQA's visual form; a secret one, such as a judge's key, is never shown).
 
 What a run records (:meth:`RunSettings.record`): every evaluation document carries the recorded fields its
-benchmark declares (its evaluation module's ``RECORDED_SETTINGS``: shared ones such as ``prompt_mode``,
-``clip_fps``, ``protocol``, ``proxy``, and its options' ``recorded_as`` fields), each sample record copies
-them from its document, and
+benchmark declares (``Benchmark.recorded_settings``, each declared once in ``recorded.py``: shared ones such as
+``prompt_mode``, ``clip_fps``, ``protocol``, ``proxy``, and its options' ``recorded_as`` fields), each sample
+record copies them from its document (``recorded.record_settings``), and
 ``streamgaze eval`` writes them (with the toolkit's version) into lmms-eval's results files.
 
 Not run settings, read where they are used: the dataset roots (``$STREAMGAZE_ROOT``, ... name the data,
@@ -92,8 +92,6 @@ def default_prefetch() -> int:
 
 #: ``STREAMGAZE_FRAMES`` values: model-ready clips where the wrapper is known (the default), or full-rate clips
 FRAMES_CHOICES = ("model", "full")
-#: the shared fields a document can record, in the order documents have always carried them
-RECORDED_FIELDS = ("prompt_mode", "clip_fps", "protocol", "proxy", "model_ready")
 _PROXY_OFF = ("", "0", "off", "none", "no")
 _PROXY_AUTO = ("auto", "1", "on", "yes")
 
@@ -239,12 +237,11 @@ class RunSettings:
                                   f"{', '.join(available) or 'none; build it with --proxy-fps/--proxy-size'})", root)
         return name
 
-    def record(self, fields: Iterable[str] = RECORDED_FIELDS,
-               root: str | os.PathLike[str] | None = None) -> dict:
+    def record(self, fields: Iterable[str], root: str | os.PathLike[str] | None = None) -> dict:
         """The recorded values of ``fields``, in that order, as documents and sample records carry them.
 
         Args:
-            fields: shared fields (:data:`RECORDED_FIELDS`) and the ``recorded_as`` fields of the
+            fields: shared fields (``recorded.SHARED``) and the ``recorded_as`` fields of the
                 benchmarks' options.
             root: the dataset (needed for ``proxy``, resolved by :meth:`proxy_for`).
 

@@ -160,8 +160,11 @@ def _settings(row: Row, columns: tuple[Column, ...]) -> str:
     for col in settings_columns(columns):
         value = col.get(row)
         text = "" if value is None else str(value)
-        parts.append(f'<span class="setting" data-key="{attr(col.key)}" title="{attr(col.title)}">'
-                     f"<b>{escape(col.label)}</b> {escape(text) if text else '&ndash;'}</span>")
+        title, shown = col.title, text
+        if col.brief and text:  # a long value: its first word here, the whole in the tooltip
+            title, shown = f"{col.title}: {text}", text.split()[0]
+        parts.append(f'<span class="setting" data-key="{attr(col.key)}" title="{attr(title)}">'
+                     f"<b>{escape(col.label)}</b> {escape(shown) if shown else '&ndash;'}</span>")
     return f'<span class="settings">{"".join(parts)}</span>'
 
 

@@ -10,11 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ..evaluation.recorded import every_recorded_setting, recorded_settings
 from ..registry import score_text, to_fraction
 
 __all__ = ["Row", "Column", "SETTINGS_COLUMNS", "SOURCE_LABELS", "BADGES", "sort_rows", "is_partial", "partial_text",
            "category_means",
-           "coverage_text", "efficiency_text", "benchmark_columns", "html_columns", "settings_columns", "chart_columns"]
+           "coverage_text", "efficiency_text", "benchmark_columns", "html_columns", "settings_columns", "settings_column",
+           "chart_columns"]
 
 #: how each row source is shown: re-scored submissions vs numbers copied from the paper
 SOURCE_LABELS = {"submission": "submission (re-scored)", "paper": "reported in the paper",
@@ -37,8 +39,8 @@ class Row:
     dataset: str = ""
     gaze: str = ""
     prompt_mode: str = ""
-    clip_fps: str = ""
-    protocol: str = ""
+    #: the recorded settings as people read them (``evaluation.recorded.row_texts``), by name
+    settings: dict[str, str] = field(default_factory=dict)
     by_source: str = ""  # overall score per video source in percent, e.g. "egtea 31.2 · holoassist 28.0"
     frames: str = ""
     params: str = ""
@@ -113,6 +115,7 @@ class Column:
     higher_is_better: bool = True
     unit: str = "fraction"  # a score's unit (registry.LeaderboardColumn)
     score: bool = False  # a score column (Overall, a declared column, the coverage)
+    brief: bool = False  # a setting shown by its first word under the model name (whole in its tooltip)
 
     @property
     def is_score(self) -> bool:
@@ -142,19 +145,30 @@ _SHARED: dict[str, Column] = {c.key: c for c in (
     Column("efficiency", "Video reading", False, lambda r: r.efficiency,
            "time the model wrapper spent reading video: share of the run, median a question (where measured)", True),
 )}
-#: every setting a benchmark may show under the model name (``LeaderboardLayout.settings``: their keys)
+#: the settings a benchmark may show under the model name besides its recorded ones (``LeaderboardLayout.settings``:
+#: their keys, or a recorded setting's name: :func:`settings_column`)
 SETTINGS_COLUMNS: dict[str, Column] = {c.key: c for c in (
     Column("gaze", "Gaze", False, lambda r: r.gaze, "gaze input: visual overlay, none, text, salience", True),
     Column("prompt_mode", "Prompt", False, lambda r: r.prompt_mode,
            "prompt/parser: default (ours) or reference (the official code's)", True),
-    Column("clip_fps", "Clip fps cap", False, lambda r: r.clip_fps, "frame-rate cap of the window clips", True),
-    Column("protocol", "Protocol", False, lambda r: r.protocol,
-           "frame sampling and generation: default (ours) or a paper_* family protocol", True),
     Column("frames", "Frames", False, lambda r: r.frames, "frames given to the model", True),
     Column("params", "Params", False, lambda r: r.params, "model size", True),
     Column("by_source", "By source", False, lambda r: r.by_source,
            "overall score (mean of the task scores) on each video source's questions", True),
 )}
+
+
+def settings_column(key: str) -> Column:
+    """The column of a setting: one of :data:`SETTINGS_COLUMNS`, else a recorded setting's
+    (``evaluation.recorded``: its label, tooltip and the row's text of it).
+
+    Raises:
+        KeyError: neither.
+    """
+    if key in SETTINGS_COLUMNS:
+        return SETTINGS_COLUMNS[key]
+    s = {s.name: s for s in every_recorded_setting()}[key]
+    return Column(s.name, s.label, False, lambda r: r.settings.get(key, ""), s.help, True, brief=s.brief)
 
 
 def html_columns(columns: tuple[Column, ...]) -> tuple[Column, ...]:
@@ -181,8 +195,15 @@ def benchmark_columns(benchmark) -> tuple[Column, ...]:
     return (_SHARED["rank"], _SHARED["model"], _SHARED["source"],
             _score_column(benchmark.leaderboard.overall_column(), lambda r: r.overall),
             *(_score_column(c, lambda r, k=c.key: r.tasks.get(k)) for c in benchmark.leaderboard.score_columns()),
-            _SHARED["coverage"], _SHARED["dataset"], *(SETTINGS_COLUMNS[k] for k in benchmark.leaderboard.settings),
+            _SHARED["coverage"], _SHARED["dataset"], *(settings_column(k) for k in _settings_keys(benchmark)),
             _SHARED["efficiency"])
+
+
+def _settings_keys(benchmark) -> tuple[str, ...]:
+    """Its declared settings columns (``LeaderboardLayout.settings``), then every other setting it records
+    (``evaluation.recorded``), so that each row names every value its run recorded."""
+    declared = tuple(benchmark.leaderboard.settings)
+    return declared + tuple(s.name for s in recorded_settings(benchmark) if s.name not in declared)
 
 
 def chart_columns(benchmark) -> tuple[Column, ...]:

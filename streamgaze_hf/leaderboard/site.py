@@ -31,6 +31,7 @@ from pathlib import Path
 from .. import __version__
 from ..dataset.load import DatasetHandle
 from ..dataset.writer import manifest_digest
+from ..evaluation.recorded import row_texts
 from ..registry import benchmarks, get_benchmark, score_text
 from ..submission.coverage import task_coverage
 from ..submission.schema import submission_benchmark
@@ -63,12 +64,10 @@ def submission_row(report: ValidationReport, section: str = "") -> Row:
     sub, s = report.submission, report.scores
     values = get_benchmark(report.benchmark).plugin().leaderboard_values(s)
     st = sub["settings"]
-    fps = st["clip_fps"]
     coverage = {t: task_coverage(v) for t, v in s["tasks"].items()}
     return Row(name=sub["model"]["name"], source="submission", tasks=dict(values["columns"]),
                overall=values["overall"], dataset=sub["dataset"]["version"], gaze=st["gaze"],
-               prompt_mode=st["prompt_mode"], clip_fps="none" if not fps else f"{fps:g}",
-               protocol=st.get("protocol", "default"),
+               prompt_mode=st["prompt_mode"], settings=row_texts(report.bench, st),
                by_source=" · ".join(f"{src} {score_text(v)}" for src, v in values.get("by_source", {}).items()),
                frames=sub["model"]["frames"], params=sub["model"]["params"],
                coverage=float(s["coverage"]["fraction"]), url=sub["model"]["url"], file=report.path.name,

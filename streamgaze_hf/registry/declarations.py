@@ -136,7 +136,8 @@ class Benchmark(LmmsNaming):
     ``record_fields``: what each per-sample record of its lmms-eval samples files must carry for ``streamgaze
     submit`` (with ``checkpoint_index`` when the benchmark has checkpointed tasks); ``lmms``: how its
     lmms-eval tasks are named and rendered (:class:`~.lmms.LmmsOptions`, the naming methods of
-    :class:`~.lmms.LmmsNaming`); ``run_options``: run settings of its own (:class:`RunOption`); ``commands``:
+    :class:`~.lmms.LmmsNaming`); ``run_options``: run settings of its own (:class:`RunOption`); ``recorded_settings``: the run settings
+    that change its numbers, recorded everywhere a run is (``streamgaze_hf.evaluation.recorded``); ``commands``:
     ``streamgaze`` commands of its own (name -> :class:`CommandDef`); ``aliases``: old command names -> the
     arguments they now stand for (each prints a deprecation line); ``extra``: the benchmark's own data, which
     shared code never reads. A registered benchmark is one object: equal only to itself (and hashable, a
@@ -166,6 +167,9 @@ class Benchmark(LmmsNaming):
     record_fields: tuple[str, ...] = ("question_id", "task", "response", "gaze", "prompt_mode")
     lmms: LmmsOptions = field(default_factory=LmmsOptions)
     run_options: tuple[RunOption, ...] = ()
+    #: the run settings its documents, records, submissions and results rows carry, in this order: names of
+    #: ``streamgaze_hf.evaluation.recorded.SHARED`` and its run options' ``recorded_as``
+    recorded_settings: tuple[str, ...] = ("prompt_mode",)
     commands: Mapping[str, CommandDef] = field(default_factory=dict)
     aliases: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     #: where it is listed (help, registry order, the site's sections): lower first, ties by name

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import __version__
+from ..evaluation.recorded import submission_settings
 from ..hub.reference import dataset_origin
 from ..util.errors import StreamGazeError
 from ..util.provenance import toolkit_commit
@@ -38,13 +39,14 @@ def assemble_submission(key: AnswerKey, responses: Mapping[ItemKey, str], *, pro
     structural check (e.g. an empty model name or a non-http URL).
     """
     rescored = score_responses(key, responses, prompt_mode, clip_fps)
-    return _assemble(key, rescored, prompt_mode=prompt_mode, clip_fps=clip_fps, protocol=protocol, model=model,
-                     run=run)
+    return _assemble(key, rescored, {"prompt_mode": prompt_mode, "clip_fps": clip_fps, "protocol": protocol},
+                     model=model, run=run)
 
 
-def _assemble(key: AnswerKey, rescored: Rescored, *, prompt_mode: str, clip_fps: float, protocol: str,
-              model: Mapping[str, str], run: Mapping[str, Any],
-              extra_settings: Mapping[str, str] | None = None) -> dict:
+def _assemble(key: AnswerKey, rescored: Rescored, settings: Mapping[str, Any], *, model: Mapping[str, str],
+              run: Mapping[str, Any]) -> dict:
+    """The submission (``settings``: the run's recorded settings, name -> value: ``recorded.submission_settings``
+    writes them)."""
     answers: dict[str, dict] = {}
     checkpointed = set(key.bench.checkpointed_ids())
     for task_id in key.docs:
@@ -66,8 +68,7 @@ def _assemble(key: AnswerKey, rescored: Rescored, *, prompt_mode: str, clip_fps:
         "toolkit_commit": toolkit_commit(),
         "benchmark": key.benchmark,
         "dataset": {"version": key.version, "manifest_sha256": key.manifest_sha256, **dataset_origin(key.root)},
-        "settings": {"gaze": key.gaze, "prompt_mode": prompt_mode, "clip_fps": float(clip_fps), "protocol": protocol,
-                     **{k: v for k, v in (extra_settings or {}).items() if v}},
+        "settings": submission_settings(key.bench, key.gaze, settings),
         "model": {f: str(model.get(f) or "") for f in ("name", "url", "params", "frames")},
         "run": dict(run),
         "answers": answers,

@@ -18,6 +18,7 @@ import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from ..evaluation.recorded import recorded_settings
 from ..registry import Benchmark, benchmarks
 from ..util.errors import StreamGazeError
 from ..util.fsutil import write_text_atomic
@@ -54,41 +55,28 @@ def harness_version(results: Mapping[str, Any]) -> str:
     return f"{installed} (run reported {reported})"
 
 
-#: record fields that are run settings when present: the proxy the clips came from ("" = full-rate),
-#: EgoGazeVQA's visual form (keyframes as images or as a clip), the wrapper whose model-ready frames the clips
-#: held ("" = full-rate clips); recorded in the submission's settings
-OPTIONAL_SETTINGS = ("proxy", "visual_form", "model_ready")
-
-
-def _collect(run: LmmsRun) -> tuple[str, str, float, str, dict[str, str]]:
-    """The run's (gaze, prompt mode, clip fps, protocol, {optional setting: value}): one of each, and
-    every record agreeing with its task (records made before protocols existed name none: ``default``;
-    an optional setting a record does not carry is ``""``)."""
+def _collect(run: LmmsRun) -> tuple[str, dict[str, object]]:
+    """The run's gaze mode and its recorded settings (name -> value: each of its benchmark's
+    ``recorded.recorded_settings``, a record that does not carry one has that setting's default): one of each,
+    and every record agreeing with its task."""
+    settings = recorded_settings(run.bench)
     gaze_of = {name: run.tasks[name].gaze for name in run.samples}
-    modes: dict[str, str] = {}
-    fps: dict[float, str] = {}
-    protocols: dict[str, str] = {}
-    optional: dict[str, dict[str, str]] = {k: {} for k in OPTIONAL_SETTINGS}
+    seen: dict[str, dict[object, str]] = {s.name: {} for s in settings}
     for name, recs in run.samples.items():
         task_id, gaze = run.tasks[name].task_id, run.tasks[name].gaze
         for rec in recs:
             if rec["task"] != task_id or rec["gaze"] != gaze:
                 raise StreamGazeError(f"record of question {rec['question_id']!r} is for task {rec['task']} / gaze "
                                       f"{rec['gaze']}, not {task_id} / {gaze}", run.sample_paths[name])
-            modes.setdefault(str(rec["prompt_mode"]), name)
-            fps.setdefault(float(rec.get("clip_fps") or 0.0), name)
-            protocols.setdefault(str(rec.get("protocol") or "default"), name)
-            for k in OPTIONAL_SETTINGS:
-                optional[k].setdefault(str(rec.get(k) or ""), name)
-    for what, values in (("gaze modes", {g: n for n, g in gaze_of.items()}), ("prompt modes", modes),
-                         ("clip fps caps", fps), ("protocols", protocols), ("proxies", optional["proxy"]),
-                         ("visual forms", optional["visual_form"]), ("model-ready frames", optional["model_ready"])):
+            for s in settings:
+                seen[s.name].setdefault(s.value(rec.get(s.name)), name)
+    for what, values in (("gaze modes", {g: n for n, g in gaze_of.items()}),
+                         *((s.plural, seen[s.name]) for s in settings)):
         if len(values) > 1:
             shown = ", ".join(f"{v} ({n})" for v, n in sorted(values.items(), key=lambda kv: str(kv[0])))
             raise StreamGazeError(f"mixed {what} in one run: {shown}; a submission has one setting: run "
                                   "lmms-eval once per setting, into separate output directories", run.results_path)
-    return (next(iter(gaze_of.values())), next(iter(modes)), next(iter(fps)), next(iter(protocols)),
-            {k: next(iter(v), "") for k, v in optional.items()})
+    return next(iter(gaze_of.values())), {s.name: next(iter(seen[s.name])) for s in settings}
 
 
 def run_toolkit(run: LmmsRun) -> dict[str, str]:
@@ -206,7 +194,8 @@ def build_submission(output_dir: str | os.PathLike[str], root: DatasetHandle | s
     if is_oracle(run_model, str(cfg.get("model_backend") or "")) and not allow_oracle:
         raise StreamGazeError(f"this run is the {run_model} baseline, which reads the answer key; it cannot be "
                               "submitted", run.results_path)
-    gaze, prompt_mode, clip_fps, protocol, extra_settings = _collect(run)
+    gaze, settings = _collect(run)
+    prompt_mode, clip_fps = settings["prompt_mode"], float(settings.get("clip_fps", 0.0))
     key = load_answer_key(root, gaze, run.bench)
     responses = _responses(run, key)
     limit = cfg.get("limit")
@@ -217,9 +206,8 @@ def build_submission(output_dir: str | os.PathLike[str], root: DatasetHandle | s
                 **run_toolkit(run), **video_read(run.results)}
     rescored = score_responses(key, responses, prompt_mode, clip_fps)
     _cross_check(run, rescored, key)
-    return _assemble(key, rescored, prompt_mode=prompt_mode, clip_fps=clip_fps, protocol=protocol,
-                     model={"name": model_name, "url": model_url, "params": params, "frames": frames}, run=run_info,
-                     extra_settings=extra_settings)
+    return _assemble(key, rescored, settings,
+                     model={"name": model_name, "url": model_url, "params": params, "frames": frames}, run=run_info)
 
 
 def dumps_submission(sub: Mapping[str, Any]) -> str:

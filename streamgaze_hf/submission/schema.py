@@ -11,9 +11,10 @@ A submission is one JSON object::
       "settings": {"gaze": "visual", "prompt_mode": "default", "clip_fps": 0.0,    # 0 = no cap
                    "protocol": "default"},                  # frame sampling/generation (protocols.py);
                                                             # "proxy": "2fps-448px" when the model got proxy clips;
-                                                            # "visual_form": "images" | "clip" (EgoGazeVQA);
                                                             # "model_ready": "<wrapper spec>" when the clips
-                                                            # held the wrapper's frames (model_frames.py)
+                                                            # held the wrapper's frames (model_frames.py); each
+                                                            # benchmark's own recorded settings; every field
+                                                            # declared once: evaluation/recorded.py
       "model": {"name": "...", "url": "https://...", "params": "7B", "frames": "32"},
       "run": {"harness": "lmms-eval", "harness_version": "...", "model": "<lmms-eval model id>",
               "model_args": "<secrets redacted>", "date": "20250101_120000", "limit": null,
@@ -78,7 +79,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..evaluation.protocols import PROTOCOLS
+from ..evaluation.recorded import SHARED, recorded_settings
 from ..registry import Benchmark, benchmarks, default_benchmark, get_benchmark
 from .strictjson import (
     StrictJSONError,
@@ -164,13 +165,6 @@ DATASET_FIELDS = {"version": string(100, nonempty=True), "manifest_sha256": _sha
                   "commit": string(40)}
 # where a dataset read from the Hub came from (hf://datasets/<repo>@<commit>); absent for local directories
 DATASET_OPTIONAL = frozenset({"repo", "commit"})
-# "gaze" and "prompt_mode": one of the benchmark's gaze modes and prompt modes (settings_fields)
-SETTINGS_FIELDS = {"clip_fps": number(0), "protocol": one_of(*PROTOCOLS), "proxy": string(100),
-                   "visual_form": one_of("images", "clip"), "model_ready": string(500)}
-# absent in files made before protocols ("default") and proxies; "proxy" is absent for full-rate clips,
-# "visual_form" (EgoGazeVQA: keyframes as images or as one clip) for the other benchmarks, "model_ready" (the
-# wrapper the clips held model-ready frames for: evaluation/model_frames.py) for full-rate clips
-SETTINGS_OPTIONAL = frozenset({"protocol", "proxy", "visual_form", "model_ready"})
 MODEL_FIELDS = {"name": string(MAX_NAME, nonempty=True), "url": _url, "params": string(50), "frames": string(50)}
 RUN_FIELDS = {"harness": one_of("lmms-eval", "official-evaluator", "streamgaze-stream"), "harness_version": string(200), "model": string(200),
               "model_args": string(5000), "date": string(100), "limit": nullable(number(0)),
@@ -186,10 +180,17 @@ YES_NO_ANSWER_FIELDS = {"response": string(100_000), "parsed": nullable(one_of("
 STREAMING_FIELDS = {"fps": number(0), "poll": string(50, nonempty=True), "alerts": obj, "scores": obj}
 
 
-def settings_fields(bench: Benchmark) -> dict:
-    """The ``settings`` fields of a submission of ``bench``."""
-    return {"gaze": one_of(*bench.gaze_variants.values()), "prompt_mode": one_of(*bench.prompt_modes),
-            **SETTINGS_FIELDS}
+def settings_fields(bench: Benchmark) -> tuple[dict, frozenset[str]]:
+    """The ``settings`` fields of a submission of ``bench`` (each checked as its declaration says:
+    ``evaluation.recorded``) and those of them a file may leave out (every one but the gaze mode and the
+    ``required`` ones: a setting added later is absent from older files, and an optional one is absent when it
+    has its default "")."""
+    declared = {s.name: s for s in (*(s for s in SHARED.values() if s.always), *recorded_settings(bench))}
+    fields = {"gaze": one_of(*bench.gaze_variants.values())}
+    for s in declared.values():
+        allowed = s.allowed(bench)
+        fields[s.name] = number(0) if s.number else one_of(*allowed) if allowed else string(s.max_len)
+    return fields, frozenset(n for n, s in declared.items() if not s.required)
 
 
 def has_own_layout(scores: dict) -> bool:
@@ -240,7 +241,8 @@ def check_structure(data: Any) -> None:
     check_object(data, "", TOP_FIELDS, optional=TOP_OPTIONAL)
     check_object(data["dataset"], "dataset", DATASET_FIELDS, optional=DATASET_OPTIONAL)
     bench = submission_benchmark(data)
-    check_object(data["settings"], "settings", settings_fields(bench), optional=SETTINGS_OPTIONAL)
+    fields, optional = settings_fields(bench)
+    check_object(data["settings"], "settings", fields, optional=optional)
     if "streaming" in data and not bench.streaming:
         offered = " and ".join(f"{b.title}'s" for b in benchmarks() if b.streaming)
         raise StrictJSONError(f"streaming: stream-eval submissions are {offered} only, not {bench.name}'s")

@@ -20,6 +20,7 @@ from typing import Any
 
 from ..dataset.load import DatasetHandle
 from ..dataset.writer import manifest_digest
+from ..evaluation.recorded import settings_text
 from ..registry import Benchmark
 from ..util.errors import StreamGazeError
 from .answer_key import AnswerKey, ItemKey, Rescored, load_answer_key, score_responses, scored_dataset
@@ -96,15 +97,13 @@ class ValidationReport:
         bench = self.bench
         sub, s = self.submission, self.scores
         st = sub["settings"]
-        fps = "none" if not st["clip_fps"] else f"{st['clip_fps']:g} fps"
         toolkit = sub["run"].get("toolkit_version")
         ran = f", scored by streamgaze-toolkit {toolkit}" if toolkit else ""
         lines = [f"{self.path}: valid",
                  f"  model: {sub['model']['name']} ({run_label(sub['run'])}{ran})",
                  f"  dataset: version {sub['dataset']['version']}, manifest sha256 "
                  f"{sub['dataset']['manifest_sha256'][:16]}...",
-                 f"  settings: gaze {st['gaze']}, prompt mode {st['prompt_mode']}, clip fps cap {fps}, "
-                 f"protocol {st.get('protocol', 'default')}, clips {st.get('proxy') or 'full-rate'}"]
+                 f"  settings: {settings_text(bench, st)}"]
         warning = partial_coverage_warning(s, sub["run"].get("limit"))
         if warning:
             lines.append(f"  WARNING: {warning}")
@@ -148,8 +147,7 @@ class ValidationReport:
                  f"  model: {sub['model']['name']} ({run_label(sub['run'])})",
                  f"  dataset: version {sub['dataset']['version']}, manifest sha256 "
                  f"{sub['dataset']['manifest_sha256'][:16]}...",
-                 f"  settings: gaze {st['gaze']}, prompt mode {st['prompt_mode']}"
-                 + (f", visuals {st['visual_form']}" if st.get("visual_form") else "")]
+                 f"  settings: {settings_text(bench, st)}"]
         warning = partial_coverage_warning(s, sub["run"].get("limit"))
         if warning:
             lines.append(f"  WARNING: {warning}")

@@ -8,9 +8,6 @@ by ``test_clip_windows.py``."""
 
 import json
 import re
-import subprocess
-import sys
-import time
 
 import datasets
 import numpy as np
@@ -21,6 +18,7 @@ from streamgaze_hf.video.frame_reader import probe_video
 
 from ..fixtures.lmms_run import run_lmms_eval
 from ..fixtures.once import once_per_run
+from ..fixtures.openai_stub_server import stub_server as serve_stub
 
 pytestmark = pytest.mark.slow
 LIMIT = 5  # documents per task
@@ -28,17 +26,8 @@ LIMIT = 5  # documents per task
 
 @pytest.fixture(scope="module")
 def stub_server(tmp_path_factory):
-    port_file = tmp_path_factory.mktemp("stub") / "port"
-    proc = subprocess.Popen([sys.executable, "tests/fixtures/openai_stub.py", str(port_file)])
-    try:
-        for _ in range(200):
-            if port_file.is_file() and port_file.read_text().strip():
-                break
-            time.sleep(0.05)
-        yield f"http://127.0.0.1:{int(port_file.read_text())}/v1"
-    finally:
-        proc.kill()
-        proc.wait()
+    with serve_stub(tmp_path_factory.mktemp("stub")) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

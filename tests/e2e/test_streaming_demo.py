@@ -197,25 +197,13 @@ def test_openai_endpoint_through_the_polling_adapter_sees_only_past_frames(demo_
     """The adapter's OpenAI client against the loopback stub, which answers with the burnt-in codes of
     the images it received: each request holds at most max_frames frames, all inside its window and at
     or before its stream time, the last one being the last frame pushed by then."""
-    import subprocess
-    import sys
-    import time
+    from ..fixtures.openai_stub_server import stub_server
 
-    port_file = tmp_path / "port"
-    proc = subprocess.Popen([sys.executable, "tests/fixtures/openai_stub.py", str(port_file)])
-    try:
-        for _ in range(200):
-            if port_file.is_file() and port_file.read_text().strip():
-                break
-            time.sleep(0.05)
-        url = f"http://127.0.0.1:{int(port_file.read_text())}/v1"
-        out = tmp_path / "run"
+    out = tmp_path / "run"
+    with stub_server(tmp_path) as url:
         assert main(["stream-eval", str(demo_dataset), "--out", str(out), "--model", "openai", "--model-args",
                      f"base_url={url},model=stub,max_frames=4,api_key=stub", "--fps", "1", "--gaze", "none",
                      "--tasks", "oar", "gta"]) == 0
-    finally:
-        proc.kill()
-        proc.wait()
     plan = load_plan(demo_dataset, "none", tasks=("oar", "gta"))
     records = read_stream_run(out).records
     assert len(records) == len(plan.docs)

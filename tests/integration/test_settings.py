@@ -227,7 +227,7 @@ def test_documents_and_records_are_those_of_the_environment(combo, demo_dataset,
             monkeypatch.delenv(k)
         docs = ev.load_docs(task, gaze, root, settings=explicit)
         assert docs and _dump(docs, [ev.score_doc(d, "A") for d in docs]) == _dump(from_env, env_records)
-        recorded = explicit.record(ev.evaluation_module.RECORDED_SETTINGS, root)
+        recorded = explicit.record(get_benchmark(bench_name).recorded_settings, root)
         for d in docs:  # each document records the settings, and its record copies them
             assert {k: d[k] for k in recorded} == recorded
     # the values recorded are the settings' own

@@ -70,8 +70,9 @@ def test_streamgaze_declares_its_layout():
     keys = [c.key for c in benchmark_columns(sg)]
     assert keys[:17] == ["rank", "model", "source", "overall", "past", "present", "proactive", "nfi", "otp", "gsm",
                          "sr", "oi_easy", "oi_hard", "oar", "fap", "gta", "oaa"]
+    # its declared settings, then the recorded ones it does not declare (evaluation/recorded.py)
     assert keys[17:] == ["coverage", "dataset", "gaze", "prompt_mode", "clip_fps", "protocol", "frames", "params",
-                         "by_source", "efficiency"]
+                         "by_source", "proxy", "model_ready", "efficiency"]
     assert [c.label for c in chart_columns(sg)][:3] == ["NFI", "OTP", "GSM"]
     assert sg.leaderboard.csv_name == "leaderboard.csv"
     assert not chart_columns(get_benchmark("vl4gaze"))  # mixed units: no per-task chart

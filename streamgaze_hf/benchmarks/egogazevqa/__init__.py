@@ -77,6 +77,7 @@ BENCHMARK = register(declare(
                            help="EgoGazeVQA's visual form: images (default) or clip"),),
     # the old command names (deprecated: each prints one line naming the new one)
     aliases={"import-egogazevqa": ("import", "egogazevqa"), "egogazevqa-report": ("report", "egogazevqa")},
+    recorded_settings=("prompt_mode", "visual_form"),
     order=1,
     leaderboard=dict(columns=LEADERBOARD_COLUMNS, reference_questions=PAPER_QUESTIONS),
 ))

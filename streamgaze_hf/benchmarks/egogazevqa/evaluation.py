@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping
 
 from ... import scoring
 from ...dataset.load import DatasetHandle, open_dataset
+from ...evaluation.recorded import document_settings, record_settings
 from ...evaluation.settings import RunSettings, given
 from ...util.errors import StreamGazeError
 from . import BENCHMARK, NAME
@@ -32,7 +33,6 @@ from .visuals import doc_visuals as _doc_visuals
 VISUAL_FORM_OPTION = "egogazevqa_visuals"
 BREAKDOWN_KEYS = ("task", "source", "scenario", "activity")
 #: the run settings every document and sample record carries (``RunSettings.record``), in this order
-RECORDED_SETTINGS = ("prompt_mode", "visual_form")
 
 
 def visual_form(settings: RunSettings | None = None) -> str:
@@ -55,7 +55,7 @@ def load_docs(task_id: str, gaze: str = "none", dataset: DatasetHandle | str | o
     data = open_dataset(dataset, benchmark=BENCHMARK, build_hint="build it with `streamgaze import egogazevqa "
                                                                  "RELEASE_DIR --out ROOT --version X.Y.Z`")
     visual_form(settings)
-    fields = {"benchmark": NAME, "dataset_root": data.root, "gaze": gaze, **settings.record(RECORDED_SETTINGS),
+    fields = {"benchmark": NAME, "dataset_root": data.root, "gaze": gaze, **document_settings(BENCHMARK, settings),
               "checkpoint_index": -1}
     return [{**dict(row), **fields} for row in (data.load_task(task_id) if rows is None else rows)]
 
@@ -87,8 +87,7 @@ def score_doc(doc: Mapping, response: str) -> dict:
             "source": doc["source"], "scenario": doc["scenario"], "activity": doc["activity"],
             "checkpoint_index": -1, "response": response, "answer": doc["answer"], "parsed": parsed,
             "exact_match": bool(exact), "correct": bool(correct), "gaze": doc["gaze"],
-            "prompt_mode": doc["prompt_mode"], "visual_form": doc["visual_form"],
-            "score": 100.0 if correct else 0.0}
+            **record_settings(BENCHMARK, doc), "score": 100.0 if correct else 0.0}
 
 
 def task_metrics(records: list[dict]) -> dict:

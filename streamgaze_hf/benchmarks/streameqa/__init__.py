@@ -142,5 +142,6 @@ BENCHMARK = register(declare(
     lmms=LmmsOptions(slices=LMMS_SLICES),
     # the old command names (deprecated: each prints one line naming the new one)
     aliases={"import-streameqa": ("import", "streameqa"), "streameqa-report": ("report", "streameqa")},
+    recorded_settings=("prompt_mode", "clip_fps", "protocol", "model_ready"),
     order=2,
 ))

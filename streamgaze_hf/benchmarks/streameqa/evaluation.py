@@ -29,13 +29,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from ... import scoring
 from ...dataset.load import DatasetHandle, open_dataset
 from ...dataset.schema import LETTERS
-from ...evaluation.settings import RunSettings, given
+from ...evaluation.recorded import document_settings, record_settings
+from ...evaluation.settings import RunSettings
 from ...util.errors import StreamGazeError
 from . import BENCHMARK, DIRECTIONS, LEVELS, NAME, SUBTASKS, subtasks
 from .prompts import GAZE_MODES, question_prompt
 
 #: the run settings every document records (``RunSettings.record``), then ``proxy`` "" (no proxy videos)
-RECORDED_SETTINGS = ("prompt_mode", "clip_fps", "protocol", "model_ready")
 TEXT_GAZE_STEP_S = 1.0  # one gaze point per second of the window in the text variant
 
 
@@ -59,7 +59,7 @@ def load_docs(task_id: str, gaze: str = "none", dataset: DatasetHandle | str | o
                                   f"{len(without)} video(s) have none (e.g. {without[0]}): import with "
                                   "--gaze-dir, or run the plain tasks", data.path)
     fields = {"benchmark": NAME, "dataset_root": data.root, "gaze": gaze,
-              **given(settings).record(RECORDED_SETTINGS), "proxy": "", "checkpoint_index": -1}
+              **document_settings(BENCHMARK, settings), "proxy": "", "checkpoint_index": -1}
     docs = [{**row, **fields} for row in rows]
     if gaze == "text":
         for doc in docs:
@@ -148,8 +148,7 @@ def score_doc(doc: Mapping, response: str) -> dict:
             "short_window": bool(doc["short_window"]), "context_s": float(doc["context_s"]),
             "checkpoint_index": -1, "response": response,
             "answer": doc["answer"], "parsed": parsed, "official": bool(official), "correct": bool(correct),
-            "gaze": doc["gaze"], "prompt_mode": doc["prompt_mode"], "model_ready": doc.get("model_ready", ""),
-            "score": 100.0 if correct else 0.0}
+            "gaze": doc["gaze"], **record_settings(BENCHMARK, doc), "score": 100.0 if correct else 0.0}
 
 
 def task_metrics(records: list[dict]) -> dict:

@@ -61,6 +61,7 @@ BENCHMARK = register(declare(
         "import-official-results": CommandDef("re-score the official StreamGaze evaluator's *_output.json files into "
                                               "a submission", f"{__name__}.cli:import_official_results", "submit"),
     },
+    recorded_settings=("prompt_mode", "clip_fps", "protocol", "proxy", "model_ready"),
     order=0,
     default=True,  # what a command means when it names no benchmark; datasets and submissions naming none
 ))

@@ -9,7 +9,8 @@ Harness-agnostic (the lmms-eval plugin in ``lmms_tasks/`` is thin glue over this
 - :func:`doc_prompt` / :func:`score_doc` build the prompt and score a response with the shared parser.
 
 The run settings (prompt mode, clip fps, protocol, proxy) are a ``streamgaze_hf.evaluation.settings.RunSettings``
-the caller passes (:data:`RECORDED_SETTINGS` are recorded in every document and sample record).
+the caller passes (the benchmark's ``recorded_settings`` are recorded in every document and sample record:
+``streamgaze_hf.evaluation.recorded``).
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from collections.abc import Mapping
 
 from ... import scoring
 from ...dataset.load import DatasetHandle, open_dataset
-from ...evaluation.settings import RunSettings, given
+from ...evaluation.recorded import document_settings, record_settings
+from ...evaluation.settings import RunSettings
 from ...evaluation.visuals import (  # noqa: F401  (re-exported: the plugin reads them from here)
     clip_fixations,
     doc_clip_spec,
@@ -51,8 +53,6 @@ def task_name(task_id: str, gaze: str = "visual") -> str:
 
 # ---- documents -------------------------------------------------------------------------------------
 
-#: the run settings every document and sample record carries (``RunSettings.record``), in this order
-RECORDED_SETTINGS = ("prompt_mode", "clip_fps", "protocol", "proxy", "model_ready")
 #: the gaze modes whose prompt or visuals use the window's fixations (the others' documents carry none)
 FIXATION_VARIANTS = ("text", "salience")
 
@@ -75,7 +75,7 @@ def load_docs(task_id: str, gaze: str = "visual", dataset: DatasetHandle | str |
     check_variant(task_id, gaze, rows, data)
     geometry = video_geometry(data)
     fields = {"benchmark": BENCHMARK.name, "dataset_root": data.root, "gaze": gaze,
-              **given(settings).record(RECORDED_SETTINGS, data.path)}
+              **document_settings(BENCHMARK, settings, data.path)}
     if reasoning:
         fields["reasoning"] = reasoning
     tracks = {}
@@ -151,9 +151,7 @@ def score_doc(doc: dict, response: str) -> dict:
     response = response or ""
     rec = {"benchmark": BENCHMARK.name, "question_id": doc["question_id"], "task": doc["task"],
            "video_id": doc["video_id"], "source": doc.get("source", ""), "checkpoint_index": int(doc["checkpoint_index"]), "response": response,
-           "gaze": doc["gaze"], "prompt_mode": doc["prompt_mode"], "clip_fps": doc["clip_fps"],
-           "protocol": doc.get("protocol", "default"), "proxy": doc.get("proxy", ""),
-           "model_ready": doc.get("model_ready", ""), **run_provenance()}
+           "gaze": doc["gaze"], **record_settings(BENCHMARK, doc), **run_provenance()}
     reference = doc["prompt_mode"] == "reference"
     if doc.get("reasoning"):  # reasoning variants: only the <answer> is parsed, never the reasoning
         rec["reasoning"] = doc["reasoning"]

@@ -51,6 +51,6 @@ def paper_rows() -> list[Row]:
         rows.append(Row(name=rec["method"].strip(), source="human" if human else "paper", tasks=tasks,
                         overall=_score(rec.get("overall")), categories=category_means(BENCHMARK, tasks),
                         dataset=PAPER_DATASET, gaze="visual", prompt_mode="" if human else PAPER_PROMPT_MODE,
-                        clip_fps="", frames=_setting(rec.get("frames")), params=_setting(rec.get("params")),
+                        frames=_setting(rec.get("frames")), params=_setting(rec.get("params")),
                         group=rec["group"].strip(), section=FULL_RELEASE))
     return rows

@@ -27,6 +27,7 @@ from functools import lru_cache
 
 from ... import scoring
 from ...dataset.load import DatasetHandle, dataset_at, open_dataset
+from ...evaluation.recorded import document_settings, record_settings
 from ...evaluation.settings import RunSettings, given
 from ...util.errors import StreamGazeError
 from . import BENCHMARK, COLUMN_METRICS, NAME
@@ -35,7 +36,6 @@ from .prompts import eval_prompt
 #: the judge's run options (URL, model, key; declared in __init__.py, read by RunSettings.from_env)
 JUDGE_OPTIONS = ("vl4gaze_judge_url", "vl4gaze_judge_model", "vl4gaze_judge_key")
 #: the run settings every document records (``RunSettings.record``)
-RECORDED_SETTINGS = ("prompt_mode",)
 JUDGE_PROMPT = """A person in this image is being asked about: "{question}".
 Reference answer (what the person is looking at): "{reference}".
 Candidate answer: "{candidate}".
@@ -53,7 +53,7 @@ def load_docs(task_id: str, gaze: str = "none", dataset: DatasetHandle | str | o
         raise StreamGazeError(f"VL4Gaze has no gaze mode {gaze!r} (the question names the person)")
     data = open_dataset(dataset, benchmark=BENCHMARK, build_hint="build it with `streamgaze build vl4gaze ...`")
     fields = {"benchmark": NAME, "dataset_root": data.root, "gaze": gaze,
-              **given(settings).record(RECORDED_SETTINGS), "checkpoint_index": -1}
+              **document_settings(BENCHMARK, settings), "checkpoint_index": -1}
     return [{**dict(row), **fields} for row in (data.load_task(task_id) if rows is None else rows)]
 
 
@@ -87,7 +87,7 @@ def score_doc(doc: Mapping, response: str) -> dict:
     task = doc["task"]
     rec: dict = {"benchmark": NAME, "question_id": doc["question_id"], "task": task, "video_id": doc["video_id"],
                  "source": doc["source"], "checkpoint_index": -1, "response": response, "answer": doc["answer"],
-                 "gaze": doc["gaze"], "prompt_mode": doc["prompt_mode"]}
+                 "gaze": doc["gaze"], **record_settings(BENCHMARK, doc)}
     if task == "god":
         rec.update(bleu=scoring.sentence_bleu(response, doc["answer"]), rouge_l=scoring.rouge_l(response, doc["answer"]),
                    judge=judge_score(doc, response), parsed=response.strip() or None)

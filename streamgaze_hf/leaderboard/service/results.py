@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ... import __version__
+from ...evaluation.recorded import every_recorded_setting, row_settings, row_texts
 from ...registry import Benchmark, benchmarks, score_text
 from ...submission.fingerprint import responses_digest
 from ..rows import Row, benchmark_columns, efficiency_text
@@ -50,8 +51,7 @@ SITE_DIR = "site"
 CONFIG = "leaderboard.yaml"
 #: the flags of rows, by pull request number (JSON; written by ``leaderboard flag`` / ``unflag``)
 FLAGS = "flags.json"
-_STRING_FIELDS = ("model_name", "model_url", "model_params", "model_frames", "gaze", "prompt_mode")
-_SETTINGS = ("protocol", "proxy", "visual_form")
+_STRING_FIELDS = ("model_name", "model_url", "model_params", "model_frames", "gaze")
 _DATASET = ("dataset_repo", "dataset_revision", "dataset_commit", "dataset_version", "dataset_manifest_sha256")
 _VERSIONS = ("toolkit_version", "lmms_eval_version", "datasets_version")
 _TAIL = ("submitter", "submission_path", "submitted_at", "section", "section_title", "section_note", "source",
@@ -73,7 +73,8 @@ def schema(bench: Benchmark):
     import pyarrow as pa
 
     fields = [pa.field(n, pa.string()) for n in _STRING_FIELDS]
-    fields += [pa.field("clip_fps", pa.float64())] + [pa.field(n, pa.string()) for n in _SETTINGS + _DATASET + _VERSIONS]
+    fields += [pa.field(s.name, pa.float64() if s.number else pa.string()) for s in every_recorded_setting()]
+    fields += [pa.field(n, pa.string()) for n in _DATASET + _VERSIONS]
     fields += [pa.field("overall", pa.float64())]
     fields += [pa.field(f"score_{c.key}", pa.float64()) for c in bench.leaderboard.score_columns()]
     fields += [pa.field(f"task_{t}", pa.float64()) for t in bench.task_ids]
@@ -133,9 +134,7 @@ def result_row(bench: Benchmark, sub: Mapping, scores: Mapping, section: Sequenc
     values = bench.plugin().leaderboard_values(scores)
     st, model, ds = sub["settings"], sub["model"], sub["dataset"]
     row = {"model_name": model["name"], "model_url": model["url"], "model_params": model["params"],
-           "model_frames": model["frames"], "gaze": st["gaze"], "prompt_mode": st["prompt_mode"],
-           "clip_fps": float(st["clip_fps"]), "protocol": st.get("protocol", "default"), "proxy": st.get("proxy", ""),
-           "visual_form": st.get("visual_form", ""),
+           "model_frames": model["frames"], "gaze": st["gaze"], **row_settings(bench, st),
            "dataset_repo": getattr(dataset, "repo", "") or ds.get("repo", ""),
            "dataset_revision": getattr(dataset, "revision", "") or ds.get("commit", ""),
            "dataset_commit": getattr(dataset, "commit", "") or ds.get("commit", ""),
@@ -165,7 +164,8 @@ def paper_result_rows(bench: Benchmark) -> list[dict]:
     for ref in bench.leaderboard.reference_rows():
         r = reference_row(ref, key)
         row = dict.fromkeys(schema(bench).names, None)
-        row.update({n: "" for n in (*_STRING_FIELDS, *_SETTINGS, *_DATASET, *_VERSIONS, *_TAIL, *_TRUST)})
+        settings = tuple(s.name for s in every_recorded_setting() if not s.number)
+        row.update({n: "" for n in (*_STRING_FIELDS, *settings, *_DATASET, *_VERSIONS, *_TAIL, *_TRUST)})
         row.update(model_name=r.name, model_params=r.params, model_frames=r.frames, gaze=r.gaze,
                    prompt_mode=r.prompt_mode, dataset_version=r.dataset, overall=r.overall, section=key,
                    section_title=title, section_note=note, source=r.source, reported=True)
@@ -203,8 +203,10 @@ def _card(names: Sequence[str], with_rows: Sequence[str]) -> str:
              "```", "",
              "Scores (`overall`, `score_<column>`, `task_<task>`) are fractions in [0, 1] for every ratio; "
              "a column of another unit (degrees, L2, BLEU) keeps its unit. `coverage` is answered / expected "
-             "items (missing answers count as wrong). Settings that change numbers: `gaze`, `prompt_mode`, "
-             "`clip_fps` (0 = no cap), `protocol`, `proxy`, `visual_form`, `model_frames`. Efficiency (where the run "
+             "items (missing answers count as wrong). Settings that change numbers: `gaze`, "
+             + ", ".join(f"`{s.name}`" + (f" (0 = {s.unset})" if s.number and s.unset else "")
+                         for s in every_recorded_setting())
+             + ", `model_frames`. Efficiency (where the run "
              "measured it): `efficiency`, the time the model wrapper spent reading video. Provenance: "
              "`dataset_repo`, `dataset_revision`, `dataset_commit`, `dataset_version`, `dataset_manifest_sha256`, "
              "`toolkit_version`, `lmms_eval_version`, `datasets_version`, `submitter` (the pull request's author on the Hub, "
@@ -221,13 +223,11 @@ def leaderboard_rows(bench: Benchmark, rows: Iterable[Mapping]) -> list[Row]:
     """Results rows as leaderboard rows (one table's lines)."""
     out = []
     for r in rows:
-        fps = r.get("clip_fps")
         out.append(Row(name=r["model_name"], source="submission" if not r["reported"] else r["source"],
                        tasks={c.key: r.get(f"score_{c.key}") for c in bench.leaderboard.score_columns()},
                        overall=r["overall"],
                        dataset=r["dataset_version"], gaze=r["gaze"], prompt_mode=r["prompt_mode"],
-                       clip_fps="" if r["reported"] else ("none" if not fps else f"{fps:g}"),
-                       protocol=r["protocol"], by_source=r.get("by_source") or "", frames=r["model_frames"],
+                       settings={} if r["reported"] else row_texts(bench, r), by_source=r.get("by_source") or "", frames=r["model_frames"],
                        params=r["model_params"], coverage=r["coverage"], url=r["model_url"],
                        file=r["submission_path"], section=r["section"], submitter=r.get("submitter") or "",
                        pr_number=r.get("pr_number"), pr_url=r.get("pr_url") or "", run=r.get("run"),
