@@ -164,11 +164,12 @@ def every_recorded_setting() -> tuple[RecordedSetting, ...]:
 
 def submission_settings(bench: Benchmark, gaze: str, values: Mapping[str, Any]) -> dict[str, Any]:
     """A submission's ``settings``: the gaze mode, then every shared setting a submission always carries and each
-    of ``bench``'s recorded ones, by :data:`SHARED`'s order then the benchmark's; an optional one only when it is
-    not its default "" (``values``: name -> value, a missing one its default)."""
+    of ``bench``'s recorded ones, by :data:`SHARED`'s order then the benchmark's: one a submission always carries
+    (its default when ``values`` has none), an optional one when ``values`` names it and it is not "" (``values``:
+    name -> value, as the run's records carry them)."""
     out: dict[str, Any] = {"gaze": gaze}
     for s in (*(s for s in SHARED.values() if s.always), *recorded_settings(bench)):
-        if s.name in out:
+        if s.name in out or not (s.always or s.name in values):
             continue
         value = s.value(values.get(s.name))
         if s.always or value != "":
