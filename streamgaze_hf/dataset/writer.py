@@ -50,7 +50,7 @@ from datasets import Features
 from tqdm.auto import tqdm
 
 from .. import __version__
-from ..registry import Benchmark, get_benchmark, resolve
+from ..registry import Benchmark, get_benchmark
 from ..util.errors import StreamGazeError
 from ..util.fsutil import atomic_directory, link_or_copy
 from ..video.preview import DEFAULT_PREVIEW
@@ -206,8 +206,8 @@ def _check_qa_row(task_id: str, row: dict, videos: dict[str, dict], files: dict[
     what = (
         f"task {task_id}, question {row.get('question_id')!r}" if isinstance(row, dict) else f"task {task_id}"
     )
-    layout = bench.dataset
-    _check_keys(row, resolve(layout.qa_features), what)
+    plugin = bench.plugin()
+    _check_keys(row, plugin.qa_features(), what)
     if row["task"] != task_id:
         raise StreamGazeError(f"{what}: row task {row['task']!r} does not match its config {task_id!r}")
     category = bench.task(task_id).category
@@ -217,12 +217,12 @@ def _check_qa_row(task_id: str, row: dict, videos: dict[str, dict], files: dict[
     if video is None:
         raise StreamGazeError(f"{what}: unknown video_id {row['video_id']!r} (not among the videos)")
     try:
-        problems = resolve(layout.validate_row)(row, float(video["duration"]))
+        problems = plugin.validate_row(row, float(video["duration"]))
     except (TypeError, ValueError, KeyError, AttributeError) as exc:  # wrongly typed fields
         problems = [f"malformed field ({type(exc).__name__}: {exc})"]
     if problems:
         raise StreamGazeError(f"{what}: invalid question: {'; '.join(problems)}")
-    _check_paths(row, files, what, resolve(layout.file_paths))
+    _check_paths(row, files, what, plugin.file_paths)
 
 
 def _check_qa(
@@ -322,7 +322,7 @@ def _write_parquet(table: pa.Table, path: Path) -> None:
 
 
 def _write_tables(tmp: Path, qa: dict[str, list[dict]], content: DatasetContent, bench: Benchmark) -> None:
-    features, keys = resolve(bench.dataset.qa_features), bench.dataset.qa_sort_keys
+    features, keys = bench.plugin().qa_features(), bench.dataset.qa_sort_keys
     tables = {task_id: (qa[task_id], features, keys) for task_id in bench.task_ids}
     tables["videos"] = (content.videos, VIDEO_FEATURES, SORT_KEYS["videos"])
     tables["gaze"] = (content.gaze, GAZE_FEATURES, SORT_KEYS["gaze"])
