@@ -4,7 +4,7 @@ list of every optional hook (:data:`HOOKS`) and the evaluation module's protocol
 A *part* is one module of a benchmark package with a job (``references.PACKAGE_FILES``): the evaluation module
 (required), and the optional ``cli``, ``report`` and ``leaderboard`` parts, which a package declares
 (``declare(..., parts=...)``). A *hook* is a name a part may define; the toolkit supplies a default for each
-one a part does not define. A part registers its hooks explicitly: :func:`hook` over a function,
+one a part does not register. A part registers its hooks explicitly: :func:`hook` over a function,
 :func:`provide` for a value (an UPPER_CASE hook), and a name that is not a hook is refused there, when the module is
 imported. Shared code reaches every part through ``Benchmark.plugin()`` (``plugin.Plugin``, the adapter), which
 reads only what a part registered (:func:`registered`): nothing else looks into a benchmark's modules.
@@ -14,7 +14,7 @@ reads only what a part registered (:func:`registered`): nothing else looks into 
     ... def leaderboard_value(scores): ...
     Traceback (most recent call last):
     ...
-    streamgaze_hf.registry.hooks.UnknownHook: unknown hook 'leaderboard_value' in ...; did you mean leaderboard_values?...
+    streamgaze_hf.registry.hooks.UnknownHook: unknown hook 'leaderboard_value' in ...; did you mean leaderboard_values or leaderboard_scores?; ...
 """
 
 from __future__ import annotations

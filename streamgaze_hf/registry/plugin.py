@@ -67,7 +67,8 @@ class Plugin(DeclaredReferences):
         return self._modules[part]
 
     def _check(self, part: str, module: ModuleType) -> dict[str, Any]:
-        """The hooks ``module`` defines, after checking that it defines the part's required functions."""
+        """The hooks ``module`` registered (``hooks.hook``, ``hooks.provide``), after checking that it defines the
+        part's required functions, registers only hooks of its part and defines no hook's name unregistered."""
         missing = [name for name in REQUIRED.get(part, ()) if not callable(getattr(module, name, None))]
         if missing:
             raise TypeError(f"the {part} module {module.__name__} of {self.benchmark.name} lacks "
