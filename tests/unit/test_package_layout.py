@@ -436,3 +436,27 @@ def test_a_misspelt_hook_of_a_plugin_raises_at_registration(tmp_path, monkeypatc
                     dataset={"dataset_name": "x", "pretty_name": "X", "qa_sort_keys": ("question_id",)})
     assert bench.plugin().has_hook("leaderboard_values")
     assert bench.plugin().leaderboard_values({})["overall"] == 1.0
+
+
+# ---- issue 52 item 8 (slice: the plug-in contract): one discover for the raw readers -----------------------------
+
+SOURCES = ROOT / "streamgaze_hf" / "gaze" / "sources"
+#: readers whose recordings are not a listing checked one by one (BIDS: its index pairs sidecars and videos)
+OWN_DISCOVER = ("base.py", "bids.py")
+_NONE_FOUND = re.compile(r"""f["']no [^"']* found \(expected \{LAYOUT\}""")
+
+
+def discover_copies(files) -> list[str]:
+    """``file:line`` of each reader that writes the "no recordings found" rule itself rather than calling
+    ``base.discover_recordings``."""
+    return [f"{p.relative_to(ROOT).as_posix()}:{n}: {line.strip()[:60]}" for p in files if p.name not in OWN_DISCOVER
+            for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if _NONE_FOUND.search(line)]
+
+
+def test_the_readers_share_one_discover(tmp_path):
+    assert discover_copies(sorted(SOURCES.glob("*.py"))) == []
+    probe = tmp_path / "streamgaze_hf" / "gaze" / "sources" / "mine.py"
+    probe.parent.mkdir(parents=True)
+    probe.write_text('def discover(raw):\n    raise StreamGazeError(f"no Mine recordings found (expected {LAYOUT})", raw)\n',
+                     encoding="utf-8")
+    assert _places(discover_copies, probe, tmp_path) == ["streamgaze_hf/gaze/sources/mine.py:2"]
