@@ -107,9 +107,10 @@ def canonical_argv(argv: Sequence[str]) -> list[str]:
     return argv
 
 
-def commands() -> list[tuple[str, str, Configure | str]]:
+def commands() -> list[tuple[str, str, Configure | tuple]]:
     """(name, help, configure) of every command in the help's order: each group's shared commands, then the
-    benchmarks' own commands of that group (``configure``: a function, or a benchmark's ``"module:function"``)."""
+    benchmarks' own commands of that group (``configure``: a function, or ``(benchmark, command name)`` for a
+    benchmark's own, imported through its adapter when the command is configured)."""
     order = {m.__name__.rsplit(".", 1)[1]: i for i, m in enumerate(GROUPS)}
     listed = [(order[configure.__module__.rsplit(".", 1)[1]], 0, name, help_text, configure)
               for name, (help_text, configure) in COMMANDS.items()]
@@ -119,7 +120,7 @@ def commands() -> list[tuple[str, str, Configure | str]]:
         for name, cmd in bench.commands.items():
             if name in COMMANDS:
                 raise StreamGazeError(f"{bench.name} declares the command {name!r}, which the toolkit already has")
-            listed.append((order.get(cmd.group, len(order)), 1, name, cmd.help, cmd.configure))
+            listed.append((order.get(cmd.group, len(order)), 1, name, cmd.help, (bench, name)))
     return [(name, help_text, configure) for *_, name, help_text, configure in sorted(listed, key=lambda c: c[:2])]
 
 
@@ -140,10 +141,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     for name, help_text, configure in commands():
         p = sub.add_parser(name, help=help_text, description=help_text)
         if command is None or command == name:
-            if isinstance(configure, str):
-                from ..registry import resolve
-
-                configure = resolve(configure)
+            if isinstance(configure, tuple):  # a benchmark's own command, through its adapter
+                bench, own = configure
+                configure = bench.plugin().command(own)
             p.set_defaults(_handler=configure(p))
     return parser
 

@@ -30,7 +30,7 @@ from datasets.splits import SplitDict, SplitInfo
 from datasets.utils.metadata import MetadataConfigs
 from huggingface_hub import DatasetCardData
 
-from ..registry import Benchmark, DatasetLayout, get_benchmark, resolve
+from ..registry import Benchmark, DatasetLayout, get_benchmark
 from .files import config_features, config_names, config_rows, data_file, sha256_file
 from .schema import PREVIEWS_CONFIG, VIDEO_FILES_CONFIG, VIEWER_FEATURES
 from .stats import Stats, manifest_counts, markdown_tables
@@ -203,10 +203,11 @@ def license_section(license_id: str, note: str = "") -> str:
 def render_card(root: str | os.PathLike[str], version: str, stats: Stats) -> str:
     """The full ``README.md`` text for the dataset files under ``root``: one skeleton for every benchmark,
     filled with its card texts (``DatasetLayout.card_intro`` and ``card_sections``)."""
-    layout = _benchmark(stats).dataset
-    body = "\n\n".join([f"# {layout.pretty_name} {version}", resolve(layout.card_intro)(stats, version),
+    bench = _benchmark(stats)
+    layout, plugin = bench.dataset, bench.plugin()
+    body = "\n\n".join([f"# {layout.pretty_name} {version}", plugin.card_intro(stats, version),
                          *viewer_note(root),
-                         *resolve(layout.card_sections)(stats, root), "## Statistics",
+                         *plugin.card_sections(stats, root), "## Statistics",
                          markdown_tables(stats, level="###"), about_section(version, layout.qa_sort_keys),
                          license_section(layout.license, layout.license_note)])
     return f"---\n{card_data(root, version, stats).to_yaml()}\n---\n\n{body}\n"

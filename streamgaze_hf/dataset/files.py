@@ -54,15 +54,13 @@ def config_features(config: str, benchmark: Benchmark | None = None) -> datasets
     """The ``datasets.Features`` of a config: the shared ``videos``, ``gaze`` and ``fixations`` configs',
     the Hub-facing ``previews`` and older ``video_files`` configs' (``Video`` columns, viewer.py), else a
     task config's: the QA schema of ``benchmark`` (required for a task config)."""
-    from ..registry import resolve
-
     if config in CONFIG_FEATURES:
         return CONFIG_FEATURES[config]
     if config in VIEWER_FEATURES:
         return VIEWER_FEATURES[config]
     if benchmark is None:
         raise ValueError(f"the features of the task config {config!r} are its benchmark's: name the benchmark")
-    return resolve(benchmark.dataset.qa_features)
+    return benchmark.plugin().qa_features()
 
 
 def read_config(file: str | os.PathLike[str], config: str, features: datasets.Features,

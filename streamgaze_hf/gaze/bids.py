@@ -243,11 +243,6 @@ def read_sidecar(path: Path) -> dict:
     return obj
 
 
-def is_eyetrack(path: Path) -> bool:
-    """Whether a ``*_physio.json`` declares eye tracking (``PhysioType`` ``eyetrack``)."""
-    return _eyetrack_sidecar(path) is not None
-
-
 def _eyetrack_sidecar(path: Path) -> dict | None:
     """The content of a ``*_physio.json`` that declares eye tracking, else None (not one, or unreadable)."""
     try:

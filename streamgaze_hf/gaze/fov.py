@@ -58,9 +58,3 @@ def mask_fov(frame: np.ndarray, center_px: tuple[float, float], radius: int) -> 
     out = frame.copy()
     cv2.circle(out, (int(round(center_px[0])), int(round(center_px[1]))), int(radius), (0, 0, 0), -1)
     return out
-
-
-def in_fov(points_px: np.ndarray, center_px: tuple[float, float], radius: float) -> np.ndarray:
-    """Which pixel points lie inside the FOV circle."""
-    p = np.asarray(points_px, dtype=np.float64).reshape(-1, 2)
-    return np.hypot(p[:, 0] - center_px[0], p[:, 1] - center_px[1]) <= radius

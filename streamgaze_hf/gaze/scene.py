@@ -63,10 +63,3 @@ def scene_scores(video_path: str | os.PathLike[str], fixations: Sequence[Fixatio
         hists = [hist_by_time[float(t)] for t in times]
         scores.append(min(histogram_correlation(a, b) for a, b in zip(hists, hists[1:])))
     return scores
-
-
-def filter_scene_consistent(video_path: str | os.PathLike[str], fixations: Sequence[Fixation],
-                            tau_scene: float = DEFAULT_TAU_SCENE, **kwargs) -> list[Fixation]:
-    """The fixations whose S_min >= tau_scene, in order."""
-    scores = scene_scores(video_path, fixations, **kwargs)
-    return [f for f, s in zip(fixations, scores) if s >= tau_scene]

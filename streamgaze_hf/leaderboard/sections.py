@@ -32,10 +32,6 @@ class Section:
     columns: tuple = ()  # the table's columns (rows.benchmark_columns)
     higher_is_better: bool = True  # the direction of its Overall (its ranking)
 
-    @property
-    def n_submissions(self) -> int:
-        return sum(r.source == "submission" for r in self.rows)
-
 
 def _questions(manifest: Mapping[str, Any]) -> int:
     counts = manifest.get("counts") if isinstance(manifest.get("counts"), dict) else {}

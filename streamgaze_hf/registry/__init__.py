@@ -20,9 +20,11 @@ one job each:
 * ``references.py``: :func:`resolve` (a ``"module:attribute"`` imported on first use), the file convention
   (:data:`PACKAGE_FILES`, :func:`package_ref`), :data:`IMPORTER_KINDS` and :data:`OPTIONAL_PARTS`;
 * ``hooks.py``: what a package's code provides: :data:`REQUIRED` per part, the one list of optional hooks
-  (:data:`HOOKS`) and :class:`EvaluationModule`;
+  (:data:`HOOKS`), their explicit registration (:func:`hook`, :func:`provide`; an unknown name raises
+  :class:`UnknownHook`) and :class:`EvaluationModule`;
 * ``plugin.py``: :class:`Plugin`, the adapter through which shared code calls a benchmark's code
-  (``Benchmark.plugin()``), with the default of every hook;
+  (``Benchmark.plugin()``), with the default of every hook, and its declared references (importers, streaming,
+  schema and card functions, commands);
 * ``leaderboard_layout.py``: :class:`LeaderboardLayout` (``Benchmark.leaderboard``; the leaderboard contract is
   its docstring), :class:`LeaderboardColumn` and the score display (:func:`score_text`, :func:`to_fraction`);
 * ``lmms.py``: lmms-eval naming (:class:`LmmsOptions`, :class:`LmmsTask`, the naming methods of a Benchmark);
@@ -43,7 +45,7 @@ from importlib.metadata import EntryPoint, entry_points
 
 from ..util.errors import StreamGazeError
 from .declarations import Benchmark, CommandDef, DatasetLayout, RunOption, TaskDef, declare
-from .hooks import HOOKS, REQUIRED, EvaluationModule
+from .hooks import HOOKS, REQUIRED, EvaluationModule, UnknownHook, hook, provide, registered
 from .leaderboard_layout import (
     PERCENT_UNITS,
     LeaderboardColumn,
@@ -64,7 +66,7 @@ __all__ = [
     # references.py
     "IMPORTER_KINDS", "OPTIONAL_PARTS", "PACKAGE_FILES", "package_ref", "resolve",
     # hooks.py, plugin.py
-    "REQUIRED", "HOOKS", "EvaluationModule", "Plugin",
+    "REQUIRED", "HOOKS", "EvaluationModule", "UnknownHook", "hook", "provide", "registered", "Plugin",
     # leaderboard_layout.py
     "LeaderboardLayout", "LeaderboardColumn", "PERCENT_UNITS", "leaderboard_column", "score_text", "task_columns",
     "to_fraction",

@@ -19,7 +19,7 @@ from ..util.errors import StreamGazeError
 from .leaderboard_layout import LeaderboardLayout, task_columns
 from .lmms import LmmsNaming, LmmsOptions
 from .plugin import Plugin
-from .references import IMPORTER_KINDS, OPTIONAL_PARTS, package_ref, resolve
+from .references import IMPORTER_KINDS, OPTIONAL_PARTS, package_ref
 
 __all__ = ["TaskDef", "DatasetLayout", "RunOption", "CommandDef", "Benchmark", "declare"]
 
@@ -270,7 +270,7 @@ class Benchmark(LmmsNaming):
         return Plugin.of(self)
 
     def importer(self, name: str = "release") -> Callable:
-        """The importer of a kind, imported on first use.
+        """The importer of a kind, imported on first use (through :meth:`plugin`: ``Plugin.importer``).
 
         Args:
             name: the importer kind (``IMPORTER_KINDS``: ``release``, the official release files, or
@@ -282,13 +282,11 @@ class Benchmark(LmmsNaming):
         Raises:
             KeyError: the benchmark declares no importer of that kind (the message lists those it has).
         """
-        try:
-            return resolve(self.importers[name])
-        except KeyError:
-            raise KeyError(f"{self.name} has no importer {name!r}; importers: {', '.join(self.importers)}") from None
+        return self.plugin().importer(name)
 
     def streaming_module(self) -> ModuleType:
-        """The benchmark's streaming evaluation (``streamgaze stream-eval``).
+        """The benchmark's streaming evaluation (``streamgaze stream-eval``; through :meth:`plugin`:
+        ``Plugin.streaming_module``).
 
         Returns:
             The module :attr:`streaming` names.
@@ -296,9 +294,7 @@ class Benchmark(LmmsNaming):
         Raises:
             StreamGazeError: the benchmark has no streaming evaluation.
         """
-        if not self.streaming:
-            raise StreamGazeError(f"{self.title} has no streaming evaluation (stream-eval)")
-        return resolve(self.streaming)
+        return self.plugin().streaming_module()
 
 
 def declare(package: str, *, dataset: Mapping[str, Any], leaderboard: Mapping[str, Any] | None = None,

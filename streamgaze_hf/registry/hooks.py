@@ -4,16 +4,33 @@ list of every optional hook (:data:`HOOKS`) and the evaluation module's protocol
 A *part* is one module of a benchmark package with a job (``references.PACKAGE_FILES``): the evaluation module
 (required), and the optional ``cli``, ``report`` and ``leaderboard`` parts, which a package declares
 (``declare(..., parts=...)``). A *hook* is a name a part may define; the toolkit supplies a default for each
-one a part does not define. Shared code reaches every part through ``Benchmark.plugin()`` (``plugin.Plugin``,
-the adapter): nothing else looks into a benchmark's modules for what they define.
+one a part does not register. A part registers its hooks explicitly: :func:`hook` over a function,
+:func:`provide` for a value (an UPPER_CASE hook), and a name that is not a hook is refused there, when the module is
+imported. Shared code reaches every part through ``Benchmark.plugin()`` (``plugin.Plugin``, the adapter), which
+reads only what a part registered (:func:`registered`): nothing else looks into a benchmark's modules.
+
+    >>> from streamgaze_hf.registry import hook
+    >>> @hook
+    ... def leaderboard_value(scores): ...
+    Traceback (most recent call last):
+    ...
+    streamgaze_hf.registry.hooks.UnknownHook: unknown hook 'leaderboard_value' in ...; did you mean leaderboard_values or leaderboard_scores?; ...
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Protocol, runtime_checkable
+import sys
+from collections.abc import Callable, Mapping
+from types import ModuleType
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
-__all__ = ["REQUIRED", "HOOKS", "EvaluationModule"]
+from ..util.spelling import did_you_mean
+
+__all__ = ["REQUIRED", "HOOKS", "EvaluationModule", "UnknownHook", "hook", "provide", "registered"]
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+#: the one name a part's module holds its registered hooks under (hook name -> the function or value)
+_TABLE = "__streamgaze_hooks__"
 
 #: part -> the functions its module must define (a module lacking one is refused when first used)
 REQUIRED: Mapping[str, tuple[str, ...]] = {
@@ -49,6 +66,63 @@ HOOKS: Mapping[str, str] = {
     "RAW": "cli",
     "RELEASE": "cli",
 }
+
+
+class UnknownHook(TypeError):
+    """A part registered a name that is not a hook of :data:`HOOKS` (a misspelling, or a value hook given as a
+    function and the reverse); the message names it, its module and the hooks there are."""
+
+
+def provide(module: str, **values: Any) -> None:
+    """Register hooks of a part's module: ``provide(__name__, HELP="...")`` for a value hook, and what
+    :func:`hook` does for a function.
+
+    Args:
+        module: the part's module name (``__name__``; the module being imported).
+        **values: hook name (a key of :data:`HOOKS`) -> its function or value.
+
+    Raises:
+        UnknownHook: a name is not a hook (the message names it and the hooks there are, with "did you mean"),
+            a function hook is given a value that is not callable, or a value hook a function.
+    """
+    table = vars(sys.modules[module]).setdefault(_TABLE, {})
+    for name, value in values.items():
+        if name not in HOOKS:
+            raise UnknownHook(f"unknown hook {name!r} in {module}{did_you_mean(name, HOOKS)}; the hooks are "
+                              f"{', '.join(HOOKS)} (streamgaze_hf/registry/hooks.py: HOOKS)")
+        if name.isupper() == callable(value):
+            kind = "a value" if name.isupper() else "a function"
+            raise UnknownHook(f"the hook {name!r} of {module} is {kind}, not {type(value).__name__}")
+        table[name] = value
+
+
+def hook(func: _F) -> _F:
+    """Register a function of a part's module as the hook of its name (``@hook`` over
+    ``def leaderboard_values(scores): ...``).
+
+    Args:
+        func: the function; its ``__name__`` is the hook's name (a key of :data:`HOOKS`).
+
+    Returns:
+        The same function.
+
+    Raises:
+        UnknownHook: its name is not a hook (the message names it and the hooks there are, with "did you mean").
+    """
+    provide(func.__module__, **{func.__name__: func})
+    return func
+
+
+def registered(module: ModuleType) -> dict[str, Any]:
+    """The hooks a part's module registered (:func:`hook`, :func:`provide`), for the adapter.
+
+    Args:
+        module: the part's module, imported.
+
+    Returns:
+        Hook name -> the function or value (empty when it registered none).
+    """
+    return dict(vars(module).get(_TABLE, {}))
 
 
 @runtime_checkable

@@ -2,8 +2,11 @@
 
 :class:`Plugin` is the one place that looks into a benchmark's modules: it imports each part on first use
 (the evaluation module, and the optional parts the benchmark declares), refuses a part without a required
-function (``hooks.REQUIRED``) and gives every hook of ``hooks.HOOKS`` (the module's own, else the default).
-Shared code never probes a benchmark's module for what it defines (``tests/unit/test_package_layout.py``).
+function (``hooks.REQUIRED``) and gives every hook of ``hooks.HOOKS`` (the one the module registered with
+``hooks.hook``/``hooks.provide``, else the default). It also resolves the benchmark's other declared references
+(importers, the streaming module, the dataset layout's schema and card functions, its own commands), so shared
+code never calls ``resolve`` nor probes a benchmark's module for what it defines
+(``tests/unit/test_package_layout.py``).
 """
 
 from __future__ import annotations
@@ -14,15 +17,15 @@ from types import ModuleType
 from typing import Any
 
 from ..util.errors import StreamGazeError
-from .hooks import HOOKS, REQUIRED
-from .references import resolve
+from .hooks import HOOKS, REQUIRED, registered
+from .references import DeclaredReferences, resolve
 
 __all__ = ["Plugin"]
 
 _PLUGINS: dict[str, Plugin] = {}
 
 
-class Plugin:
+class Plugin(DeclaredReferences):
     """A benchmark's code through the contract: the required functions of its evaluation module, and each hook
     of :data:`~.hooks.HOOKS` (the part's own where it defines one, else the default). Nothing is imported until
     a part is first used; a part without a required function is refused then (``TypeError`` naming the
@@ -64,13 +67,21 @@ class Plugin:
         return self._modules[part]
 
     def _check(self, part: str, module: ModuleType) -> dict[str, Any]:
-        """The hooks ``module`` defines, after checking that it defines the part's required functions."""
+        """The hooks ``module`` registered (``hooks.hook``, ``hooks.provide``), after checking that it defines the
+        part's required functions, registers only hooks of its part and defines no hook's name unregistered."""
         missing = [name for name in REQUIRED.get(part, ()) if not callable(getattr(module, name, None))]
         if missing:
             raise TypeError(f"the {part} module {module.__name__} of {self.benchmark.name} lacks "
                             f"{', '.join(missing)} (streamgaze_hf/registry/hooks.py: REQUIRED)")
-        own = {name: getattr(module, name) for name, where in HOOKS.items() if where == part
-               and (hasattr(module, name) if name.isupper() else callable(getattr(module, name, None)))}
+        own = registered(module)
+        elsewhere = [f"{name} (a hook of the {HOOKS[name]} part)" for name in own if HOOKS[name] != part]
+        unmarked = [name for name, where in HOOKS.items() if where == part and name not in own
+                    and name in vars(module) and not isinstance(vars(module)[name], ModuleType)]
+        if elsewhere or unmarked:
+            raise TypeError(f"the {part} module {module.__name__} of {self.benchmark.name} "
+                            + (f"registers {', '.join(elsewhere)}" if elsewhere else
+                               f"defines {', '.join(unmarked)} without registering it: @hook over a function, "
+                               "provide(__name__, NAME=value) for a value (streamgaze_hf/registry/hooks.py)"))
         if "BREAKDOWN_KEYS" in own and "breakdown" not in own:
             raise TypeError(f"the evaluation module {module.__name__} of {self.benchmark.name} declares "
                             "BREAKDOWN_KEYS but no breakdown(records, key)")

@@ -9,8 +9,11 @@ them from the package's name: the same file for the same job in every benchmark 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from types import ModuleType
 from typing import Any
+
+from ..util.errors import StreamGazeError
 
 __all__ = ["IMPORTER_KINDS", "PACKAGE_FILES", "OPTIONAL_PARTS", "package_ref", "resolve"]
 
@@ -71,3 +74,120 @@ def package_ref(package: str, job: str) -> str:
         KeyError: ``job`` is not a key of :data:`PACKAGE_FILES`.
     """
     return f"{package}.{PACKAGE_FILES[job]}"
+
+
+class DeclaredReferences:
+    """The declared references of a benchmark (its importers, streaming module, dataset layout's schema and card
+    functions and its own commands), each imported on first use: the part of the adapter (``plugin.Plugin``) that
+    shared code reaches them through, so nothing outside the registry calls :func:`resolve`.
+
+    Args:
+        benchmark: the declaration (a ``Benchmark``).
+    """
+
+    benchmark: Any
+
+    def _ref(self, ref: str) -> Any:
+        """The object a declared ``"module:attribute"`` names (``references.resolve``), the one place shared code
+        reaches it."""
+        return resolve(ref)
+
+    def importer(self, kind: str = "release") -> Callable:
+        """The importer of a kind (``Benchmark.importers``).
+
+        Args:
+            kind: ``release`` (the official release files) or ``raw`` (the benchmark's pipeline).
+
+        Returns:
+            The importer function (``release.py:import_release`` or ``build.py:build_dataset`` as declared).
+
+        Raises:
+            KeyError: the benchmark declares no importer of that kind (the message lists those it has).
+        """
+        ref = self.benchmark.importers.get(kind)
+        if ref is None:
+            raise KeyError(f"{self.benchmark.name} has no importer {kind!r}; importers: "
+                           f"{', '.join(self.benchmark.importers)}")
+        return self._ref(ref)
+
+    def streaming_module(self) -> ModuleType:
+        """The benchmark's streaming evaluation (``streamgaze stream-eval``; ``Benchmark.streaming``).
+
+        Returns:
+            Its module (runner, results, submissions, leaderboard table).
+
+        Raises:
+            StreamGazeError: the benchmark has no streaming evaluation.
+        """
+        if not self.benchmark.streaming:
+            raise StreamGazeError(f"{self.benchmark.title} has no streaming evaluation (stream-eval)")
+        return self._ref(self.benchmark.streaming)
+
+    def qa_features(self) -> Any:
+        """The QA rows' schema (``DatasetLayout.qa_features``).
+
+        Returns:
+            The ``datasets.Features`` of the benchmark's QA rows.
+        """
+        return self._ref(self.benchmark.dataset.qa_features)
+
+    def validate_row(self, row: Mapping, duration: float) -> list[str]:
+        """The problems of one QA row (``DatasetLayout.validate_row``; empty: valid).
+
+        Args:
+            row: a QA row.
+            duration: its video's duration in seconds.
+
+        Returns:
+            One line per problem.
+        """
+        return self._ref(self.benchmark.dataset.validate_row)(row, duration)
+
+    def file_paths(self, row: Mapping) -> list[str]:
+        """The dataset-relative files a QA row refers to (``DatasetLayout.file_paths``).
+
+        Args:
+            row: a QA row.
+
+        Returns:
+            The paths, each to be written with the dataset.
+        """
+        return self._ref(self.benchmark.dataset.file_paths)(row)
+
+    def card_intro(self, stats: Any, version: str) -> str:
+        """The dataset card's opening text (``DatasetLayout.card_intro``).
+
+        Args:
+            stats: the dataset's statistics.
+            version: the dataset version.
+
+        Returns:
+            Markdown.
+        """
+        return self._ref(self.benchmark.dataset.card_intro)(stats, version)
+
+    def card_sections(self, stats: Any, root: Any) -> list[str]:
+        """The dataset card's sections after the video-files note (``DatasetLayout.card_sections``).
+
+        Args:
+            stats: the dataset's statistics.
+            root: the dataset directory.
+
+        Returns:
+            Markdown sections.
+        """
+        return list(self._ref(self.benchmark.dataset.card_sections)(stats, root))
+
+    def command(self, name: str) -> Callable:
+        """The ``configure(parser)`` of one of the benchmark's own commands (``Benchmark.commands``).
+
+        Args:
+            name: the command's name.
+
+        Returns:
+            The function that adds its arguments and returns its handler.
+
+        Raises:
+            KeyError: the benchmark declares no such command.
+        """
+        return self._ref(self.benchmark.commands[name].configure)

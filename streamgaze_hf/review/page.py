@@ -28,7 +28,7 @@ from ..util.htmlpage import attr, page_head
 from .corrections import CSV_COLUMNS
 
 __all__ = ["PageFixation", "PageVideo", "embed_json", "render_index", "render_video_page", "script_csp",
-           "export_tail", "asset"]
+           "video_header", "export_tail", "asset"]
 
 
 @dataclass(frozen=True)
@@ -162,10 +162,7 @@ def render_video_page(video: PageVideo, benchmark_title: str) -> str:
     version = f", dataset {video.dataset_version}" if video.dataset_version else ""
     meta = (f"source {video.source or 'unknown'}{version} \u00b7 {len(video.fixations)} fixations \u00b7 "
             f"{_clock(video.duration)} of video")
-    return page_head(title, _csp(), _CSS) + f"""<header>
-<h1>{escape(title)}</h1>
-<p class="meta">{escape(meta)} \u00b7 <a href="index.html">all videos</a></p>
-</header>
+    return page_head(title, _csp(), _CSS) + f"""{video_header(title, meta)}
 {_GUIDE}
 <form id="review-form" autocomplete="off">
 <div id="toolbar">
@@ -180,6 +177,15 @@ def render_video_page(video: PageVideo, benchmark_title: str) -> str:
 </main>
 </form>
 {export_tail(CSV_COLUMNS, video.data(), _JS)}"""
+
+
+def video_header(title: str, meta: str) -> str:
+    """The header of one video's review page (fixations or questions): its title, one line of facts and the link
+    back to the index."""
+    return f"""<header>
+<h1>{escape(title)}</h1>
+<p class="meta">{escape(meta)} \u00b7 <a href="index.html">all videos</a></p>
+</header>"""
 
 
 def export_tail(columns: Sequence[str], data: Any, js: str) -> str:

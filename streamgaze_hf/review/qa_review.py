@@ -33,7 +33,7 @@ from pathlib import Path
 from ..registry import Benchmark
 from ..util.errors import StreamGazeError
 from ..util.htmlpage import attr, page_head
-from .page import _CSS, asset, export_tail, script_csp
+from .page import _CSS, asset, export_tail, script_csp, video_header
 
 __all__ = ["QA_CSV_COLUMNS", "CRITERIA", "QAVerdicts", "QAPageQuestion", "load_qa_verdicts",
            "parse_qa_verdicts", "render_qa_page", "render_qa_index", "qa_verdict_stats", "is_qa_csv"]
@@ -243,10 +243,7 @@ def render_qa_page(video_id: str, source: str, questions: Sequence[QAPageQuestio
     title = f"{bench.title} question verification: {video_id}"
     cards = "".join(_qa_card(k, q) for k, q in enumerate(questions)) or '<p class="none">No questions.</p>'
     meta = f"source {source or 'unknown'}{', dataset ' + version if version else ''} \u00b7 {len(questions)} questions"
-    return page_head(title, _csp(), _CSS + _QA_CSS) + f"""<header>
-<h1>{escape(title)}</h1>
-<p class="meta">{escape(meta)} \u00b7 <a href="index.html">all videos</a></p>
-</header>
+    return page_head(title, _csp(), _CSS + _QA_CSS) + f"""{video_header(title, meta)}
 {_QA_GUIDE}
 <form id="review-form" autocomplete="off">
 <div id="toolbar">

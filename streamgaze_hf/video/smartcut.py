@@ -90,10 +90,6 @@ class CutPlan:
     def mode(self) -> str:
         return "copy" if self.lo == self.a and self.b == self.hi + 1 else "smart"
 
-    @property
-    def n_encoded(self) -> int:
-        return (self.a - self.lo) + (self.hi + 1 - self.b)
-
 
 def _packet(nals: list[bytes], length_size: int) -> bytes:
     try:

@@ -233,15 +233,19 @@ def test_closed_stdout_ends_quietly(tmp_path):
 
 
 def test_closed_stdout_through_head(tmp_path):
-    """The issue's own command line: `streamgaze stats ROOT | head -n 1` (with pipefail: 141)."""
+    """The issue's own command line, `streamgaze stats ROOT | head` (with pipefail: 141), with the reader gone
+    before the command writes: ``head`` reads nothing and the pipe's read end is closed before ``stats`` starts
+    (it waits for the mark), so its first write always meets the closed pipe: status 141, nothing on stderr."""
     from ..fixtures.dataset_content import build, make_content
 
     root = build(tmp_path / "streamgaze", make_content(tmp_path))
-    script = (f"set -o pipefail; {sys.executable} -m streamgaze_hf stats {root} 2>{tmp_path / 'err'} "
-              "| (head -c 1 >/dev/null; sleep 0.1); echo rc=$?")
+    closed, err = tmp_path / "closed", tmp_path / "err"
+    script = (f"set -o pipefail; {{ until [ -e {closed} ]; do sleep 0.01; done; "
+              f"{sys.executable} -m streamgaze_hf stats {root} 2>{err}; }} "
+              f"| (head -c 0 >/dev/null; exec 0<&-; touch {closed}); echo rc=$?")
     proc = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=120, cwd=REPO)
-    assert (tmp_path / "err").read_text() == ""
-    assert proc.stdout.strip() in ("rc=0", f"rc={SIGPIPE_STATUS}")  # 0 when the output fit in the pipe
+    assert err.read_text() == ""
+    assert proc.stdout.strip() == f"rc={SIGPIPE_STATUS}"
 
 
 def test_version_names_the_toolkit_and_its_commit(capsys):

@@ -54,7 +54,8 @@ def test_every_gp_sample_is_read_and_validity_matches_recording_json():
     assert stamps != sorted(stamps)  # the file is not in time order; the reader sorts
     seg = tobii_g2.read_segment(LIVEDATA)
     ts, valid, x, y, _ = documented()
-    samples, valid_samples = tobii_g2.recording_counts(G2)
+    meta = json.loads((G2 / "recording.json").read_text(encoding="utf-8"))  # the device's own counts
+    samples, valid_samples = meta["rec_et_samples"], meta["rec_et_valid_samples"]
     assert len(seg.ts) == len(ts) == samples == 1424
     assert int(seg.valid.sum()) == int(valid.sum()) == valid_samples == 1331
     assert np.array_equal(seg.ts, ts) and np.array_equal(seg.valid, valid)

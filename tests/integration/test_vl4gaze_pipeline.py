@@ -71,6 +71,9 @@ def test_descriptions_match_the_right_person(built):
 
 def test_targets_directions_and_points_are_the_ground_truth(built):
     _, scenes, _, _, rows = built
+    # rows to check, of both kinds: 14 people, 10 of whom look at an object (a direction each), 4 out of frame
+    assert {t: len(rows[t]) for t in ("god", "gdd", "gpl")} == {"god": 14, "gdd": 10, "gpl": 14}
+    assert sum(_scene(scenes, r).person(r["person"]).target is None for r in rows["god"]) == 4
     for r in rows["god"]:
         scene = _scene(scenes, r)
         p = scene.person(r["person"])

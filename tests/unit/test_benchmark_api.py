@@ -26,10 +26,12 @@ from streamgaze_hf.registry import (
     LeaderboardColumn,
     Plugin,
     TaskDef,
+    UnknownHook,
     benchmarks,
     declare,
     get_benchmark,
     package_ref,
+    provide,
     resolve,
 )
 
@@ -160,9 +162,33 @@ def test_a_module_without_a_required_function_is_refused(monkeypatch):
     with pytest.raises(TypeError, match="pkg.mybench.evaluation of mybench lacks score_doc"):
         plugin.doc_prompt({})
     module.score_doc = lambda doc, response: {}
-    module.BREAKDOWN_KEYS = ("source",)
+    provide(module.__name__, BREAKDOWN_KEYS=("source",))
     with pytest.raises(TypeError, match="declares BREAKDOWN_KEYS but no breakdown"):
         Plugin(_declared()).has_hook("breakdown")
+
+
+def test_hooks_are_registered_explicitly(monkeypatch):
+    """A hook counts only when its part registers it (``@hook``, ``provide``); a name that is not a hook is
+    refused at registration, naming it and the hooks there are; a part that defines a hook's name without
+    registering it, or registers another part's hook, is refused on first use (never silently the default)."""
+    module = _evaluation_module(monkeypatch, **{name: (lambda *a, **k: None) for name in REQUIRED["evaluation"]})
+    with pytest.raises(UnknownHook, match="unknown hook 'leaderboard_value' in pkg.mybench.evaluation; did you mean "
+                                          "leaderboard_values or leaderboard_scores\\?; the hooks are leaderboard_scores, metric_value"):
+        provide(module.__name__, leaderboard_value=lambda scores: {})
+    with pytest.raises(UnknownHook, match="the hook 'HELP' of pkg.mybench.evaluation is a value, not function"):
+        provide(module.__name__, HELP=lambda: "")
+    with pytest.raises(UnknownHook, match="the hook 'breakdown' of pkg.mybench.evaluation is a function, not tuple"):
+        provide(module.__name__, breakdown=("source",))
+    assert not Plugin(_declared()).has_hook("metric_value")
+    module.metric_value = lambda records, name: 1.0
+    with pytest.raises(TypeError, match="pkg.mybench.evaluation of mybench defines metric_value without registering"):
+        Plugin(_declared()).has_hook("metric_value")
+    provide(module.__name__, metric_value=module.metric_value)
+    assert Plugin(_declared()).metric_value([{}], "accuracy") == 1.0
+    provide(module.__name__, HELP="not here")
+    with pytest.raises(TypeError, match="pkg.mybench.evaluation of mybench registers HELP \\(a hook of the report "
+                                        "part\\)"):
+        Plugin(_declared()).has_hook("metric_value")
 
 
 def test_optional_parts_are_declared_never_found(monkeypatch):
@@ -170,11 +196,11 @@ def test_optional_parts_are_declared_never_found(monkeypatch):
     gives its hooks, a report without its required functions is refused."""
     _evaluation_module(monkeypatch, **{name: (lambda *a, **k: None) for name in REQUIRED["evaluation"]})
     report = types.ModuleType("pkg.mybench.report")
-    report.HELP = "MyBench per source"
     monkeypatch.setitem(sys.modules, report.__name__, report)
+    provide(report.__name__, HELP="MyBench per source")
     board = types.ModuleType("pkg.mybench.leaderboard")
-    board.reference_section = lambda: ("k", "t", "n")
     monkeypatch.setitem(sys.modules, board.__name__, board)
+    provide(board.__name__, reference_section=lambda: ("k", "t", "n"))
     undeclared = Plugin(_declared())
     assert undeclared.report_help() is None and undeclared.reference_section() is None
     assert undeclared.importer_options("raw") is None and not undeclared.has_hook("HELP")
@@ -188,7 +214,9 @@ def test_optional_parts_are_declared_never_found(monkeypatch):
     declared = Plugin(_declared(parts=("report",)))
     assert declared.report_help() == "MyBench per source" and declared.has_hook("HELP")
     assert declared.format_breakdown(declared.run_breakdown("r")) == "<r>"
-    del report.HELP
+    plain = types.ModuleType("pkg.mybench.report")
+    plain.run_breakdown, plain.format_breakdown = report.run_breakdown, report.format_breakdown
+    monkeypatch.setitem(sys.modules, plain.__name__, plain)
     assert Plugin(_declared(parts=("report",))).report_help() == "MyBench: breakdown of an lmms-eval run"
 
 

@@ -367,3 +367,96 @@ def test_the_glue_names_every_function_its_task_files_name():
         source = (folder / "glue.py") if module == "glue" else ROOT / (module.replace(".", "/") + ".py")
         defined = {n.name for n in ast.parse(source.read_text(encoding="utf-8")).body if isinstance(n, ast.FunctionDef)}
         assert name in defined, f"{folder.name}: {ref} is not defined in {source.relative_to(ROOT)}"
+
+
+# ---- issue 52 item 5 (slice: the plug-in contract): hooks registered explicitly, references through the adapter ----
+
+#: the folders of shared code and scripts that reach a benchmark's code only through ``Benchmark.plugin()``
+OUTSIDE_REGISTRY = ("streamgaze_hf", "lmms_tasks", "build_scripts", "scripts", "perf")
+
+
+def registry_resolves(files) -> list[str]:
+    """``file:line: code`` for each use of the registry's ``resolve`` outside the registry: an import of it from
+    the registry, or a call of ``registry.resolve``."""
+    found = []
+    for path in files:
+        rel = path.relative_to(ROOT).as_posix()
+        if rel.startswith("streamgaze_hf/registry/"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            imports = (isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[-1] == "registry"
+                       and any(a.name == "resolve" for a in node.names))
+            calls = (isinstance(node, ast.Attribute) and node.attr == "resolve" and isinstance(node.value, ast.Name)
+                     and node.value.id == "registry")
+            if imports or calls:
+                found.append(f"{rel}:{node.lineno}: {ast.unparse(node)[:80]}")
+    return found
+
+
+def test_no_shared_code_resolves_a_declared_reference():
+    """Importers, the streaming module, the dataset schema and card functions and a benchmark's own commands are
+    reached through the adapter (``Benchmark.plugin()``), never by ``resolve`` of a declared string."""
+    assert registry_resolves(_python_files(*OUTSIDE_REGISTRY)) == []
+
+
+def test_the_resolve_check_finds_what_it_looks_for(tmp_path):
+    (tmp_path / "streamgaze_hf").mkdir()
+    probe = tmp_path / "streamgaze_hf" / "probe.py"
+    probe.write_text("from pathlib import Path\n"
+                     "from ..registry import Benchmark, resolve\n"
+                     "from streamgaze_hf import registry\n\n\n"
+                     "def features(bench):\n"
+                     "    return registry.resolve(bench.dataset.qa_features), Path('.').resolve()\n", encoding="utf-8")
+    assert _places(registry_resolves, probe, tmp_path) == ["streamgaze_hf/probe.py:2", "streamgaze_hf/probe.py:7"]
+
+
+def test_a_misspelt_hook_of_a_plugin_raises_at_registration(tmp_path, monkeypatch):
+    """A plug-in package whose evaluation module registers ``leaderboard_value`` (for ``leaderboard_values``)
+    fails when the module is imported, naming the hook and the known ones; spelt right, it is the hook."""
+    from streamgaze_hf.registry import HOOKS, UnknownHook, declare
+
+    package = tmp_path / "mybench_plugin"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    required = "".join(f"def {name}(*args, **kwargs):\n    return None\n\n\n" for name in
+                       ("load_docs", "doc_visuals", "doc_prompt", "doc_target", "score_doc", "task_metrics"))
+    for name, hook_name in (("misspelt", "leaderboard_value"), ("spelt", "leaderboard_values")):
+        (package / f"{name}.py").write_text(
+            f"from streamgaze_hf.registry import hook\n\n\n{required}@hook\ndef {hook_name}(scores):\n"
+            "    return {'overall': 1.0, 'columns': {}, 'by_source': {}}\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(UnknownHook) as raised:
+        importlib.import_module("mybench_plugin.misspelt")
+    assert str(raised.value).startswith("unknown hook 'leaderboard_value' in mybench_plugin.misspelt; did you mean "
+                                        "leaderboard_values or leaderboard_scores?; the hooks are ")
+    assert all(name in str(raised.value) for name in HOOKS)
+    bench = declare("mybench_plugin", name="mybench_plugin", title="Mine", paper="p", tasks=(), categories=(),
+                    gaze_variants={"": "none"}, metrics={"mc": ("accuracy",)}, root_env="MINE_ROOT", default_root="x",
+                    evaluation="mybench_plugin.spelt",
+                    dataset={"dataset_name": "x", "pretty_name": "X", "qa_sort_keys": ("question_id",)})
+    assert bench.plugin().has_hook("leaderboard_values")
+    assert bench.plugin().leaderboard_values({})["overall"] == 1.0
+
+
+# ---- issue 52 item 8 (slice: the plug-in contract): one discover for the raw readers -----------------------------
+
+SOURCES = ROOT / "streamgaze_hf" / "gaze" / "sources"
+#: readers whose recordings are not a listing checked one by one (BIDS: its index pairs sidecars and videos)
+OWN_DISCOVER = ("base.py", "bids.py")
+_NONE_FOUND = re.compile(r"""f["']no [^"']* found \(expected \{LAYOUT\}""")
+
+
+def discover_copies(files) -> list[str]:
+    """``file:line`` of each reader that writes the "no recordings found" rule itself rather than calling
+    ``base.discover_recordings``."""
+    return [f"{p.relative_to(ROOT).as_posix()}:{n}: {line.strip()[:60]}" for p in files if p.name not in OWN_DISCOVER
+            for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if _NONE_FOUND.search(line)]
+
+
+def test_the_readers_share_one_discover(tmp_path):
+    assert discover_copies(sorted(SOURCES.glob("*.py"))) == []
+    probe = tmp_path / "streamgaze_hf" / "gaze" / "sources" / "mine.py"
+    probe.parent.mkdir(parents=True)
+    probe.write_text('def discover(raw):\n    raise StreamGazeError(f"no Mine recordings found (expected {LAYOUT})", raw)\n',
+                     encoding="utf-8")
+    assert _places(discover_copies, probe, tmp_path) == ["streamgaze_hf/gaze/sources/mine.py:2"]

@@ -45,7 +45,7 @@ def test_gazefollow_test_rows_group_annotators(gazefollow):
 
 @pytest.mark.parametrize("row,message", [
     ("train/00000000/00000001.jpg,1,10,10,50,80,0.25,0.2,0.75,0.6,40,20,60,40\n", "line 2: 14 columns"),
-    ("train/00000000/00000001.jpg,1,10,10,50,80,abc,0.2,0.75,0.6,40,20,60,40,1,a\n", "line 2: eye_x 'abc' is not a number"),
+    ("train/00000000/00000001.jpg,1,10,10,50,80,abc,0.2,0.75,0.6,40,20,60,40,1,a\n", "line 2: eye_x is not a number: 'abc'"),
     ("train/00000000/00000001.jpg,1,10,10,50,80,1.5,0.2,0.75,0.6,40,20,60,40,1,a\n", "line 2: eye_x 1.5 is outside [0, 1]"),
     ("train/00000000/00000001.jpg,1,10,10,50,80,0.2,0.2,0.75,0.6,60,20,40,40,1,a\n", "line 2: head box (60.0, 20.0, 40.0, 40.0) is empty"),
     ("train/00000000/00000001.jpg,1,10,10,50,80,0.2,0.2,0.75,0.6,40,20,60,40,2,a\n", "line 2: inout '2'"),
@@ -89,7 +89,7 @@ def test_videoattentiontarget_rows(vat):
     ("00003.jpg,100,20,140,60,300\n", "line 2: 6 columns"),
     ("00003.jpg,100,20,140,60,500,150\n", "line 2: gaze (500.0, 150.0) is neither in the 400x200 frame"),
     ("00003.jpg,100,20,140,60,-5,3\n", "line 2: gaze (-5.0, 3.0)"),
-    ("00003.jpg,100,20,140,x,10,10\n", "line 2: ymax 'x' is not a number"),
+    ("00003.jpg,100,20,140,x,10,10\n", "line 2: ymax is not a number: 'x'"),
 ])
 def test_videoattentiontarget_bad_rows(vat, row, message):
     path = vat / "annotations" / "test" / "Show A" / "1000_1100" / "s00.txt"

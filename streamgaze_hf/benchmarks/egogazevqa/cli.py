@@ -6,6 +6,7 @@ import argparse
 
 from ...cli.base import Handler, raw_common, vlm_key_arg
 from ...gaze.sources.registry import SOURCES
+from ...registry import provide
 from . import BENCHMARK
 
 
@@ -37,3 +38,4 @@ def _raw(p: argparse.ArgumentParser) -> Handler:
 RAW = ("narrations -> 9-keyframe groups -> QA by a VLM (docs/egogazevqa.md)", _raw)
 RELEASE = ("the official EgoGazeVQA release ({spatial,temporal,causal}_*.csv, narrations/*.json, keyframes or "
            "clips)", None)
+provide(__name__, RAW=RAW, RELEASE=RELEASE)

@@ -23,6 +23,7 @@ from ... import scoring
 from ...dataset.load import DatasetHandle, open_dataset
 from ...evaluation.recorded import document_settings, record_settings
 from ...evaluation.settings import RunSettings, given
+from ...registry import hook, provide
 from ...util.errors import StreamGazeError
 from . import BENCHMARK, NAME
 from .prompts import GAZE_MODES, question_prompt
@@ -32,6 +33,7 @@ from .visuals import doc_visuals as _doc_visuals
 #: the run option of the visual form (declared in __init__.py, read by RunSettings.from_env)
 VISUAL_FORM_OPTION = "egogazevqa_visuals"
 BREAKDOWN_KEYS = ("task", "source", "scenario", "activity")
+provide(__name__, BREAKDOWN_KEYS=BREAKDOWN_KEYS)
 #: the run settings every document and sample record carries (``RunSettings.record``), in this order
 
 
@@ -95,6 +97,7 @@ def task_metrics(records: list[dict]) -> dict:
     return scoring.mc_metrics((r["correct"] for r in records), sum(r["parsed"] is None for r in records))
 
 
+@hook
 def leaderboard_scores(records: Mapping[str, list[dict]]) -> dict:
     """The leaderboard values (registry contract) as fractions: each category's accuracy, their mean (the
     paper's Avg.) and that mean under the official exact-match rule."""
@@ -110,6 +113,7 @@ def leaderboard_scores(records: Mapping[str, list[dict]]) -> dict:
     return {"columns": cols, "overall": sum(defined) / len(defined) if defined else None}
 
 
+@hook
 def breakdown(records: Iterable[Mapping], key: str) -> dict[str, dict]:
     """Metrics per value of ``key`` (``task``, ``source``, ``scenario``, ``activity``; "" = unknown),
     values sorted."""

@@ -51,14 +51,12 @@ sha256 of every CSV and JSON input.
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import json
 import math
 import os
-import re
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from tqdm import tqdm
@@ -68,13 +66,24 @@ from ...dataset.rows import gaze_row, video_row
 from ...dataset.schema import LETTERS, dump_metadata
 from ...gaze.sources.egtea import DEFAULT_FPS as EGTEA_FPS
 from ...util.errors import StreamGazeError, VideoError
-from . import BENCHMARK, CATEGORIES, GROUP_SIZE, OPTION_COUNT, SOURCES
+from . import BENCHMARK, CATEGORIES, GROUP_SIZE, SOURCES
+from .release_files import (
+    FRAME_NO,
+    NarrationEntry,
+    VideoNarration,
+    find_csvs,
+    group_files,
+    parse_answer,
+    parse_options,
+    read_csv,
+    rel_path,
+    release_narrations,
+)
 from .schema import validate_row
 
 __all__ = ["import_release", "parse_options", "parse_answer", "SKIP_KINDS", "NOTE_KINDS"]
 
 ROAD = "egogazevqa-release"
-COLUMNS = ("video_id", "group_id", "Question", "Answer Options", "Correct Answer")
 SKIP_KINDS: dict[str, str] = {
     "malformed_csv": "question CSV unreadable or without the five columns",
     "malformed_json": "narration JSON unreadable or not {video_id: {narrations: [...]}}",
@@ -99,154 +108,8 @@ NOTE_KINDS: dict[str, str] = {
     "frame_from_video": "keyframe decoded from the clip (no image file)",
 }
 EGTEA_CONTEXT = {"scenario": "Kitchen", "activity": "Cooking"}
-_LABEL = re.compile(r"^\s*(?:\(([A-Z])\)|([A-Z])\s*[:.)])\s*(.*)$")
-_ANSWER = re.compile(r"^\s*[*_`\"'(\[]*([A-Za-z])(?![A-Za-z])")
-_FRAME_NO = re.compile(r"(\d+)(?=\.[A-Za-z0-9]+$)")
 
 
-# ---------------------------------------------------------------------------------------------- parsing
-
-
-def parse_options(text: str) -> list[str] | None:
-    """The option texts of an ``Answer Options`` cell (labels stripped), or None unless the labels
-    are exactly A, B, C, D, E in order. Lines without a label continue the previous option."""
-    options: list[str] = []
-    for line in str(text or "").replace("\r\n", "\n").split("\n"):
-        if not line.strip():
-            continue
-        m = _LABEL.match(line)
-        expected = LETTERS[len(options)] if len(options) < OPTION_COUNT else None
-        if m:
-            if (m.group(1) or m.group(2)) != expected:
-                return None  # out of order, repeated, or a sixth option
-            options.append(m.group(3).strip())
-        elif options:
-            options[-1] = f"{options[-1]} {line.strip()}"
-        else:
-            return None
-    if len(options) != OPTION_COUNT or any(not o for o in options):
-        return None
-    return options
-
-
-def parse_answer(text: str) -> tuple[str | None, bool]:
-    """(letter, exact) of a ``Correct Answer`` cell: "C" -> ("C", True); "C.", "C: pot", "**C**" ->
-    ("C", False); anything not starting with a letter A-E -> (None, False)."""
-    raw = str(text or "").strip()
-    m = _ANSWER.match(raw)
-    if not m or m.group(1).upper() not in LETTERS[:OPTION_COUNT]:
-        return None, False
-    return m.group(1).upper(), raw == m.group(1).upper()
-
-
-def _group_files(cell: str) -> list[str]:
-    parts = re.split(r"[\n,;]+", str(cell or "").strip().strip("[]"))
-    return [p.strip().strip("'\"").strip() for p in parts if p.strip().strip("'\"").strip()]
-
-
-def _finite(v) -> float:
-    try:
-        f = float(v)
-    except (TypeError, ValueError):
-        return math.nan
-    return f if math.isfinite(f) else math.nan
-
-
-# ---------------------------------------------------------------------------------------------- narrations
-
-
-UNTRACKED_MARKER = (-1.0, -1.0)  # the release's "no gaze" point (Ego4D narrations, with confidence 0)
-
-
-@dataclass
-class _Entry:
-    time: float
-    frame: int
-    caption: str
-    x: float
-    y: float
-    confidence: float
-    image: str  # image_path as given
-    scenario: str
-    activity: str
-    raw_gaze: list | None = None  # [gaze_x, gaze_y] as the release gives them (None: no gaze_info)
-    gaze_type: str = ""  # EGTEA's event type (fixation, saccade, unknown, untracked)
-
-    @property
-    def gaze_valid(self) -> bool:
-        """Tracked gaze: finite coordinates other than the ``-1, -1`` marker, a confidence (when given) above
-        zero and an event type (when given) other than ``untracked`` (EGTEA's code 0, placed at 0, 0). A
-        point off the frame, on any side, is tracked."""
-        return (math.isfinite(self.x) and math.isfinite(self.y) and (self.x, self.y) != UNTRACKED_MARKER
-                and not (math.isfinite(self.confidence) and self.confidence <= 0.0)
-                and self.gaze_type != "untracked")
-
-    @property
-    def gaze_untracked(self) -> bool:
-        """Coordinates given but marked untracked (the release's -1, -1 / confidence 0)."""
-        return math.isfinite(self.x) and math.isfinite(self.y) and not self.gaze_valid
-
-
-@dataclass
-class _VideoNarration:
-    entries: list[_Entry] = field(default_factory=list)  # in time order
-    scenario: str = ""
-    activity: str = ""
-    in_file: list[_Entry] = field(default_factory=list)  # in the file's order
-
-    def find(self, name: str) -> _Entry | None:
-        """The keyframe's entry: the first in the file whose ``image_path`` has that name, else whose
-        ``timestamp_frame`` is the name's number (the official ``test_gaze.py`` lookup, first match;
-        the Ego4D narrations have several entries on some frames)."""
-        for e in self.in_file:
-            if e.image and Path(e.image.replace("\\", "/")).name == name:
-                return e
-        m = _FRAME_NO.search(name)
-        if m:
-            for e in self.in_file:
-                if e.frame == int(m.group(1)):
-                    return e
-        return None
-
-
-def _entry(raw: dict, video: dict) -> _Entry:
-    gaze = raw.get("gaze_info") if isinstance(raw.get("gaze_info"), dict) else {}
-    frame = raw.get("timestamp_frame")
-    return _Entry(
-        raw_gaze=([gaze.get("gaze_x", "N/A"), gaze.get("gaze_y", "N/A")]
-                  if isinstance(raw.get("gaze_info"), dict) else None),
-        gaze_type=str(gaze.get("gaze_type") or "").strip().lower(),
-        time=_finite(raw.get("timestamp_sec")),
-        frame=int(frame) if isinstance(frame, int | float) and math.isfinite(frame) else -1,
-        caption=str(raw.get("description") or raw.get("narration_text") or ""),
-        x=_finite(gaze.get("gaze_x")), y=_finite(gaze.get("gaze_y")), confidence=_finite(gaze.get("confidence")),
-        image=str(raw.get("image_path") or ""),
-        scenario=str(raw.get("scenario") or video.get("scenario") or ""),
-        activity=str(raw.get("activity") or video.get("activity") or ""))
-
-
-def read_narrations(path: Path) -> dict[str, _VideoNarration]:
-    """One narration JSON -> per video its entries in time order (ValueError on a bad file)."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"not readable JSON ({exc})") from None
-    if not isinstance(data, dict):
-        raise ValueError("top level is not an object {video_id: ...}")
-    out: dict[str, _VideoNarration] = {}
-    for vid, video in data.items():
-        if not isinstance(video, dict):
-            raise ValueError(f"video {vid!r} is not an object")
-        block = video.get("narration_pass_1") if isinstance(video.get("narration_pass_1"), dict) else video
-        raw = block.get("narrations")
-        if not isinstance(raw, list) or not all(isinstance(e, dict) for e in raw):
-            raise ValueError(f"video {vid!r} has no list of narrations")
-        in_file = [_entry(e, video) for e in raw]
-        entries = sorted(in_file, key=lambda e: (math.inf if math.isnan(e.time) else e.time, e.frame))
-        scen = str(video.get("scenario") or next((e.scenario for e in entries if e.scenario), ""))
-        act = str(video.get("activity") or next((e.activity for e in entries if e.activity), ""))
-        out[str(vid)] = _VideoNarration(entries, scen, act, in_file)
-    return out
 
 
 # ---------------------------------------------------------------------------------------------- import
@@ -258,7 +121,7 @@ class _Clip:
 
     video_id: str
     dataset: str
-    narration: _VideoNarration | None
+    narration: VideoNarration | None
     video_file: Path | None
     info: object = None  # VideoInfo when the clip is there
 
@@ -277,76 +140,6 @@ class _Clip:
         if self.dataset == "egtea":
             return frame / EGTEA_FPS, ""
         return math.nan, f"no timestamp_sec, and the frame rate of {self.dataset} clips is unknown without the clip"
-
-
-def _walk_csvs(release: Path) -> dict[str, list[Path]]:
-    """Every ``*.csv`` below the release by file name, following symlinked directories (each real
-    directory once) and leaving out hidden ones."""
-    found: dict[str, list[Path]] = {}
-    seen: set[str] = set()
-    for top, dirs, files in os.walk(release, followlinks=True):
-        real = os.path.realpath(top)
-        if real in seen:
-            dirs[:] = []
-            continue
-        seen.add(real)
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        for name in files:
-            if name.endswith(".csv") and not name.startswith("."):
-                path = Path(top) / name
-                if path.is_file():
-                    found.setdefault(name, []).append(path)
-    return found
-
-
-def _find_csvs(release: Path, sink) -> dict[tuple[str, str], Path]:
-    found: dict[tuple[str, str], Path] = {}
-    below = _walk_csvs(release)
-    for cat in CATEGORIES:
-        for ds in SOURCES:
-            name = f"{cat}_{ds}.csv"
-            paths = sorted(below.get(name, []), key=lambda p: _rel(p, release))
-            if not paths:
-                sink(Problem("missing_category_file", name))
-                continue
-            for extra in paths[1:]:
-                sink(Problem("duplicate_file", _rel(extra, release), detail=f"also {_rel(paths[0], release)}"))
-            found[(cat, ds)] = paths[0]
-    return found
-
-
-def _rel(p: Path, base: Path) -> str:
-    return p.relative_to(base).as_posix()
-
-
-def _read_csv(path: Path, label: str, sink) -> list[dict] | None:
-    try:
-        with open(path, newline="", encoding="utf-8-sig") as f:
-            reader = csv.DictReader(f)
-            header = [h.strip() for h in (reader.fieldnames or [])]
-            missing = [c for c in COLUMNS if c not in header]
-            if missing:
-                sink(Problem("malformed_csv", label, detail=f"missing column(s) {', '.join(missing)}"))
-                return None
-            reader.fieldnames = header
-            return [dict(r) for r in reader]
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        sink(Problem("malformed_csv", label, detail=str(exc)))
-        return None
-
-
-def _narrations(release: Path, sink) -> dict[str, dict[str, _VideoNarration]]:
-    out: dict[str, dict[str, _VideoNarration]] = {}
-    for ds in SOURCES:
-        path = release / "narrations" / f"{ds}.json"
-        if not path.is_file():
-            sink(Problem("missing_narrations", f"narrations/{ds}.json"))
-            continue
-        try:
-            out[ds] = read_narrations(path)
-        except ValueError as exc:
-            sink(Problem("malformed_json", f"narrations/{ds}.json", detail=str(exc)))
-    return out
 
 
 def _question_id(cat: str, ds: str, video_id: str, files: list[str], question: str,
@@ -398,7 +191,7 @@ class _Frames:
         self.release, self.tmp = release, tmp
         self.sizes: dict[Path, tuple[int, int]] = {}
 
-    def locate(self, clip: _Clip, name: str, entry: _Entry | None) -> tuple[Path | None, bool]:
+    def locate(self, clip: _Clip, name: str, entry: NarrationEntry | None) -> tuple[Path | None, bool]:
         """(image file, decoded_from_video)."""
         for cand in (self.release / "frames" / clip.dataset / clip.video_id / name,
                      self.release / entry.image if entry and entry.image and not os.path.isabs(entry.image) else None):
@@ -407,7 +200,7 @@ class _Frames:
         if clip.video_file is not None:
             frame = entry.frame if entry and entry.frame >= 0 else None
             if frame is None:
-                m = _FRAME_NO.search(name)
+                m = FRAME_NO.search(name)
                 frame = int(m.group(1)) if m else None
             if frame is not None:
                 return self._decode(clip, name, frame), True
@@ -457,11 +250,11 @@ def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[s
     report = ImportReport(imported={c: 0 for c in CATEGORIES}, skip_kinds=dict(SKIP_KINDS),
                           note_kinds=dict(NOTE_KINDS))
     sink = ProblemSink(report, strict, release)
-    csvs = _find_csvs(release, sink)
+    csvs = find_csvs(release, sink)
     if not csvs:
         raise StreamGazeError("not an EgoGazeVQA release: no {spatial,temporal,causal}_{ego4d,egoexo,egtea}.csv "
                               "found below it", release)
-    narrations = _narrations(release, sink)
+    narrations = release_narrations(release, sink)
     out = Path(out)
     tmp_parent = out.parent if out.parent.is_dir() else None
     with tempfile.TemporaryDirectory(prefix=".egogazevqa-release-", dir=tmp_parent) as tmp:
@@ -472,8 +265,8 @@ def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[s
         used: dict[str, _Clip] = {}
         for (cat, ds), path in tqdm(sorted(csvs.items(), key=lambda kv: (CATEGORIES.index(kv[0][0]), kv[0][1])),
                                     desc="egogazevqa csv", unit="file", disable=not progress, leave=False):
-            label = _rel(path, release)
-            rows = _read_csv(path, label, sink)
+            label = rel_path(path, release)
+            rows = read_csv(path, label, sink)
             for i, raw in enumerate(rows or []):
                 row = _question_row(cat, ds, raw, i, label, release, narrations, clips, frames, files, sink)
                 if row is None:
@@ -548,7 +341,7 @@ def _question_row(cat, ds, raw, i, label, release, narrations, clips, frames: _F
         return None
     if not exact:
         problem("answer_normalised", f"{raw.get('Correct Answer')!r} read as {answer}")
-    names = _group_files(raw.get("group_id"))
+    names = group_files(raw.get("group_id"))
     if not names:
         problem("empty_group")
         return None
@@ -577,7 +370,7 @@ def _question_row(cat, ds, raw, i, label, release, narrations, clips, frames: _F
         rel = f"frames/{source}/{video_id}/{path.name}"
         files[rel] = path
         size = size or frames.size(path)
-        m = _FRAME_NO.search(name)
+        m = FRAME_NO.search(name)
         frame = entry.frame if entry and entry.frame >= 0 else (int(m.group(1)) if m else -1)
         if entry is None:
             time, why = math.nan, "no narration entry"
@@ -646,4 +439,4 @@ def _input_hashes(release: Path, csvs: dict) -> dict[str, str]:
     """sha256 of every question CSV and narration JSON (images and clips are hashed in the manifest)."""
     paths = list(csvs.values()) + sorted((release / "narrations").glob("*.json")) if (release / "narrations").is_dir() \
         else list(csvs.values())
-    return {_rel(p, release): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(paths)}
+    return {rel_path(p, release): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(paths)}

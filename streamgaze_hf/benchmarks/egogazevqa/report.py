@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 
+from ...registry import provide
 from ...util.errors import StreamGazeError
 from . import BENCHMARK
 
@@ -18,6 +19,7 @@ HEADINGS = {"task": "category", "source": "source", "scenario": "scenario", "act
 #: the one-line help of ``streamgaze report egogazevqa``
 HELP = ("accuracy of an lmms-eval EgoGazeVQA run per gaze mode, category, source, scenario and activity (ours and "
         "the official exact match)")
+provide(__name__, HELP=HELP)
 
 
 def read_run(run_dir: str | os.PathLike[str]) -> dict[str, list[dict]]:

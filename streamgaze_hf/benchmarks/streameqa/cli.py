@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ...cli.base import Handler, release_common
+from ...registry import provide
 from . import BENCHMARK, CONTEXT_S
 
 
@@ -33,3 +34,4 @@ def _release(p: argparse.ArgumentParser) -> Handler:
 
 RELEASE = ("the official StreamEQA annotations (Perception.json, Interaction.json, Planning_all.json) and the "
            "HD-EPIC videos", _release)
+provide(__name__, RELEASE=RELEASE)

@@ -31,6 +31,7 @@ from ...dataset.load import DatasetHandle, open_dataset
 from ...dataset.schema import LETTERS
 from ...evaluation.recorded import document_settings, record_settings
 from ...evaluation.settings import RunSettings
+from ...registry import hook
 from ...util.errors import StreamGazeError
 from . import BENCHMARK, DIRECTIONS, LEVELS, NAME, SUBTASKS, subtasks
 from .prompts import GAZE_MODES, question_prompt
@@ -198,6 +199,7 @@ def table_breakdown(records: Iterable[Mapping]) -> dict:
             "official": (sum(bool(r["official"]) for r in recs) / len(recs)) if recs else None}
 
 
+@hook
 def leaderboard_scores(records: Mapping[str, list[dict]]) -> dict:
     """The leaderboard hook (registry contract): task id -> per-sample records in; out the declared
     columns (:func:`leaderboard_columns`) and the overall, the mean of the three levels' accuracies

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import os
 
+from ...registry import provide
 from ...util.errors import StreamGazeError
 from . import BENCHMARK, DIRECTIONS, LEVELS, subtasks
 
 #: the one-line help of ``streamgaze report streameqa``
 HELP = ("accuracy of an lmms-eval StreamEQA run per task code, level and direction (the supplement's Tables 5-7 "
         "layout)")
+provide(__name__, HELP=HELP)
 
 
 def read_run(run_dir: str | os.PathLike[str]) -> dict[str, list[dict]]:

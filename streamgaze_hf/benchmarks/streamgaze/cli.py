@@ -22,6 +22,7 @@ from ...cli.base import (
     vlm_key_arg,
 )
 from ...gaze.sources.registry import SOURCES
+from ...registry import provide
 from ...util.errors import StreamGazeError
 from . import BENCHMARK
 
@@ -123,6 +124,7 @@ def skipped_report(skipped: dict[str, dict[str, str]], empty) -> list[str]:
 
 RAW = ("the paper's pipeline: raw recordings -> fixations -> objects -> QA (docs/streamgaze.md)", _raw)
 RELEASE = ("the official StreamGaze release (qa/*.json, metadata/*.csv, videos)", _release)
+provide(__name__, RAW=RAW, RELEASE=RELEASE)
 
 
 # ---- its own commands (Benchmark.commands) ----------------------------------------------------------

@@ -35,6 +35,7 @@ from ...evaluation.visuals import (  # noqa: F401  (re-exported: the plugin read
     video_gaze_track,
     video_geometry,
 )
+from ...registry import hook
 from ...scoring.bootstrap import bootstrap_standard_errors
 from ...submission.answer_key import AnswerKey, ItemKey, Rescored
 from ...util.errors import StreamGazeError
@@ -178,6 +179,7 @@ def score_doc(doc: dict, response: str) -> dict:
     return rec
 
 
+@hook
 def metric_records(record: dict) -> dict[str, dict]:
     """One item per metric for a harness that computes standard errors from per-item scores
     (lmms-eval's CLT and clustered stderr read each item's ``score``).
@@ -213,6 +215,7 @@ def task_metrics(records: list[dict]) -> dict:
 
 # ---- submissions: StreamGaze's scores layout (streamgaze_hf/submission/schema.py) -------------------------
 
+@hook
 def score_answers(key: AnswerKey, responses: Mapping[ItemKey, str], prompt_mode: str, clip_fps: float) -> Rescored:
     """The evaluation hook that scores a whole answer key (``streamgaze_hf.submission.answer_key.score_responses``) into
     StreamGaze's layout: per task its metrics with bootstrap standard errors, the overall and category
@@ -252,6 +255,7 @@ def score_answers(key: AnswerKey, responses: Mapping[ItemKey, str], prompt_mode:
     return Rescored(scores, records, missing)
 
 
+@hook
 def leaderboard_values(scores: Mapping) -> dict:
     """The evaluation hook that reads StreamGaze's scores layout as leaderboard values (the columns of
     ``leaderboard.COLUMNS``): overall, the category means, each task's accuracy, the overall per source."""

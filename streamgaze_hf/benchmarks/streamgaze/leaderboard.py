@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...registry import LeaderboardColumn
+from ...registry import LeaderboardColumn, hook
 from .tasks import CATEGORIES, TASKS
 
 __all__ = ["COLUMNS", "TASK_LABELS", "TITLE", "NOTES", "SETTINGS", "FULL_RELEASE", "PAPER_QUESTIONS", "FULL_TITLE",
@@ -63,11 +63,13 @@ def _questions(manifest: Mapping[str, Any]) -> int:
     return int(sum(v for v in per_task.values() if isinstance(v, int)))
 
 
+@hook
 def reference_section() -> tuple[str, str, str]:
     """(key, title, note) of the paper's rows' section."""
     return FULL_RELEASE, FULL_TITLE, FULL_NOTE
 
 
+@hook
 def dataset_section(manifest: Mapping[str, Any]) -> tuple[str, str, str]:
     """(key, title, note) of the section for submissions on the dataset with this manifest."""
     version = str(manifest.get("version", "?"))

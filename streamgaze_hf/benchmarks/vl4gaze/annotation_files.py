@@ -33,12 +33,12 @@ Both layouts are as read by the public loader of Chong et al. 2020 (``ejcgt/atte
 from __future__ import annotations
 
 import csv
-import math
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ...gaze.sources.base import finite_float
 from ...util.errors import StreamGazeError
 
 __all__ = ["GazeAnnotation", "ReadReport", "read_gazefollow", "read_videoattentiontarget", "image_size"]
@@ -83,16 +83,6 @@ def image_size(path: Path) -> tuple[int, int]:
             return int(im.width), int(im.height)
     except (OSError, UnidentifiedImageError) as exc:
         raise StreamGazeError(f"cannot read the image ({exc})", path) from None
-
-
-def _float(value: str, name: str, where: str, path: Path) -> float:
-    try:
-        x = float(value)
-    except ValueError:
-        raise StreamGazeError(f"{where}: {name} {value!r} is not a number", path) from None
-    if not math.isfinite(x):
-        raise StreamGazeError(f"{where}: {name} {value!r} is not finite", path)
-    return x
 
 
 def _unit(x: float, name: str, where: str, path: Path) -> float:
@@ -145,10 +135,10 @@ def read_gazefollow(annotation_file: str | os.PathLike[str], image_root: str | o
         image = _rel(row[0])
         if not image:
             raise StreamGazeError(f"{where}: empty image path", path)
-        eye = tuple(_unit(_float(row[i], nm, where, path), nm, where, path) for i, nm in ((6, "eye_x"), (7, "eye_y")))
-        gx, gy = (_float(row[i], nm, where, path) for i, nm in ((8, "gaze_x"), (9, "gaze_y")))
-        box = [_float(row[10 + i], nm, where, path) for i, nm in enumerate(("bbox_x_min", "bbox_y_min",
-                                                                            "bbox_x_max", "bbox_y_max"))]
+        eye = tuple(_unit(finite_float(row[i], path, n, nm), nm, where, path) for i, nm in ((6, "eye_x"), (7, "eye_y")))
+        gx, gy = (finite_float(row[i], path, n, nm) for i, nm in ((8, "gaze_x"), (9, "gaze_y")))
+        box = [finite_float(row[10 + i], path, n, nm) for i, nm in enumerate(("bbox_x_min", "bbox_y_min",
+                                                                              "bbox_x_max", "bbox_y_max"))]
         inout = 1
         if len(row) >= 16 and row[14].lstrip("-").isdigit():
             inout = int(row[14])
@@ -213,7 +203,7 @@ def read_videoattentiontarget(annotation_dir: str | os.PathLike[str], image_root
                 continue
             kept += 1
             image = f"{show}/{clip}/{_rel(row[0])}"
-            x0, y0, x1, y1, gx, gy = (_float(row[i], nm, where, path) for i, nm in
+            x0, y0, x1, y1, gx, gy = (finite_float(row[i], path, n, nm) for i, nm in
                                       enumerate(("xmin", "ymin", "xmax", "ymax", "gaze_x", "gaze_y"), 1))
             if image not in sizes:
                 sizes[image] = image_size(root / image)

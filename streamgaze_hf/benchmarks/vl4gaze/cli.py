@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ...cli.base import Handler, note, vlm_key_arg
+from ...registry import provide
 from ...util.errors import StreamGazeError
 from . import BENCHMARK
 
@@ -85,3 +86,4 @@ def _raw(p: argparse.ArgumentParser) -> Handler:
 
 RAW = ("gaze-following annotations (GazeFollow, VideoAttentionTarget or the synthetic world) through the "
        "paper's §3 VLM pipeline (docs/vl4gaze.md)", _raw)
+provide(__name__, RAW=RAW)

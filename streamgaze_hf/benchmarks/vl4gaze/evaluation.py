@@ -29,6 +29,7 @@ from ... import scoring
 from ...dataset.load import DatasetHandle, dataset_at, open_dataset
 from ...evaluation.recorded import document_settings, record_settings
 from ...evaluation.settings import RunSettings, given
+from ...registry import hook
 from ...util.errors import StreamGazeError
 from . import BENCHMARK, COLUMN_METRICS, NAME
 from .prompts import eval_prompt
@@ -127,6 +128,7 @@ def task_metrics(records: list[dict]) -> dict:
     return scoring.proactive_metrics((r["parsed"], r["truth"]) for r in records)
 
 
+@hook
 def metric_value(records: Iterable[dict], name: str) -> float:
     """One metric of a task's records in the paper's units, NaN when undefined (the task files'
     aggregation hook: ``lmms_tasks.utils``)."""
@@ -134,6 +136,7 @@ def metric_value(records: Iterable[dict], name: str) -> float:
     return math.nan if value is None else float(value)
 
 
+@hook
 def leaderboard_scores(records: Mapping[str, list[dict]]) -> dict:
     """The leaderboard values (registry contract ``leaderboard_scores``): task id -> its per-sample
     records in, ``{"columns": {key: value or None}, "overall": None}`` out, each column the metric of
@@ -150,6 +153,7 @@ RANDOM_TARGETS = ("the table", "the window", "the floor", "the door", "a book", 
                   "something outside the image")
 
 
+@hook
 def baseline_random_answer(rng, doc: Mapping) -> str:
     """The random baseline (``baselines.random_doc_answer``): a random description (GOD), one of the
     eight directions (GDD), a uniform pixel or, one time in ten, (-1, -1) (GPL), Yes or No (AQR)."""

@@ -90,7 +90,7 @@ import numpy as np
 from ...util.errors import GazeFormatError, StreamGazeError
 from ...video.frame_reader import probe_video
 from ..track import GazeTrack
-from .base import Recording, csv_rows
+from .base import Recording, csv_rows, discover_recordings
 
 SOURCE = "aria_mps"
 LAYOUT = ("<raw>/videos/<id>.mp4 or <raw>/<Pxx>/<id>.mp4, <raw>/eye_gaze/<id>/general_eye_gaze.csv "
@@ -428,13 +428,12 @@ def looks_like(raw: Path) -> bool:
 
 def discover(raw: Path) -> list[str]:
     """Recordings with a gaze CSV; each must have its video."""
-    ids = _gaze_ids(raw)
-    if not ids:
-        raise StreamGazeError(f"no Aria MPS gaze recordings found (expected {LAYOUT})", raw)
-    for vid in ids:
-        if _find_video(Path(raw), vid) is None:
-            raise StreamGazeError(f"video of {vid} not found (expected {LAYOUT})", raw)
-    return ids
+    return discover_recordings(raw, _gaze_ids(raw), "Aria MPS gaze recordings", LAYOUT, lambda vid: _require_video(raw, vid))
+
+
+def _require_video(raw: Path, vid: str) -> None:
+    if _find_video(Path(raw), vid) is None:
+        raise StreamGazeError(f"video of {vid} not found (expected {LAYOUT})", raw)
 
 
 def load_recording(raw: Path, video_id: str) -> Recording:

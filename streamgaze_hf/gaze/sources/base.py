@@ -13,7 +13,7 @@ import gzip
 import json
 import math
 import zlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -107,6 +107,46 @@ def find_video(raw: Path, video_id: str, extensions: tuple[str, ...] = (".mp4",)
     expected = " or ".join(f"videos/{video_id}{e}" for e in extensions)
     label = f"{what} {video_id!r}" if what else repr(video_id)
     raise StreamGazeError(f"video of {label} not found (expected {expected})", raw)
+
+
+def recording_folders(raw: Path, is_recording: Callable[[Path], bool]) -> list[str]:
+    """The names of the sub-folders of ``raw`` that are recordings (none when ``raw`` is not a folder).
+
+    Args:
+        raw: the raw directory.
+        is_recording: the reader's test of one folder.
+
+    Returns:
+        Their names, sorted.
+    """
+    raw = Path(raw)
+    return sorted(d.name for d in raw.iterdir() if d.is_dir() and is_recording(d)) if raw.is_dir() else []
+
+
+def discover_recordings(raw: Path, ids: Iterable[str], what: str, layout: str,
+                        require: Callable[[str], object]) -> list[str]:
+    """A reader's ``discover``: the recordings found, each checked for its video.
+
+    Args:
+        raw: the raw directory.
+        ids: the recordings' ids the reader found (e.g. :func:`recording_folders`).
+        what: the kind of recordings, for the error (``"Neon recordings"``).
+        layout: the reader's ``LAYOUT``, for the error.
+        require: checks one recording (raises when its video is missing).
+
+    Returns:
+        The ids, sorted.
+
+    Raises:
+        StreamGazeError: naming the raw directory and ``layout``, when there is none; or what ``require``
+            raises.
+    """
+    ids = sorted(ids)
+    if not ids:
+        raise StreamGazeError(f"no {what} found (expected {layout})", raw)
+    for rec in ids:
+        require(rec)
+    return ids
 
 
 

@@ -40,7 +40,7 @@ import numpy as np
 from ...util.errors import GazeFormatError, StreamGazeError
 from ...video.frame_reader import probe_video
 from ..track import GazeTrack
-from .base import Action, Recording, csv_rows, find_video, sort_actions
+from .base import Action, Recording, csv_rows, discover_recordings, find_video, sort_actions
 
 SOURCE = "ego4d"
 LAYOUT = "<raw>/videos/<uid>.mp4, <raw>/gaze/<uid>.csv (Pupil Labs CSV: canonical_timestamp_s, norm_pos_x/y, confidence)"
@@ -57,12 +57,8 @@ def _uid(path: Path) -> str:
 def discover(raw: Path) -> list[str]:
     """Videos with a gaze CSV; each must have its video."""
     gaze_dir = Path(raw) / "gaze"
-    ids = sorted({_uid(p) for p in gaze_dir.glob("*.csv")}) if gaze_dir.is_dir() else []
-    if not ids:
-        raise StreamGazeError(f"no Ego4D gaze recordings found (expected {LAYOUT})", raw)
-    for uid in ids:
-        find_video(Path(raw), uid)
-    return ids
+    ids = {_uid(p) for p in gaze_dir.glob("*.csv")} if gaze_dir.is_dir() else ()
+    return discover_recordings(raw, ids, "Ego4D gaze recordings", LAYOUT, lambda uid: find_video(Path(raw), uid))
 
 
 def gaze_file(raw: Path, uid: str) -> Path:

@@ -51,7 +51,16 @@ import numpy as np
 from ...util.errors import GazeFormatError, StreamGazeError
 from ...video.frame_reader import probe_video
 from ..track import GazeTrack
-from .base import Action, Recording, csv_header, finite_float, finite_int, sort_actions
+from .base import (
+    Action,
+    Recording,
+    csv_header,
+    discover_recordings,
+    finite_float,
+    finite_int,
+    recording_folders,
+    sort_actions,
+)
 
 SOURCE = "egoexo4d_2d"  # the registry key; the dataset is Ego-Exo4D (EgoGazeVQA source "egoexo4d")
 GAZE_FILE = "general_eye_gaze_2d.csv"
@@ -70,13 +79,8 @@ def _take_dir(raw: Path, take: str) -> Path:
 
 def discover(raw: Path) -> list[str]:
     """Takes with a 2-D gaze file; each must have its Aria RGB video."""
-    takes = Path(raw) / "takes"
-    ids = sorted(d.name for d in takes.iterdir() if (d / "eye_gaze" / GAZE_FILE).is_file()) if takes.is_dir() else []
-    if not ids:
-        raise StreamGazeError(f"no Ego-Exo4D takes with 2-D gaze found (expected {LAYOUT})", raw)
-    for take in ids:
-        find_take_video(raw, take)
-    return ids
+    ids = recording_folders(Path(raw) / "takes", lambda d: (d / "eye_gaze" / GAZE_FILE).is_file())
+    return discover_recordings(raw, ids, "Ego-Exo4D takes with 2-D gaze", LAYOUT, lambda take: find_take_video(raw, take))
 
 
 def find_take_video(raw: Path, take: str) -> Path:

@@ -33,7 +33,7 @@ import numpy as np
 from ...util.errors import GazeFormatError, StreamGazeError
 from ...video.frame_reader import probe_video
 from ..track import GazeTrack
-from .base import Action, Recording, find_video, sort_actions
+from .base import Action, Recording, discover_recordings, find_video, sort_actions
 
 SOURCE = "egoexolearn"
 LAYOUT = ("<raw>/videos/<uid>.mp4, <raw>/gazes_30fps_npy/<uid>.npy ((N, 3) = x, y, valid at 30 fps), optional "
@@ -47,12 +47,8 @@ CSV_COLUMNS = ("video_uid", "start_sec", "end_sec", "narration_en_no_hand_prompt
 def discover(raw: Path) -> list[str]:
     """Videos with a gaze array; each must have its video."""
     gaze_dir = Path(raw) / GAZE_DIR
-    ids = sorted(p.stem for p in gaze_dir.glob("*.npy")) if gaze_dir.is_dir() else []
-    if not ids:
-        raise StreamGazeError(f"no EgoExoLearn recordings found (expected {LAYOUT})", raw)
-    for uid in ids:
-        find_video(Path(raw), uid)
-    return ids
+    ids = [p.stem for p in gaze_dir.glob("*.npy")] if gaze_dir.is_dir() else []
+    return discover_recordings(raw, ids, "EgoExoLearn recordings", LAYOUT, lambda uid: find_video(Path(raw), uid))
 
 
 def load_recording(raw: Path, video_id: str) -> Recording:

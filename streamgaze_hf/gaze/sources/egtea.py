@@ -66,7 +66,7 @@ import numpy as np
 from ...util.errors import GazeFormatError, StreamGazeError
 from ...video.frame_reader import probe_video
 from ..track import GazeTrack
-from .base import Action, Recording, find_video, sort_actions
+from .base import Action, Recording, discover_recordings, find_video, sort_actions
 
 SOURCE = "egtea"
 LAYOUT = ("<raw>/videos/<session>.mp4 (or .avi), <raw>/gaze_data/<session>.txt (BeGaze export), "
@@ -83,12 +83,9 @@ _SAMPLES_LINE = "## Number of Samples:"
 def discover(raw: Path) -> list[str]:
     """Sessions with a gaze file; each must have its video."""
     gaze_dir = Path(raw) / "gaze_data"
-    ids = sorted(p.stem for p in gaze_dir.glob("*.txt")) if gaze_dir.is_dir() else []
-    if not ids:
-        raise StreamGazeError(f"no EGTEA Gaze+ recordings found (expected {LAYOUT})", raw)
-    for vid in ids:
-        find_video(Path(raw), vid, VIDEO_EXTENSIONS, "session")
-    return ids
+    ids = [p.stem for p in gaze_dir.glob("*.txt")] if gaze_dir.is_dir() else []
+    return discover_recordings(raw, ids, "EGTEA Gaze+ recordings", LAYOUT,
+                               lambda vid: find_video(Path(raw), vid, VIDEO_EXTENSIONS, "session"))
 
 
 def load_recording(raw: Path, video_id: str) -> Recording:

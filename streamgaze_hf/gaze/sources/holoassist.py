@@ -53,7 +53,7 @@ from ...util.errors import GazeFormatError, StreamGazeError
 from ...video.frame_reader import probe_video
 from ..fov import hfov_from_intrinsics
 from ..track import GazeTrack
-from .base import Action, Recording, finite_float, sort_actions
+from .base import Action, Recording, discover_recordings, finite_float, recording_folders, sort_actions
 
 SOURCE = "holoassist"
 LAYOUT = ("<raw>/<session>/Export_py/ with Video_pitchshift.mp4, Video/{Intrinsics,Pose_sync,VideoMp4Timing}.txt "
@@ -91,10 +91,8 @@ class Projection:
 def discover(raw: Path) -> list[str]:
     """Session directories holding an ``Export_py`` folder."""
     raw = Path(raw)
-    ids = sorted(d.name for d in raw.iterdir() if (d / EXPORT).is_dir()) if raw.is_dir() else []
-    if not ids:
-        raise StreamGazeError(f"no HoloAssist sessions found (expected {LAYOUT})", raw)
-    return ids
+    return discover_recordings(raw, recording_folders(raw, lambda d: (d / EXPORT).is_dir()), "HoloAssist sessions",
+                               LAYOUT, lambda session: None)
 
 
 def load_recording(raw: Path, video_id: str) -> Recording:

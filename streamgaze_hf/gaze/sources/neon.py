@@ -37,7 +37,7 @@ import numpy as np
 
 from ...util.errors import GazeFormatError, StreamGazeError
 from ..track import GazeTrack
-from .base import Recording
+from .base import Recording, discover_recordings, recording_folders
 from .wearable import (
     SceneClock,
     device_blinks,
@@ -64,12 +64,8 @@ def is_recording(d: Path) -> bool:
 def discover(raw: Path) -> list[str]:
     """Sub-folders that are native Neon recordings; each must have its scene video."""
     raw = Path(raw)
-    ids = sorted(d.name for d in raw.iterdir() if d.is_dir() and is_recording(d)) if raw.is_dir() else []
-    if not ids:
-        raise StreamGazeError(f"no Neon recordings found (expected {LAYOUT})", raw)
-    for vid in ids:
-        _video_parts(raw / vid, required=True)
-    return ids
+    return discover_recordings(raw, recording_folders(raw, is_recording), "Neon recordings", LAYOUT,
+                               lambda vid: _video_parts(raw / vid, required=True))
 
 
 def vendor():

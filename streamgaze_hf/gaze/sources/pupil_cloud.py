@@ -38,7 +38,7 @@ import numpy as np
 
 from ...util.errors import GazeFormatError, StreamGazeError
 from ..track import GazeTrack
-from .base import Recording, csv_rows, finite_int, optional_float
+from .base import Recording, csv_rows, discover_recordings, finite_int, optional_float, recording_folders
 from .wearable import (
     SceneClock,
     device_blinks,
@@ -66,14 +66,15 @@ def is_recording(d: Path) -> bool:
 def discover(raw: Path) -> list[str]:
     """Sub-folders holding a ``gaze.csv``; each must have its world timestamps and scene video."""
     raw = Path(raw)
-    ids = sorted(d.name for d in raw.iterdir() if (d / GAZE).is_file()) if raw.is_dir() else []
-    if not ids:
-        raise StreamGazeError(f"no Pupil Cloud exports found (expected {LAYOUT})", raw)
-    for vid in ids:
-        scene_video(raw / vid)
-        if not (raw / vid / WORLD).is_file():
-            raise StreamGazeError(f"{WORLD} missing (the scene frames' timestamps)", raw / vid)
-    return ids
+    return discover_recordings(raw, recording_folders(raw, lambda d: (d / GAZE).is_file()), "Pupil Cloud exports",
+                               LAYOUT, lambda vid: _require_scene(raw / vid))
+
+
+def _require_scene(export: Path) -> None:
+    """The export has its scene video and the scene frames' timestamps (else a StreamGazeError naming it)."""
+    scene_video(export)
+    if not (export / WORLD).is_file():
+        raise StreamGazeError(f"{WORLD} missing (the scene frames' timestamps)", export)
 
 
 def scene_video(directory: Path) -> Path:

@@ -32,7 +32,7 @@ import numpy as np
 
 from ...util.errors import GazeFormatError, StreamGazeError
 from ..track import GazeTrack
-from .base import Recording, csv_rows, finite_float, optional_float
+from .base import Recording, csv_rows, discover_recordings, finite_float, optional_float, recording_folders
 from .wearable import SceneClock, recording_actions, scene_track, video_geometry
 
 SOURCE = "pupil_core"
@@ -60,12 +60,8 @@ def is_recording(d: Path) -> bool:
 def discover(raw: Path) -> list[str]:
     """Recording folders with an export holding ``gaze_positions.csv``; each must have its world video."""
     raw = Path(raw)
-    ids = sorted(d.name for d in raw.iterdir() if d.is_dir() and is_recording(d)) if raw.is_dir() else []
-    if not ids:
-        raise StreamGazeError(f"no Pupil Player exports found (expected {LAYOUT})", raw)
-    for vid in ids:
-        scene_files(export_dir(raw / vid), required=True)
-    return ids
+    return discover_recordings(raw, recording_folders(raw, is_recording), "Pupil Player exports", LAYOUT,
+                               lambda vid: scene_files(export_dir(raw / vid), required=True))
 
 
 def scene_files(export: Path, required: bool = False) -> tuple[Path | None, Path]:

@@ -41,7 +41,6 @@ no position (NaN, untracked). Off-frame points (outside [0, 1]) keep their posit
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,7 +49,7 @@ import numpy as np
 
 from ...util.errors import GazeFormatError, StreamGazeError
 from ..track import GazeTrack
-from .base import Recording, json_lines
+from .base import Recording, discover_recordings, json_lines, recording_folders
 from .wearable import SceneClock, assumed, joined_scene_video, recording_actions, scene_track
 
 SOURCE = "tobii_g2"
@@ -134,25 +133,15 @@ def is_recording(d: Path) -> bool:
 def discover(raw: Path) -> list[str]:
     """Sub-folders with a recording.json and segments; every segment must have its scene video."""
     raw = Path(raw)
-    ids = sorted(d.name for d in raw.iterdir() if d.is_dir() and is_recording(d)) if raw.is_dir() else []
-    if not ids:
-        raise StreamGazeError(f"no Tobii Pro Glasses 2 recordings found (expected {LAYOUT})", raw)
-    for vid in ids:
-        for f in segment_files(raw / vid):
-            if not (f.parent / VIDEO).is_file():
-                raise StreamGazeError(f"scene video not found (expected {VIDEO} beside {LIVEDATA})", f.parent)
-    return ids
+    return discover_recordings(raw, recording_folders(raw, is_recording), "Tobii Pro Glasses 2 recordings", LAYOUT,
+                               lambda vid: _require_videos(raw / vid))
 
 
-def recording_counts(recording: Path) -> tuple[int, int]:
-    """(rec_et_samples, rec_et_valid_samples) of a recording's ``recording.json``: the device's own counts."""
-    path = Path(recording) / META
-    try:
-        meta = json.loads(path.read_text(encoding="utf-8"))
-        return int(meta["rec_et_samples"]), int(meta["rec_et_valid_samples"])
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise StreamGazeError(f"not a Tobii Pro Glasses 2 recording.json ({exc.__class__.__name__}: {exc})",
-                              path) from None
+def _require_videos(recording: Path) -> None:
+    """Every segment of a recording has its scene video (else a StreamGazeError naming the segment)."""
+    for f in segment_files(recording):
+        if not (f.parent / VIDEO).is_file():
+            raise StreamGazeError(f"scene video not found (expected {VIDEO} beside {LIVEDATA})", f.parent)
 
 
 def _frame_us(video: Path) -> tuple[np.ndarray, tuple[int, int, float]]:

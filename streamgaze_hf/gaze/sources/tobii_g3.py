@@ -35,7 +35,7 @@ import numpy as np
 
 from ...util.errors import GazeFormatError, StreamGazeError
 from ..track import GazeTrack
-from .base import Recording, json_lines
+from .base import Recording, discover_recordings, json_lines, recording_folders
 from .wearable import SceneClock, assumed, recording_actions, scene_track
 
 SOURCE = "tobii_g3"
@@ -68,13 +68,14 @@ def is_recording(d: Path) -> bool:
 def discover(raw: Path) -> list[str]:
     """Sub-folders with a gaze file; each must have its scene video."""
     raw = Path(raw)
-    ids = sorted(d.name for d in raw.iterdir() if d.is_dir() and is_recording(d)) if raw.is_dir() else []
-    if not ids:
-        raise StreamGazeError(f"no Tobii Pro Glasses 3 recordings found (expected {LAYOUT})", raw)
-    for vid in ids:
-        if not _files(raw / vid)["scenecamera"].is_file():
-            raise StreamGazeError(f"scene video not found (expected {VIDEO})", raw / vid)
-    return ids
+    return discover_recordings(raw, recording_folders(raw, is_recording), "Tobii Pro Glasses 3 recordings", LAYOUT,
+                               lambda vid: _require_video(raw / vid))
+
+
+def _require_video(recording: Path) -> None:
+    """The recording has its scene video (else a StreamGazeError naming the recording)."""
+    if not _files(recording)["scenecamera"].is_file():
+        raise StreamGazeError(f"scene video not found (expected {VIDEO})", recording)
 
 
 def _timestamp(obj: dict, path: Path, n: int) -> float:

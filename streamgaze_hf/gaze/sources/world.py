@@ -18,7 +18,7 @@ from ...util.errors import StreamGazeError
 from ...video.frame_reader import probe_video
 from ..io import read_gaze_csv
 from ..track import GazeTrack
-from .base import Recording, read_actions
+from .base import Recording, discover_recordings, read_actions, recording_folders
 
 SOURCE = "world"
 LAYOUT = "<raw>/<video_id>/video.mp4 with gaze.csv (t, x, y, valid) and optional actions.json, objects.json"
@@ -27,13 +27,13 @@ LAYOUT = "<raw>/<video_id>/video.mp4 with gaze.csv (t, x, y, valid) and optional
 def discover(raw: Path) -> list[str]:
     """Sub-directories holding a ``video.mp4``; each must have its ``gaze.csv``."""
     raw = Path(raw)
-    ids = sorted(d.name for d in raw.iterdir() if (d / "video.mp4").is_file()) if raw.is_dir() else []
-    if not ids:
-        raise StreamGazeError(f"no recordings found (expected {LAYOUT})", raw)
-    for vid in ids:
-        if not (raw / vid / "gaze.csv").is_file():
-            raise StreamGazeError("recording has a video but no gaze.csv", raw / vid)
-    return ids
+    return discover_recordings(raw, recording_folders(raw, lambda d: (d / "video.mp4").is_file()), "recordings",
+                               LAYOUT, lambda vid: _require_gaze(raw / vid))
+
+
+def _require_gaze(recording: Path) -> None:
+    if not (recording / "gaze.csv").is_file():
+        raise StreamGazeError("recording has a video but no gaze.csv", recording)
 
 
 def load_recording(raw: Path, video_id: str) -> Recording:
