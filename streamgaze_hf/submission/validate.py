@@ -76,7 +76,7 @@ class ValidationReport:
 
     @property
     def is_oracle(self) -> bool:
-        return is_oracle(self.submission["run"]["model"])
+        return is_oracle(self.submission["run"])
 
     @property
     def bench(self) -> Benchmark:

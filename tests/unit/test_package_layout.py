@@ -367,3 +367,25 @@ def test_the_glue_names_every_function_its_task_files_name():
         source = (folder / "glue.py") if module == "glue" else ROOT / (module.replace(".", "/") + ".py")
         defined = {n.name for n in ast.parse(source.read_text(encoding="utf-8")).body if isinstance(n, ast.FunctionDef)}
         assert name in defined, f"{folder.name}: {ref} is not defined in {source.relative_to(ROOT)}"
+
+
+# ---- the leaderboard's decision as a core (issue 52 item 3): the oracle rule, evaluations over the sync's face ----
+ORACLE_RULE = "streamgaze_hf/submission/assemble.py"
+_ORACLE_TEST = re.compile(r"OracleBaseline|ORACLE_MODELS|ORACLE_CLASS|[=!]=\s*[\"']streamgaze_oracle[\"']|"
+                          r"[\"']streamgaze_oracle[\"']\s*[=!]=")
+
+
+def _oracle_tests(text: str) -> list[int]:
+    """Lines that test a run against the oracle's id or class by hand (not through ``is_oracle``)."""
+    return [n for n, line in enumerate(text.splitlines(), 1)
+            if _ORACLE_TEST.search(line) and not line.lstrip().startswith(("from ", "import ", "__all__"))]
+
+
+def test_the_oracle_rule_is_one_function():
+    """Only ``submission.assemble.is_oracle`` compares a run with the oracle's model ids or class: every other check
+    of a run (submit, stream submit, validate, the verdict, push-submission) calls it."""
+    found = {p.relative_to(ROOT).as_posix(): lines for p in _python_files("streamgaze_hf")
+             if (lines := _oracle_tests(p.read_text(encoding="utf-8")))}
+    assert list(found) == [ORACLE_RULE], found
+    assert _oracle_tests('if sub["run"]["model"] == "streamgaze_oracle":\nok = 1\n'
+                         'x = "OracleBaseline" in backend\nfrom .assemble import ORACLE_MODELS\n') == [1, 3]

@@ -38,6 +38,7 @@ def file_verdict(path: str, listed: Mapping[str, Sequence], repo_path: str = "")
     """The verdict on the submission file at ``path`` (see the module docstring): ``{"row", "name_key",
     "model_id", "benchmark"}``; StreamGazeError with the reason of a refusal. ``repo_path``: where it lies in the requests
     repository ("" for an upload)."""
+    from ...submission.assemble import is_oracle
     from ...submission.schema import submission_benchmark
     from ...submission.validate import load_submission, validate_submission
     from ...util.errors import StreamGazeError
@@ -50,7 +51,7 @@ def file_verdict(path: str, listed: Mapping[str, Sequence], repo_path: str = "")
     sub = load_submission(path)
     if repo_path:
         _check_path(sub, repo_path)
-    if sub["run"]["model"] == "streamgaze_oracle":
+    if is_oracle(sub["run"]):
         raise StreamGazeError("the oracle baseline (it reads the answer key) is never ranked")
     target = scoring_target(submission_benchmark(sub).name, sub["dataset"], listed)
     report = validate_submission(path, target.root)

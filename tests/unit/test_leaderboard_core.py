@@ -1,0 +1,71 @@
+"""The leaderboard's decision as a core (issue 52 item 3): the oracle rule, the one function, at the trust boundary
+(the verdict, push-submission) as at submit; the verdict reads the untrusted file once; a row's benchmark is read
+off its path by one function."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from streamgaze_hf.leaderboard.service import hub_push, verdict
+from streamgaze_hf.leaderboard.service.pinning import local_listed
+from streamgaze_hf.submission.assemble import is_oracle
+from streamgaze_hf.util.errors import StreamGazeError
+
+from ..fixtures.submissions import ego_dataset, ego_submission
+
+#: the oracle's class registered under a model id of its own (lmms-eval accepts any id for a class path)
+ORACLE_AS_OTHER = "lmms_tasks.models.OracleBaseline"
+
+
+@pytest.fixture(scope="module")
+def ego(tmp_path_factory):
+    base = tmp_path_factory.mktemp("core")
+    return ego_dataset(base), base
+
+
+def _with_run_model(src: Path, out: Path, model: str) -> Path:
+    sub = json.loads(src.read_text(encoding="utf-8"))
+    sub["run"]["model"] = model
+    out.write_text(json.dumps(sub), encoding="utf-8")
+    return out
+
+
+def test_the_oracle_rule_reads_the_model_id_and_the_backend_class():
+    assert is_oracle({"model": "streamgaze_oracle"})
+    assert is_oracle({"model": "mine", "model_backend": "lmms_tasks.models.OracleBaseline (simple)"})
+    assert is_oracle({"model": ORACLE_AS_OTHER, "model_args": ""})
+    assert not is_oracle({"model": "streamgaze_random", "model_backend": "lmms_tasks.models.RandomBaseline (simple)"})
+    assert not is_oracle({"model": "llava_onevision", "model_args": "pretrained=oracle-7b"})
+
+
+def test_the_verdict_refuses_the_oracle_under_another_model_id(ego):
+    root, base = ego
+    honest = ego_submission(root, base / "honest.json")
+    oracle = _with_run_model(honest, base / "oracle.json", ORACLE_AS_OTHER)
+    listed = local_listed([str(root)])
+    with pytest.raises(StreamGazeError, match=r"^the oracle baseline \(it reads the answer key\) is never ranked$"):
+        verdict.file_verdict(str(oracle), listed)
+    assert verdict.file_verdict(str(honest), listed)["row"]["model_name"] == "Ego synthetic"
+
+
+def test_push_submission_refuses_the_oracle_under_another_model_id(ego, monkeypatch):
+    """push-submission refuses it after the local re-score and before it reads the requests dataset's ledger."""
+    from streamgaze_hf.leaderboard.service import bounded
+    from streamgaze_hf.submission.validate import load_submission
+
+    root, base = ego
+    oracle = _with_run_model(ego_submission(root, base / "push.json"), base / "push-oracle.json", ORACLE_AS_OTHER)
+    monkeypatch.setattr(hub_push, "hub_api", lambda token=None: object())
+    monkeypatch.setattr(hub_push, "require_repo", lambda *a, **k: None)
+    monkeypatch.setattr(bounded, "rescore_bounded", lambda path, root, **k: bounded.Rescore(
+        load_submission(path), {}, ("", "", "")))
+
+    def reached(*_a, **_k):
+        raise AssertionError("the ledger was read: the oracle was not refused")
+
+    monkeypatch.setattr(hub_push, "refuse_repeat", reached)
+    with pytest.raises(StreamGazeError, match=r"this is the oracle baseline \(it reads the answer key\): never ranked"):
+        hub_push.push_submission(oracle, "org/requests", dataset=str(root))
