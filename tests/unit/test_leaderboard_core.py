@@ -69,3 +69,42 @@ def test_push_submission_refuses_the_oracle_under_another_model_id(ego, monkeypa
     monkeypatch.setattr(hub_push, "refuse_repeat", reached)
     with pytest.raises(StreamGazeError, match=r"this is the oracle baseline \(it reads the answer key\): never ranked"):
         hub_push.push_submission(oracle, "org/requests", dataset=str(root))
+
+
+def test_the_verdict_parses_the_untrusted_file_once(ego, monkeypatch):
+    from streamgaze_hf.submission import validate
+
+    root, base = ego
+    honest = ego_submission(root, base / "once.json")
+    calls: list[int] = []
+    parse = validate.parse_submission
+
+    def counted(text: str) -> dict:
+        calls.append(len(text))
+        return parse(text)
+
+    monkeypatch.setattr(validate, "parse_submission", counted)
+    v = verdict.file_verdict(str(honest), local_listed([str(root)]),
+                             "submissions/egogazevqa/ego-synthetic/20260101T000000Z.json")
+    assert calls == [honest.stat().st_size]
+    assert (v["benchmark"], v["row"]["submission_path"]) == (
+        "egogazevqa", "submissions/egogazevqa/ego-synthetic/20260101T000000Z.json")
+
+
+def test_the_verdict_gives_the_parent_its_benchmark_as_a_field(ego):
+    root, base = ego
+    honest = ego_submission(root, base / "field.json")
+    v = verdict.verdict(honest, local_listed([str(root)]), timeout_s=120)
+    assert isinstance(v, verdict.Verdict)
+    assert (v.benchmark.name, v.row["model_name"], v.name_key, v.model_id) == (
+        "egogazevqa", "Ego synthetic", "egosynthetic", "")
+
+
+@pytest.mark.parametrize(("path", "bench"), [
+    ("submissions/egogazevqa/m/20260102T030405Z.json", "egogazevqa"),
+    ("evaluations/streamgaze/m/20260102T030405Z.json", "streamgaze"),
+])
+def test_a_rows_benchmark_is_read_off_its_path(path, bench):
+    from streamgaze_hf.leaderboard.service.untrusted import row_benchmark
+
+    assert row_benchmark({"submission_path": path, "model_name": "m"}).name == bench

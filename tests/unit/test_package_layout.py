@@ -389,3 +389,15 @@ def test_the_oracle_rule_is_one_function():
     assert list(found) == [ORACLE_RULE], found
     assert _oracle_tests('if sub["run"]["model"] == "streamgaze_oracle":\nok = 1\n'
                          'x = "OracleBaseline" in backend\nfrom .assemble import ORACLE_MODELS\n') == [1, 3]
+
+
+def test_a_rows_benchmark_is_read_off_its_path_in_one_place():
+    """``untrusted.row_benchmark`` reads a row's benchmark off its ``submission_path``; no other leaderboard code
+    splits a path (a row's, a decision's) to find it."""
+    split = re.compile(r"""(submission_path["']\]|\bpath)\)?\.split\(["']/["']\)\[1\]""")
+    found = [f"{p.relative_to(ROOT).as_posix()}:{n}" for p in _python_files("streamgaze_hf/leaderboard")
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if split.search(line)]
+    assert found == [f"streamgaze_hf/leaderboard/service/untrusted.py:"
+                     f"{_line_of('streamgaze_hf/leaderboard/service/untrusted.py', '    return get_benchmark(str(row[')}"]
+    assert split.search('bench = get_benchmark(row["submission_path"].split("/")[1])')
+    assert split.search('state.rows.setdefault(d.path.split("/")[1], [])')

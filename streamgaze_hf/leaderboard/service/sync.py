@@ -41,7 +41,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ... import __version__
-from ...registry import get_benchmark
 from ...util.errors import StreamGazeError
 from .comments import scored_table
 from .eval_queue import QueueRecord
@@ -53,8 +52,15 @@ from .pinning import ListedDataset, listed_datasets
 from .quota import DEFAULT_QUOTA, over_quota, parse_time
 from .repos import require_repo
 from .results_repo import ResultsRepo, ResultsState
-from .untrusted import RESCORE_TIMEOUT_S, check_size, comment_text, parse_repo_path, terminal_text
-from .verdict import verdict
+from .untrusted import (
+    RESCORE_TIMEOUT_S,
+    check_size,
+    comment_text,
+    parse_repo_path,
+    row_benchmark,
+    terminal_text,
+)
+from .verdict import Verdict, verdict
 
 __all__ = ["sync", "SyncReport", "Decision", "scored_table", "git_blob_id", "SyncOptions"]
 
@@ -267,7 +273,7 @@ class _Sync:
         (work / name).write_bytes(data)
         return work / name
 
-    def _score(self, num: int, path: str, data: bytes) -> dict:
+    def _score(self, num: int, path: str, data: bytes) -> Verdict:
         """The bounded child's verdict on ``data``."""
         return verdict(self._local(num, data, "submission.json"), self.listed, path, timeout_s=self.options.timeout_s)
 
@@ -329,7 +335,7 @@ class _Sync:
             v = self._score(num, path, data)
         except StreamGazeError as exc:
             return Decision(num, False, exc.reason, path=path)
-        row, key = v["row"], v["name_key"]
+        row, key = v.row, v.name_key
         taken = "" if done else self._name_taken(row["model_name"], key, submitter)
         if taken:
             return Decision(num, False, taken, path=path)
@@ -342,15 +348,15 @@ class _Sync:
         row.update(submitter=submitter, pr_number=num, pr_url=_pr_url(self.requests, num), name_key=key,
                    created_at=(parse_time(opened.created_at) if opened else self.now).strftime("%Y-%m-%dT%H:%M:%SZ"),
                    run=self.runs.get((submitter, key), 0) + 1)
-        if v["model_id"]:
+        if v.model_id:
             from .model_checks import check_model
 
             try:
-                checked = check_model(self.api, v["model_id"], row["model_params"])
+                checked = check_model(self.api, v.model_id, row["model_params"])
             except StreamGazeError as exc:
                 return Decision(num, False, exc.reason, path=path)
             except Exception as exc:  # noqa: BLE001
-                raise _Left(hub_error(exc, f"reading the model {v['model_id']}").reason) from None
+                raise _Left(hub_error(exc, f"reading the model {v.model_id}").reason) from None
             row.update(model_id=checked.model_id, model_commit=checked.commit, model_params_hub=checked.params,
                        model_warnings="; ".join(checked.warnings))
         return Decision(num, True, row=row, path=path, data=data, done=done)
@@ -404,7 +410,7 @@ class _Sync:
             return accepted_request_comment(d, f"{constants.ENDPOINT.rstrip('/')}/datasets/{self.requests}/commit/"
                                                f"{commit}", bool(self.options.evaluate))
 
-        bench = get_benchmark(d.row["submission_path"].split("/")[1])
+        bench = row_benchmark(d.row)
         r = d.row
         link = f"{constants.ENDPOINT.rstrip('/')}/datasets/{self.requests}/commit/{commit}"
         warn = f" Model warnings: {comment_text(r['model_warnings'])}." if r.get("model_warnings") else ""
@@ -521,13 +527,13 @@ class _Sync:
             have = state.pr_numbers
             for r in new_rows:
                 if r["pr_number"] not in have:
-                    state.rows.setdefault(r["submission_path"].split("/")[1], []).append(r)
+                    state.rows.setdefault(row_benchmark(r).name, []).append(r)
                     have.add(r["pr_number"])
             if not recovered:
                 recovered.extend(self.recover(have))
             for d in recovered:
                 if d.num not in have:
-                    state.rows.setdefault(d.path.split("/")[1], []).append(d.row)
+                    state.rows.setdefault(row_benchmark(d.row).name, []).append(d.row)
                     have.add(d.num)
 
         report.commit = self.store.update(
