@@ -108,3 +108,50 @@ def test_a_rows_benchmark_is_read_off_its_path(path, bench):
     from streamgaze_hf.leaderboard.service.untrusted import row_benchmark
 
     assert row_benchmark({"submission_path": path, "model_name": "m"}).name == bench
+
+
+def _snapshot(tmp_path, maintainers=()):
+    from datetime import datetime, timezone
+    from types import SimpleNamespace
+
+    from streamgaze_hf.leaderboard.service.requests_hub import RequestsRead
+    from streamgaze_hf.leaderboard.service.results import LeaderboardConfig
+    from streamgaze_hf.leaderboard.service.results_repo import ResultsState
+    from streamgaze_hf.leaderboard.service.sync_state import SyncState
+
+    row = {"model_name": "Gaze-7B", "submitter": "alice", "pr_number": 3, "created_at": "2026-01-01T00:00:00Z",
+           "responses_sha256": "d1", "submission_path": "submissions/streamgaze/gaze-7b/20260101T000000Z.json"}
+    read = RequestsRead({row["submission_path"]}, {}, {}, {})
+    rows = ResultsState("head", {"streamgaze": [row]}, {}, LeaderboardConfig(maintainers=frozenset(maintainers)))
+    queue = SimpleNamespace(read=lambda: SimpleNamespace(records={}))
+    return SyncState.build("org/requests", "org/results", datetime(2026, 1, 2, tzinfo=timezone.utc), tmp_path, {},
+                           read, rows, queue)
+
+
+def test_acceptance_is_ordered_checks_over_one_snapshot(tmp_path):
+    from types import SimpleNamespace
+
+    from streamgaze_hf.leaderboard.service.acceptance import FRESH, SCORED, SHAPE, PullRequest, first_refusal
+
+    state = _snapshot(tmp_path)
+    path = "submissions/streamgaze/gaze-7b/20260101T000000Z.json"
+    two = PullRequest(5, "bob", [("a.json", "new"), ("b.json", "new")], quota=1)
+    assert first_refusal(SHAPE, two, state) == ("a submission pull request adds exactly one new file; this one "
+                                                "changes 2 files (a.json, b.json)")
+    odd = PullRequest(5, "bob", [("x/y.json", "new")], quota=1)
+    assert first_refusal(SHAPE, odd, state).startswith("x/y.json is not a submission path")
+    on_main = PullRequest(5, "bob", [(path, "new")], quota=1)
+    assert first_refusal(SHAPE, on_main, state) == "" and on_main.kind == "submissions"
+    assert first_refusal(FRESH, on_main, state) == f"{path} already exists: a pull request cannot change an " \
+                                                    "existing submission"
+    alices = PullRequest(6, "alice", [(path.replace("20260101", "20260102"), "new")], quota=1)
+    assert first_refusal(FRESH, alices, state).startswith("over the quota: @alice has 1 submission(s)")
+    assert first_refusal(FRESH, alices, _snapshot(tmp_path, maintainers=["alice"])) == ""
+    bobs = SimpleNamespace(row={"model_name": "gaze 7b", "responses_sha256": "d2"}, name_key="gaze7b")
+    assert first_refusal(SCORED, PullRequest(7, "bob", [], 1), state, bobs) == (
+        "the model name 'gaze 7b' reads as 'Gaze-7B' of @alice (pull request #3): choose a name of your own")
+    again = SimpleNamespace(row={"model_name": "Gaze-7B", "responses_sha256": "d1"}, name_key="gaze7b")
+    assert first_refusal(SCORED, PullRequest(8, "alice", [], 1), state, again) == (
+        "its responses are those of the accepted row #3 ('Gaze-7B' of @alice): the same run is one row")
+    assert first_refusal(SCORED, PullRequest(3, "alice", [], 1), state, again) == ""
+    assert first_refusal(SCORED, PullRequest(8, "alice", [], 1, done="c0ffee"), state, again) == ""
