@@ -155,3 +155,42 @@ def test_acceptance_is_ordered_checks_over_one_snapshot(tmp_path):
         "its responses are those of the accepted row #3 ('Gaze-7B' of @alice): the same run is one row")
     assert first_refusal(SCORED, PullRequest(3, "alice", [], 1), state, again) == ""
     assert first_refusal(SCORED, PullRequest(8, "alice", [], 1, done="c0ffee"), state, again) == ""
+
+
+def test_the_evaluation_step_is_a_pipeline_over_the_snapshot_and_the_hub_adapter(tmp_path):
+    """Without ``--evaluate jobs``, an accepted request whose queue record an interrupted sync never wrote is queued
+    from the snapshot's ledger, its file read through the adapter, and written to the queue; nothing of the sync
+    object is needed."""
+    from dataclasses import replace
+    from types import SimpleNamespace
+
+    from streamgaze_hf.leaderboard.service.eval_requests import build_request
+    from streamgaze_hf.leaderboard.service.evaluations import Evaluations
+    from streamgaze_hf.leaderboard.service.ledger import Accepted
+    from streamgaze_hf.leaderboard.service.sync import SyncReport
+    from streamgaze_hf.leaderboard.service.sync_state import JobsAccess
+    from streamgaze_hf.registry import get_benchmark
+
+    req = build_request(get_benchmark("streamgaze"), model_id="org/model", commit="c" * 40, lmms_model="qwen2_5_vl",
+                        dataset={"repo": "org/sg", "revision": "v1", "commit": "a" * 40, "version": "1.0.0",
+                                 "manifest_sha256": "b" * 64})
+    path = "requests/streamgaze/org-model/20260101T000000Z.json"
+    state = _snapshot(tmp_path)
+    written: list[dict] = []
+
+    def update(change, message):
+        queue = SimpleNamespace(records={})
+        change(queue)
+        written.append(queue.records)
+
+    state.read = replace(state.read, ledger={9: Accepted(9, path, "carol", "d" * 40)})
+    state.queue = SimpleNamespace(update=update)
+    hub = SimpleNamespace(api=None, read_file=lambda p, c: json.dumps(req).encode() if (p, c) == (path, "d" * 40)
+                          else b"")
+    report, lines = SyncReport(), []
+    assert Evaluations(state, hub, JobsAccess(), None, report, lines.append).run([]) == []
+    [records] = written
+    rec = records[9]
+    assert (rec.status, rec.submitter, rec.model_id, rec.request_path, rec.reason) == (
+        "PENDING", "carol", "org/model", path, "waiting for the maintainer's sync with --evaluate jobs")
+    assert lines == ["#9: accepted earlier, queued now (PENDING)"] and report.evaluations == lines

@@ -119,10 +119,6 @@ class Evaluations:
 
     def _missing_records(self) -> None:
         """Requests in the ledger (accepted) without a queue record: an interrupted sync; PENDING now."""
-        from pathlib import Path
-
-        from huggingface_hub import hf_hub_download
-
         from .eval_requests import parse_request
         from .names import name_key
 
@@ -130,9 +126,7 @@ class Evaluations:
             if not acc.path.startswith("requests/") or num in self.records:
                 continue
             try:
-                req = parse_request(Path(hf_hub_download(self.state.requests, acc.path, repo_type="dataset",
-                                                         revision=acc.commit, cache_dir=self.state.tmp / "requests-cache"))
-                                    .read_bytes())
+                req = parse_request(self.hub.read_file(acc.path, acc.commit))
             except Exception as exc:  # noqa: BLE001
                 self._line(f"#{num}: its queue record is missing and the request does not read now: "
                            f"{terminal_text(exc)}")
@@ -201,9 +195,7 @@ class Evaluations:
     def _score(self, rec: QueueRecord) -> dict | None:
         """Re-score the responses the job committed, as a submission's; FINISHED with its row, or FAILED."""
         try:
-            head = self.api.repo_info(self.state.requests, repo_type="dataset").sha
-            present = self.api.get_paths_info(self.state.requests, [rec.responses_path], revision=head,
-                                              repo_type="dataset")
+            head, present = self.hub.head_holding(rec.responses_path)
         except Exception as exc:  # noqa: BLE001
             from .hub_push import hub_error
 
@@ -215,8 +207,7 @@ class Evaluations:
             from .job_run import evaluation_title
 
             title = evaluation_title(rec.num, rec.responses_path)
-            rec.responses_commit = next((c.commit_id for c in self.api.list_repo_commits(
-                self.state.requests, repo_type="dataset", revision=head) if c.title == title), head)
+            rec.responses_commit = self.hub.commit_titled(title, head) or head
         try:
             data = self.hub.download(rec.num, rec.responses_path, rec.responses_commit)
         except Exception as exc:  # noqa: BLE001 - _Left (the Hub) or a refusal: said on the record

@@ -3,7 +3,8 @@
 :class:`RequestsHub` reads the requests dataset once when the sync starts (:meth:`~RequestsHub.read`: ``main``'s
 files, the ledger of accepted pull requests, the pull requests and their head commits), and then one pull request
 at a time (its details, its file at a commit, size checked from the listing before the download), and writes the
-decisions (the accept commit, the closing comment). A failure of the Hub while deciding on a pull request is
+decisions (the accept commit, the closing comment); the evaluation step (:mod:`.evaluations`) reads an accepted
+request's file and a job's committed responses through it too. A failure of the Hub while deciding on a pull request is
 :class:`Left`: that pull request stays open for the next sync. What is decided lies elsewhere: the checks
 (:mod:`.acceptance`) read the snapshot (:mod:`.sync_state`) this adapter fills.
 """
@@ -116,6 +117,23 @@ class RequestsHub:
         if git_blob_id(data) != getattr(found[0], "blob_id", git_blob_id(data)):
             raise Left(f"the download of {path} does not match the Hub's listing (blob id): try again")
         return data
+
+    def read_file(self, path: str, commit: str) -> bytes:
+        """The bytes of a file main holds (an accepted one) at ``commit``; the client's error as it is."""
+        from huggingface_hub import hf_hub_download
+
+        return Path(hf_hub_download(self.requests, path, repo_type="dataset", revision=commit,
+                                    cache_dir=self.tmp / "requests-cache")).read_bytes()
+
+    def head_holding(self, path: str) -> tuple[str, bool]:
+        """(main's head commit, whether it holds ``path``); the client's error as it is."""
+        head = self.api.repo_info(self.requests, repo_type="dataset").sha
+        return head, bool(self.api.get_paths_info(self.requests, [path], revision=head, repo_type="dataset"))
+
+    def commit_titled(self, title: str, revision: str) -> str | None:
+        """The newest commit of ``revision``'s history whose title is ``title``, else None."""
+        return next((c.commit_id for c in self.api.list_repo_commits(self.requests, repo_type="dataset",
+                                                                     revision=revision) if c.title == title), None)
 
     def url(self, tail: str) -> str:
         """The address of ``tail`` under the requests dataset's page (``discussions/N``, ``commit/C``)."""
