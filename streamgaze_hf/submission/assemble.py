@@ -18,15 +18,23 @@ from .answer_key import AnswerKey, ItemKey, Rescored, score_responses
 from .schema import SCHEMA_VERSION, check_structure
 from .strictjson import StrictJSONError
 
-__all__ = ["ORACLE_MODELS", "is_oracle", "assemble_submission"]
+__all__ = ["ORACLE_MODELS", "ORACLE_CLASS", "is_oracle", "assemble_submission"]
 
 #: lmms-eval model ids that read the answer key: never on the leaderboard
 ORACLE_MODELS = frozenset({"streamgaze_oracle"})
+#: the class of the answer-key oracle (lmms_tasks/models.py), under whatever model id it is registered
+ORACLE_CLASS = "OracleBaseline"
 
 
-def is_oracle(run_model: str, backend: str = "") -> bool:
-    """Whether an lmms-eval model id (or backend class) is the answer-key oracle."""
-    return run_model in ORACLE_MODELS or "OracleBaseline" in backend
+def is_oracle(run: Mapping[str, Any]) -> bool:
+    """The oracle rule, the one place it is written: whether a run is the answer-key oracle (never ranked).
+
+    ``run``: a submission's ``run`` block, or a run record of the same shape (``model``: the lmms-eval model id;
+    ``model_backend``: the backend class lmms-eval names in its results' config, where known). It is the oracle
+    when its model id is an oracle id, or when its model id or backend class names the oracle's class (the
+    oracle registered under another id)."""
+    model = str(run.get("model") or "")
+    return model in ORACLE_MODELS or any(ORACLE_CLASS in str(run.get(f) or "") for f in ("model", "model_backend"))
 
 
 def assemble_submission(key: AnswerKey, responses: Mapping[ItemKey, str], *, prompt_mode: str, clip_fps: float,

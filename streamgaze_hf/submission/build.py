@@ -191,7 +191,7 @@ def build_submission(output_dir: str | os.PathLike[str], root: DatasetHandle | s
     run = read_run(output_dir, benchmark)
     cfg = run.config
     run_model = str(cfg.get("model") or run.results.get("model_name") or "unknown")
-    if is_oracle(run_model, str(cfg.get("model_backend") or "")) and not allow_oracle:
+    if is_oracle({"model": run_model, "model_backend": cfg.get("model_backend")}) and not allow_oracle:
         raise StreamGazeError(f"this run is the {run_model} baseline, which reads the answer key; it cannot be "
                               "submitted", run.results_path)
     gaze, settings = _collect(run)

@@ -77,7 +77,7 @@ class ValidationReport:
 
     @property
     def is_oracle(self) -> bool:
-        return is_oracle(self.submission["run"]["model"])
+        return is_oracle(self.submission["run"])
 
     @property
     def bench(self) -> Benchmark:
@@ -250,7 +250,8 @@ def _compare(reported: Any, expected: Any, where: str) -> None:
 
 
 def validate_submission(path: str | os.PathLike[str], root: DatasetHandle | str | os.PathLike[str] | None = None, *,
-                        key_cache: dict[str, AnswerKey] | None = None) -> ValidationReport:
+                        key_cache: dict[str, AnswerKey] | None = None,
+                        submission: dict | None = None) -> ValidationReport:
     """Validate and re-score the submission at ``path`` against the dataset at ``root``.
 
     ``root``: the dataset of the submission's benchmark (default: that benchmark's ``$..._ROOT``, else
@@ -261,6 +262,8 @@ def validate_submission(path: str | os.PathLike[str], root: DatasetHandle | str 
         path: the submission file.
         root: the dataset to re-score against: open, or a directory or Hub reference (None: the default above).
         key_cache: answer keys by ``(benchmark name, gaze mode)``, read and filled (None: none kept).
+        submission: the file at ``path`` as :func:`load_submission` read it already (None: read it here), so a
+            caller that looked at it first reads the untrusted file once.
 
     Returns:
         The :class:`ValidationReport`: the submission, its recomputed scores (and time-aware scores of a
@@ -273,7 +276,7 @@ def validate_submission(path: str | os.PathLike[str], root: DatasetHandle | str 
             another benchmark, is reported naming the dataset.
     """
     path = Path(path)
-    sub = load_submission(path)
+    sub = load_submission(path) if submission is None else submission
     bench = submission_benchmark(sub)
     cache = {} if key_cache is None else key_cache
     data = scored_dataset(root, bench)

@@ -460,3 +460,77 @@ def test_the_readers_share_one_discover(tmp_path):
     probe.write_text('def discover(raw):\n    raise StreamGazeError(f"no Mine recordings found (expected {LAYOUT})", raw)\n',
                      encoding="utf-8")
     assert _places(discover_copies, probe, tmp_path) == ["streamgaze_hf/gaze/sources/mine.py:2"]
+
+
+# ---- the leaderboard's decision as a core (issue 52 item 3): the oracle rule, evaluations over the sync's face ----
+ORACLE_RULE = "streamgaze_hf/submission/assemble.py"
+_ORACLE_TEST = re.compile(r"OracleBaseline|ORACLE_MODELS|ORACLE_CLASS|[=!]=\s*[\"']streamgaze_oracle[\"']|"
+                          r"[\"']streamgaze_oracle[\"']\s*[=!]=")
+
+
+def _oracle_tests(text: str) -> list[int]:
+    """Lines that test a run against the oracle's id or class by hand (not through ``is_oracle``)."""
+    return [n for n, line in enumerate(text.splitlines(), 1)
+            if _ORACLE_TEST.search(line) and not line.lstrip().startswith(("from ", "import ", "__all__"))]
+
+
+def test_the_oracle_rule_is_one_function():
+    """Only ``submission.assemble.is_oracle`` compares a run with the oracle's model ids or class: every other check
+    of a run (submit, stream submit, validate, the verdict, push-submission) calls it."""
+    found = {p.relative_to(ROOT).as_posix(): lines for p in _python_files("streamgaze_hf")
+             if (lines := _oracle_tests(p.read_text(encoding="utf-8")))}
+    assert list(found) == [ORACLE_RULE], found
+    assert _oracle_tests('if sub["run"]["model"] == "streamgaze_oracle":\nok = 1\n'
+                         'x = "OracleBaseline" in backend\nfrom .assemble import ORACLE_MODELS\n') == [1, 3]
+
+
+def test_a_rows_benchmark_is_read_off_its_path_in_one_place():
+    """``untrusted.row_benchmark`` reads a row's benchmark off its ``submission_path``; no other leaderboard code
+    splits a path (a row's, a decision's) to find it."""
+    split = re.compile(r"""(submission_path["']\]|\bpath)\)?\.split\(["']/["']\)\[1\]""")
+    found = [f"{p.relative_to(ROOT).as_posix()}:{n}" for p in _python_files("streamgaze_hf/leaderboard")
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if split.search(line)]
+    assert found == [f"streamgaze_hf/leaderboard/service/untrusted.py:"
+                     f"{_line_of('streamgaze_hf/leaderboard/service/untrusted.py', '    return get_benchmark(str(row[')}"]
+    assert split.search('bench = get_benchmark(row["submission_path"].split("/")[1])')
+    assert split.search('state.rows.setdefault(d.path.split("/")[1], [])')
+
+
+EVALUATIONS = "streamgaze_hf/leaderboard/service/evaluations.py"
+
+
+def _private_reaches(tree: ast.AST) -> list[str]:
+    """``x._name`` where ``x`` is not ``self`` (a private name of another object), and ``x.y._name``."""
+    return [f"{ast.unparse(n.value)}.{n.attr}" for n in ast.walk(tree)
+            if isinstance(n, ast.Attribute) and n.attr.startswith("_") and not n.attr.startswith("__")
+            and not (isinstance(n.value, ast.Name) and n.value.id == "self")]
+
+
+def _function_imports(tree: ast.AST, module: str) -> list[int]:
+    """Lines of ``from .module import ...`` inside a function."""
+    return [n.lineno for f in ast.walk(tree) if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
+            for n in ast.walk(f) if isinstance(n, ast.ImportFrom) and n.level == 1 and n.module == module]
+
+
+def test_server_side_evaluations_use_the_syncs_public_face():
+    """The evaluation step is a second pipeline over the sync's snapshot: it reaches no private name of another
+    object (``self.sync._decide``, ``sync._download``), and the sync and it import each other only at module level
+    (nothing the import graph does not show)."""
+    evaluations = ast.parse((ROOT / EVALUATIONS).read_text(encoding="utf-8"))
+    assert _private_reaches(evaluations) == []
+    assert _function_imports(evaluations, "sync") == []
+    sync = ast.parse((ROOT / "streamgaze_hf/leaderboard/service/sync.py").read_text(encoding="utf-8"))
+    assert _function_imports(sync, "evaluations") == []
+    assert any(isinstance(n, ast.ImportFrom) and n.module == "evaluations" for n in sync.body)
+    probe = ast.parse("def f(self, sync):\n    from .sync import x\n    self.sync._decide(1)\n    sync._download()\n"
+                      "    self._set(2)\n")
+    assert _private_reaches(probe) == ["self.sync._decide", "sync._download"]
+    assert _function_imports(probe, "sync") == [2]
+
+
+def test_the_sync_is_at_most_500_lines_and_its_acceptance_is_ordered_checks():
+    from streamgaze_hf.leaderboard.service import acceptance
+
+    assert len((ROOT / "streamgaze_hf/leaderboard/service/sync.py").read_text(encoding="utf-8").splitlines()) <= 500
+    assert [c.__name__ for c in (*acceptance.SHAPE, *acceptance.FRESH)] == [
+        "one_new_file", "a_known_path", "not_on_main", "within_quota"]

@@ -12,7 +12,9 @@
 * :mod:`.results` and :mod:`.results_repo`: the results dataset (one parquet config per benchmark, one for its
   paper rows, card, site; the maintainers' ``leaderboard.yaml`` and ``flags.json``), read and written at one
   head; :mod:`.flags`: ``leaderboard flag`` / ``unflag``;
-* :mod:`.sync`: ``streamgaze leaderboard sync``: review, accept or close, upsert, render;
+* :mod:`.sync`: ``streamgaze leaderboard sync``: review, accept or close, upsert, render; :mod:`.acceptance`: what
+  makes a pull request acceptable (ordered small checks), over :mod:`.sync_state` (the one snapshot of the state
+  they read); :mod:`.requests_hub`: every read and write of the requests dataset (the Hub adapter);
   :mod:`.eval_results`: results on the model's page (``--model-card-prs``);
 * :mod:`.app` and :mod:`.space`: the Gradio app (``leaderboard serve``) and its Space folder;
 * evaluated by the leaderboard: :mod:`.eval_requests` (the request file, ``request-eval``), :mod:`.eval_queue`

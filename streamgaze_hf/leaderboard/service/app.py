@@ -34,7 +34,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from ... import __version__
-from ...registry import Benchmark, benchmarks, get_benchmark
+from ...registry import Benchmark, benchmarks
 from ...util.errors import StreamGazeError
 from ..page import SORT_JS, TABLE_CSS, evaluated_only_button, render_table
 from .quota import DEFAULT_QUOTA
@@ -242,7 +242,7 @@ def submit_upload(path: str | None, requests: str | None, listed: Mapping | None
                 "hf://datasets/ORG/NAME@TAG)")
     try:
         v = verdict(Path(path), listed, timeout_s=timeout_s)
-        row, bench = v["row"], get_benchmark(v["benchmark"])
+        row, bench = v.row, v.benchmark
         text = (f"**Re-scored** on the server: {comment_text(row['model_name'])} on {comment_text(bench.title)} "
                 f"dataset {comment_text(row['dataset_version'])}.\n\n{scored_table(bench, row)}\n\n")
         if not requests:

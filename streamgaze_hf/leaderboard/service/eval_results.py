@@ -19,6 +19,7 @@ from collections.abc import Callable
 from ... import __version__
 from ...registry import get_benchmark
 from .results_repo import ResultsState
+from .untrusted import row_benchmark
 
 __all__ = ["eval_entry", "eval_results_yaml", "open_model_card_prs", "pr_title"]
 
@@ -31,7 +32,7 @@ def eval_entry(row: dict, results: str, index: int):
     """The ``EvalResultEntry`` of an accepted results row (``index``: its position in its config)."""
     from huggingface_hub import EvalResultEntry, constants
 
-    bench = get_benchmark(row["submission_path"].split("/")[1])
+    bench = row_benchmark(row)
     suffix = next((s for s, mode in bench.gaze_variants.items() if mode == row["gaze"]), "")
     col = bench.leaderboard.overall_column()
     value = round(100.0 * row["overall"], 1) if col.is_percent else round(float(row["overall"]), col.digits)

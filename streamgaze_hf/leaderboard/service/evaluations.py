@@ -7,7 +7,7 @@ Each sync, after the pull requests are decided (:mod:`.sync`):
    accepted without writing its record;
 2. RUNNING requests: the job is read (``inspect_job``). Still running past the time bound: ``cancel_job``, FAILED
    ("cancelled"). Ended: COMPLETED with its responses committed -> re-scored exactly as a submission
-   (:meth:`.sync._Sync._decide` on the bytes at ``evaluations/...``), the row marked ``evaluated_by:
+   (the sync's ``decide`` on the bytes at ``evaluations/...``), the row marked ``evaluated_by:
    leaderboard`` with the job -> FINISHED; any other end (an error, a cancel, no responses, responses that do not
    re-score) -> FAILED with the reason and the last lines of the job's log (``fetch_job_logs``), secrets redacted;
 3. a FINISHED request whose row is missing (an interrupted sync) is re-scored again;
@@ -23,12 +23,15 @@ Without ``--evaluate jobs`` requests wait in the queue (PENDING) and nothing els
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, timezone
 
 from ... import __version__
 from ...registry import get_benchmark
 from ...util.errors import StreamGazeError
 from .eval_queue import QueueRecord, QueueState, spent_gpu_hours
+from .requests_hub import RequestsHub
+from .sync_state import JobsAccess, SyncState
 from .untrusted import comment_text, repo_path, terminal_text
 
 __all__ = ["Evaluations", "accepted_request_comment", "EVALUATED_BY"]
@@ -62,13 +65,17 @@ def _now_text(now: datetime) -> str:
 
 
 class Evaluations:
-    """One sync's evaluation step (the module docstring); ``sync``: the running :class:`~.sync._Sync`."""
+    """One sync's evaluation step (the module docstring): a second pipeline over the sync's snapshot ``state``,
+    through its Hub adapter ``hub``; ``jobs``: how jobs run; ``decide(num, path, data, submitter, done=)``: the
+    sync's decision on a submission's bytes (:meth:`.sync._Sync.decide`), which re-scores a job's responses;
+    ``report``: the sync's report (``left``, ``evaluations``)."""
 
-    def __init__(self, sync, report) -> None:
-        self.sync, self.report = sync, report
-        self.api, self.log = sync.api, sync.log
-        self.settings = sync.options.evaluate
-        self.records: dict[int, QueueRecord] = dict(sync.queued)
+    def __init__(self, state: SyncState, hub: RequestsHub, jobs: JobsAccess, decide: Callable, report,
+                 log: Callable[[str], None]) -> None:
+        self.state, self.hub, self.jobs, self.decide, self.report = state, hub, jobs, decide, report
+        self.api, self.log = hub.api, log
+        self.settings = jobs.settings
+        self.records: dict[int, QueueRecord] = dict(state.queued)
         self.changed: set[int] = set()
         self.comments: list[tuple[int, str]] = []
         self._wheel: tuple[str, str] | None = None
@@ -81,7 +88,7 @@ class Evaluations:
         self._missing_records()
         rows: list[dict] = []
         if self.settings is not None:
-            have = self.sync.state.pr_numbers
+            have = self.state.rows.pr_numbers
             for rec in sorted(self.records.values(), key=lambda r: r.num):
                 if rec.status == "RUNNING":
                     row = self._follow(rec)
@@ -112,28 +119,22 @@ class Evaluations:
 
     def _missing_records(self) -> None:
         """Requests in the ledger (accepted) without a queue record: an interrupted sync; PENDING now."""
-        from pathlib import Path
-
-        from huggingface_hub import hf_hub_download
-
         from .eval_requests import parse_request
         from .names import name_key
 
-        for num, acc in sorted(self.sync.ledger.items()):
+        for num, acc in sorted(self.state.ledger.items()):
             if not acc.path.startswith("requests/") or num in self.records:
                 continue
             try:
-                req = parse_request(Path(hf_hub_download(self.sync.requests, acc.path, repo_type="dataset",
-                                                         revision=acc.commit, cache_dir=self.sync.tmp / "requests-cache"))
-                                    .read_bytes())
+                req = parse_request(self.hub.read_file(acc.path, acc.commit))
             except Exception as exc:  # noqa: BLE001
                 self._line(f"#{num}: its queue record is missing and the request does not read now: "
                            f"{terminal_text(exc)}")
                 continue
             from .quota import parse_time
 
-            opened = self.sync.discussions.get(num)
-            created = _now_text((parse_time(opened.created_at) if opened is not None else None) or self.sync.now)
+            opened = self.state.discussions.get(num)
+            created = _now_text((parse_time(opened.created_at) if opened is not None else None) or self.state.now)
             self._set(QueueRecord(num, acc.path, acc.commit, acc.submitter, created, req["benchmark"],
                                   req["model"]["name"], name_key(req["model"]["name"]), req["model"]["id"],
                                   req["model"]["revision"]))
@@ -169,8 +170,8 @@ class Evaluations:
                 self.report.left.append((rec.num, hub_error(exc, f"cancelling job {rec.job_id}").reason))
                 return None
             return self._failed(rec, f"cancelled: the job ran {state.running_s:.0f} s, longer than its time bound of "
-                                     f"{rec.timeout_s} s (--job-timeout)", when=self.sync.now)
-        rec.finished_at = state.finished_at or _now_text(self.sync.now)
+                                     f"{rec.timeout_s} s (--job-timeout)", when=self.state.now)
+        rec.finished_at = state.finished_at or _now_text(self.state.now)
         if state.stage != "COMPLETED":
             why = f"the job ended {state.stage}" + (f": {state.message}" if state.message else "")
             return self._failed(rec, why)
@@ -182,7 +183,7 @@ class Evaluations:
         rec.status, rec.reason = "FAILED", reason
         if when is not None:
             rec.finished_at = _now_text(when)
-        rec.log_tail = log_tail(self.api, rec.job_id, rec.namespace, self.sync.token) if rec.job_id else []
+        rec.log_tail = log_tail(self.api, rec.job_id, rec.namespace, self.jobs.token) if rec.job_id else []
         self.changed.add(rec.num)
         self._line(f"#{rec.num} FAILED: {terminal_text(reason)}")
         tail = "\n".join(f"> {comment_text(line)}" for line in rec.log_tail) or "> (no log lines)"
@@ -194,9 +195,7 @@ class Evaluations:
     def _score(self, rec: QueueRecord) -> dict | None:
         """Re-score the responses the job committed, as a submission's; FINISHED with its row, or FAILED."""
         try:
-            head = self.api.repo_info(self.sync.requests, repo_type="dataset").sha
-            present = self.api.get_paths_info(self.sync.requests, [rec.responses_path], revision=head,
-                                              repo_type="dataset")
+            head, present = self.hub.head_holding(rec.responses_path)
         except Exception as exc:  # noqa: BLE001
             from .hub_push import hub_error
 
@@ -208,13 +207,12 @@ class Evaluations:
             from .job_run import evaluation_title
 
             title = evaluation_title(rec.num, rec.responses_path)
-            rec.responses_commit = next((c.commit_id for c in self.api.list_repo_commits(
-                self.sync.requests, repo_type="dataset", revision=head) if c.title == title), head)
+            rec.responses_commit = self.hub.commit_titled(title, head) or head
         try:
-            data = self.sync._download(rec.num, rec.responses_path, rec.responses_commit)
+            data = self.hub.download(rec.num, rec.responses_path, rec.responses_commit)
         except Exception as exc:  # noqa: BLE001 - _Left (the Hub) or a refusal: said on the record
             return self._failed(rec, f"its responses could not be read: {terminal_text(exc)}")
-        d = self.sync._decide(rec.num, rec.responses_path, data, rec.submitter, done=rec.responses_commit)
+        d = self.decide(rec.num, rec.responses_path, data, rec.submitter, done=rec.responses_commit)
         if not d.accept:
             return self._failed(rec, f"its responses do not re-score: {d.reason}")
         row = d.row
@@ -232,7 +230,7 @@ class Evaluations:
                                        f"{rec.running_s:.0f} s on {comment_text(rec.flavor)}; its responses "
                                        f"({comment_text(rec.responses_path)}) were re-scored as a submission's.\n\n"
                                        f"{scored_table(get_benchmark(rec.benchmark), row)}\n\nThe row, marked "
-                                       f"\"evaluated by the leaderboard\", is in {comment_text(self.sync.results)}."))
+                                       f"\"evaluated by the leaderboard\", is in {comment_text(self.state.results)}."))
         return row
 
     # ---- PENDING -> RUNNING ----------------------------------------------------------------------------
@@ -241,9 +239,9 @@ class Evaluations:
         from ...util.provenance import toolkit_description
         from .jobs import job_script, start_job, toolkit_wheel_url
 
-        settings, gpus, budget = self.settings, self.sync.job_gpus, self.sync.state.config.gpu_hours_budget
+        settings, gpus, budget = self.settings, self.jobs.gpus, self.state.rows.config.gpu_hours_budget
         need = settings.timeout_s * gpus / 3600.0
-        responses = repo_path("evaluations", rec.benchmark, rec.model_name, self.sync.now)
+        responses = repo_path("evaluations", rec.benchmark, rec.model_name, self.state.now)
 
         def claim(state: QueueState) -> None:
             cur = state.records.get(rec.num)
@@ -257,11 +255,11 @@ class Evaluations:
                             f"leaderboard.yaml) is spent: {spent:.3f} used or reserved by the leaderboard's jobs, and "
                             f"a job on {settings.flavor} may take {need:.3f} ({settings.timeout_s} s x {gpus} GPU)")
             cur.status, cur.reason, cur.flavor, cur.gpus = "RUNNING", "starting its job", settings.flavor, gpus
-            cur.timeout_s, cur.responses_path, cur.started_at = settings.timeout_s, responses, _now_text(self.sync.now)
-            cur.namespace = settings.namespace or self.sync.user
+            cur.timeout_s, cur.responses_path, cur.started_at = settings.timeout_s, responses, _now_text(self.state.now)
+            cur.namespace = settings.namespace or self.jobs.user
 
         try:
-            state = self.sync.queue.update(claim, f"queue: start request #{rec.num}")
+            state = self.state.queue.update(claim, f"queue: start request #{rec.num}")
         except _Skip as skip:
             if str(skip):
                 rec.reason = str(skip)
@@ -276,12 +274,12 @@ class Evaluations:
         self.changed.add(rec.num)
         try:
             if self._wheel is None:
-                self._wheel = toolkit_wheel_url(self.api, self.sync.requests, self.sync.tmp)
-            script = job_script(requests=self.sync.requests, request_path=cur.request_path,
+                self._wheel = toolkit_wheel_url(self.api, self.state.requests, self.state.tmp)
+            script = job_script(requests=self.state.requests, request_path=cur.request_path,
                                 request_commit=cur.request_commit, num=cur.num, responses_path=responses,
                                 wheel_url=self._wheel[0], wheel_sha256=self._wheel[1],
                                 version_line=toolkit_description())
-            info = start_job(self.api, settings, script, token=self.sync.token, requests=self.sync.requests,
+            info = start_job(self.api, settings, script, token=self.jobs.token, requests=self.state.requests,
                              num=cur.num)
         except StreamGazeError as exc:
             cur.status, cur.reason = "PENDING", f"its job could not start: {exc.reason}"
@@ -308,9 +306,9 @@ class Evaluations:
             def change(state: QueueState) -> None:
                 state.records.update(mine)
 
-            self.sync.queue.update(change, f"queue: {len(mine)} request(s) updated by leaderboard sync")
+            self.state.queue.update(change, f"queue: {len(mine)} request(s) updated by leaderboard sync")
         for num, text in self.comments:
             try:
-                self.api.comment_discussion(self.sync.requests, num, text, repo_type="dataset")
+                self.hub.comment(num, text)
             except Exception as exc:  # noqa: BLE001 - the queue holds the status: the comment is a courtesy
                 self.log(f"#{num}: the comment could not be posted ({terminal_text(exc)})")

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from ...submission.assemble import is_oracle
 from ...submission.schema import submission_benchmark
 from ...util.errors import StreamGazeError
 from .repos import require_repo
@@ -90,7 +91,7 @@ def push_submission(path: str | os.PathLike[str], requests: str, dataset: str | 
     except Exception as exc:  # noqa: BLE001
         raise hub_error(exc, f"looking up {requests}") from None
     checked = rescore_bounded(path, root, **({} if timeout_s is None else {"timeout_s": timeout_s}))
-    if checked.submission["run"]["model"] == "streamgaze_oracle":
+    if is_oracle(checked.submission["run"]):
         raise StreamGazeError("this is the oracle baseline (it reads the answer key): never ranked", path)
     refuse_repeat(api, requests, checked.submission, path)
     return open_pull_request(requests, path.read_bytes(), sub, token=token, when=when,

@@ -16,16 +16,17 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from datetime import datetime, timezone
 
-from ...registry import benchmarks
+from ...registry import Benchmark, benchmarks, get_benchmark
 from ...submission.schema import MAX_SUBMISSION_BYTES
 from ...util.errors import StreamGazeError
 from ..cells import md_escape
 
 __all__ = ["MAX_SUBMISSION_BYTES", "RESCORE_TIMEOUT_S", "check_size", "model_slug", "submission_path",
            "parse_submission_path", "comment_text", "terminal_text", "SubmissionPath", "repo_path", "parse_repo_path",
-           "KINDS"]
+           "KINDS", "row_benchmark"]
 
 #: the default bound on re-scoring one submission (a full-size StreamGaze submission takes a few seconds)
 RESCORE_TIMEOUT_S = 120.0
@@ -90,6 +91,12 @@ def parse_repo_path(path: str, kinds: tuple[str, ...] = KINDS) -> SubmissionPath
     if not m or m.group(1) not in kinds or m.group(2) not in {b.name for b in benchmarks()}:
         return None
     return SubmissionPath((*m.groups()[1:], m.group(1)))
+
+
+def row_benchmark(row: Mapping) -> Benchmark:
+    """The benchmark of a results row: the one place it is read off the file it was scored from (its
+    ``submission_path``, ``<kind>/<benchmark>/...``)."""
+    return get_benchmark(str(row["submission_path"]).split("/")[1])
 
 
 def parse_submission_path(path: str) -> SubmissionPath | None:

@@ -13,20 +13,32 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
+from ...registry import Benchmark, get_benchmark
 from .bounded import run_bounded
 from .untrusted import RESCORE_TIMEOUT_S
 
-__all__ = ["file_verdict", "verdict"]
+__all__ = ["Verdict", "file_verdict", "verdict"]
 
 
-def _check_path(sub: dict, repo_path: str) -> None:
-    from ...submission.schema import submission_benchmark
+@dataclass(frozen=True)
+class Verdict:
+    """A submission file that passed every check of the bounded child, as the parent keeps it: its results row
+    (the parsed, re-scored submission), the model name's collision key, the Hub model it names ("" for none) and
+    its benchmark."""
+
+    row: dict
+    name_key: str
+    model_id: str
+    benchmark: Benchmark
+
+
+def _check_path(sub: dict, bench: str, repo_path: str) -> None:
     from ...util.errors import StreamGazeError
     from .untrusted import model_slug, parse_repo_path
 
     parts = parse_repo_path(repo_path, ("submissions", "evaluations"))
-    bench = submission_benchmark(sub).name
     if bench != parts.benchmark:
         raise StreamGazeError(f"a {bench} submission under {parts.kind}/{parts.benchmark}/")
     if model_slug(sub["model"]["name"]) != parts.slug:
@@ -35,9 +47,10 @@ def _check_path(sub: dict, repo_path: str) -> None:
 
 
 def file_verdict(path: str, listed: Mapping[str, Sequence], repo_path: str = "") -> dict:
-    """The verdict on the submission file at ``path`` (see the module docstring): ``{"row", "name_key",
-    "model_id", "benchmark"}``; StreamGazeError with the reason of a refusal. ``repo_path``: where it lies in the requests
-    repository ("" for an upload)."""
+    """The verdict on the submission file at ``path`` (see the module docstring), in plain JSON for the parent:
+    ``{"row", "name_key", "model_id", "benchmark"}``; StreamGazeError with the reason of a refusal. ``repo_path``:
+    where it lies in the requests repository ("" for an upload). The file is read and parsed once."""
+    from ...submission.assemble import is_oracle
     from ...submission.schema import submission_benchmark
     from ...submission.validate import load_submission, validate_submission
     from ...util.errors import StreamGazeError
@@ -48,13 +61,13 @@ def file_verdict(path: str, listed: Mapping[str, Sequence], repo_path: str = "")
     from .results import result_row
 
     sub = load_submission(path)
+    bench = submission_benchmark(sub)
     if repo_path:
-        _check_path(sub, repo_path)
-    if sub["run"]["model"] == "streamgaze_oracle":
+        _check_path(sub, bench.name, repo_path)
+    if is_oracle(sub["run"]):
         raise StreamGazeError("the oracle baseline (it reads the answer key) is never ranked")
-    target = scoring_target(submission_benchmark(sub).name, sub["dataset"], listed)
-    report = validate_submission(path, target.root)
-    bench = report.bench
+    target = scoring_target(bench.name, sub["dataset"], listed)
+    report = validate_submission(path, target.root, submission=sub)
     section = section_of(bench, report.key.dataset.manifest)
     row = result_row(bench, report.submission, report.scores, section, submitter="", pr_number=0,
                      path=repo_path or "upload.json", dataset=target)
@@ -65,6 +78,8 @@ def file_verdict(path: str, listed: Mapping[str, Sequence], repo_path: str = "")
 
 
 def verdict(path: str | os.PathLike[str], listed: Mapping[str, Sequence], repo_path: str = "", *,
-            timeout_s: float = RESCORE_TIMEOUT_S) -> dict:
-    """:func:`file_verdict` in the bounded child; StreamGazeError (path = ``path``) with the reason."""
-    return run_bounded(file_verdict, (str(path), dict(listed), repo_path), timeout_s=timeout_s, where=path)
+            timeout_s: float = RESCORE_TIMEOUT_S) -> Verdict:
+    """:func:`file_verdict` in the bounded child, as a :class:`Verdict`; StreamGazeError (path = ``path``) with
+    the reason."""
+    v = run_bounded(file_verdict, (str(path), dict(listed), repo_path), timeout_s=timeout_s, where=path)
+    return Verdict(v["row"], v["name_key"], v["model_id"], get_benchmark(v["benchmark"]))

@@ -51,7 +51,7 @@ def build_stream_submission(output_dir: str | os.PathLike[str], root: str | os.P
                               "done): run stream-eval again with the same --out to finish it", output_dir)
     st = run.settings
     run_model = _RUN_MODEL.get(str(st.get("model")), str(st.get("model") or "unknown"))
-    if is_oracle(run_model) and not allow_oracle:
+    if is_oracle({"model": run_model}) and not allow_oracle:
         raise StreamGazeError("this run is the oracle baseline, which reads the answer key; it cannot be submitted",
                               output_dir)
     key = load_answer_key(root, st.get("gaze", "visual"), BENCHMARK)
