@@ -397,40 +397,13 @@ def _warm_one(doc: dict, cache_dir: str | None) -> bool:
     return not was_cached
 
 
-def _warm_pass_units(pp, units: list, store_dir: str, cache_dir: str | None) -> tuple[int, int]:
-    """Run decode ``units`` of the pass ``pp`` into its store (a ``clips warm`` worker process): (units, frames
-    decoded)."""
-    from .ready import pass_store, run_units
-
-    return len(units), run_units(pp, units, pass_store(pp, store_dir), cache_dir)
-
-
-def _warm_assemble(pp, job, store_dir: str) -> str:
-    from .ready import assemble, pass_store
-
-    return str(assemble(pp, job, pass_store(pp, store_dir, [job])))
-
-
-def _chunks(items: list, parts: int) -> list[list]:
-    """``items`` in at most ``parts`` runs of consecutive items (a worker decodes a run with one open decoder)."""
-    parts = max(1, min(parts, len(items)))
-    size = -(-len(items) // parts)
-    return [items[k:k + size] for k in range(0, len(items), size)]
-
-
 def _warm_model_ready(items: list[dict], workers: int, cache: str | None, store: str, bar) -> tuple[int, dict]:
     """Make the model-ready clips of ``items`` (documents whose clips the run's passes would make: one pass per
-    source video, every frame decoded at most once, the units of a pass spread over ``workers`` processes);
-    returns (clips built, what the passes did)."""
-    from ..video.frame_store import FrameStore
+    source video, every frame decoded at most once, the units of a pass spread over ``workers`` processes:
+    ``ready.run_passes``); returns (clips built, what the passes did)."""
+    from .executors import processes
     from .model_frames import FramesSpec
-    from .ready import (
-        ConversionMismatch,
-        find_or_plan,
-        legacy_job_clip,
-        pass_store_dir,
-        plan_pass,
-    )
+    from .ready import VideoPass, find_or_plan, run_passes
 
     jobs: dict[str, dict] = {}  # video -> {ready key: job}
     full_rate: list[dict] = []
@@ -448,65 +421,30 @@ def _warm_model_ready(items: list[dict], workers: int, cache: str | None, store:
             jobs.setdefault(job.video, {}).setdefault(job.key, job)
     stats = {"passes": len(jobs), "units": 0, "decoded": 0, "clips": sum(len(v) for v in jobs.values())}
     bar.update(done)
-    built = 0
-    passes = [plan_pass(video, list(js.values())) for video, js in jobs.items()]
-    stores = {pp.video: str(pass_store_dir(cache, pp.video)) for pp in passes}
+    passes = []
     try:
-        tasks = [(pp, chunk) for pp in passes for chunk in _chunks(pp.units, workers)]
-        mismatched: set[str] = set()
-        with (ProcessPoolExecutor(max_workers=workers) if workers > 1 else _InProcess()) as pool:
-            futures = [(pp, pool.submit(_warm_pass_units, pp, chunk, stores[pp.video], cache)) for pp, chunk in tasks]
-            for pp, f in futures:
-                try:
-                    n_units, n_decoded = f.result()
-                except ConversionMismatch:
-                    mismatched.add(pp.video)
-                    continue
-                stats["units"] += n_units
-                stats["decoded"] += n_decoded
-            done_jobs = [(pp, job) for pp in passes if pp.video not in mismatched for job in pp.jobs]
-            for _path in pool.map(_warm_assemble, [pp for pp, _ in done_jobs], [j for _, j in done_jobs],
-                                  [stores[pp.video] for pp, _ in done_jobs]):
-                built += 1
-                bar.update(1)
-        for pp in passes:
-            if pp.video in mismatched:
-                for job in pp.jobs:
-                    legacy_job_clip(job, cache)
-                    built += 1
-                    bar.update(1)
-    finally:
-        for path in stores.values():
-            FrameStore(path).remove()
+        for video, js in jobs.items():
+            passes.append(VideoPass(video, list(js.values()), cache))
+    except BaseException:
+        for vp in passes:
+            vp.close()
+        raise
+    made: list[str] = []
+
+    def on_clip(job, _path) -> None:
+        made.append(job.key)
+        bar.update(1)
+
+    run_passes(passes, processes(workers), on_clip)
+    built = len(made)
+    stats["units"] = sum(vp.units_run for vp in passes)
+    stats["decoded"] = sum(vp.decoded for vp in passes)
     for d in full_rate:
         built += int(_warm_one(d, cache))
         bar.update(1)
     # several documents may share one clip: the bar counts documents
     bar.update(max(0, len(items) - bar.n))
     return built, stats
-
-
-class _InProcess:
-    """``ProcessPoolExecutor``'s submit/map run in this process (``clips warm --workers 1``)."""
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-    def submit(self, fn, *args):
-        from concurrent.futures import Future
-
-        f: Future = Future()
-        try:
-            f.set_result(fn(*args))
-        except BaseException as exc:  # noqa: BLE001 - raised by result(), as in a pool
-            f.set_exception(exc)
-        return f
-
-    def map(self, fn, *iterables):
-        return map(fn, *iterables)
 
 
 def resolve_tasks(names: list[str] | None, bench: Benchmark) -> list[str]:
