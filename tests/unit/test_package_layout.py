@@ -367,3 +367,94 @@ def test_the_glue_names_every_function_its_task_files_name():
         source = (folder / "glue.py") if module == "glue" else ROOT / (module.replace(".", "/") + ".py")
         defined = {n.name for n in ast.parse(source.read_text(encoding="utf-8")).body if isinstance(n, ast.FunctionDef)}
         assert name in defined, f"{folder.name}: {ref} is not defined in {source.relative_to(ROOT)}"
+
+
+# ---- issue 52 item 2, the frames in one machine: one runner of a pass --------------------------------------
+
+#: the one function where a pass's ConversionMismatch becomes its fallback (the clips made the capped way)
+PASS_FALLBACK = ("streamgaze_hf/evaluation/ready.py", "run_units")
+#: a pass's inner steps: only the runner (``ready.VideoPass``, ``ready.run_passes`` and their helpers) calls them
+PASS_STEPS = {"plan_pass", "pass_store", "run_unit", "run_units", "assemble", "open_decoder", "legacy_job_clip"}
+PASS_RUNNER = {"VideoPass", "run_passes", "run_units", "run_unit", "_run_chunk", "_assemble_chunk"}
+#: every driver of passes (module, function or class): each names the runner
+PASS_DRIVERS = {("streamgaze_hf/evaluation/ready.py", "make_pass"): "run_passes",
+                ("streamgaze_hf/evaluation/schedule.py", "FrameScheduler"): "VideoPass",
+                ("streamgaze_hf/evaluation/prefetch.py", "_warm_model_ready"): "run_passes"}
+
+
+def _scoped(tree: ast.AST):
+    """Each node with the top-level function or class it is in (None: module level)."""
+    for top in ast.iter_child_nodes(tree):
+        owner = top.name if isinstance(top, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) else None
+        for node in ast.walk(top):
+            yield owner, node
+
+
+def _names(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} | {
+        n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)}
+
+
+def pass_rule_places(root: Path) -> dict[str, list[str]]:
+    """Where a ConversionMismatch is caught (``except`` or ``isinstance``), and where a pass's inner steps are
+    called outside the runner (by name, or from a module: ``ready.run_unit``; a method of the runner's own, such as
+    ``p.vp.run_unit``, is the runner), in the package under ``root``."""
+    caught, steps = [], []
+    for path in sorted((root / "streamgaze_hf").rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        for owner, node in _scoped(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ExceptHandler) and node.type is not None and "ConversionMismatch" in _names(
+                    node.type):
+                caught.append(f"{rel}:{owner}")
+            if isinstance(node, ast.Call) and (isinstance(node.func, ast.Name) or (
+                    isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name))):
+                name = node.func.id if isinstance(node.func, ast.Name) else node.func.attr
+                if name == "isinstance" and "ConversionMismatch" in _names(node):
+                    caught.append(f"{rel}:{owner}")
+                if name in PASS_STEPS and owner not in PASS_RUNNER:
+                    steps.append(f"{rel}:{owner}:{name}")
+    return {"caught": caught, "steps": sorted(steps)}
+
+
+def test_one_function_runs_a_pass_and_holds_its_fallback():
+    """A ConversionMismatch is caught in one place (``ready.run_units``), and no driver calls a pass's inner
+    steps (plan it, open its store, run or assemble its units, make its clips the capped way) itself."""
+    assert pass_rule_places(ROOT) == {"caught": [":".join(PASS_FALLBACK)], "steps": []}
+
+
+def test_every_pass_driver_calls_the_one_runner():
+    for (rel, owner), runner in PASS_DRIVERS.items():
+        tree = ast.parse((ROOT / rel).read_text(encoding="utf-8"))
+        body = [n for n in ast.iter_child_nodes(tree) if getattr(n, "name", None) == owner]
+        assert body, f"{rel} has no {owner}"
+        assert runner in _names(body[0]), f"{rel}:{owner} does not run its passes through {runner}"
+
+
+def test_the_pass_check_finds_what_it_looks_for(tmp_path):
+    """The check can fail: a driver with its own fallback, and one that runs a pass's units itself (as the frame
+    scheduler and ``clips warm`` did before issue 52), are found."""
+    pkg = tmp_path / "streamgaze_hf" / "evaluation"
+    pkg.mkdir(parents=True)
+    (pkg / "schedule.py").write_text(
+        "from .ready import ConversionMismatch, assemble, run_unit\n\n\n"
+        "class FrameScheduler:\n"
+        "    def _run(self, p, u):\n"
+        "        try:\n"
+        "            run_unit(p.plan, u, p.store)\n"
+        "        except BaseException as exc:\n"
+        "            if isinstance(exc, ConversionMismatch):\n"
+        "                return None\n"
+        "        return assemble(p.plan, u, p.store)\n", encoding="utf-8")
+    (pkg / "prefetch.py").write_text(
+        "from . import ready\n\n\n"
+        "def _warm_model_ready(pp, f):\n"
+        "    try:\n"
+        "        f.result()\n"
+        "    except (ValueError, ready.ConversionMismatch):\n"
+        "        ready.legacy_job_clip(pp)\n", encoding="utf-8")
+    assert pass_rule_places(tmp_path) == {
+        "caught": ["streamgaze_hf/evaluation/prefetch.py:_warm_model_ready",
+                   "streamgaze_hf/evaluation/schedule.py:FrameScheduler"],
+        "steps": ["streamgaze_hf/evaluation/prefetch.py:_warm_model_ready:legacy_job_clip",
+                  "streamgaze_hf/evaluation/schedule.py:FrameScheduler:assemble",
+                  "streamgaze_hf/evaluation/schedule.py:FrameScheduler:run_unit"]}
