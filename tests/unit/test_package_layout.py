@@ -379,7 +379,7 @@ PASS_RUNNER = {"VideoPass", "run_passes", "run_units", "run_unit", "_run_chunk",
 #: every driver of passes (module, function or class): each names the runner
 PASS_DRIVERS = {("streamgaze_hf/evaluation/ready.py", "make_pass"): "run_passes",
                 ("streamgaze_hf/evaluation/schedule.py", "FrameScheduler"): "VideoPass",
-                ("streamgaze_hf/evaluation/prefetch.py", "_warm_model_ready"): "run_passes"}
+                ("streamgaze_hf/evaluation/warm.py", "_warm_model_ready"): "run_passes"}
 
 
 def _scoped(tree: ast.AST):
