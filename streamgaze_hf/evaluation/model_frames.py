@@ -720,6 +720,18 @@ class FramesSpec:
         return small
 
 
+@lru_cache(maxsize=256)
+def _parsed(text: str) -> FramesSpec:
+    return FramesSpec.parse(text)
+
+
+def frames_spec(value: FramesSpec | str) -> FramesSpec:
+    """The one reading of a frame spec: ``value`` as written (:meth:`FramesSpec.describe`: a document's
+    ``model_ready``, a model-ready clip's sidecar, a job) parsed once per text in this process; a
+    :class:`FramesSpec` as it is."""
+    return value if isinstance(value, FramesSpec) else _parsed(str(value))
+
+
 def is_composite(kernel: str, size: tuple[int, int] | None) -> bool:
     """Whether a model-ready frame of ``size`` made with ``kernel`` is an InternVL composite (several tiles and a
     thumbnail in one frame, ``video/resize.py``)."""

@@ -45,7 +45,13 @@ from typing import Any
 
 from ..util.threads import join_threads, wait_until
 from .settings import RunSettings, default_prefetch, given
-from .visuals import doc_visuals, scheduled_window
+from .visuals import (  # noqa: F401 - doc_key, scheduled_window: the document's key and window, as known here
+    ClipRequest,
+    clip_request,
+    doc_key,
+    doc_visuals,
+    scheduled_window,
+)
 
 _EXIT_JOIN_S = 60.0
 
@@ -226,14 +232,6 @@ _DOCS_LOCK = threading.Lock()
 _TASKS_SEEN: set[str] = set()
 
 
-def doc_key(doc: dict) -> tuple:
-    """What makes two documents show the model the same files."""
-    return (str(doc["dataset_root"]), str(doc["gaze"]), str(doc["overlay_path"] if doc["gaze"] == "visual"
-                                                            else doc["video_path"]),
-            float(doc["window_start"]), float(doc["window_end"]), float(doc.get("clip_fps") or 0.0),
-            str(doc.get("proxy") or ""), str(doc.get("video_id", "")), str(doc.get("model_ready") or ""))
-
-
 def rank_shard(docs: list[dict], limit: int | float | None = None) -> list[dict]:
     """This process's documents in a distributed run (``RANK``/``WORLD_SIZE``): those lmms-eval builds requests
     for, ``docs[:limit][rank::world]`` (its ``--limit``: a count, or a fraction below 1 of the documents)."""
@@ -295,15 +293,16 @@ def start_prefetch(docs: list[dict], settings: RunSettings | None = None, *, tas
     scheduled = []
     rest = []
     for d in mine:
-        window = scheduled_window(d)
+        req = clip_request(d)  # once per document: its window, spec and key
+        window = req.window
         if window is None:
-            rest.append(d)
+            rest.append((d, req))
         else:
             scheduled.append((window, window, _order(d)))
-            if d["gaze"] == "salience":
-                rest.append(d)  # its salience image (the clip is the scheduler's)
+            if req.salience is not None:
+                rest.append((d, req))  # its salience image (the clip is the scheduler's)
     scheduler.register(scheduled)
-    p.submit((doc_key(d), d) for d in rest)
+    p.submit((req.key, (d, req)) for d, req in rest)
     if task is not None:
         with _DOCS_LOCK:
             _TASKS_SEEN.add(task)
@@ -318,29 +317,32 @@ def start_prefetch(docs: list[dict], settings: RunSettings | None = None, *, tas
 PREFETCH_THREADS = "streamgaze-prefetch"
 
 
-def _prefetch_doc(doc: dict) -> list[str] | None:
-    """:func:`doc_visuals`; for a document whose clip the frame scheduler makes, only its salience image."""
-    if scheduled_window(doc) is not None:
-        if doc["gaze"] == "salience":
+def _prefetch_doc(item: tuple[dict, ClipRequest]) -> list[str] | None:
+    """:func:`doc_visuals` of a (document, its clip request); for a document whose clip the frame scheduler makes,
+    only its salience image."""
+    doc, req = item
+    if req.window is not None:
+        if req.salience is not None:
             from ..video.clips import clip_cache_dir
             from .visuals import salience_image
 
             salience_image(doc, clip_cache_dir())
         return None
-    return doc_visuals(doc)
+    return doc_visuals(doc, request=req)
 
 
 def prefetched_visuals(doc: dict) -> list[str]:
     """:func:`~streamgaze_hf.evaluation.visuals.doc_visuals` of ``doc``, from the prefetcher when one runs (a
     model-ready clip from the frame scheduler, which the asking thread helps)."""
     p = _DOCS
+    req = clip_request(doc)
     if p is None:
-        return doc_visuals(doc)
-    if scheduled_window(doc) is not None:
-        if doc["gaze"] == "salience":
-            p.get(doc_key(doc), doc)
-        return doc_visuals(doc)
-    return p.get(doc_key(doc), doc)
+        return doc_visuals(doc, request=req)
+    if req.window is not None:
+        if req.salience is not None:
+            p.get(req.key, (doc, req))
+        return doc_visuals(doc, request=req)
+    return p.get(req.key, (doc, req))
 
 
 def current_prefetcher() -> Prefetcher | None:

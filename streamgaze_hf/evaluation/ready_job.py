@@ -37,6 +37,7 @@ import numpy as np
 from ..util.errors import StreamGazeError
 from ..util.fsutil import atomic_output, write_text_atomic
 from ..video.clips import (
+    LocatedWindow,
     cache_entry_valid,
     clip_cache_dir,
     prepare_clip,
@@ -46,7 +47,7 @@ from ..video.clips import (
 )
 from ..video.lossless import SUFFIX
 from ..video.wrapper_reads import ClipMetadata
-from .model_frames import FramePlan, FramesSpec, is_composite
+from .model_frames import FramePlan, FramesSpec, frames_spec, is_composite
 
 #: the sidecar format of model-ready clips (bumped when what a key stands for changes)
 #: 2: the frames are the source's (issue 42), not the full-rate clip's (a smart cut's re-encoded head and tail)
@@ -117,8 +118,8 @@ class ReadyJob:
         return tuple(sorted(set(self.sources)))
 
 
-def _locate_source(video, start: float, end: float, cache_dir, store: str) -> tuple:
-    """The window's source as :func:`video.clips.locate_window` finds it (path, stat, digest, the window clip's key),
+def _locate_source(video, start: float, end: float, cache_dir, store: str) -> LocatedWindow:
+    """The window as :func:`video.clips.locate_window` finds it (its source, stat, digest, the window clip's key),
     for a known ``store``."""
     from ..video.clips import locate_window
 
@@ -141,18 +142,18 @@ def find_or_plan(video: str | os.PathLike[str], start: float, end: float, spec: 
     """A window's model-ready clip from the cache, else its plan, the window located once: (the cached clip, None),
     or (None, what :func:`plan_job` plans: None when the wrapper gets the full-rate clip)."""
     located = _locate_source(video, start, end, cache_dir, store)
-    key = ready_key(located[3], spec, store)
+    key = ready_key(located.key, spec, store)
     out = _out_path(_root(cache_dir), key, store)
     if cache_entry_valid(out, key, FORMAT):
         return out, None
     return None, _plan_located(located, start, end, spec, cache_dir, store)
 
 
-def _plan_located(located: tuple, start: float, end: float, spec: FramesSpec, cache_dir,
+def _plan_located(located: LocatedWindow, start: float, end: float, spec: FramesSpec, cache_dir,
                   store: str) -> ReadyJob | None:
     from ..video.packets import packet_index
 
-    src, st, digest, full_key = located
+    src, st, digest, full_key = located.source, located.stat, located.digest, located.key
     idx = packet_index(str(src), st.st_size, st.st_mtime_ns)
     window = select_frames(idx.frame_times, float(start), float(end))
     meta = source_metadata(src, spec.reader, len(window))
@@ -230,7 +231,7 @@ def _commit(job: ReadyJob, shape: tuple[int, ...], write, colour=None) -> Path:
         "source_indices": list(job.sources), "frame_times": list(job.times),
     }
     out, key = job.out, job.key
-    spec = FramesSpec.parse(job.spec)
+    spec = frames_spec(job.spec)
     with _writing_cache(out.parent), atomic_output(out) as tmp:
         write(tmp)
         _check_written(tmp, spec, plan, (job.reader, job.store, job.variant, tuple(shape), str(plan.rate),
@@ -281,7 +282,7 @@ def ready_sidecar(path: str | os.PathLike[str]) -> dict:
 def _clip_record(path: str, _size: int, _mtime_ns: int) -> tuple[dict, FramesSpec] | None:
     try:
         side = ready_sidecar(path)
-        return side, FramesSpec.parse(side["spec"])
+        return side, frames_spec(side["spec"])
     except StreamGazeError:
         return None
 

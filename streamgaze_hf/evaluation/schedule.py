@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from ..util.threads import join_threads, wait_until
-from .model_frames import FramesSpec
+from .model_frames import FramesSpec, frames_spec
 from .ready import ReadyJob, UnitCosts, VideoPass, find_or_plan
 
 #: seconds without a new document after which the registered ones are planned (when nothing else sealed them)
@@ -108,7 +108,7 @@ class FrameScheduler:
         self.store = store
         self.stats = SchedulerStats()
         self._cond = threading.Condition()
-        #: key -> ((video, start, end, spec description), order key, registration number)
+        #: key -> ((video, start, end, frame spec), order key, registration number)
         self._registered: dict[Hashable, tuple[tuple, float, int]] = {}
         self._jobs: dict[Hashable, _Job] = {}  # key -> its clip (documents of the same window share one)
         self._by_ready: dict[str, _Job] = {}
@@ -128,9 +128,10 @@ class FrameScheduler:
 
     # -- registering and planning ------------------------------------------------------------------------
 
-    def register(self, items: Iterable[tuple[Hashable, tuple[str, float, float, str], float]]) -> int:
-        """Register windows: ``(key, (video, start, end, spec description), order)``; the model is predicted to ask
-        for a smaller ``order`` first (ties: in registration order). Returns how many keys were new."""
+    def register(self, items: Iterable[tuple[Hashable, tuple[str, float, float, FramesSpec | str], float]]) -> int:
+        """Register windows: ``(key, (video, start, end, frame spec), order)`` (the spec parsed: a document's
+        ``visuals.ClipRequest.window``, or as written); the model is predicted to ask for a smaller ``order`` first
+        (ties: in registration order). Returns how many keys were new."""
         new = []
         with self._cond:
             for key, window, order in items:
@@ -170,10 +171,9 @@ class FrameScheduler:
             windows = [(key, self._registered[key][0]) for key in ranked]
         by_video: dict[str, list[tuple[Hashable, ReadyJob, int]]] = {}
         plain: dict[Hashable, _Job] = {}
-        for pos, (key, (video, start, end, spec_text)) in enumerate(windows):
-            spec = FramesSpec.parse(spec_text)
+        for pos, (key, (video, start, end, spec)) in enumerate(windows):
             try:
-                hit, job = find_or_plan(video, start, end, spec, self.cache_dir, self.store)
+                hit, job = find_or_plan(video, start, end, frames_spec(spec), self.cache_dir, self.store)
             except Exception as exc:  # noqa: BLE001 - raised where the document is asked for
                 plain[key] = _Job(None, error=exc)
                 continue
@@ -358,7 +358,7 @@ class FrameScheduler:
         with self._cond:
             return key in self._registered
 
-    def path(self, key: Hashable, window: tuple[str, float, float, str] | None = None) -> Path | None:
+    def path(self, key: Hashable, window: tuple[str, float, float, FramesSpec | str] | None = None) -> Path | None:
         """The model-ready clip of a registered window (``window`` registers one that is not), made now with the
         asking thread's help if it is not written yet; None when the wrapper gets the full-rate clip. Raises what
         making it raised."""

@@ -15,7 +15,7 @@ from tqdm import tqdm
 from ..registry import Benchmark
 from ..util.errors import StreamGazeError
 from .settings import RunSettings, given
-from .visuals import cached_window_clip, doc_clip_spec, doc_media, doc_visuals, scheduled_window
+from .visuals import ClipRequest, cached_window_clip, clip_request, doc_media, doc_visuals
 
 
 #: ``--variants`` names: the task-name suffixes (``default`` = no suffix) and the gaze modes themselves
@@ -30,13 +30,6 @@ def variant_names(bench: Benchmark) -> dict[str, str]:
     return names
 
 
-def _warm_key(doc: dict) -> tuple:
-    """Documents with the same key get the same files (nogaze and textgaze share their clips)."""
-    path, start, end, fps = doc_clip_spec(doc)
-    sal = (doc["video_id"], start, end) if doc["gaze"] == "salience" else None
-    return (str(path), start, end, fps or 0.0, str(doc.get("proxy") or ""), sal, str(doc.get("model_ready") or ""))
-
-
 def _warm_one(doc: dict, cache_dir: str | None) -> bool:
     """Prepare one document's visuals; True if its clip had to be built (False: already cached)."""
     was_cached = cached_window_clip(doc, cache_dir) is not None
@@ -44,20 +37,19 @@ def _warm_one(doc: dict, cache_dir: str | None) -> bool:
     return not was_cached
 
 
-def _warm_model_ready(items: list[dict], workers: int, cache: str | None, store: str, bar) -> tuple[int, dict]:
+def _warm_model_ready(items: list[tuple[dict, ClipRequest]], workers: int, cache: str | None, store: str,
+                      bar) -> tuple[int, dict]:
     """Make the model-ready clips of ``items`` (documents whose clips the run's passes would make: one pass per
     source video, every frame decoded at most once, the units of a pass spread over ``workers`` processes:
     ``ready.run_passes``); returns (clips built, what the passes did)."""
     from .executors import processes
-    from .model_frames import FramesSpec
     from .ready import VideoPass, find_or_plan, run_passes
 
     jobs: dict[str, dict] = {}  # video -> {ready key: job}
     full_rate: list[dict] = []
     done = 0
-    for d in items:
-        video, start, end, spec_text = scheduled_window(d)
-        spec = FramesSpec.parse(spec_text)
+    for d, req in items:
+        video, start, end, spec = req.window
         hit, job = find_or_plan(video, start, end, spec, cache, store)
         if hit is not None:
             done += 1
@@ -189,13 +181,15 @@ def warm_clips(root=None, tasks: list[str] | None = None, variants: list[str] | 
     if docs:  # fetched (a Hub dataset) and verified in one batch, with one byte progress bar
         data.files(sorted({m for d in docs for m in doc_media(d)}), progress=progress)
     cache = None if cache_dir is None else str(cache_dir)
-    unique: dict[tuple, dict] = {}
+    unique: dict[tuple, tuple[dict, ClipRequest]] = {}
     for d in docs if given(settings).reads_video else ():  # a model that reads no video: nothing to cut
-        unique.setdefault(_warm_key(d), d)
-    # grouped by video file, in window order: a worker reuses its packet index and decoder warm-up
-    items = [unique[k] for k in sorted(unique, key=lambda k: (k[0], k[1], k[2], k[3], k[4], k[5] is not None))]
-    passes = [d for d in items if scheduled_window(d) is not None]
-    rest = [d for d in items if scheduled_window(d) is None]
+        req = clip_request(d)  # once per document
+        unique.setdefault(req.key, (d, req))
+    # grouped by video file (a proxy's is its own), in window order: a worker reuses its packet index and decoder
+    # warm-up
+    items = [unique[k] for k in sorted(unique, key=lambda k: (k[0], k[1], k[2], k[3], k[5] is not None))]
+    passes = [(d, req) for d, req in items if req.window is not None]
+    rest = [d for d, req in items if req.window is None]
     from .ready import default_store
 
     store = default_store() if store is None else store
@@ -207,8 +201,8 @@ def warm_clips(root=None, tasks: list[str] | None = None, variants: list[str] | 
         if passes:
             b, pass_stats = _warm_model_ready(passes, workers, cache, store, bar)
             built += b
-        for d in passes:
-            if d["gaze"] == "salience":  # its salience image (the clip is in the cache now)
+        for d, req in passes:
+            if req.salience is not None:  # its salience image (the clip is in the cache now)
                 from ..video.clips import clip_cache_dir
                 from .visuals import salience_image
 

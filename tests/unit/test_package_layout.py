@@ -458,3 +458,70 @@ def test_the_pass_check_finds_what_it_looks_for(tmp_path):
         "steps": ["streamgaze_hf/evaluation/prefetch.py:_warm_model_ready:legacy_job_clip",
                   "streamgaze_hf/evaluation/schedule.py:FrameScheduler:assemble",
                   "streamgaze_hf/evaluation/schedule.py:FrameScheduler:run_unit"]}
+
+
+# ---- issue 52 item 2, the frames in one machine: a document's clip request, built and keyed once -----------
+
+#: where a frame spec is parsed, and where a document's ``model_ready`` is read, in the frames' machinery
+SPEC_PARSE = ("streamgaze_hf/evaluation/model_frames.py", "_parsed")
+SPEC_READ = ("streamgaze_hf/evaluation/visuals.py", "clip_request")
+DOC_KEY = ("streamgaze_hf/evaluation/visuals.py", "doc_key")
+FRAMES_MACHINE = ("streamgaze_hf/evaluation", "streamgaze_hf/video", "streamgaze_hf/harness", "lmms_tasks")
+
+
+def clip_request_places(root: Path) -> dict[str, list[str]]:
+    """Under ``root``'s frames machinery: where ``FramesSpec.parse`` is called, where a document's
+    ``model_ready`` is read (``doc["model_ready"]``, ``doc.get("model_ready")``), and which functions of a
+    document are its key (a function named ``*_key`` whose first argument is ``doc``)."""
+    found: dict[str, list[str]] = {"parse": [], "read": [], "key": []}
+    for part in FRAMES_MACHINE:
+        for path in sorted((root / part).rglob("*.py")):
+            rel = path.relative_to(root).as_posix()
+            for owner, node in _scoped(ast.parse(path.read_text(encoding="utf-8"))):
+                if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "parse"
+                        and isinstance(node.func.value, ast.Name) and node.func.value.id in ("FramesSpec", "cls")
+                        and owner != "FramesSpec"):
+                    found["parse"].append(f"{rel}:{owner}")
+                read = (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant)
+                        and node.slice.value == "model_ready") or (
+                    isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get"
+                    and node.args and isinstance(node.args[0], ast.Constant) and node.args[0].value == "model_ready")
+                if read:
+                    found["read"].append(f"{rel}:{owner}")
+                if (isinstance(node, ast.FunctionDef) and node.name.endswith("_key") and node.args.args
+                        and node.args.args[0].arg == "doc"):
+                    found["key"].append(f"{rel}:{node.name}")
+    return {k: sorted(set(v)) for k, v in found.items()}
+
+
+def test_a_documents_clip_request_is_read_parsed_and_keyed_in_one_place():
+    """``doc["model_ready"]`` is read by one function (``visuals.clip_request``, which builds the document's
+    ``ClipRequest`` with the spec parsed), a frame spec is parsed by one function (``model_frames.frames_spec``),
+    and "these documents share the same files" is one key (``ClipRequest.key``), the prefetcher's and
+    ``clips warm``'s alike."""
+    from streamgaze_hf.evaluation import prefetch, visuals
+
+    assert clip_request_places(ROOT) == {"parse": [":".join(SPEC_PARSE)], "read": [":".join(SPEC_READ)],
+                                         "key": [":".join(DOC_KEY)]}
+    assert prefetch.doc_key is visuals.doc_key
+
+
+def test_the_clip_request_check_finds_what_it_looks_for(tmp_path):
+    """The check can fail: the three keys and the parses spread over the frames' modules before issue 52."""
+    pkg = tmp_path / "streamgaze_hf" / "evaluation"
+    pkg.mkdir(parents=True)
+    for part in FRAMES_MACHINE[1:]:
+        (tmp_path / part).mkdir(parents=True, exist_ok=True)
+    (pkg / "prefetch.py").write_text(
+        "def doc_key(doc):\n"
+        "    return (doc['video_path'], str(doc.get('model_ready') or ''))\n\n\n"
+        "def _warm_key(doc):\n"
+        "    return doc['model_ready']\n", encoding="utf-8")
+    (pkg / "schedule.py").write_text(
+        "from .model_frames import FramesSpec\n\n\n"
+        "def _plan(text):\n"
+        "    return FramesSpec.parse(text)\n", encoding="utf-8")
+    assert clip_request_places(tmp_path) == {
+        "parse": ["streamgaze_hf/evaluation/schedule.py:_plan"],
+        "read": ["streamgaze_hf/evaluation/prefetch.py:_warm_key", "streamgaze_hf/evaluation/prefetch.py:doc_key"],
+        "key": ["streamgaze_hf/evaluation/prefetch.py:_warm_key", "streamgaze_hf/evaluation/prefetch.py:doc_key"]}
