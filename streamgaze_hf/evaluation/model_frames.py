@@ -1,9 +1,10 @@
 """Model-ready frames: what each lmms-eval video wrapper does with a clip, so that it can be handed only that.
 
 A wrapper given a window clip reads its frame count (and for some its frame rate), picks frames with its
-own sampler, decodes them and resizes them for its processor, all on the model's critical path. This module
-is the one place that knows, per wrapper of lmms-eval 0.7.3 (the table :data:`WRAPPERS`, keyed by lmms-eval
-model id and class kind, ``chat`` or ``simple``):
+own sampler, decodes them and resizes them for its processor, all on the model's critical path. The table
+:data:`WRAPPERS` (``wrappers/``: each family in one module, ``wrappers/qwen.py`` is how Qwen samples) is the one
+place that knows, per wrapper of lmms-eval 0.7.3 (keyed by lmms-eval model id and class kind, ``chat`` or
+``simple``):
 
 * its **sampler**: which clip positions it would pick from a clip of ``T`` frames at ``fps`` (with its
   ``--model_args``: frame count, fps), and for Qwen2.5-VL's chat wrapper the sampled rate that reaches the
