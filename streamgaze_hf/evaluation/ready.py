@@ -45,7 +45,7 @@ from ..util.allocator import keep_freed_memory
 from ..util.errors import StreamGazeError, VideoError
 from ..video.clips import prepare_clip
 from .executors import Executor, Inline, chunks
-from .model_frames import FramesSpec, frames_spec
+from .model_frames import FramesSpec
 from .ready_job import (  # noqa: F401 - the model-ready clip's names, as the callers know them
     COMPACT_SUFFIX,
     FORMAT,
@@ -445,7 +445,7 @@ class VideoPass:
         """``job``'s clip, once every unit it needs ran: from the pass's frames, or the frame-rate-capped way
         when the pass found a mismatch."""
         if self.mismatch:
-            return legacy_ready_clip(job.video, *job.window, None, frames_spec(job.spec), self.cache_dir,
+            return legacy_ready_clip(job.video, *job.window, None, job.spec, self.cache_dir,
                                      job.store)
         return assemble(self.plan, job, self.store)
 

@@ -100,7 +100,7 @@ class ReadyJob:
     out: Path
     video: str
     window: tuple[float, float]
-    spec: str  # FramesSpec.describe()
+    spec: FramesSpec  # the wrapper's frame spec (parsed)
     reader: str
     store: str
     meta: ClipMetadata  # what the reader reports of a frame-exact cut of the window
@@ -165,7 +165,7 @@ def _plan_located(located: LocatedWindow, start: float, end: float, spec: Frames
     sources = tuple(int(window[p]) for p in plan.order)
     times = tuple(float(idx.frame_times[s]) for s in sources)
     return ReadyJob(key, _out_path(_root(cache_dir), key, store), os.path.realpath(src), (float(start), float(end)),
-                    spec.describe(), spec.reader, store, meta, plan, sources, times,
+                    spec, spec.reader, store, meta, plan, sources, times,
                     frames_variant(plan, store == "compact" and idx.pix_fmt == "yuv420p"), digest)
 
 
@@ -223,7 +223,7 @@ def _commit(job: ReadyJob, shape: tuple[int, ...], write, colour=None) -> Path:
     else:
         size = [int(shape[2]), int(shape[1])]
     record = {
-        "mode": "ready", "spec": job.spec, "reader": job.reader, "store": job.store, "source": job.video,
+        "mode": "ready", "spec": job.spec.describe(), "reader": job.reader, "store": job.store, "source": job.video,
         "source_sha256": job.source_sha256, "window": list(job.window),
         "full_frames": job.meta.n_frames, "full_fps": job.meta.fps, "full_size": [job.meta.width, job.meta.height],
         "size": size, "kernel": plan.kernel, "rate": str(plan.rate), "n_frames": len(plan.order),
@@ -231,11 +231,11 @@ def _commit(job: ReadyJob, shape: tuple[int, ...], write, colour=None) -> Path:
         "source_indices": list(job.sources), "frame_times": list(job.times),
     }
     out, key = job.out, job.key
-    spec = frames_spec(job.spec)
+    spec = job.spec
     with _writing_cache(out.parent), atomic_output(out) as tmp:
         write(tmp)
         _check_written(tmp, spec, plan, (job.reader, job.store, job.variant, tuple(shape), str(plan.rate),
-                                         tuple(plan.order), plan.seen, job.spec, colour))
+                                         tuple(plan.order), plan.seen, spec.describe(), colour))
         head = {"format": FORMAT, "key": key, "clip_size": tmp.stat().st_size}
         write_text_atomic(out.with_name(out.name + ".json"), json.dumps({**head, **record}, separators=(",", ":")))
     return out
@@ -357,7 +357,7 @@ def build_ready_clip(full: Path, spec: FramesSpec, out: Path, key: str, store: s
         frames = resize_frames(frames, plan.size, plan.kernel)
     by_position = dict(zip(distinct, frames))
     sources = tuple(int(side["source_indices"][p]) for p in plan.order)
-    job = ReadyJob(key, out, str(side["source"]), tuple(side["window"]), spec.describe(), spec.reader, store,
+    job = ReadyJob(key, out, str(side["source"]), tuple(side["window"]), spec, spec.reader, store,
                    meta, plan, sources,
                    tuple(float(side["frame_times"][p]) for p in plan.order),
                    frames_variant(plan),

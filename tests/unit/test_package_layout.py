@@ -525,3 +525,24 @@ def test_the_clip_request_check_finds_what_it_looks_for(tmp_path):
         "parse": ["streamgaze_hf/evaluation/schedule.py:_plan"],
         "read": ["streamgaze_hf/evaluation/prefetch.py:_warm_key", "streamgaze_hf/evaluation/prefetch.py:doc_key"],
         "key": ["streamgaze_hf/evaluation/prefetch.py:_warm_key", "streamgaze_hf/evaluation/prefetch.py:doc_key"]}
+
+
+def wrapper_classes(root: Path) -> list[str]:
+    """Every class named ``Wrapper`` under ``root``'s package and glue."""
+    return sorted(f"{p.relative_to(root).as_posix()}:{n.lineno}"
+                  for part in ("streamgaze_hf", "lmms_tasks") for p in sorted((root / part).rglob("*.py"))
+                  for n in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+                  if isinstance(n, ast.ClassDef) and n.name == "Wrapper")
+
+
+def test_there_is_one_wrapper_concept_and_each_family_is_one_module():
+    """One ``Wrapper`` (a row of the table: what a wrapper does with a clip; the harness's is the run's choice,
+    ``WrapperChoice``), and each family's rows come from its own module of ``evaluation/wrappers/``."""
+    from streamgaze_hf.evaluation.model_frames import WRAPPERS
+
+    assert [w.split(":")[0] for w in wrapper_classes(ROOT)] == ["streamgaze_hf/evaluation/wrappers/base.py"]
+    modules = {key: row.sample.__module__.rsplit(".", 1)[-1] for key, row in WRAPPERS.items()}
+    assert {m for k, m in modules.items() if k.startswith("qwen")} == {"qwen"}
+    assert {m for k, m in modules.items() if k.startswith("internvl")} == {"internvl"}
+    assert {m for k, m in modules.items() if k.startswith("llava_hf") or k.startswith("streamgaze_llava")} == {"llava"}
+    assert set(modules.values()) == {"qwen", "llava", "internvl", "api"}
