@@ -546,3 +546,12 @@ def test_there_is_one_wrapper_concept_and_each_family_is_one_module():
     assert {m for k, m in modules.items() if k.startswith("internvl")} == {"internvl"}
     assert {m for k, m in modules.items() if k.startswith("llava_hf") or k.startswith("streamgaze_llava")} == {"llava"}
     assert set(modules.values()) == {"qwen", "llava", "internvl", "api"}
+
+
+def test_every_module_of_the_frames_machinery_is_at_most_500_lines():
+    """The frames' modules (``evaluation/``, its ``wrappers/``, ``video/``, the glue's reader fixes) stay small
+    enough to read whole: model_frames.py had 810 lines, ready.py 697 and prefetch.py 644 before issue 52."""
+    paths = [p for folder in ("streamgaze_hf/evaluation", "streamgaze_hf/video") for p in (ROOT / folder).rglob("*.py")]
+    long = {p.relative_to(ROOT).as_posix(): n for p in [*paths, ROOT / "lmms_tasks" / "wrappers.py"]
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > 500}
+    assert long == {}
