@@ -364,6 +364,28 @@ def test_the_first_unit_of_a_process_keeps_freed_memory_for_the_next_frame(tmp_p
     assert decoded > 0
 
 
+def test_a_pass_makes_the_same_bytes_on_every_executor(tmp_path):
+    """The executor seam (``evaluation/executors.py``) decides only where a pass's units run: inline, on threads
+    and in processes, the same windows give byte-identical clips, every unit run once, no frames left behind."""
+    from streamgaze_hf.evaluation import ready
+    from streamgaze_hf.evaluation.executors import Inline, chunks, processes, threads
+
+    clips._clear_memos()
+    src = write_ours(tmp_path / "ours.mp4", seconds=8)
+    s = spec("llava_hf/simple", size_w=64, size_h=64, max_frames_num=6)
+    windows = [(0.0, 7.5), (2.0, 6.0), (1.0, 3.0)]
+    made = {}
+    for name, executor in (("inline", Inline()), ("threads", threads(2)), ("processes", processes(2))):
+        cache = tmp_path / name
+        jobs = [ready.find_or_plan(src, a, b, s, cache)[1] for a, b in windows]
+        vp = ready.VideoPass(str(src.resolve()), jobs, cache)
+        out = ready.run_passes([vp], executor)
+        assert not vp.mismatch and vp.units_run == len(vp.plan.units) and not vp.store.root.exists(), name
+        made[name] = [out[j.key].read_bytes() for j in jobs]
+    assert made["threads"] == made["inline"] and made["processes"] == made["inline"]
+    assert chunks([], 3) == [] and chunks([1, 2, 3, 4, 5], 2) == [[1, 2, 3], [4, 5]]
+
+
 def test_a_unit_reports_where_its_cpu_went(tmp_path):
     """``run_unit``'s costs: the decoder, the frames' conversion and resize, the writes; each measured, and
     together the thread's CPU for the unit."""
