@@ -4,9 +4,10 @@ fixes of the readers every wrapper of a run shares, installed by the glue (``lmm
 lmms-eval runs our tasks (:func:`install_reader_fixes`):
 
 ``qwen_vl_utils`` reading a model-ready clip (issue 42) — a wrapper that reads video through ``fetch_video``
-(Qwen3-VL, Qwen3.5, LLaVA-OneVision-1.5's chat class, the OpenAI-style and vLLM chat wrappers) gets, for a
-model-ready clip made for it (``streamgaze_hf/evaluation/ready.py``: ``hook_reading``), the clip's frames whole and
-the metadata of the full-rate window: its frame rate, the sampled indices, its frame count. Qwen3-VL writes the
+(Qwen3-VL, Qwen3.5, LLaVA-OneVision-1.5's chat class, the OpenAI-style and vLLM chat wrappers: the family of
+``streamgaze_hf/evaluation/wrappers/qwen.py``) gets, for a model-ready clip made for it
+(``streamgaze_hf/evaluation/ready_job.py``: ``hook_reading``), the clip's frames whole and the metadata of the
+full-rate window: its frame rate, the sampled indices, its frame count. Qwen3-VL writes the
 time of each frame pair into its prompt (``<t seconds>``, from those indices and that rate), which a shorter clip
 cannot reproduce by itself. The indices are computed again by qwen_vl_utils' own ``smart_nframes`` from the
 element the wrapper built; a clip made for other arguments raises (never another frame silently).
@@ -116,7 +117,7 @@ def _model_ready_reader(original, backend: str, vp):
 
     @functools.wraps(original)
     def read(ele):
-        from streamgaze_hf.evaluation.ready import hook_reading
+        from streamgaze_hf.evaluation.ready_job import hook_reading
 
         path = ele.get("video")
         recorded = hook_reading(path) if isinstance(path, str) else None
@@ -149,7 +150,7 @@ def _composite_load_video(original, module):
 
     @functools.wraps(original)
     def load_video(video_path, bound=None, input_size=448, max_num=1, num_segments=32):
-        from streamgaze_hf.evaluation.ready import composite_reading
+        from streamgaze_hf.evaluation.ready_job import composite_reading
 
         args = composite_reading(video_path) if isinstance(video_path, (str, os.PathLike)) else None
         if args is None:

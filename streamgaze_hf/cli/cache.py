@@ -58,7 +58,7 @@ def _clips(p: argparse.ArgumentParser) -> Handler:
 
         cache = clip_cache_dir(a.cache)
         if a.clips_command == "warm":
-            from ..evaluation.prefetch import warm_clips
+            from ..evaluation.warm import warm_clips
             from ..harness.plan import run_settings_for
 
             lmms_args = [*(["--model", a.model] if a.model else []),

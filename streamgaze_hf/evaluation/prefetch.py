@@ -1,4 +1,4 @@
-"""Clips ready before the model asks, started two ways: in the background during a run, and ahead of it.
+"""Clips ready before the model asks, started two ways: in the background during a run (here), and ahead of it.
 
 **In the background** (:func:`start_prefetch`, :func:`prefetched_visuals`): while the model works on one
 document, the clips of the next documents are prepared, so that the critical path finds them in the clip
@@ -14,10 +14,9 @@ and :func:`prefetched_visuals` as its ``doc_to_visual``.
 * The clip cache is the same content-addressed cache as without prefetching (video/clips.py), so the
   prefetched files are exactly what :func:`~streamgaze_hf.evaluation.visuals.doc_visuals` would build, and
   several processes (ranks) may prefetch the same clips at once.
-* Model-ready clips (``ready.py``): a worker that takes a document also takes the next documents of the same
-  video and wrapper nobody has taken yet (up to :data:`PASS_GROUP`) and makes their clips in one pass over the
-  video where that decodes fewer frames (``ready.ready_clips``); the caller's thread, on a miss, makes only
-  its own document.
+* Model-ready clips (``ready.py``) go to the run's frame scheduler (``schedule.py``: one pass per source video
+  for every document of the run, in the model's order); the prefetcher keeps the rest (full-rate clips, salience
+  images).
 
 Settings (``RunSettings.prefetch``, ``prefetch_ahead``: streamgaze_hf/evaluation/settings.py): ``STREAMGAZE_PREFETCH`` =
 threads (default one less than the usable cores, 1 or 2: ``settings.default_prefetch``; 0 turns prefetching off),
@@ -28,10 +27,7 @@ In a distributed run (``RANK`` / ``WORLD_SIZE`` set, as ``accelerate launch`` do
 prefetches its own shard (documents ``rank::world_size``, lmms-eval's split) and nothing else.
 At interpreter exit the workers stop taking new items and finish the one they are on (up to 60 s).
 
-**Ahead of a run** (:func:`warm_clips`, ``streamgaze clips warm``): every window clip (and salience image)
-an evaluation will ask for, prepared in the clip cache the evaluation uses (docs/performance.md),
-resumable, on a process pool; the model-ready clips of one video's windows (its past windows and proactive
-checkpoints) in one decoding pass over that video where that is cheaper (``ready.ready_clips``).
+**Ahead of a run**: ``warm.py`` (``streamgaze clips warm``).
 """
 
 from __future__ import annotations
@@ -44,17 +40,18 @@ import time
 import weakref
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from tqdm import tqdm
-
-from ..registry import Benchmark
-from ..util.errors import StreamGazeError
 from ..util.threads import join_threads, wait_until
 from .settings import RunSettings, default_prefetch, given
-from .visuals import cached_window_clip, doc_clip_spec, doc_media, doc_visuals, scheduled_window
+from .visuals import (  # noqa: F401 - doc_key, scheduled_window: the document's key and window, as known here
+    ClipRequest,
+    clip_request,
+    doc_key,
+    doc_visuals,
+    scheduled_window,
+)
 
 _EXIT_JOIN_S = 60.0
 
@@ -235,14 +232,6 @@ _DOCS_LOCK = threading.Lock()
 _TASKS_SEEN: set[str] = set()
 
 
-def doc_key(doc: dict) -> tuple:
-    """What makes two documents show the model the same files."""
-    return (str(doc["dataset_root"]), str(doc["gaze"]), str(doc["overlay_path"] if doc["gaze"] == "visual"
-                                                            else doc["video_path"]),
-            float(doc["window_start"]), float(doc["window_end"]), float(doc.get("clip_fps") or 0.0),
-            str(doc.get("proxy") or ""), str(doc.get("video_id", "")), str(doc.get("model_ready") or ""))
-
-
 def rank_shard(docs: list[dict], limit: int | float | None = None) -> list[dict]:
     """This process's documents in a distributed run (``RANK``/``WORLD_SIZE``): those lmms-eval builds requests
     for, ``docs[:limit][rank::world]`` (its ``--limit``: a count, or a fraction below 1 of the documents)."""
@@ -304,15 +293,16 @@ def start_prefetch(docs: list[dict], settings: RunSettings | None = None, *, tas
     scheduled = []
     rest = []
     for d in mine:
-        window = scheduled_window(d)
+        req = clip_request(d)  # once per document: its window, spec and key
+        window = req.window
         if window is None:
-            rest.append(d)
+            rest.append((d, req))
         else:
             scheduled.append((window, window, _order(d)))
-            if d["gaze"] == "salience":
-                rest.append(d)  # its salience image (the clip is the scheduler's)
+            if req.salience is not None:
+                rest.append((d, req))  # its salience image (the clip is the scheduler's)
     scheduler.register(scheduled)
-    p.submit((doc_key(d), d) for d in rest)
+    p.submit((req.key, (d, req)) for d, req in rest)
     if task is not None:
         with _DOCS_LOCK:
             _TASKS_SEEN.add(task)
@@ -327,29 +317,32 @@ def start_prefetch(docs: list[dict], settings: RunSettings | None = None, *, tas
 PREFETCH_THREADS = "streamgaze-prefetch"
 
 
-def _prefetch_doc(doc: dict) -> list[str] | None:
-    """:func:`doc_visuals`; for a document whose clip the frame scheduler makes, only its salience image."""
-    if scheduled_window(doc) is not None:
-        if doc["gaze"] == "salience":
+def _prefetch_doc(item: tuple[dict, ClipRequest]) -> list[str] | None:
+    """:func:`doc_visuals` of a (document, its clip request); for a document whose clip the frame scheduler makes,
+    only its salience image."""
+    doc, req = item
+    if req.window is not None:
+        if req.salience is not None:
             from ..video.clips import clip_cache_dir
             from .visuals import salience_image
 
             salience_image(doc, clip_cache_dir())
         return None
-    return doc_visuals(doc)
+    return doc_visuals(doc, request=req)
 
 
 def prefetched_visuals(doc: dict) -> list[str]:
     """:func:`~streamgaze_hf.evaluation.visuals.doc_visuals` of ``doc``, from the prefetcher when one runs (a
     model-ready clip from the frame scheduler, which the asking thread helps)."""
     p = _DOCS
+    req = clip_request(doc)
     if p is None:
-        return doc_visuals(doc)
-    if scheduled_window(doc) is not None:
-        if doc["gaze"] == "salience":
-            p.get(doc_key(doc), doc)
-        return doc_visuals(doc)
-    return p.get(doc_key(doc), doc)
+        return doc_visuals(doc, request=req)
+    if req.window is not None:
+        if req.salience is not None:
+            p.get(req.key, (doc, req))
+        return doc_visuals(doc, request=req)
+    return p.get(req.key, (doc, req))
 
 
 def current_prefetcher() -> Prefetcher | None:
@@ -368,277 +361,3 @@ def stop_prefetch() -> None:
     if p is not None:
         p.close(timeout=_EXIT_JOIN_S)
     schedule.stop_run_scheduler()
-
-
-# ---- ahead of a run: `streamgaze clips warm` ----------------------------------------
-#: ``--variants`` names: the task-name suffixes (``default`` = no suffix) and the gaze modes themselves
-def variant_names(bench: Benchmark) -> dict[str, str]:
-    """``--variants`` names of a benchmark -> gaze mode: ``default`` (its plain task), each task-name suffix
-    without its underscore (StreamGaze: ``nogaze``, ``textgaze``, ``salience``) and each gaze mode itself."""
-    names = {"default": bench.plain_gaze}
-    for suffix, mode in bench.gaze_variants.items():
-        if suffix:
-            names[suffix.lstrip("_")] = mode
-        names.setdefault(mode, mode)
-    return names
-
-
-def _warm_key(doc: dict) -> tuple:
-    """Documents with the same key get the same files (nogaze and textgaze share their clips)."""
-    path, start, end, fps = doc_clip_spec(doc)
-    sal = (doc["video_id"], start, end) if doc["gaze"] == "salience" else None
-    return (str(path), start, end, fps or 0.0, str(doc.get("proxy") or ""), sal, str(doc.get("model_ready") or ""))
-
-
-def _warm_one(doc: dict, cache_dir: str | None) -> bool:
-    """Prepare one document's visuals; True if its clip had to be built (False: already cached)."""
-    was_cached = cached_window_clip(doc, cache_dir) is not None
-    doc_visuals(doc, cache_dir)
-    return not was_cached
-
-
-def _warm_pass_units(pp, units: list, store_dir: str, cache_dir: str | None) -> tuple[int, int]:
-    """Run decode ``units`` of the pass ``pp`` into its store (a ``clips warm`` worker process): (units, frames
-    decoded)."""
-    from .ready import pass_store, run_units
-
-    return len(units), run_units(pp, units, pass_store(pp, store_dir), cache_dir)
-
-
-def _warm_assemble(pp, job, store_dir: str) -> str:
-    from .ready import assemble, pass_store
-
-    return str(assemble(pp, job, pass_store(pp, store_dir, [job])))
-
-
-def _chunks(items: list, parts: int) -> list[list]:
-    """``items`` in at most ``parts`` runs of consecutive items (a worker decodes a run with one open decoder)."""
-    parts = max(1, min(parts, len(items)))
-    size = -(-len(items) // parts)
-    return [items[k:k + size] for k in range(0, len(items), size)]
-
-
-def _warm_model_ready(items: list[dict], workers: int, cache: str | None, store: str, bar) -> tuple[int, dict]:
-    """Make the model-ready clips of ``items`` (documents whose clips the run's passes would make: one pass per
-    source video, every frame decoded at most once, the units of a pass spread over ``workers`` processes);
-    returns (clips built, what the passes did)."""
-    from ..video.frame_store import FrameStore
-    from .model_frames import FramesSpec
-    from .ready import (
-        ConversionMismatch,
-        find_or_plan,
-        legacy_job_clip,
-        pass_store_dir,
-        plan_pass,
-    )
-
-    jobs: dict[str, dict] = {}  # video -> {ready key: job}
-    full_rate: list[dict] = []
-    done = 0
-    for d in items:
-        video, start, end, spec_text = scheduled_window(d)
-        spec = FramesSpec.parse(spec_text)
-        hit, job = find_or_plan(video, start, end, spec, cache, store)
-        if hit is not None:
-            done += 1
-            continue
-        if job is None:
-            full_rate.append(d)
-        else:
-            jobs.setdefault(job.video, {}).setdefault(job.key, job)
-    stats = {"passes": len(jobs), "units": 0, "decoded": 0, "clips": sum(len(v) for v in jobs.values())}
-    bar.update(done)
-    built = 0
-    passes = [plan_pass(video, list(js.values())) for video, js in jobs.items()]
-    stores = {pp.video: str(pass_store_dir(cache, pp.video)) for pp in passes}
-    try:
-        tasks = [(pp, chunk) for pp in passes for chunk in _chunks(pp.units, workers)]
-        mismatched: set[str] = set()
-        with (ProcessPoolExecutor(max_workers=workers) if workers > 1 else _InProcess()) as pool:
-            futures = [(pp, pool.submit(_warm_pass_units, pp, chunk, stores[pp.video], cache)) for pp, chunk in tasks]
-            for pp, f in futures:
-                try:
-                    n_units, n_decoded = f.result()
-                except ConversionMismatch:
-                    mismatched.add(pp.video)
-                    continue
-                stats["units"] += n_units
-                stats["decoded"] += n_decoded
-            done_jobs = [(pp, job) for pp in passes if pp.video not in mismatched for job in pp.jobs]
-            for _path in pool.map(_warm_assemble, [pp for pp, _ in done_jobs], [j for _, j in done_jobs],
-                                  [stores[pp.video] for pp, _ in done_jobs]):
-                built += 1
-                bar.update(1)
-        for pp in passes:
-            if pp.video in mismatched:
-                for job in pp.jobs:
-                    legacy_job_clip(job, cache)
-                    built += 1
-                    bar.update(1)
-    finally:
-        for path in stores.values():
-            FrameStore(path).remove()
-    for d in full_rate:
-        built += int(_warm_one(d, cache))
-        bar.update(1)
-    # several documents may share one clip: the bar counts documents
-    bar.update(max(0, len(items) - bar.n))
-    return built, stats
-
-
-class _InProcess:
-    """``ProcessPoolExecutor``'s submit/map run in this process (``clips warm --workers 1``)."""
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-    def submit(self, fn, *args):
-        from concurrent.futures import Future
-
-        f: Future = Future()
-        try:
-            f.set_result(fn(*args))
-        except BaseException as exc:  # noqa: BLE001 - raised by result(), as in a pool
-            f.set_exception(exc)
-        return f
-
-    def map(self, fn, *iterables):
-        return map(fn, *iterables)
-
-
-def resolve_tasks(names: list[str] | None, bench: Benchmark) -> list[str]:
-    """Task ids of ``bench`` from ids, categories (StreamGaze: past, present, proactive) or lmms-eval task and
-    group names (``streamgaze_oi_easy``, ``streamgaze_past``: the registry's task index)."""
-    from ..registry import task_index
-
-    if not names:
-        return list(bench.task_ids)
-    index = task_index()
-    out: list[str] = []
-    for raw in names:
-        for name in (n.strip() for n in raw.split(",")):
-            if not name:
-                continue
-            match = [t.id for t in bench.tasks if name in (t.id, t.category)]
-            if not match and index.benchmark_name(name) == bench.name:
-                match = list(dict.fromkeys(index.lmms_task(leaf).task_id for leaf in index.leaves(name)))
-            if not match:
-                raise StreamGazeError(f"unknown task {name!r}; expected task ids "
-                                      f"({', '.join(bench.task_ids)}) or {', '.join(bench.categories)}")
-            out += [m for m in match if m not in out]
-    return out
-
-
-def resolve_variants(names: list[str] | None, bench: Benchmark) -> list[str]:
-    """Gaze modes of ``bench`` from ``--variants`` names (:func:`variant_names`; default: its plain task's)."""
-    known = variant_names(bench)
-    if not names:
-        return [known["default"]]
-    out: list[str] = []
-    for raw in names:
-        for name in (n.strip() for n in raw.split(",")):
-            if not name:
-                continue
-            if name.lstrip("_") not in known:
-                raise StreamGazeError(f"unknown variant {name!r}; expected one of {', '.join(known)}")
-            mode = known[name.lstrip("_")]
-            if mode not in out:
-                out.append(mode)
-    return out
-
-
-def warm_clips(root=None, tasks: list[str] | None = None, variants: list[str] | None = None, workers: int = 1,
-               progress: bool = True, settings: RunSettings | None = None,
-               cache_dir: str | os.PathLike[str] | None = None, store: str | None = None) -> dict:
-    """Prepare every clip (and salience image) the given tasks and variants will ask for, in the clip
-    cache the evaluation uses, with the evaluation's ``settings`` (clip fps, protocol, proxy:
-    ``streamgaze_hf.evaluation.settings.given``).
-
-    Resumable: clips already in the cache are found in milliseconds and counted as ``cached``. Runs
-    ``workers`` processes (1: in this process). Bad task or variant names and a missing dataset fail
-    before any work.
-
-    Args:
-        root: the dataset: open (``dataset.load.DatasetHandle``), or a directory or Hub reference, opened once
-            here (None: the default benchmark's root). Its manifest says which benchmark it is.
-        tasks: task ids, lmms-eval task names or categories, each entry may be comma-separated (None: every
-            task; a task with no questions is skipped unless named by its id).
-        variants: gaze variant names (:func:`variant_names`; None: the plain task's gaze mode).
-        workers: processes that build clips (at least 1).
-        progress: show progress bars (the downloads, the clips).
-        settings: the run settings the clips are made with (None: ``settings.given``).
-        cache_dir: the clip cache (None: ``video.clips.clip_cache_dir``'s default).
-        store: the storage form of model-ready clips (``ready.STORES``; None: ``ready.default_store``).
-
-    Returns:
-        ``tasks`` and ``variants`` (what was warmed), counts ``documents``, ``clips`` (distinct), ``built``,
-        ``cached``, ``seconds``, and for model-ready clips ``passes`` (passes, decode units and frames decoded:
-        one pass per source video, each frame decoded at most once).
-
-    Raises:
-        StreamGazeError: an unknown task or variant name, ``workers`` below 1, no dataset at ``root``, a
-            benchmark whose documents are not window clips, or a dataset file that is missing or does not
-            match the manifest.
-        VideoError: (a StreamGazeError) a source video cannot be cut into a clip.
-    """
-    if workers < 1:
-        raise StreamGazeError(f"--workers must be >= 1, got {workers}")
-    from ..dataset.load import open_dataset
-
-    data = open_dataset(root)
-    bench = data.benchmark
-    if not bench.window_clips:
-        raise StreamGazeError(f"{bench.title} documents are not window clips: there is nothing to warm", data.path)
-    modes = resolve_variants(variants, bench)
-    task_ids = resolve_tasks(tasks, bench)
-    named = {t for t in (tasks or []) if t in task_ids}  # asked for by id: an empty one is an error
-    present = data.nonempty_tasks(tuple(task_ids))
-    task_ids = [t for t in task_ids if t in named or t in present]
-    docs: list[dict] = []
-    for tid in task_ids:
-        for mode in modes:
-            docs += bench.plugin().load_docs(tid, mode, data, settings=settings)
-    if docs:  # fetched (a Hub dataset) and verified in one batch, with one byte progress bar
-        data.files(sorted({m for d in docs for m in doc_media(d)}), progress=progress)
-    cache = None if cache_dir is None else str(cache_dir)
-    unique: dict[tuple, dict] = {}
-    for d in docs if given(settings).reads_video else ():  # a model that reads no video: nothing to cut
-        unique.setdefault(_warm_key(d), d)
-    # grouped by video file, in window order: a worker reuses its packet index and decoder warm-up
-    items = [unique[k] for k in sorted(unique, key=lambda k: (k[0], k[1], k[2], k[3], k[4], k[5] is not None))]
-    passes = [d for d in items if scheduled_window(d) is not None]
-    rest = [d for d in items if scheduled_window(d) is None]
-    from .ready import default_store
-
-    store = default_store() if store is None else store
-    t0 = time.perf_counter()
-    built = 0
-    pass_stats: dict = {}
-    bar = tqdm(total=len(items), desc="warm clips", unit="clip", disable=not progress, dynamic_ncols=True)
-    try:
-        if passes:
-            b, pass_stats = _warm_model_ready(passes, workers, cache, store, bar)
-            built += b
-        for d in passes:
-            if d["gaze"] == "salience":  # its salience image (the clip is in the cache now)
-                from ..video.clips import clip_cache_dir
-                from .visuals import salience_image
-
-                salience_image(d, clip_cache_dir(cache))
-        if rest and workers == 1:
-            for d in rest:
-                built += int(_warm_one(d, cache))
-                bar.update(1)
-        elif rest:
-            with ProcessPoolExecutor(max_workers=workers) as pool:
-                for b in pool.map(_warm_one, rest, [cache] * len(rest), chunksize=1):
-                    built += int(b)
-                    bar.update(1)
-    finally:
-        bar.close()
-    return {"tasks": task_ids, "variants": modes, "documents": len(docs), "clips": len(items), "built": built,
-            "cached": max(0, len(items) - built), "seconds": round(time.perf_counter() - t0, 3), **(
-                {"passes": pass_stats} if pass_stats else {})}

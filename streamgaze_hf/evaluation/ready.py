@@ -1,13 +1,14 @@
 """Model-ready clips: the source's frames a wrapper would sample from a window, at its processor's size, in a
-small lossless clip.
+small lossless clip, made many windows of one video at a time in one pass over the source.
 
 A model-ready clip is planned from the **source video** itself, never from a cut of the window (issue 42):
 
 1. the window's frames are the source frames with times in ``[start, end]`` (``video/clips.select_frames``, the
    same rule as a window clip: nothing after the window end); the wrapper's reader would report a frame-exact cut
-   of them as ``T`` frames at the source's rate (:func:`source_metadata`: the reader's own figure for the source);
+   of them as ``T`` frames at the source's rate (``ready_job.source_metadata``: the reader's own figure);
 2. the table (``model_frames.py``) plans the clip: which of the ``T`` frames, what size, in what order, at what
-   rate; the plan is checked (the wrapper's sampler on the planned clip must reach exactly those frames);
+   rate; the plan is checked (the wrapper's sampler on the planned clip must reach exactly those frames): a
+   ``ready_job.ReadyJob``;
 3. the picked frames are decoded from the source by the one-pass decoder (``video/one_pass.py``: one decode unit
    per GOP, each frame at most once however many windows want it), converted to RGB as the wrapper's reader
    converts them (checked against that reader once per pass), resized with the wrapper's kernel
@@ -15,39 +16,26 @@ A model-ready clip is planned from the **source video** itself, never from a cut
    reader and its count and rate checked against the plan.
 
 So the frames are bit for bit those the wrapper would decode from a lossless, frame-exact cut of the window: the
-source is the truth (``tests/e2e/test_model_frames_equal.py``). Many windows of one video are made together
-(:func:`plan_pass`, :func:`run_unit`, :func:`assemble`): by the scheduler during a run (``schedule.py``), by
-``clips warm`` ahead of it, or by :func:`ready_clips` here.
+source is the truth (``tests/e2e/test_model_frames_equal.py``).
 
-A window with a frame-rate cap (``--clip-fps``, the ``paper_*`` protocols, proxies) keeps issue 36's path: its
-full-rate clip is cut (``video/clips.py``) and the model-ready clip made from that clip's frames
-(:func:`build_ready_clip`). When the wrapper cannot read the window at all (fewer frames than its sampler needs) or
-no plan passes the check, the full-rate clip is returned instead: the wrapper then does what it does with it.
+**One runner.** :class:`VideoPass` is a pass: the jobs of one video (:func:`plan_pass`), their units
+(:func:`run_unit`), the rule when the reader does not confirm the conversion (:func:`run_units`, the one place a
+:class:`ConversionMismatch` is caught: the clips are then made the frame-rate-capped way) and each clip written
+(:meth:`VideoPass.finish`). Every driver runs passes through it: :func:`run_passes` on an executor
+(``executors.py``: inline for :func:`ready_clips`, processes for ``clips warm``; a cluster's later), and the run's
+scheduler (``schedule.py``), which picks the next unit itself and runs it with :meth:`VideoPass.run_unit`.
 
-Cache: ``<cache>/ready/<key[:2]>/<key>.mov`` (``.mp4`` in the compact form) with the sidecar ``<key>.<ext>.json``
-(``mode`` "ready"; the spec, the source and window, the reader's metadata of the window (``full_frames``,
-``full_fps``, ``full_size``), the plan: window positions (``order``, ``seen``), source frame indices and times of
-every frame, size, rate). ``key`` is a sha256 over :data:`FORMAT`, the window clip's key (the source's content,
-the window, the frame-rate cap), the spec's one-line description and the storage form. A cache hit costs a few
-stats and one small read.
-
-Storage forms (``$STREAMGAZE_READY_STORE``, :func:`default_store`; ``clips warm --store``): ``raw`` (default),
-uncompressed RGB in a ``.mov``: every reader returns the stored values and reads them fastest; ``compact``, lossless H.264 (RGB frames: ``libx264rgb`` at
-``qp=0``; frames at the source size: the source's own 4:2:0 samples at ``qp=0`` with its colour description, which
-readers convert exactly as they convert the source), several times smaller and slower to read
-(docs/performance.md: the store).
+The cache, its keys and storage forms, and the frame-rate-capped path: ``ready_job.py``.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import threading
 import time
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -55,28 +43,32 @@ import numpy as np
 
 from ..util.allocator import keep_freed_memory
 from ..util.errors import StreamGazeError, VideoError
-from ..util.fsutil import atomic_output, write_text_atomic
-from ..video.clips import (
-    cache_entry_valid,
-    clip_cache_dir,
-    prepare_clip,
-    read_sidecar,
-    select_frames,
-    window_clip_key,
+from ..video.clips import prepare_clip
+from .executors import Executor, Inline, chunks
+from .model_frames import FramesSpec
+from .ready_job import (  # noqa: F401 - the model-ready clip's names, as the callers know them
+    COMPACT_SUFFIX,
+    FORMAT,
+    READY_STORE_ENV,
+    STORES,
+    SUBDIR,
+    ReadyJob,
+    _commit,
+    _root,
+    _writing_cache,
+    build_ready_clip,
+    cached_ready_clip,
+    composite_reading,
+    find_or_plan,
+    frames_variant,
+    hook_reading,
+    legacy_ready_clip,
+    plan_job,
+    ready_key,
+    ready_sidecar,
+    source_metadata,
+    write_job,
 )
-from ..video.lossless import SUFFIX
-from ..video.wrapper_reads import ClipMetadata
-from .model_frames import FramePlan, FramesSpec, is_composite
-
-#: the sidecar format of model-ready clips (bumped when what a key stands for changes)
-#: 2: the frames are the source's (issue 42), not the full-rate clip's (a smart cut's re-encoded head and tail)
-FORMAT = 2
-SUBDIR = "ready"
-#: the storage forms of a model-ready clip
-STORES = ("raw", "compact")
-COMPACT_SUFFIX = ".mp4"
-#: the storage form of model-ready clips in the clip cache (:data:`STORES`)
-READY_STORE_ENV = "STREAMGAZE_READY_STORE"
 
 
 def default_store() -> str:
@@ -86,132 +78,6 @@ def default_store() -> str:
     if store not in STORES:
         raise StreamGazeError(f"${READY_STORE_ENV}={store!r}; expected one of {', '.join(STORES)}")
     return store
-
-
-def ready_key(full_key: str, spec: FramesSpec, store: str = "raw") -> str:
-    return hashlib.sha256(json.dumps([FORMAT, full_key, spec.describe(), store]).encode()).hexdigest()
-
-
-def _out_path(root: Path, key: str, store: str) -> Path:
-    return root / SUBDIR / key[:2] / f"{key}{SUFFIX if store == 'raw' else COMPACT_SUFFIX}"
-
-
-def _root(cache_dir) -> Path:
-    return Path(cache_dir) if cache_dir is not None else clip_cache_dir()
-
-
-# ---- a window, planned from its source -------------------------------------------------------------------
-
-@lru_cache(maxsize=64)
-def _reader_fps(path: str, _size: int, _mtime_ns: int, reader: str) -> float:
-    from ..video.wrapper_reads import clip_metadata
-
-    return float(clip_metadata(path, reader).fps)
-
-
-def source_metadata(video: str | os.PathLike[str], reader: str, n_frames: int) -> ClipMetadata:
-    """What the wrapper's reader would report of a frame-exact cut of ``n_frames`` frames of ``video``: that count,
-    the rate the reader reports for the source itself (a cut that keeps the source's frame times reports the same
-    rate: the equality tests compare with such cuts), the source's size."""
-    from ..video.packets import packet_index
-
-    st = os.stat(video)
-    idx = packet_index(str(video), st.st_size, st.st_mtime_ns)
-    fps = _reader_fps(os.path.realpath(video), st.st_size, st.st_mtime_ns, reader)
-    return ClipMetadata(int(n_frames), fps, int(idx.width), int(idx.height))
-
-
-@dataclass(frozen=True)
-class ReadyJob:
-    """One model-ready clip to make from its source (picklable: ``clips warm`` sends it to worker processes)."""
-
-    key: str
-    out: Path
-    video: str
-    window: tuple[float, float]
-    spec: str  # FramesSpec.describe()
-    reader: str
-    store: str
-    meta: ClipMetadata  # what the reader reports of a frame-exact cut of the window
-    plan: FramePlan
-    #: source frame index of each frame of the clip (``plan.order``), and its time
-    sources: tuple[int, ...]
-    times: tuple[float, ...]
-    #: how its frames are kept while a pass runs: "rgb" (source size), "rgb:<w>x<h>:<kernel>", or "yuv" (the
-    #: source's own samples, for the compact form at the source size)
-    variant: str
-    source_sha256: str = ""
-
-    @property
-    def distinct(self) -> tuple[int, ...]:
-        return tuple(sorted(set(self.sources)))
-
-
-def _locate_source(video, start: float, end: float, cache_dir, store: str) -> tuple:
-    """The window's source as :func:`video.clips.locate_window` finds it (path, stat, digest, the window clip's key),
-    for a known ``store``."""
-    from ..video.clips import locate_window
-
-    if store not in STORES:
-        raise StreamGazeError(f"model-ready store {store!r}; expected one of {', '.join(STORES)}")
-    return locate_window(video, start, end, None, cache_dir)
-
-
-def plan_job(video: str | os.PathLike[str], start: float, end: float, spec: FramesSpec,
-             cache_dir: str | os.PathLike[str] | None = None, store: str = "raw") -> ReadyJob | None:
-    """The model-ready clip of the window ``[start, end]`` of ``video`` for ``spec``, planned from the source (no
-    clip is cut), or None when the wrapper gets the full-rate clip (it cannot read the window, or no plan passes
-    the check)."""
-    return _plan_located(_locate_source(video, start, end, cache_dir, store), start, end, spec, cache_dir, store)
-
-
-def find_or_plan(video: str | os.PathLike[str], start: float, end: float, spec: FramesSpec,
-                 cache_dir: str | os.PathLike[str] | None = None,
-                 store: str = "raw") -> tuple[Path | None, ReadyJob | None]:
-    """A window's model-ready clip from the cache, else its plan, the window located once: (the cached clip, None),
-    or (None, what :func:`plan_job` plans: None when the wrapper gets the full-rate clip)."""
-    located = _locate_source(video, start, end, cache_dir, store)
-    key = ready_key(located[3], spec, store)
-    out = _out_path(_root(cache_dir), key, store)
-    if cache_entry_valid(out, key, FORMAT):
-        return out, None
-    return None, _plan_located(located, start, end, spec, cache_dir, store)
-
-
-def _plan_located(located: tuple, start: float, end: float, spec: FramesSpec, cache_dir,
-                  store: str) -> ReadyJob | None:
-    from ..video.packets import packet_index
-
-    src, st, digest, full_key = located
-    idx = packet_index(str(src), st.st_size, st.st_mtime_ns)
-    window = select_frames(idx.frame_times, float(start), float(end))
-    meta = source_metadata(src, spec.reader, len(window))
-    try:
-        plan = spec.plan(meta.n_frames, meta.fps, meta.width, meta.height)
-    except ValueError:
-        return None
-    key = ready_key(full_key, spec, store)
-    sources = tuple(int(window[p]) for p in plan.order)
-    times = tuple(float(idx.frame_times[s]) for s in sources)
-    return ReadyJob(key, _out_path(_root(cache_dir), key, store), os.path.realpath(src), (float(start), float(end)),
-                    spec.describe(), spec.reader, store, meta, plan, sources, times,
-                    frames_variant(plan, store == "compact" and idx.pix_fmt == "yuv420p"), digest)
-
-
-def frames_variant(plan: FramePlan, source_samples: bool = False) -> str:
-    """How a job's frames are kept while they are made (``ReadyJob.variant``): resized with the plan's kernel, else
-    the source's own samples where the clip stores them (``source_samples``: the compact form of a yuv420p source),
-    else RGB at the source size."""
-    if plan.size is not None:
-        return f"rgb:{plan.size[0]}x{plan.size[1]}:{plan.kernel}"
-    return "yuv" if source_samples else "rgb"
-
-
-def cached_ready_clip(video, start, end, fps_cap, spec: FramesSpec, cache_dir=None, store: str = "raw") -> Path | None:
-    """The model-ready clip if it is in the cache (builds nothing), else None."""
-    key = ready_key(window_clip_key(video, start, end, fps_cap, cache_dir), spec, store)
-    out = _out_path(_root(cache_dir), key, store)
-    return out if cache_entry_valid(out, key, FORMAT) else None
 
 
 # ---- a pass: the jobs of one source video, its decode units ----------------------------------------------
@@ -284,15 +150,6 @@ def _check_conversion(video: str, reader: str, index: int, frame, rgb: np.ndarra
     if theirs.shape != rgb.shape or not np.array_equal(theirs, rgb):
         diff = "shape" if theirs.shape != rgb.shape else f"max difference {int(np.abs(theirs.astype(int) - rgb).max())}"
         raise ConversionMismatch(f"{reader} converts frame {index} otherwise than the one-pass decoder ({diff})", video)
-
-
-@contextmanager
-def _writing_cache(where: str | os.PathLike[str]):
-    """A failed write of the clip cache (a full disk, no permission) as the toolkit's error, naming where."""
-    try:
-        yield
-    except OSError as exc:
-        raise StreamGazeError(f"cannot write to the clip cache ({exc.strerror or exc})", where) from None
 
 
 @dataclass
@@ -431,136 +288,6 @@ def assemble(pp: PassPlan, job: ReadyJob, store) -> Path:
     return write_job(job, [store.get(pp.unit_of[s], frame_name(s, job.variant)) for s in job.sources])
 
 
-def write_job(job: ReadyJob, frames: list[np.ndarray]) -> Path:
-    """Write ``job``'s clip (``frames`` in the clip's order, each in ``job.variant``) and its sidecar; the written
-    clip is read back by the wrapper's reader and checked against the plan."""
-    from ..video.lossless import write_lossless_clip, write_rgb_clip
-    from ..video.packets import packet_index
-
-    st = os.stat(job.video)
-    colour = packet_index(job.video, st.st_size, st.st_mtime_ns).colour
-
-    def write(tmp: Path) -> None:
-        if job.store == "raw":
-            write_rgb_clip(tmp, frames, job.plan.rate)
-        else:
-            write_lossless_clip(tmp, np.stack(frames), job.plan.rate, "yuv420p" if job.variant == "yuv" else "rgb24",
-                                colour=colour if job.variant == "yuv" else None)
-
-    return _commit(job, (len(frames), *np.shape(frames[0])), write, colour if job.variant == "yuv" else None)
-
-
-def _commit(job: ReadyJob, shape: tuple[int, ...], write, colour=None) -> Path:
-    """Write ``job``'s clip into the cache (``write(tmp)`` puts it at a temporary path), read it back with the
-    wrapper's reader and check it against the plan, write its sidecar, then move it into place. ``shape``: the
-    clip's frames (N, H, W, 3), or (N, H * 3 / 2, W) for the source's own samples (``colour``: their description)."""
-    plan = job.plan
-    if job.variant == "yuv":
-        size = [job.meta.width, job.meta.height]
-    else:
-        size = [int(shape[2]), int(shape[1])]
-    record = {
-        "mode": "ready", "spec": job.spec, "reader": job.reader, "store": job.store, "source": job.video,
-        "source_sha256": job.source_sha256, "window": list(job.window),
-        "full_frames": job.meta.n_frames, "full_fps": job.meta.fps, "full_size": [job.meta.width, job.meta.height],
-        "size": size, "kernel": plan.kernel, "rate": str(plan.rate), "n_frames": len(plan.order),
-        "order": list(plan.order), "seen": list(plan.seen), "timing": plan.timing,
-        "source_indices": list(job.sources), "frame_times": list(job.times),
-    }
-    out, key = job.out, job.key
-    spec = FramesSpec.parse(job.spec)
-    with _writing_cache(out.parent), atomic_output(out) as tmp:
-        write(tmp)
-        _check_written(tmp, spec, plan, (job.reader, job.store, job.variant, tuple(shape), str(plan.rate),
-                                         tuple(plan.order), plan.seen, job.spec, colour))
-        head = {"format": FORMAT, "key": key, "clip_size": tmp.stat().st_size}
-        write_text_atomic(out.with_name(out.name + ".json"), json.dumps({**head, **record}, separators=(",", ":")))
-    return out
-
-
-#: (reader, store, frames, size, rate, the spec) -> the size of a written clip its reader was checked to read as
-#: planned: a clip of the same layout and byte size is the same container (the frames aside), already checked
-_CHECKED_LAYOUTS: dict[tuple, int] = {}
-
-
-def _check_written(path: Path, spec: FramesSpec, plan, layout: tuple | None = None) -> None:
-    """The written clip as the wrapper's reader reports it must still be read as planned (once per ``layout`` and
-    byte size in this process: the writer is deterministic)."""
-    from ..video.wrapper_reads import clip_metadata
-
-    size = path.stat().st_size
-    if layout is not None and _CHECKED_LAYOUTS.get(layout) == size:
-        return
-    meta = clip_metadata(path, spec.reader)
-    if meta.n_frames != len(plan.order):
-        raise StreamGazeError(f"model-ready clip: {spec.reader} reads {meta.n_frames} frames, {len(plan.order)} "
-                              "were written", path)
-    try:
-        spec.check_read(plan, meta.n_frames, meta.fps)
-    except ValueError as exc:
-        raise StreamGazeError(f"model-ready clip: {exc}", path) from None
-    if layout is not None:
-        _CHECKED_LAYOUTS[layout] = size
-
-
-def ready_sidecar(path: str | os.PathLike[str]) -> dict:
-    """The sidecar of a model-ready clip."""
-    side = Path(str(path) + ".json")
-    try:
-        meta = json.loads(side.read_bytes())
-    except (OSError, ValueError) as exc:
-        raise StreamGazeError(f"unreadable model-ready clip sidecar ({exc})", side) from None
-    if meta.get("mode") != "ready":
-        raise StreamGazeError("not a model-ready clip sidecar", side)
-    return meta
-
-
-@lru_cache(maxsize=4096)
-def _clip_record(path: str, _size: int, _mtime_ns: int) -> tuple[dict, FramesSpec] | None:
-    try:
-        side = ready_sidecar(path)
-        return side, FramesSpec.parse(side["spec"])
-    except StreamGazeError:
-        return None
-
-
-def _record_of(path: str | os.PathLike[str]) -> tuple[dict, FramesSpec] | None:
-    """A model-ready clip's sidecar and spec as the readers' fixes see them (read once per file version), or None
-    for any other file: what :func:`hook_reading` and :func:`composite_reading` ask of a path."""
-    path = str(path)
-    if not path.endswith((SUFFIX, COMPACT_SUFFIX)) or not os.path.isfile(path + ".json"):
-        return None
-    st = os.stat(path)
-    return _clip_record(os.path.realpath(path), st.st_size, st.st_mtime_ns)
-
-
-def hook_reading(path: str | os.PathLike[str]) -> tuple[int, float, tuple[int, ...]] | None:
-    """For a model-ready clip of a wrapper that reads through qwen_vl_utils' ``fetch_video`` (``Wrapper.hook``):
-    (the window's frame count, its rate, the window positions of the clip's frames) as the wrapper's reader reports
-    them for the full-rate window, what the lmms-eval glue's reader fix hands the wrapper back with the clip's
-    frames (``lmms_tasks/wrappers.py``); None for any other file."""
-    record = _record_of(path)
-    if record is None:
-        return None
-    side, spec = record
-    if not spec.row.hook or list(side["order"]) != list(side["seen"]):
-        return None
-    return int(side["full_frames"]), float(side["full_fps"]), tuple(int(i) for i in side["seen"])
-
-
-def composite_reading(path: str | os.PathLike[str]) -> dict[str, Any] | None:
-    """For a model-ready clip of InternVL composite frames (several tiles and a thumbnail in each frame,
-    ``video/resize.py``): the wrapper arguments it was made for, which the lmms-eval glue's fix of ``load_video``
-    checks before it cuts the frames into tiles (``lmms_tasks/wrappers.py``); None for any other file."""
-    record = _record_of(path)
-    if record is None:
-        return None
-    side, spec = record
-    if not is_composite(side.get("kernel", ""), tuple(int(x) for x in side["size"])):
-        return None
-    return spec.args
-
-
 def preload() -> None:
     """Import and warm up what making clips needs (PyAV's scaler, torch's resize, decord), at a run's start-up
     rather than inside its first clip."""
@@ -619,20 +346,13 @@ def ready_clips(video: str | os.PathLike[str], windows: list[tuple[float, float]
 
 
 def make_pass(video: str, jobs: list[ReadyJob], cache_dir, stats: dict | None = None) -> dict[str, Path]:
-    """Make ``jobs`` (all of ``video``) in one pass on this thread; key -> clip. A source whose conversion the
-    reader does not confirm gets its clips the way of a frame-rate-capped window (:func:`legacy_ready_clip`)."""
-    pp = plan_pass(video, jobs)
-    store = pass_store(pp, pass_store_dir(cache_dir, video))
-    try:
-        n = run_units(pp, pp.units, store, cache_dir)
-        if stats is not None:
-            stats["units"] += len(pp.units)
-            stats["decoded"] += n
-        return {job.key: assemble(pp, job, store) for job in jobs}
-    except ConversionMismatch:
-        return {job.key: legacy_job_clip(job, cache_dir) for job in jobs}
-    finally:
-        store.remove()
+    """Make ``jobs`` (all of ``video``) in one pass on this thread (:func:`run_passes`); key -> clip."""
+    vp = VideoPass(video, jobs, cache_dir)
+    made = run_passes([vp])
+    if stats is not None and not vp.mismatch:
+        stats["units"] += vp.units_run
+        stats["decoded"] += vp.decoded
+    return made
 
 
 def open_decoder(video: str):
@@ -644,54 +364,125 @@ def open_decoder(video: str):
     return UnitDecoder(video, packet_index(video, st.st_size, st.st_mtime_ns))
 
 
-def run_units(pp: PassPlan, units: list, store, cache_dir) -> int:
-    """Run ``units`` of the pass ``pp`` in order with one decoder (:func:`run_unit`); the frames decoded."""
-    with open_decoder(pp.video) as dec:
-        return sum(run_unit(pp, unit, store, dec, cache_dir) for unit in units)
+# ---- the one runner of a pass -----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class UnitsDone:
+    """What a run of a pass's units did: ``units`` run, frames ``decoded``, and ``mismatch``: the wrapper's reader
+    did not confirm the pass's RGB conversion (:class:`ConversionMismatch`), so no clip of the pass is made from
+    its frames."""
+
+    units: int
+    decoded: int
+    mismatch: bool = False
 
 
-def legacy_job_clip(job: ReadyJob, cache_dir) -> Path:
-    """``job``'s clip the way of a frame-rate-capped window (:func:`legacy_ready_clip`): what a pass does for a
-    source whose conversion the wrapper's reader did not confirm."""
-    return legacy_ready_clip(job.video, *job.window, None, FramesSpec.parse(job.spec), cache_dir, job.store)
-
-
-# ---- frame-rate-capped windows: from the full-rate clip (issue 36) ----------------------------------------
-
-def legacy_ready_clip(video, start, end, fps_cap, spec: FramesSpec, cache_dir=None, store: str = "raw") -> Path:
-    """The model-ready clip made from the window's full-rate clip (cut first): the path of a frame-rate-capped
-    window, and of a source whose RGB conversion the reader did not confirm."""
-    hit = cached_ready_clip(video, start, end, fps_cap, spec, cache_dir, store)
-    if hit is not None:
-        return hit
-    key = ready_key(window_clip_key(video, start, end, fps_cap, cache_dir), spec, store)
-    full = prepare_clip(video, start, end, fps_cap, cache_dir=cache_dir)
-    built = build_ready_clip(full, spec, _out_path(_root(cache_dir), key, store), key, store)
-    return full if built is None else built
-
-
-def build_ready_clip(full: Path, spec: FramesSpec, out: Path, key: str, store: str = "raw") -> Path | None:
-    """Make ``out`` from the full-rate clip ``full``; None when the wrapper gets ``full``."""
-    from ..video.wrapper_reads import ClipReader
-
-    reader = ClipReader(full, spec.reader)
-    meta = reader.meta
+def run_units(pp: PassPlan, units: list, store, cache_dir, decoder=None, costs: UnitCosts | None = None) -> UnitsDone:
+    """Run ``units`` of the pass ``pp`` in order with one decoder (:func:`run_unit`; ``decoder``: an open one, or
+    None to open one here). The one place where a :class:`ConversionMismatch` turns into the pass's fallback."""
     try:
-        plan = spec.plan(meta.n_frames, meta.fps, meta.width, meta.height)
-    except ValueError:
-        return None
-    side = read_sidecar(full)
-    distinct = sorted(set(plan.order))
-    frames = reader.frames(distinct)
-    if plan.size is not None:
-        from ..video.resize import resize_frames
+        if decoder is not None:
+            return UnitsDone(len(units), sum(run_unit(pp, u, store, decoder, cache_dir, costs) for u in units))
+        with open_decoder(pp.video) as dec:
+            return UnitsDone(len(units), sum(run_unit(pp, u, store, dec, cache_dir, costs) for u in units))
+    except ConversionMismatch:
+        return UnitsDone(len(units), 0, mismatch=True)
 
-        frames = resize_frames(frames, plan.size, plan.kernel)
-    by_position = dict(zip(distinct, frames))
-    sources = tuple(int(side["source_indices"][p]) for p in plan.order)
-    job = ReadyJob(key, out, str(side["source"]), tuple(side["window"]), spec.describe(), spec.reader, store,
-                   meta, plan, sources,
-                   tuple(float(side["frame_times"][p]) for p in plan.order),
-                   frames_variant(plan),
-                   str(side.get("source_sha256", "")))
-    return write_job(job, [by_position[p] for p in plan.order])
+
+def _run_chunk(pp: PassPlan, units: list, root: str, cache_dir) -> UnitsDone:
+    """An executor's call: ``units`` of ``pp`` into the pass's frames under ``root`` (any thread or process)."""
+    return run_units(pp, units, pass_store(pp, root), cache_dir)
+
+
+def _assemble_chunk(pp: PassPlan, job: ReadyJob, root: str) -> Path:
+    """An executor's call: ``job``'s clip from the pass's frames under ``root``."""
+    return assemble(pp, job, pass_store(pp, root, [job]))
+
+
+class VideoPass:
+    """One pass: every model-ready clip of ``jobs`` (all of the source ``video``, one reader) made from the decode
+    units of the frames they need, each frame decoded at most once. A driver runs its units (:meth:`run_unit` one
+    at a time on this thread, or :func:`run_passes` through an executor), then :meth:`finish` writes each clip:
+    from the pass's frames, or, when the reader did not confirm the conversion (:attr:`mismatch`), the way of a
+    frame-rate-capped window (``ready_job.legacy_ready_clip``). :meth:`close` removes its frames."""
+
+    def __init__(self, video: str, jobs: list[ReadyJob], cache_dir=None) -> None:
+        self.plan = plan_pass(video, jobs)
+        self.cache_dir = None if cache_dir is None else str(cache_dir)
+        self.store = pass_store(self.plan, pass_store_dir(cache_dir, video))
+        self.mismatch = False
+        self.units_run = 0
+        self.decoded = 0
+        self._decoders: dict[int, Any] = {}  # thread ident -> its open decoder (:meth:`run_unit`)
+        self._lock = threading.Lock()
+
+    @property
+    def video(self) -> str:
+        return self.plan.video
+
+    def record(self, done: UnitsDone) -> UnitsDone:
+        """Count a run of units (the fallback once one of them found a mismatch)."""
+        with self._lock:
+            if done.mismatch:
+                self.mismatch = True
+            else:
+                self.units_run += done.units
+                self.decoded += done.decoded
+        return done
+
+    def run_unit(self, unit, costs: UnitCosts | None = None) -> UnitsDone:
+        """Run one decode unit on this thread, with this thread's decoder of the video (kept until :meth:`close`)."""
+        me = threading.get_ident()
+        with self._lock:
+            dec = self._decoders.get(me)
+        if dec is None:
+            dec = open_decoder(self.video)
+            with self._lock:
+                self._decoders[me] = dec
+        return self.record(run_units(self.plan, [unit], self.store, self.cache_dir, dec, costs))
+
+    def finish(self, job: ReadyJob) -> Path:
+        """``job``'s clip, once every unit it needs ran: from the pass's frames, or the frame-rate-capped way
+        when the pass found a mismatch."""
+        if self.mismatch:
+            return legacy_ready_clip(job.video, *job.window, None, job.spec, self.cache_dir,
+                                     job.store)
+        return assemble(self.plan, job, self.store)
+
+    def close(self) -> None:
+        """Close the decoders and remove the pass's frames."""
+        with self._lock:
+            decoders, self._decoders = list(self._decoders.values()), {}
+        for dec in decoders:
+            dec.close()
+        self.store.remove()
+
+
+def run_passes(passes: list[VideoPass], executor: Executor | None = None,
+               on_clip: Callable[[ReadyJob, Path], None] | None = None) -> dict[str, Path]:
+    """Run ``passes`` on ``executor`` (``executors.py``; None: :class:`~.executors.Inline`): the units of each pass
+    in ``executor.workers`` runs, then every clip (``on_clip`` is told of each); key -> clip. The passes' frames
+    are removed at the end."""
+    executor = Inline() if executor is None else executor
+    out: dict[str, Path] = {}
+    try:
+        with executor:
+            runs = [(vp, executor.submit(_run_chunk, vp.plan, chunk, str(vp.store.root), vp.cache_dir))
+                    for vp in passes for chunk in chunks(vp.plan.units, executor.workers)]
+            for vp, f in runs:
+                vp.record(f.result())
+            writes = [(job, executor.submit(_assemble_chunk, vp.plan, job, str(vp.store.root)))
+                      for vp in passes if not vp.mismatch for job in vp.plan.jobs]
+            for job, f in writes:
+                out[job.key] = Path(f.result())
+                if on_clip is not None:
+                    on_clip(job, out[job.key])
+        for vp in passes:
+            for job in vp.plan.jobs if vp.mismatch else ():
+                out[job.key] = vp.finish(job)
+                if on_clip is not None:
+                    on_clip(job, out[job.key])
+    finally:
+        for vp in passes:
+            vp.close()
+    return out

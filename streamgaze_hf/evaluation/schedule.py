@@ -36,21 +36,8 @@ from pathlib import Path
 from typing import Any
 
 from ..util.threads import join_threads, wait_until
-from .model_frames import FramesSpec
-from .ready import (
-    ConversionMismatch,
-    PassPlan,
-    ReadyJob,
-    UnitCosts,
-    assemble,
-    find_or_plan,
-    legacy_job_clip,
-    open_decoder,
-    pass_store,
-    pass_store_dir,
-    plan_pass,
-    run_unit,
-)
+from .model_frames import FramesSpec, frames_spec
+from .ready import ReadyJob, UnitCosts, VideoPass, find_or_plan
 
 #: seconds without a new document after which the registered ones are planned (when nothing else sealed them)
 SETTLE_S = 2.0
@@ -65,20 +52,16 @@ class _Job:
     pending: set[int] = field(default_factory=set)  # units not done yet
     done: threading.Event = field(default_factory=threading.Event)
     error: BaseException | None = None
-    legacy: bool = False
     pass_: _Pass | None = None
 
 
 @dataclass(eq=False)
 class _Pass:
     pid: int
-    plan: PassPlan
-    store: Any
-    cache_dir: str | None
+    vp: VideoPass  # the pass itself (``ready.py``: its units, its fallback, its clips); here, when each unit runs
     jobs_of: dict[int, list[_Job]]
     state: dict[int, str]  # unit key -> "pending" / "running" / "done" / "failed" / "skipped"
     units: dict[int, Any]
-    decoders: dict[int, Any] = field(default_factory=dict)  # thread ident -> UnitDecoder
     left: int = 0  # units not done
     writing: int = 0  # clips being written
     closed: bool = False
@@ -125,7 +108,7 @@ class FrameScheduler:
         self.store = store
         self.stats = SchedulerStats()
         self._cond = threading.Condition()
-        #: key -> ((video, start, end, spec description), order key, registration number)
+        #: key -> ((video, start, end, frame spec), order key, registration number)
         self._registered: dict[Hashable, tuple[tuple, float, int]] = {}
         self._jobs: dict[Hashable, _Job] = {}  # key -> its clip (documents of the same window share one)
         self._by_ready: dict[str, _Job] = {}
@@ -145,9 +128,10 @@ class FrameScheduler:
 
     # -- registering and planning ------------------------------------------------------------------------
 
-    def register(self, items: Iterable[tuple[Hashable, tuple[str, float, float, str], float]]) -> int:
-        """Register windows: ``(key, (video, start, end, spec description), order)``; the model is predicted to ask
-        for a smaller ``order`` first (ties: in registration order). Returns how many keys were new."""
+    def register(self, items: Iterable[tuple[Hashable, tuple[str, float, float, FramesSpec | str], float]]) -> int:
+        """Register windows: ``(key, (video, start, end, frame spec), order)`` (the spec parsed: a document's
+        ``visuals.ClipRequest.window``, or as written); the model is predicted to ask for a smaller ``order`` first
+        (ties: in registration order). Returns how many keys were new."""
         new = []
         with self._cond:
             for key, window, order in items:
@@ -187,10 +171,9 @@ class FrameScheduler:
             windows = [(key, self._registered[key][0]) for key in ranked]
         by_video: dict[str, list[tuple[Hashable, ReadyJob, int]]] = {}
         plain: dict[Hashable, _Job] = {}
-        for pos, (key, (video, start, end, spec_text)) in enumerate(windows):
-            spec = FramesSpec.parse(spec_text)
+        for pos, (key, (video, start, end, spec)) in enumerate(windows):
             try:
-                hit, job = find_or_plan(video, start, end, spec, self.cache_dir, self.store)
+                hit, job = find_or_plan(video, start, end, frames_spec(spec), self.cache_dir, self.store)
             except Exception as exc:  # noqa: BLE001 - raised where the document is asked for
                 plain[key] = _Job(None, error=exc)
                 continue
@@ -224,12 +207,13 @@ class FrameScheduler:
             self._add_pass(video, entries)
 
     def _add_pass(self, video: str, entries: list[_Job]) -> None:
-        plan = plan_pass(video, [e.job for e in entries])
+        vp = VideoPass(video, [e.job for e in entries], self.cache_dir)
+        plan = vp.plan
         entry_of = {e.job.key: e for e in entries}
         jobs_of = {u: [entry_of[j.key] for j in js] for u, js in plan.unit_jobs().items()}
         with self._cond:
-            p = _Pass(next(self._seq), plan, pass_store(plan, pass_store_dir(self.cache_dir, video)), self.cache_dir,
-                      jobs_of, {u.key: "pending" for u in plan.units}, {u.key: u for u in plan.units})
+            p = _Pass(next(self._seq), vp, jobs_of, {u.key: "pending" for u in plan.units},
+                      {u.key: u for u in plan.units})
             p.left = len(plan.units)
             self._passes[p.pid] = p
             for e in entries:
@@ -268,15 +252,13 @@ class FrameScheduler:
                 self.stats.cpu_s += time.thread_time() - t0
 
     def _run_timed(self, p: _Pass, u: int, helper: bool) -> None:
-        me = threading.get_ident()
         error: BaseException | None = None
         decoded = 0
+        mismatch = False
         costs = UnitCosts()
         try:
-            dec = p.decoders.get(me)
-            if dec is None:
-                dec = p.decoders[me] = open_decoder(p.plan.video)
-            decoded = run_unit(p.plan, p.units[u], p.store, dec, p.cache_dir, costs)
+            done = p.vp.run_unit(p.units[u], costs)
+            decoded, mismatch = done.decoded, done.mismatch
         except BaseException as exc:  # noqa: BLE001 - handed to the clips that needed this unit
             error = exc
         ready: list[_Job] = []
@@ -287,9 +269,9 @@ class FrameScheduler:
             self.stats.units += 1
             self.stats.decoded += decoded
             self.stats.helped += int(helper)
-            p.state[u] = "done" if error is None else "failed"
+            p.state[u] = "done" if error is None and not mismatch else "failed"
             p.left -= 1
-            if isinstance(error, ConversionMismatch):  # the whole video: its clips are made the capped way
+            if mismatch:  # the whole video: its clips are made the capped way (``VideoPass.finish``)
                 for other, state in p.state.items():
                     if state == "pending":
                         p.state[other] = "skipped"
@@ -300,8 +282,8 @@ class FrameScheduler:
             for e in dict.fromkeys(affected):
                 if e.done.is_set() or e in ready:
                     continue
-                if isinstance(error, ConversionMismatch):
-                    e.legacy, e.pending = True, set()
+                if mismatch:
+                    e.pending = set()
                 else:
                     e.pending.discard(u)
                     if error is not None and e.error is None:
@@ -329,27 +311,22 @@ class FrameScheduler:
                 self._passes.pop(p.pid, None)
             self._cond.notify_all()
         for u in drop:
-            p.store.drop(u)
+            p.vp.store.drop(u)
         if finished:
-            for dec in p.decoders.values():
-                dec.close()
-            p.decoders.clear()
-            p.store.remove()
+            p.vp.close()
 
     def _finish(self, p: _Pass, e: _Job) -> None:
         """Write a clip whose units are all done (or make it the frame-rate-capped way, or keep its error)."""
         try:
-            if e.error is None and e.legacy:
-                job = e.job
-                e.path = legacy_job_clip(job, self.cache_dir)
-                with self._cond:
-                    self.stats.legacy += 1
-            elif e.error is None:
+            if e.error is None:
                 t0 = time.thread_time()
-                e.path = assemble(p.plan, e.job, p.store)
+                e.path = p.vp.finish(e.job)
                 with self._cond:
-                    self.stats.clips += 1
-                    self.stats.write_s += time.thread_time() - t0
+                    if p.vp.mismatch:
+                        self.stats.legacy += 1
+                    else:
+                        self.stats.clips += 1
+                        self.stats.write_s += time.thread_time() - t0
         except BaseException as exc:  # noqa: BLE001 - raised where the document is asked for
             e.error = exc
         e.done.set()
@@ -381,7 +358,7 @@ class FrameScheduler:
         with self._cond:
             return key in self._registered
 
-    def path(self, key: Hashable, window: tuple[str, float, float, str] | None = None) -> Path | None:
+    def path(self, key: Hashable, window: tuple[str, float, float, FramesSpec | str] | None = None) -> Path | None:
         """The model-ready clip of a registered window (``window`` registers one that is not), made now with the
         asking thread's help if it is not written yet; None when the wrapper gets the full-rate clip. Raises what
         making it raised."""
@@ -433,9 +410,7 @@ class FrameScheduler:
             left = list(self._passes.values())
             self._passes.clear()
         for p in left:
-            for dec in p.decoders.values():
-                dec.close()
-            p.store.remove()
+            p.vp.close()
 
 
 # ---- the run's scheduler (one per process) ----------------------------------------------------------------

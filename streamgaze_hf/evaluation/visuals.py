@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -30,6 +31,7 @@ from ..gaze.salience import salience_heatmap, track_salience_map
 from ..gaze.track import GazeTrack
 from ..util.fsutil import atomic_output
 from ..util.provenance import run_provenance
+from .model_frames import FramesSpec, frames_spec
 from .protocols import get_protocol
 from .settings import RunSettings, given
 
@@ -134,53 +136,89 @@ def doc_media(doc: dict) -> list[str]:
     return [str(rel)]
 
 
-def doc_visuals(doc: dict, cache_dir: str | os.PathLike[str] | None = None) -> list[str]:
+def doc_visuals(doc: dict, cache_dir: str | os.PathLike[str] | None = None,
+                request: ClipRequest | None = None) -> list[str]:
     """Local files for the model: the window clip of the overlay video (visual mode) or of the
     original video (other modes), preceded by the window's salience map image in salience mode, in the clip
-    cache ``cache_dir`` (``clips warm --cache``; None: ``video.clips.clip_cache_dir``'s default)."""
+    cache ``cache_dir`` (``clips warm --cache``; None: ``video.clips.clip_cache_dir``'s default); ``request``:
+    the document's :class:`ClipRequest` when the caller built it."""
     from ..video.clips import clip_cache_dir
 
-    clip = window_clip(doc, cache_dir)
+    clip = window_clip(doc, cache_dir, request)
     visuals = [str(clip)]
     if doc["gaze"] == "salience":
         visuals.insert(0, str(salience_image(doc, Path(cache_dir) if cache_dir else clip_cache_dir())))
     return visuals
 
 
-def window_clip(doc: dict, cache_dir: str | os.PathLike[str] | None = None) -> Path:
-    """The document's window clip (:func:`doc_clip_spec`): model-ready for the wrapper its ``model_ready``
-    names (``ready.py``: the frames that wrapper samples, at its processor's size), else full-rate."""
+@dataclass(frozen=True)
+class ClipRequest:
+    """What a document asks to be shown of a video, built once per document (:func:`clip_request`): the video
+    file (overlay, original or proxy: :func:`doc_clip_spec`), the window, its frame-rate cap, the wrapper's frame
+    spec already parsed (``doc["model_ready"]``; None: the full-rate clip) and, in the salience mode, the salience
+    image's identity."""
+
+    video: Path
+    start: float
+    end: float
+    fps_cap: float | None
+    spec: FramesSpec | None
+    salience: tuple | None = None  # (dataset root, video id, start, end)
+
+    @property
+    def key(self) -> tuple:
+        """The one identity of what a document is shown: documents with the same key get the same files (nogaze and
+        textgaze share their clips)."""
+        return str(self.video), self.start, self.end, self.fps_cap or 0.0, self.spec, self.salience
+
+    @property
+    def window(self) -> tuple[str, float, float, FramesSpec] | None:
+        """The frame scheduler's key of the window (``schedule.py``): (source video's real path, start, end, frame
+        spec) when its model-ready clip is made from the source by the run's passes; None for a full-rate clip or a
+        frame-rate-capped window."""
+        if self.spec is None or self.fps_cap is not None:
+            return None
+        return os.path.realpath(self.video), self.start, self.end, self.spec
+
+
+def clip_request(doc: dict) -> ClipRequest:
+    """The document's :class:`ClipRequest` (the one reader of its ``model_ready``)."""
+    video, start, end, fps = doc_clip_spec(doc)
+    text = doc.get("model_ready") or ""
+    salience = (str(doc["dataset_root"]), str(doc["video_id"]), start, end) if doc["gaze"] == "salience" else None
+    return ClipRequest(video, start, end, fps, frames_spec(text) if text else None, salience)
+
+
+def doc_key(doc: dict) -> tuple:
+    """What makes two documents show the model the same files (:attr:`ClipRequest.key`)."""
+    return clip_request(doc).key
+
+
+def scheduled_window(doc: dict) -> tuple[str, float, float, FramesSpec] | None:
+    """:attr:`ClipRequest.window` of a document."""
+    return clip_request(doc).window
+
+
+def window_clip(doc: dict, cache_dir: str | os.PathLike[str] | None = None,
+                request: ClipRequest | None = None) -> Path:
+    """The document's window clip (its :class:`ClipRequest`, ``request`` when the caller built it): model-ready
+    for the wrapper its spec names (``ready.py``: the frames that wrapper samples, at its processor's size), else
+    full-rate."""
     from ..video.clips import prepare_clip
 
-    spec_text = doc.get("model_ready") or ""
-    if spec_text:
-        from .model_frames import FramesSpec
+    req = clip_request(doc) if request is None else request
+    if req.spec is not None:
         from .ready import ready_clip
         from .schedule import running
 
-        video, start, end, fps = doc_clip_spec(doc)
         scheduler = running()
-        window = window_key(video, start, end, fps, spec_text)
+        window = req.window
         if scheduler is not None and window is not None and cache_dir is None:
             clip = scheduler.path(window, window)
-            return clip if clip is not None else prepare_clip(video, start, end, None)
-        return ready_clip(video, start, end, fps, FramesSpec.parse(spec_text), cache_dir=cache_dir,
+            return clip if clip is not None else prepare_clip(req.video, req.start, req.end, None)
+        return ready_clip(req.video, req.start, req.end, req.fps_cap, req.spec, cache_dir=cache_dir,
                           store=_ready_store())
-    return prepare_clip(*doc_clip_spec(doc), cache_dir=cache_dir)
-
-
-def window_key(video, start: float, end: float, fps: float | None, model_ready: str) -> tuple | None:
-    """The frame scheduler's key of a window (``schedule.py``): (source video's real path, start, end, model
-    frames) when its model-ready clip is made from the source by the run's passes; None for a full-rate clip or a
-    frame-rate-capped window."""
-    if not model_ready or fps is not None:
-        return None
-    return os.path.realpath(video), float(start), float(end), str(model_ready)
-
-
-def scheduled_window(doc: dict) -> tuple[str, float, float, str] | None:
-    """:func:`window_key` of a document's window."""
-    return window_key(*doc_clip_spec(doc), doc.get("model_ready") or "")
+    return prepare_clip(req.video, req.start, req.end, req.fps_cap, cache_dir=cache_dir)
 
 
 def _ready_store() -> str:
@@ -191,16 +229,15 @@ def _ready_store() -> str:
 
 def cached_window_clip(doc: dict, cache_dir: str | os.PathLike[str] | None = None) -> Path | None:
     """:func:`window_clip` if it is already in the clip cache (builds nothing), else None."""
-    spec_text = doc.get("model_ready") or ""
-    if spec_text:
-        from .model_frames import FramesSpec
+    req = clip_request(doc)
+    if req.spec is not None:
         from .ready import cached_ready_clip
 
-        return cached_ready_clip(*doc_clip_spec(doc), FramesSpec.parse(spec_text), cache_dir=cache_dir,
+        return cached_ready_clip(req.video, req.start, req.end, req.fps_cap, req.spec, cache_dir=cache_dir,
                                  store=_ready_store())
     from ..video.clips import cached_clip
 
-    return cached_clip(*doc_clip_spec(doc), cache_dir=cache_dir)
+    return cached_clip(req.video, req.start, req.end, req.fps_cap, cache_dir=cache_dir)
 
 
 def doc_fps_cap(doc: dict) -> float | None:

@@ -4,7 +4,7 @@ lmms-eval picks a wrapper class from ``--model`` (an id or alias) and ``--force_
 whenever the model has one, unless forced), and passes ``--model_args`` parsed by its own parser. This module
 asks lmms-eval's registry and parser the same questions (function-level imports, only when a run names a
 model), and hands the answer to the table of ``streamgaze_hf/evaluation/model_frames.py``:
-:func:`resolve_wrapper` gives the :class:`Wrapper` (model id, class kind, args) of lmms-eval's arguments, and
+:func:`resolve_wrapper` gives the :class:`WrapperChoice` (model id, class kind, args) of lmms-eval's arguments, and
 :func:`frames_for` is the one rule for which wrapper a run's clips are made for (``streamgaze eval``,
 ``streamgaze clips warm`` and a plain ``lmms-eval`` run of our tasks all ask it): the JSON of the
 ``frames_request`` (``RunSettings.model``, ``$STREAMGAZE_MODEL``), or "" for full-rate clips.
@@ -18,9 +18,10 @@ from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
-class Wrapper:
-    """The wrapper a run uses: the ``--model`` asked for, lmms-eval's canonical model id, its class kind
-    ("chat"/"simple") and its ``--model_args``."""
+class WrapperChoice:
+    """Which wrapper a run uses: the ``--model`` asked for, lmms-eval's canonical model id, its class kind
+    ("chat"/"simple") and its ``--model_args``. What a wrapper does with a clip is its row of the one table
+    (``evaluation/wrappers/``, a ``Wrapper``), found by ``model_id``/``kind``."""
 
     requested: str
     model_id: str
@@ -37,14 +38,14 @@ def _arg(args: Sequence[str], name: str) -> str | None:
     return None
 
 
-def resolve_wrapper(args: Sequence[str]) -> Wrapper | None:
+def resolve_wrapper(args: Sequence[str]) -> WrapperChoice | None:
     """The wrapper lmms-eval's arguments name, resolved as lmms-eval resolves them.
 
     Args:
         args: lmms-eval's arguments (``--model``, ``--model_args``, ``--force_simple``).
 
     Returns:
-        The :class:`Wrapper`; None without ``--model``, or for a name lmms-eval's registry does not know
+        The :class:`WrapperChoice`; None without ``--model``, or for a name lmms-eval's registry does not know
         (lmms-eval reports that itself).
     """
     name = _arg(args, "--model")
@@ -62,10 +63,10 @@ def resolve_wrapper(args: Sequence[str]) -> Wrapper | None:
         model_args = simple_parse_args_string(_arg(args, "--model_args") or "")
     except ValueError:
         model_args = {}
-    return Wrapper(name, resolved.model_id, resolved.model_type, model_args)
+    return WrapperChoice(name, resolved.model_id, resolved.model_type, model_args)
 
 
-def frames_for(wrapper: Wrapper | None, frames: str = "model") -> str:
+def frames_for(wrapper: WrapperChoice | None, frames: str = "model") -> str:
     """The wrapper a run's clips are made for (``RunSettings.model``): the one rule.
 
     Args:

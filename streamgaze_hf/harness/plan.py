@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from ..dataset.load import DatasetHandle
     from ..evaluation.protocols import Protocol
     from ..evaluation.settings import RunSettings
-    from .model import Wrapper
+    from .model import WrapperChoice
 
 __all__ = ["EvalPlan", "plan_evaluation", "choose_benchmark", "run_settings_for", "active", "active_plan"]
 
@@ -51,7 +51,7 @@ class EvalPlan:
     dataset: DatasetHandle
     lmms_args: tuple[str, ...]
     settings: RunSettings
-    wrapper: Wrapper | None = None
+    wrapper: WrapperChoice | None = None
     protocol: Protocol | None = None
     decode_backends: dict[str, str] = field(default_factory=dict)
     recorded: dict = field(default_factory=dict)
@@ -87,7 +87,7 @@ def choose_benchmark(requested: str | None, dataset: DatasetHandle | None, lmms_
     return default_benchmark(), "the default: give BENCH or --dataset"
 
 
-def run_settings_for(lmms_args: Sequence[str], **flags: str | float | None) -> tuple[RunSettings, Wrapper | None]:
+def run_settings_for(lmms_args: Sequence[str], **flags: str | float | None) -> tuple[RunSettings, WrapperChoice | None]:
     """A run's settings: the command's flags over the environment, and the wrapper its frames are made for.
 
     Args:

@@ -57,6 +57,7 @@ import os
 import re
 import stat
 from collections.abc import Callable
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
@@ -109,35 +110,49 @@ def prepare_clip(video: str | os.PathLike[str], start: float, end: float, fps_ca
     (naming the file) for a missing or unreadable video and for a bad window (negative or non-finite
     times, ``start > end``, ``fps_cap <= 0``).
     """
-    src, st, digest, key, clip, start, end, fps_cap = _locate(video, start, end, fps_cap, cache_dir)
-    if _cached(clip, key):
-        return clip
-    _build(src, st, digest, key, start, end, fps_cap, clip)
-    return clip
+    w = _locate(video, start, end, fps_cap, cache_dir)
+    if _cached(w.clip, w.key):
+        return w.clip
+    _build(w.source, w.stat, w.digest, w.key, w.start, w.end, w.fps_cap, w.clip)
+    return w.clip
 
 
 def cached_clip(video: str | os.PathLike[str], start: float, end: float, fps_cap: float | None = None,
                 cache_dir: str | os.PathLike[str] | None = None) -> Path | None:
     """The clip :func:`prepare_clip` would return if it is already in the cache, else None (builds nothing)."""
-    _src, _st, _digest, key, clip, *_ = _locate(video, start, end, fps_cap, cache_dir)
-    return clip if _cached(clip, key) else None
+    w = _locate(video, start, end, fps_cap, cache_dir)
+    return w.clip if _cached(w.clip, w.key) else None
 
 
 def window_clip_key(video: str | os.PathLike[str], start: float, end: float, fps_cap: float | None = None,
                     cache_dir: str | os.PathLike[str] | None = None) -> str:
     """The cache key of the clip :func:`prepare_clip` returns for these arguments (builds nothing): what a
     file made from that clip (a model-ready clip) is keyed by."""
-    return _locate(video, start, end, fps_cap, cache_dir)[3]
+    return _locate(video, start, end, fps_cap, cache_dir).key
+
+
+@dataclass(frozen=True)
+class LocatedWindow:
+    """A window of a source video, checked as :func:`prepare_clip` checks it: the source, its stat and content
+    digest, the window clip's cache key and path, and the window and frame-rate cap as checked."""
+
+    source: Path
+    stat: os.stat_result
+    digest: str
+    key: str
+    clip: Path
+    start: float
+    end: float
+    fps_cap: float | None
 
 
 def locate_window(video: str | os.PathLike[str], start: float, end: float, fps_cap: float | None = None,
-                  cache_dir: str | os.PathLike[str] | None = None) -> tuple[Path, os.stat_result, str, str]:
-    """(source path, its stat, its content digest, the window clip's cache key) of a window, checked as
-    :func:`prepare_clip` checks it (builds nothing): what a file made from the window's frames is keyed by."""
-    return _locate(video, start, end, fps_cap, cache_dir)[:4]
+                  cache_dir: str | os.PathLike[str] | None = None) -> LocatedWindow:
+    """The window located (builds nothing): what a file made from the window's frames is keyed by."""
+    return _locate(video, start, end, fps_cap, cache_dir)
 
 
-def _locate(video, start, end, fps_cap, cache_dir):
+def _locate(video, start, end, fps_cap, cache_dir) -> LocatedWindow:
     src = Path(video)
     start, end, fps_cap = _check_window(src, start, end, fps_cap)
     try:
@@ -151,7 +166,7 @@ def _locate(video, start, end, fps_cap, cache_dir):
     root = Path(cache_dir) if cache_dir is not None else clip_cache_dir()
     digest = _source_digest(src, st, root)
     key = clip_key(digest, start, end, fps_cap)
-    return src, st, digest, key, root / key[:2] / f"{key}.mp4", start, end, fps_cap
+    return LocatedWindow(src, st, digest, key, root / key[:2] / f"{key}.mp4", start, end, fps_cap)
 
 
 def clip_frame_times(clip_path: str | os.PathLike[str]) -> list[float]:

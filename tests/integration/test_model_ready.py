@@ -136,6 +136,54 @@ def test_a_conversion_the_reader_does_not_confirm_falls_back_to_the_readers_own(
     assert list((tmp_path / "c").glob("??/*.mp4"))  # made from the cut windows
 
 
+def test_every_pass_driver_falls_back_the_same_way_on_a_mismatch(tmp_path, monkeypatch):
+    """The fallback is the pass's own (``ready.VideoPass``, issue 52): on a thread pool (``run_passes``) and in the
+    run's frame scheduler, a video whose conversion the reader does not confirm gets every clip the capped way,
+    as ``ready_clips`` gives it, and the pass leaves no frames behind."""
+    from streamgaze_hf.evaluation import ready
+    from streamgaze_hf.evaluation.executors import threads
+    from streamgaze_hf.evaluation.schedule import FrameScheduler
+    from streamgaze_hf.video import one_pass
+
+    clips._clear_memos()
+    src = write_ours(tmp_path / "ours.mp4", seconds=8)
+    s = spec("openai/simple", max_frames_num=4)
+    original = one_pass.reader_rgb
+    monkeypatch.setattr(one_pass, "reader_rgb", lambda frame: np.minimum(original(frame).astype(int) + 1, 255)
+                        .astype(np.uint8))
+    capped: list[tuple[float, float]] = []
+    legacy = ready.legacy_ready_clip
+    monkeypatch.setattr(ready, "legacy_ready_clip", lambda *a: capped.append(a[1:3]) or legacy(*a))
+    windows = [(0.0, 7.5), (2.0, 6.0), (1.0, 3.0)]
+
+    ready._CHECKED.clear()
+    cache = tmp_path / "threads"
+    jobs = [ready.find_or_plan(src, a, b, s, cache)[1] for a, b in windows]
+    vp = ready.VideoPass(str(src.resolve()), jobs, cache)
+    assert len(vp.plan.units) > 2
+    made = ready.run_passes([vp], threads(2))
+    assert vp.mismatch and sorted(capped) == sorted(windows) and not vp.store.root.exists()
+    for job in jobs:
+        side = ready_sidecar(made[job.key])
+        assert np.array_equal(frames_of(made[job.key]), source_frames(src, side["source_indices"]))
+
+    ready._CHECKED.clear()
+    capped.clear()
+    cache = tmp_path / "scheduler"
+    sched = FrameScheduler(1, cache_dir=cache)
+    try:
+        sched.register([(w, (str(src), *w, s.describe()), i) for i, w in enumerate(windows)])
+        assert sched.wait_idle(timeout=120)
+        paths = [sched.path(w) for w in windows]
+        assert sched.stats.legacy == 3 and sched.stats.clips == 0, sched.stats
+    finally:
+        sched.close(timeout=30)
+    assert sorted(capped) == sorted(windows) and not list((cache / "passes").glob("*/*"))
+    for path in paths:
+        side = ready_sidecar(path)
+        assert np.array_equal(frames_of(path), source_frames(src, side["source_indices"]))
+
+
 def test_re_encoded_frames_keep_the_sources_colour_description(tmp_path):
     """A BT.709 source's re-encoded frames (a smart cut's head and tail, an encode-mode clip) declare BT.709, so
     readers convert them with the same matrix as the copied ones (they declared nothing before issue 36)."""
@@ -314,6 +362,28 @@ def test_the_first_unit_of_a_process_keeps_freed_memory_for_the_next_frame(tmp_p
     before, after, built, decoded = json.loads(out.stdout.strip().splitlines()[-1])
     assert (before, after, built) == (None, "set", 1)
     assert decoded > 0
+
+
+def test_a_pass_makes_the_same_bytes_on_every_executor(tmp_path):
+    """The executor seam (``evaluation/executors.py``) decides only where a pass's units run: inline, on threads
+    and in processes, the same windows give byte-identical clips, every unit run once, no frames left behind."""
+    from streamgaze_hf.evaluation import ready
+    from streamgaze_hf.evaluation.executors import Inline, chunks, processes, threads
+
+    clips._clear_memos()
+    src = write_ours(tmp_path / "ours.mp4", seconds=8)
+    s = spec("llava_hf/simple", size_w=64, size_h=64, max_frames_num=6)
+    windows = [(0.0, 7.5), (2.0, 6.0), (1.0, 3.0)]
+    made = {}
+    for name, executor in (("inline", Inline()), ("threads", threads(2)), ("processes", processes(2))):
+        cache = tmp_path / name
+        jobs = [ready.find_or_plan(src, a, b, s, cache)[1] for a, b in windows]
+        vp = ready.VideoPass(str(src.resolve()), jobs, cache)
+        out = ready.run_passes([vp], executor)
+        assert not vp.mismatch and vp.units_run == len(vp.plan.units) and not vp.store.root.exists(), name
+        made[name] = [out[j.key].read_bytes() for j in jobs]
+    assert made["threads"] == made["inline"] and made["processes"] == made["inline"]
+    assert chunks([], 3) == [] and chunks([1, 2, 3, 4, 5], 2) == [[1, 2, 3], [4, 5]]
 
 
 def test_a_unit_reports_where_its_cpu_went(tmp_path):

@@ -130,7 +130,8 @@ PROCESS_ENV_READERS = {
     "util/wheel.py": "the environment of the child process that builds the toolkit's wheel",
     "service/uploads.py": "GRADIO_TEMP_DIR: the leaderboard app's own upload folder, set before Gradio reads it",
     "service/job_run.py": "the environment of the leaderboard job's `streamgaze eval` child, without the token",
-    "evaluation/model_frames.py": "MODEL_SEQ_LEN, FORCE_QWENVL_VIDEO_READER: qwen_vl_utils' own, read as it reads them",
+    "evaluation/model_frames.py": "FORCE_QWENVL_VIDEO_READER: qwen_vl_utils' own, read as it reads it",
+    "wrappers/qwen.py": "MODEL_SEQ_LEN: qwen_vl_utils' own, read as it reads it",
     "harness/backends.py": "FORCE_QWENVL_VIDEO_READER, LMMS_VIDEO_DECODE_BACKEND, DECORD_EOF_RETRY_MAX: the readers a "
                            "run gives the wrappers",
     "util/allocator.py": "GLIBC_TUNABLES and MALLOC_*_: glibc's own malloc settings, which win over the toolkit's",

@@ -29,7 +29,7 @@ ENTRY_POINTS = (
     "streamgaze_hf.review:verification_stats", "streamgaze_hf.review.qa_review:load_qa_verdicts",
     "streamgaze_hf.harness.checks:plan_tasks", "streamgaze_hf.harness.checks:run_checked",
     "streamgaze_hf.harness.run:run_lmms_eval", "streamgaze_hf.harness.run:prepare_files",
-    "streamgaze_hf.harness.files:prepare_run_files", "streamgaze_hf.evaluation.prefetch:warm_clips",
+    "streamgaze_hf.harness.files:prepare_run_files", "streamgaze_hf.evaluation.warm:warm_clips",
     "streamgaze_hf.video.cache_admin:cache_stats", "streamgaze_hf.video.cache_admin:prune_cache",
     "streamgaze_hf.submission.build:build_submission", "streamgaze_hf.submission.build:write_submission",
     "streamgaze_hf.submission.validate:validate_submission", "streamgaze_hf.submission.compare:compare_submissions",

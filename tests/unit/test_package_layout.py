@@ -534,3 +534,191 @@ def test_the_sync_is_at_most_500_lines_and_its_acceptance_is_ordered_checks():
     assert len((ROOT / "streamgaze_hf/leaderboard/service/sync.py").read_text(encoding="utf-8").splitlines()) <= 500
     assert [c.__name__ for c in (*acceptance.SHAPE, *acceptance.FRESH)] == [
         "one_new_file", "a_known_path", "not_on_main", "within_quota"]
+
+
+# ---- issue 52 item 2, the frames in one machine: one runner of a pass --------------------------------------
+
+#: the one function where a pass's ConversionMismatch becomes its fallback (the clips made the capped way)
+PASS_FALLBACK = ("streamgaze_hf/evaluation/ready.py", "run_units")
+#: a pass's inner steps: only the runner (``ready.VideoPass``, ``ready.run_passes`` and their helpers) calls them
+PASS_STEPS = {"plan_pass", "pass_store", "run_unit", "run_units", "assemble", "open_decoder", "legacy_job_clip"}
+PASS_RUNNER = {"VideoPass", "run_passes", "run_units", "run_unit", "_run_chunk", "_assemble_chunk"}
+#: every driver of passes (module, function or class): each names the runner
+PASS_DRIVERS = {("streamgaze_hf/evaluation/ready.py", "make_pass"): "run_passes",
+                ("streamgaze_hf/evaluation/schedule.py", "FrameScheduler"): "VideoPass",
+                ("streamgaze_hf/evaluation/warm.py", "_warm_model_ready"): "run_passes"}
+
+
+def _scoped(tree: ast.AST):
+    """Each node with the top-level function or class it is in (None: module level)."""
+    for top in ast.iter_child_nodes(tree):
+        owner = top.name if isinstance(top, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) else None
+        for node in ast.walk(top):
+            yield owner, node
+
+
+def _names(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} | {
+        n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)}
+
+
+def pass_rule_places(root: Path) -> dict[str, list[str]]:
+    """Where a ConversionMismatch is caught (``except`` or ``isinstance``), and where a pass's inner steps are
+    called outside the runner (by name, or from a module: ``ready.run_unit``; a method of the runner's own, such as
+    ``p.vp.run_unit``, is the runner), in the package under ``root``."""
+    caught, steps = [], []
+    for path in sorted((root / "streamgaze_hf").rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        for owner, node in _scoped(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ExceptHandler) and node.type is not None and "ConversionMismatch" in _names(
+                    node.type):
+                caught.append(f"{rel}:{owner}")
+            if isinstance(node, ast.Call) and (isinstance(node.func, ast.Name) or (
+                    isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name))):
+                name = node.func.id if isinstance(node.func, ast.Name) else node.func.attr
+                if name == "isinstance" and "ConversionMismatch" in _names(node):
+                    caught.append(f"{rel}:{owner}")
+                if name in PASS_STEPS and owner not in PASS_RUNNER:
+                    steps.append(f"{rel}:{owner}:{name}")
+    return {"caught": caught, "steps": sorted(steps)}
+
+
+def test_one_function_runs_a_pass_and_holds_its_fallback():
+    """A ConversionMismatch is caught in one place (``ready.run_units``), and no driver calls a pass's inner
+    steps (plan it, open its store, run or assemble its units, make its clips the capped way) itself."""
+    assert pass_rule_places(ROOT) == {"caught": [":".join(PASS_FALLBACK)], "steps": []}
+
+
+def test_every_pass_driver_calls_the_one_runner():
+    for (rel, owner), runner in PASS_DRIVERS.items():
+        tree = ast.parse((ROOT / rel).read_text(encoding="utf-8"))
+        body = [n for n in ast.iter_child_nodes(tree) if getattr(n, "name", None) == owner]
+        assert body, f"{rel} has no {owner}"
+        assert runner in _names(body[0]), f"{rel}:{owner} does not run its passes through {runner}"
+
+
+def test_the_pass_check_finds_what_it_looks_for(tmp_path):
+    """The check can fail: a driver with its own fallback, and one that runs a pass's units itself (as the frame
+    scheduler and ``clips warm`` did before issue 52), are found."""
+    pkg = tmp_path / "streamgaze_hf" / "evaluation"
+    pkg.mkdir(parents=True)
+    (pkg / "schedule.py").write_text(
+        "from .ready import ConversionMismatch, assemble, run_unit\n\n\n"
+        "class FrameScheduler:\n"
+        "    def _run(self, p, u):\n"
+        "        try:\n"
+        "            run_unit(p.plan, u, p.store)\n"
+        "        except BaseException as exc:\n"
+        "            if isinstance(exc, ConversionMismatch):\n"
+        "                return None\n"
+        "        return assemble(p.plan, u, p.store)\n", encoding="utf-8")
+    (pkg / "prefetch.py").write_text(
+        "from . import ready\n\n\n"
+        "def _warm_model_ready(pp, f):\n"
+        "    try:\n"
+        "        f.result()\n"
+        "    except (ValueError, ready.ConversionMismatch):\n"
+        "        ready.legacy_job_clip(pp)\n", encoding="utf-8")
+    assert pass_rule_places(tmp_path) == {
+        "caught": ["streamgaze_hf/evaluation/prefetch.py:_warm_model_ready",
+                   "streamgaze_hf/evaluation/schedule.py:FrameScheduler"],
+        "steps": ["streamgaze_hf/evaluation/prefetch.py:_warm_model_ready:legacy_job_clip",
+                  "streamgaze_hf/evaluation/schedule.py:FrameScheduler:assemble",
+                  "streamgaze_hf/evaluation/schedule.py:FrameScheduler:run_unit"]}
+
+
+# ---- issue 52 item 2, the frames in one machine: a document's clip request, built and keyed once -----------
+
+#: where a frame spec is parsed, and where a document's ``model_ready`` is read, in the frames' machinery
+SPEC_PARSE = ("streamgaze_hf/evaluation/model_frames.py", "_parsed")
+SPEC_READ = ("streamgaze_hf/evaluation/visuals.py", "clip_request")
+DOC_KEY = ("streamgaze_hf/evaluation/visuals.py", "doc_key")
+FRAMES_MACHINE = ("streamgaze_hf/evaluation", "streamgaze_hf/video", "streamgaze_hf/harness", "lmms_tasks")
+
+
+def clip_request_places(root: Path) -> dict[str, list[str]]:
+    """Under ``root``'s frames machinery: where ``FramesSpec.parse`` is called, where a document's
+    ``model_ready`` is read (``doc["model_ready"]``, ``doc.get("model_ready")``), and which functions of a
+    document are its key (a function named ``*_key`` whose first argument is ``doc``)."""
+    found: dict[str, list[str]] = {"parse": [], "read": [], "key": []}
+    for part in FRAMES_MACHINE:
+        for path in sorted((root / part).rglob("*.py")):
+            rel = path.relative_to(root).as_posix()
+            for owner, node in _scoped(ast.parse(path.read_text(encoding="utf-8"))):
+                if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "parse"
+                        and isinstance(node.func.value, ast.Name) and node.func.value.id in ("FramesSpec", "cls")
+                        and owner != "FramesSpec"):
+                    found["parse"].append(f"{rel}:{owner}")
+                read = (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant)
+                        and node.slice.value == "model_ready") or (
+                    isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get"
+                    and node.args and isinstance(node.args[0], ast.Constant) and node.args[0].value == "model_ready")
+                if read:
+                    found["read"].append(f"{rel}:{owner}")
+                if (isinstance(node, ast.FunctionDef) and node.name.endswith("_key") and node.args.args
+                        and node.args.args[0].arg == "doc"):
+                    found["key"].append(f"{rel}:{node.name}")
+    return {k: sorted(set(v)) for k, v in found.items()}
+
+
+def test_a_documents_clip_request_is_read_parsed_and_keyed_in_one_place():
+    """``doc["model_ready"]`` is read by one function (``visuals.clip_request``, which builds the document's
+    ``ClipRequest`` with the spec parsed), a frame spec is parsed by one function (``model_frames.frames_spec``),
+    and "these documents share the same files" is one key (``ClipRequest.key``), the prefetcher's and
+    ``clips warm``'s alike."""
+    from streamgaze_hf.evaluation import prefetch, visuals
+
+    assert clip_request_places(ROOT) == {"parse": [":".join(SPEC_PARSE)], "read": [":".join(SPEC_READ)],
+                                         "key": [":".join(DOC_KEY)]}
+    assert prefetch.doc_key is visuals.doc_key
+
+
+def test_the_clip_request_check_finds_what_it_looks_for(tmp_path):
+    """The check can fail: the three keys and the parses spread over the frames' modules before issue 52."""
+    pkg = tmp_path / "streamgaze_hf" / "evaluation"
+    pkg.mkdir(parents=True)
+    for part in FRAMES_MACHINE[1:]:
+        (tmp_path / part).mkdir(parents=True, exist_ok=True)
+    (pkg / "prefetch.py").write_text(
+        "def doc_key(doc):\n"
+        "    return (doc['video_path'], str(doc.get('model_ready') or ''))\n\n\n"
+        "def _warm_key(doc):\n"
+        "    return doc['model_ready']\n", encoding="utf-8")
+    (pkg / "schedule.py").write_text(
+        "from .model_frames import FramesSpec\n\n\n"
+        "def _plan(text):\n"
+        "    return FramesSpec.parse(text)\n", encoding="utf-8")
+    assert clip_request_places(tmp_path) == {
+        "parse": ["streamgaze_hf/evaluation/schedule.py:_plan"],
+        "read": ["streamgaze_hf/evaluation/prefetch.py:_warm_key", "streamgaze_hf/evaluation/prefetch.py:doc_key"],
+        "key": ["streamgaze_hf/evaluation/prefetch.py:_warm_key", "streamgaze_hf/evaluation/prefetch.py:doc_key"]}
+
+
+def wrapper_classes(root: Path) -> list[str]:
+    """Every class named ``Wrapper`` under ``root``'s package and glue."""
+    return sorted(f"{p.relative_to(root).as_posix()}:{n.lineno}"
+                  for part in ("streamgaze_hf", "lmms_tasks") for p in sorted((root / part).rglob("*.py"))
+                  for n in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+                  if isinstance(n, ast.ClassDef) and n.name == "Wrapper")
+
+
+def test_there_is_one_wrapper_concept_and_each_family_is_one_module():
+    """One ``Wrapper`` (a row of the table: what a wrapper does with a clip; the harness's is the run's choice,
+    ``WrapperChoice``), and each family's rows come from its own module of ``evaluation/wrappers/``."""
+    from streamgaze_hf.evaluation.model_frames import WRAPPERS
+
+    assert [w.split(":")[0] for w in wrapper_classes(ROOT)] == ["streamgaze_hf/evaluation/wrappers/base.py"]
+    modules = {key: row.sample.__module__.rsplit(".", 1)[-1] for key, row in WRAPPERS.items()}
+    assert {m for k, m in modules.items() if k.startswith("qwen")} == {"qwen"}
+    assert {m for k, m in modules.items() if k.startswith("internvl")} == {"internvl"}
+    assert {m for k, m in modules.items() if k.startswith("llava_hf") or k.startswith("streamgaze_llava")} == {"llava"}
+    assert set(modules.values()) == {"qwen", "llava", "internvl", "api"}
+
+
+def test_every_module_of_the_frames_machinery_is_at_most_500_lines():
+    """The frames' modules (``evaluation/``, its ``wrappers/``, ``video/``, the glue's reader fixes) stay small
+    enough to read whole: model_frames.py had 810 lines, ready.py 697 and prefetch.py 644 before issue 52."""
+    paths = [p for folder in ("streamgaze_hf/evaluation", "streamgaze_hf/video") for p in (ROOT / folder).rglob("*.py")]
+    long = {p.relative_to(ROOT).as_posix(): n for p in [*paths, ROOT / "lmms_tasks" / "wrappers.py"]
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > 500}
+    assert long == {}
