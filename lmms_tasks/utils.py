@@ -120,9 +120,9 @@ def run_settings():
     from lmms-eval's command line (a plain ``lmms-eval`` or ``accelerate launch -m lmms_eval`` run), so that its
     documents get model-ready clips too (``streamgaze_hf/evaluation/model_frames.py``)."""
     import dataclasses
-    import sys
 
     from streamgaze_hf.evaluation.settings import RunSettings
+    from streamgaze_hf.harness.lmms_args import process_lmms_args
     from streamgaze_hf.harness.model import frames_for, resolve_wrapper
     from streamgaze_hf.harness.plan import active_plan
 
@@ -133,32 +133,24 @@ def run_settings():
     if settings.model:
         return settings
     # frames_for has both rules: a wrapper that reads no video gets nothing cut, whatever --frames says
-    choice = frames_for(resolve_wrapper(sys.argv[1:]), settings.frames)
+    choice = frames_for(resolve_wrapper(process_lmms_args()), settings.frames)
     return dataclasses.replace(settings, model=choice) if choice else settings
 
 
 def run_tasks() -> tuple[frozenset[str] | None, float | None]:
-    """(every task name the run loads, lmms-eval's ``--limit``) from the active plan's arguments (``streamgaze
-    eval``), else lmms-eval's own command line; the names None when they cannot be told (then the background
-    work starts when the model first asks, or after a pause in task loading)."""
-    import sys
+    """(every task name the run loads, lmms-eval's ``--limit``) from lmms-eval's own command line (``streamgaze
+    eval`` runs lmms-eval in this process with the plan's arguments as its command line); the names None when
+    they cannot be told (then the background work starts when the model first asks, or after a pause in task
+    loading)."""
+    from streamgaze_hf.harness.lmms_args import process_lmms_args
 
-    from streamgaze_hf.harness.checks import option_value, requested_tasks
-    from streamgaze_hf.harness.plan import active_plan
-
-    plan = active_plan()
-    args = list(plan.lmms_args) if plan is not None else sys.argv[1:]
+    args = process_lmms_args()
     index = task_index()
-    names = [leaf for name in requested_tasks(args) for leaf in index.leaves(name)]
+    names = [leaf for name in args.tasks for leaf in index.leaves(name)]
     # the tasks whose documents are window clips (the others never register any)
     expected = frozenset(n for n in names if (t := index.lmms_task(n)) is not None
                          and get_benchmark(t.benchmark).window_clips) or None
-    raw = option_value(args, "--limit")
-    try:
-        limit = float(raw) if raw is not None else None
-    except ValueError:
-        limit = None
-    return expected, limit
+    return expected, args.limit
 
 
 # ---- reading the config -----------------------------------------------------------------------------

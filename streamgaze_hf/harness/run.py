@@ -15,10 +15,12 @@ Whether the run produced its results is checked by :mod:`streamgaze_hf.harness.c
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..registry import task_index
 from ..util.errors import StreamGazeError
+from .lmms_args import LmmsArgs, parse_lmms_args
 
 if TYPE_CHECKING:
     from ..dataset.load import DatasetHandle
@@ -44,7 +46,7 @@ def run_evaluation(plan: EvalPlan) -> int:
     from .checks import run_checked
     from .plan import active
 
-    args = list(plan.lmms_args)
+    args = plan.lmms_args
     prepare_files(plan.dataset, args)
     from ..evaluation.schedule import background_summary
 
@@ -82,7 +84,7 @@ def full_rate_note(plan: EvalPlan, read: dict) -> str:
             f"wrapper samples video, so it got full-rate clips{cost} (docs/performance.md: Frames to the model)")
 
 
-def prepare_files(dataset: DatasetHandle, args: list[str]) -> None:
+def prepare_files(dataset: DatasetHandle, args: Sequence[str] | LmmsArgs) -> None:
     """Fetch (a Hub dataset) and verify what the run's tasks of the dataset's benchmark read and show, before
     lmms-eval starts (files.py).
 
@@ -95,10 +97,9 @@ def prepare_files(dataset: DatasetHandle, args: list[str]) -> None:
         StreamGazeError: a file is missing or does not match the manifest, or a task's documents cannot be
             made (:func:`~streamgaze_hf.harness.files.prepare_run_files`).
     """
-    from .checks import requested_tasks
     from .files import prepare_run_files
 
-    pairs = task_index().selection(requested_tasks(args)).get(dataset.benchmark.name, [])
+    pairs = task_index().selection(list(parse_lmms_args(args).tasks)).get(dataset.benchmark.name, [])
     if pairs:
         prepare_run_files(dataset, pairs)
 
@@ -145,11 +146,9 @@ def annotate_results(paths: list, settings: dict) -> None:
             tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
-def only_our_tasks(args: list[str]) -> bool:
+def only_our_tasks(args: Sequence[str] | LmmsArgs) -> bool:
     """Whether ``--tasks`` names only tasks and groups of ours (so lmms-eval need not index its own)."""
-    from .checks import requested_tasks
-
-    requested = requested_tasks(args)
+    requested = parse_lmms_args(args).tasks
     return bool(requested) and set(requested) <= task_index().names
 
 
@@ -171,25 +170,21 @@ def skip_builtin_task_index() -> None:
     manager._streamgaze_no_defaults = True
 
 
-def names_not_folders(args: list[str]) -> list[str]:
+def names_not_folders(args: Sequence[str] | LmmsArgs) -> list[str]:
     """lmms-eval reads a ``--tasks`` value that is an existing directory of the working directory as a folder
     of task YAMLs, so ``--tasks streamgaze`` run beside ``./streamgaze`` (the default dataset root) finds no
     task. A single task or group name of ours that is also such a directory is given twice (``X,X``: no
     directory has that name; lmms-eval's name match takes each name once)."""
     import os
 
-    from .checks import requested_tasks, tasks_arg
-
-    names = requested_tasks(args)
+    parsed = parse_lmms_args(args)
+    names = parsed.tasks
     if len(names) != 1 or names[0] not in task_index().names or not os.path.isdir(names[0]):
-        return args
-    index, _ = tasks_arg(args)
-    out = list(args)
-    out[index] = f"--tasks={names[0]},{names[0]}" if out[index].startswith("--tasks=") else f"{names[0]},{names[0]}"
-    return out
+        return list(parsed.argv)
+    return list(parsed.with_tasks([names[0], names[0]]).argv)
 
 
-def run_lmms_eval(args: list[str]) -> int:
+def run_lmms_eval(args: Sequence[str]) -> int:
     """Call lmms-eval's CLI in this process with our task directory on its include path.
 
     Args:
@@ -207,14 +202,16 @@ def run_lmms_eval(args: list[str]) -> int:
     from ..util.preflight import require_module
     from .task_files import task_folder
 
-    args = names_not_folders(list(args[1:] if args[:1] == ["--"] else args))
-    if "--include_path" not in args:
-        args += ["--include_path", task_folder()]
+    args = list(args)
+    parsed = parse_lmms_args(args[1:] if args[:1] == ["--"] else args)
+    if parsed.include_path is None:
+        parsed = parsed.with_option("--include_path", task_folder())
+    args = names_not_folders(parsed)
     require_module("lmms_eval", "streamgaze eval")
     from .process import prepare_lmms_eval_process
 
     prepare_lmms_eval_process()
-    if only_our_tasks(args):
+    if only_our_tasks(parsed):
         skip_builtin_task_index()
     from lmms_eval.cli.dispatch import main as lmms_main
 

@@ -367,3 +367,41 @@ def test_the_glue_names_every_function_its_task_files_name():
         source = (folder / "glue.py") if module == "glue" else ROOT / (module.replace(".", "/") + ".py")
         defined = {n.name for n in ast.parse(source.read_text(encoding="utf-8")).body if isinstance(n, ast.FunctionDef)}
         assert name in defined, f"{folder.name}: {ref} is not defined in {source.relative_to(ROOT)}"
+
+
+# ---- issue 52 item 4, the hand-off to lmms-eval: its arguments read by one function --------------------
+
+#: the one reader of lmms-eval's arguments
+LMMS_ARGS_READER = "streamgaze_hf/harness/lmms_args.py"
+_LMMS_OPTION = r"""["']--(?:model|model_args|tasks|include_path|limit|output_path|gen_kwargs|force_simple)\b"""
+#: a token compared with an lmms-eval option (``a == "--tasks"``, ``a.startswith("--tasks=")``, ``"--x" in args``,
+#: ``args.index("--x")``), or a helper of the old readers
+_OPTION_READ = re.compile(rf"""(==|!=|startswith\(|index\()\s*{_LMMS_OPTION}|{_LMMS_OPTION}[^"']*["']\s*(==|!=|in\b|not in\b)"""
+                          r"|\b(option_value|tasks_arg|requested_tasks|_set_tasks)\(|def _arg\(|\boutput_path\(args")
+#: the command line read (not saved, set or restored: harness/run.py hands lmms-eval its arguments through it)
+_ARGV_READ = re.compile(r"sys\.argv(?!\s*=[^=])")
+
+
+def _option_reads(files) -> list[str]:
+    found = []
+    for p in files:
+        for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
+            code = line.split("#", 1)[0]
+            in_glue = "lmms_tasks" in p.parts or "harness" in p.parts
+            if _OPTION_READ.search(code) or (in_glue and _ARGV_READ.search(code) and "saved = sys.argv" not in code):
+                found.append(f"{p.relative_to(ROOT) if p.is_relative_to(ROOT) else p}:{n}")
+    return found
+
+
+def test_lmms_eval_arguments_are_read_by_one_function(tmp_path):
+    """lmms-eval's options are read from an argument list only by ``harness/lmms_args.parse_lmms_args`` (argparse,
+    as lmms-eval reads them): no other module of the library or the glue compares a token with ``--model``,
+    ``--tasks``, ... or reads ``sys.argv`` for them."""
+    files = [p for p in _python_files("streamgaze_hf", "lmms_tasks") if p.relative_to(ROOT).as_posix() != LMMS_ARGS_READER]
+    assert _option_reads(files) == []
+    probe = tmp_path / "harness" / "probe.py"  # the check finds what it looks for
+    probe.parent.mkdir()
+    probe.write_text('def f(args):\n    if a == "--model" or a.startswith("--tasks="):\n        pass\n'
+                     '    if "--include_path" not in args:\n        pass\n    x = option_value(args, "--limit")\n'
+                     '    y = sys.argv[1:]\n    sys.argv = ["lmms-eval", *args]\n    z = ["--model", m]\n')
+    assert [r.rsplit(":", 1)[1] for r in _option_reads([probe])] == ["2", "4", "6", "7"]
