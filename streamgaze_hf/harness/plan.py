@@ -10,16 +10,16 @@
   for (``harness/model.py``: :func:`~streamgaze_hf.harness.model.frames_for`) and the run's ``RunSettings``;
 * what the results files record.
 
-Nothing is passed through ``os.environ``: while lmms-eval runs in this process, the lmms-eval glue asks
-:func:`active_plan` for the dataset and the settings. A plain ``lmms-eval`` run of our tasks has no plan, and
-the glue builds its settings from the environment (``RunSettings.from_env``) and lmms-eval's command line.
+Nothing is passed through ``os.environ``, and nothing through a process global: the run's task files
+(``harness/run.py``: ``run_task_folder``) name its dataset and settings under their ``metadata``, and the
+lmms-eval glue reads them there. A plain ``lmms-eval`` run of our tasks has no plan, and the glue builds its
+settings from the environment (``RunSettings.from_env``) and lmms-eval's command line.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from ..evaluation.settings import RunSettings
     from .model import Wrapper
 
-__all__ = ["EvalPlan", "plan_evaluation", "choose_benchmark", "run_settings_for", "active", "active_plan"]
+__all__ = ["EvalPlan", "plan_evaluation", "choose_benchmark", "run_settings_for"]
 
 
 @dataclass(frozen=True)
@@ -165,22 +165,3 @@ def plan_evaluation(reference: str | None, lmms_args: Sequence[str] | LmmsArgs, 
     args = parse_lmms_args(plan_tasks(args, index, dataset.is_empty_task,
                                       lambda note: print(f"streamgaze: note: {note}", file=sys.stderr)))
     return EvalPlan(dataset, args, settings, wrapper, chosen_protocol, backends, recorded)
-
-
-_ACTIVE: list[EvalPlan] = []
-
-
-@contextmanager
-def active(plan: EvalPlan) -> Iterator[EvalPlan]:
-    """Make ``plan`` the running evaluation of this process while the block runs (lmms-eval in-process)."""
-    _ACTIVE.append(plan)
-    try:
-        yield plan
-    finally:
-        _ACTIVE.remove(plan)
-
-
-def active_plan() -> EvalPlan | None:
-    """The evaluation running in this process (``streamgaze eval``), or None (a plain ``lmms-eval`` run)."""
-    return _ACTIVE[-1] if _ACTIVE else None
-

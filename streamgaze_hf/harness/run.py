@@ -28,9 +28,9 @@ if TYPE_CHECKING:
 
 
 def run_evaluation(plan: EvalPlan) -> int:
-    """Run one planned evaluation: fetch and verify what its tasks read, run lmms-eval with the plan active
-    (the glue takes its dataset and settings from it), check its results, record the settings in them, and
-    print the time the wrapper spent reading video.
+    """Run one planned evaluation: fetch and verify what its tasks read, run lmms-eval over the run's task folder
+    (:func:`run_task_folder`: the glue takes the run's dataset and settings from its task files), check its
+    results, record the settings in them, and print the time the wrapper spent reading video.
 
     Args:
         plan: the evaluation (``plan.plan_evaluation``).
@@ -42,16 +42,18 @@ def run_evaluation(plan: EvalPlan) -> int:
         StreamGazeError: a file is missing or damaged, our task code stopped the run, or (``EvalRunFailed``, exit
             status 1) lmms-eval wrote no or incomplete results.
     """
+    import tempfile
+
     from . import video_time
     from .checks import run_checked
-    from .plan import active
 
     args = plan.lmms_args
     prepare_files(plan.dataset, args)
     from ..evaluation.schedule import background_summary
 
-    with active(plan):
-        rc = run_checked(args, video_time.measured(run_lmms_eval),
+    with tempfile.TemporaryDirectory(prefix="streamgaze-tasks-") as folder:
+        tasks = run_task_folder(plan, folder)
+        rc = run_checked(args, video_time.measured(lambda a: run_lmms_eval(a, include_path=tasks)),
                          lambda paths: annotate_results(paths, {**plan.recorded, "video_read": video_time.summary(),
                                                                 "background": background_summary()}),
                          redact_files)
@@ -61,6 +63,24 @@ def run_evaluation(plan: EvalPlan) -> int:
     if note:
         print(note, file=sys.stderr)
     return rc
+
+
+def run_task_folder(plan: EvalPlan, folder: str) -> str | None:
+    """Write the run's task files into ``folder`` (``task_files.run_task_files``: every template names the run's
+    settings, and its benchmark's the dataset the plan opened, under ``metadata``) and return it as the run's
+    include path; None when lmms-eval's arguments name an include path of their own (then the glue reads the
+    settings from the environment and lmms-eval's arguments, as in a plain ``lmms-eval`` run: a note says so)."""
+    from pathlib import Path
+
+    from .task_files import run_task_files, settings_metadata, write_task_files
+
+    if plan.lmms_args.include_path is not None:
+        print(f"streamgaze: note: --include_path {plan.lmms_args.include_path} given: its tasks get the settings of "
+              "the environment and lmms-eval's arguments, not this command's flags", file=sys.stderr)
+        return None
+    settings = settings_metadata(plan.settings)
+    write_task_files(Path(folder), run_task_files(plan.dataset.root, plan.benchmark.name, settings))
+    return folder
 
 
 def full_rate_note(plan: EvalPlan, read: dict) -> str:
@@ -184,12 +204,14 @@ def names_not_folders(args: Sequence[str] | LmmsArgs) -> list[str]:
     return list(parsed.with_tasks([names[0], names[0]]).argv)
 
 
-def run_lmms_eval(args: Sequence[str]) -> int:
+def run_lmms_eval(args: Sequence[str], include_path: str | None = None) -> int:
     """Call lmms-eval's CLI in this process with our task directory on its include path.
 
     Args:
         args: lmms-eval's arguments (a leading ``--`` is dropped); ``--include_path`` is added unless
             given, and a run of our tasks only skips lmms-eval's index of its built-in tasks.
+        include_path: the include path added (a run's task folder, :func:`run_task_folder`); None: the toolkit's
+            task folder (``task_files.task_folder``).
 
     Returns:
         lmms-eval's exit status (its ``SystemExit`` code; 0 when it returns normally). lmms-eval exits 0 on
@@ -205,7 +227,7 @@ def run_lmms_eval(args: Sequence[str]) -> int:
     args = list(args)
     parsed = parse_lmms_args(args[1:] if args[:1] == ["--"] else args)
     if parsed.include_path is None:
-        parsed = parsed.with_option("--include_path", task_folder())
+        parsed = parsed.with_option("--include_path", include_path or task_folder())
     args = names_not_folders(parsed)
     require_module("lmms_eval", "streamgaze eval")
     from .process import prepare_lmms_eval_process
