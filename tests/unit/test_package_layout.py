@@ -405,3 +405,40 @@ def test_lmms_eval_arguments_are_read_by_one_function(tmp_path):
                      '    if "--include_path" not in args:\n        pass\n    x = option_value(args, "--limit")\n'
                      '    y = sys.argv[1:]\n    sys.argv = ["lmms-eval", *args]\n    z = ["--model", m]\n')
     assert [r.rsplit(":", 1)[1] for r in _option_reads([probe])] == ["2", "4", "6", "7"]
+
+
+#: what the glue may take from the harness: the one reader of lmms-eval's arguments, the one rule for the frames'
+#: wrapper, the task files' run metadata, the wrapper's reading-time measure; never a plan or a run
+GLUE_FROM_HARNESS = {"lmms_args", "model", "task_files", "video_time"}
+
+
+def _harness_uses(files) -> list[str]:
+    """Imports of the harness outside :data:`GLUE_FROM_HARNESS`, and any name ``active_plan``/``active``."""
+    found = []
+    for p in files:
+        for n in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
+            modules = []
+            if isinstance(n, ast.ImportFrom) and n.module:
+                modules = [n.module] if n.module != "streamgaze_hf.harness" else [
+                    f"{n.module}.{a.name}" for a in n.names]
+            elif isinstance(n, ast.Import):
+                modules = [a.name for a in n.names]
+            bad = [m for m in modules if m.startswith("streamgaze_hf.harness")
+                   and m.split(".")[2:3] != [] and m.split(".")[2] not in GLUE_FROM_HARNESS]
+            bad += [m for m in modules if m == "streamgaze_hf.harness"]
+            names = {n.id} if isinstance(n, ast.Name) else {n.attr} if isinstance(n, ast.Attribute) else set()
+            if bad or names & {"active_plan", "_ACTIVE"}:
+                found.append(f"{p.name}:{n.lineno}")
+    return found
+
+
+def test_the_glue_takes_no_state_from_the_harness(tmp_path):
+    """Nothing in lmms_tasks/ asks the harness for the running evaluation (no plan, no ``active_plan``): the run's
+    dataset and settings reach the glue through the task files the harness writes (their ``metadata``)."""
+    assert _harness_uses(_python_files("lmms_tasks")) == []
+    assert not hasattr(importlib.import_module("streamgaze_hf.harness.plan"), "active_plan")
+    probe = tmp_path / "probe.py"  # the check finds what it looks for
+    probe.write_text("from streamgaze_hf.harness.plan import active_plan\nfrom streamgaze_hf.harness import run\n"
+                     "import streamgaze_hf.harness.checks\nfrom streamgaze_hf.harness.lmms_args import parse_lmms_args\n"
+                     "plan = active_plan()\n")
+    assert _harness_uses([probe]) == ["probe.py:1", "probe.py:2", "probe.py:3", "probe.py:5"]
