@@ -188,7 +188,12 @@ def test_the_runs_task_files_hand_the_glue_its_dataset_and_settings(demo_dataset
 
     from lmms_tasks import utils
     from streamgaze_hf.evaluation.settings import RunSettings
-    from streamgaze_hf.harness.task_files import RUN_METADATA, run_task_files, settings_metadata, write_task_files
+    from streamgaze_hf.harness.task_files import (
+        RUN_METADATA,
+        run_task_files,
+        settings_metadata,
+        write_task_files,
+    )
     from tests.fixtures.task_glue import folder_glue
 
     chosen = RunSettings(prompt_mode="reference", clip_fps=2.0, prefetch=0)
