@@ -164,21 +164,22 @@ def run_tasks() -> tuple[frozenset[str] | None, float | None]:
 
 # ---- reading the config -----------------------------------------------------------------------------
 
-#: the datasets this process's task loader opened, by the task file's ``dataset_path`` (a cache keyed by the value)
+#: the datasets this process's task loader opened, by the reference they were opened from (a benchmark's default
+#: root: the directory it stands for): a cache keyed by the value
 _OPENED: dict[str, Any] = {}
 
 
 def task_dataset(dataset_path: str) -> DatasetHandle:
     """The dataset a task file's ``dataset_path`` names (module docstring), opened once per process: a benchmark's
     default root: its ``$..._ROOT``, else its default directory; any other value: a directory or Hub reference."""
-    from streamgaze_hf.dataset.load import open_dataset
+    from streamgaze_hf.dataset.load import locate, open_dataset
     from streamgaze_hf.registry import benchmarks
 
-    if dataset_path not in _OPENED:
-        bench = next((b for b in benchmarks() if b.default_root == dataset_path), None)
-        _OPENED[dataset_path] = (open_dataset(None, benchmark=bench) if bench is not None
-                                 else open_dataset(dataset_path))
-    return _OPENED[dataset_path]
+    bench = next((b for b in benchmarks() if b.default_root == dataset_path), None)
+    where = str(locate(None, bench.root_env, bench.default_root)) if bench is not None else dataset_path
+    if where not in _OPENED:
+        _OPENED[where] = open_dataset(where, benchmark=bench)
+    return _OPENED[where]
 
 
 def read_task_rows(dataset_path: str, config: str, run: Mapping[str, Any] | None = None) -> TaskRows:
