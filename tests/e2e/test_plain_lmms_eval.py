@@ -41,7 +41,7 @@ def test_a_plain_lmms_eval_run_gets_frames_for_the_model_it_runs(demo_dataset, t
                for line in p.read_text().splitlines() if line.strip()]
     assert len(samples) == 1, proc.stderr[-3000:]  # lmms-eval exits 0 on failures
     ready = samples[0]["accuracy"]["model_ready"]
-    assert ready.split()[0] == "qwen2_5_vl/chat", ready
+    assert ready.split()[:1] == ["qwen2_5_vl/chat"], ready  # before: "" (made for the first --model)
     assert samples[0]["accuracy"]["response"].strip()  # the model lmms-eval ran answered
     made = [p for p in (cache / "ready").rglob("*") if p.is_file() and p.suffix != ".json"]
     assert made, "no model-ready clip was made"
