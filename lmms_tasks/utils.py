@@ -10,8 +10,9 @@ files name ``process_docs<suffix>`` and ``aggregate_<metric>`` of the ``glue.py`
 benchmark's dataset: its default root, ``streamgaze``, ``egogazevqa``, ...; a local directory or an
 ``hf://datasets/ORG/NAME@REV`` reference in a YAML of your own that ``include:``s ours) and
 ``dataset_name: <config>`` (the task's config). The default root stands for "the dataset chosen at run time":
-under ``streamgaze eval``, the dataset its plan opened (``streamgaze_hf.harness.plan.active_plan``); in a plain
-``lmms-eval`` run, ``$STREAMGAZE_ROOT`` (the benchmark's ``root_env``), else ``./streamgaze``
+under ``streamgaze eval``, the dataset its plan opened, which the run's task files name under ``metadata``
+(:data:`~streamgaze_hf.harness.task_files.RUN_METADATA`: ``streamgaze_hf/harness/run.py`` writes them); in a
+plain ``lmms-eval`` run, ``$STREAMGAZE_ROOT`` (the benchmark's ``root_env``), else ``./streamgaze``
 (``streamgaze_hf.dataset.load.open_dataset``). This task loader is one of the toolkit's edges: it opens each
 dataset reference once per process.
 
@@ -26,19 +27,23 @@ task's ``dataset_path`` becomes the dataset's directory (so the results file rec
 evaluated). Every other task loads as lmms-eval does.
 
 **What process_docs is handed.** A :class:`TaskRows`: the config's rows, the open dataset they were read from,
-and the config's name: the explicit field through which the dataset reaches the documents. ``process_docs<suffix>``
+the config's name and the run's settings: the explicit fields through which the dataset and the settings reach
+the documents. ``process_docs<suffix>``
 (``<suffix>`` is the task name's variant suffix: ``_salience``, ``_cot_text``, ``_backward_ext_gazetext``; empty
 for the plain task) turns them into the evaluation documents of that variant (gaze mode, reasoning mode, slice)
 through the benchmark's ``load_docs`` (:func:`documents`).
 
-**Run settings.** Under ``streamgaze eval``, the plan's ``RunSettings``; in a plain ``lmms-eval`` run, those of
-the environment (``RunSettings.from_env``), with the wrapper the frames are made for read from lmms-eval's own
-command line (``streamgaze_hf.harness.model.frames_for``, the one rule). The documents record them.
+**Run settings.** Under ``streamgaze eval``, the plan's ``RunSettings``, as its task files' ``metadata`` names
+them; in a plain ``lmms-eval`` run, those of the environment (``RunSettings.from_env``), with the wrapper the
+frames are made for read from lmms-eval's own command line (``streamgaze_hf.harness.lmms_args``, the one reader
+of lmms-eval's arguments, and ``streamgaze_hf.harness.model.frames_for``, the one rule). The documents record
+them. The glue keeps no state of the harness: what it knows of a run is in the task files and the command line.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -49,6 +54,7 @@ if TYPE_CHECKING:
     import datasets
 
     from streamgaze_hf.dataset.load import DatasetHandle
+    from streamgaze_hf.evaluation.settings import RunSettings
 
 #: marks the functions of the generated ``glue.py`` modules (:func:`glue`)
 GLUE_MARK = "streamgaze_glue"
@@ -69,11 +75,14 @@ class TaskRows:
         rows: the task config's rows, read through the toolkit's reader.
         dataset: the open dataset they were read from.
         config: the config's name (the task id, the task file's ``dataset_name``).
+        settings: the run's settings as its task files name them (``streamgaze eval``), or None: a plain
+            ``lmms-eval`` run's (:func:`run_settings`).
     """
 
     rows: datasets.Dataset
     dataset: DatasetHandle
     config: str
+    settings: RunSettings | None = None
 
 
 def documents(rows: TaskRows, suffix: str):
@@ -95,7 +104,7 @@ def documents(rows: TaskRows, suffix: str):
         raise SystemExit(f"streamgaze: error: process_docs{suffix}: no such variant of {bench.name} task {rows.config}")
     kwargs = {"reasoning": task.reasoning} if task.reasoning else {}
     try:
-        settings = run_settings()
+        settings = rows.settings if rows.settings is not None else run_settings()
         docs = bench.plugin().load_docs(task.task_id, task.gaze, rows.dataset, rows=rows.rows,
                                                 settings=settings, **kwargs)
         if task.slice:
@@ -115,91 +124,95 @@ def documents(rows: TaskRows, suffix: str):
     return datasets.Dataset.from_list(docs)
 
 
-def run_settings():
-    """The run's settings: the active plan's (``streamgaze eval``), else the environment's with the wrapper read
-    from lmms-eval's command line (a plain ``lmms-eval`` or ``accelerate launch -m lmms_eval`` run), so that its
+def run_settings(named: Mapping[str, str] | None = None):
+    """The run's settings: those its task files name (``named``: ``streamgaze eval``'s,
+    ``harness.task_files.settings_of_metadata``), else the environment's with the wrapper read from
+    lmms-eval's command line (a plain ``lmms-eval`` or ``accelerate launch -m lmms_eval`` run), so that its
     documents get model-ready clips too (``streamgaze_hf/evaluation/model_frames.py``)."""
     import dataclasses
-    import sys
 
     from streamgaze_hf.evaluation.settings import RunSettings
+    from streamgaze_hf.harness.lmms_args import process_lmms_args
     from streamgaze_hf.harness.model import frames_for, resolve_wrapper
-    from streamgaze_hf.harness.plan import active_plan
+    from streamgaze_hf.harness.task_files import settings_of_metadata
 
-    plan = active_plan()
-    if plan is not None:
-        return plan.settings
+    if named is not None:
+        return settings_of_metadata(named)
     settings = RunSettings.from_env()
     if settings.model:
         return settings
     # frames_for has both rules: a wrapper that reads no video gets nothing cut, whatever --frames says
-    choice = frames_for(resolve_wrapper(sys.argv[1:]), settings.frames)
+    choice = frames_for(resolve_wrapper(process_lmms_args()), settings.frames)
     return dataclasses.replace(settings, model=choice) if choice else settings
 
 
 def run_tasks() -> tuple[frozenset[str] | None, float | None]:
-    """(every task name the run loads, lmms-eval's ``--limit``) from the active plan's arguments (``streamgaze
-    eval``), else lmms-eval's own command line; the names None when they cannot be told (then the background
-    work starts when the model first asks, or after a pause in task loading)."""
-    import sys
+    """(every task name the run loads, lmms-eval's ``--limit``) from lmms-eval's own command line (``streamgaze
+    eval`` runs lmms-eval in this process with the plan's arguments as its command line); the names None when
+    they cannot be told (then the background work starts when the model first asks, or after a pause in task
+    loading)."""
+    from streamgaze_hf.harness.lmms_args import process_lmms_args
 
-    from streamgaze_hf.harness.checks import option_value, requested_tasks
-    from streamgaze_hf.harness.plan import active_plan
-
-    plan = active_plan()
-    args = list(plan.lmms_args) if plan is not None else sys.argv[1:]
+    args = process_lmms_args()
     index = task_index()
-    names = [leaf for name in requested_tasks(args) for leaf in index.leaves(name)]
+    names = [leaf for name in args.tasks for leaf in index.leaves(name)]
     # the tasks whose documents are window clips (the others never register any)
     expected = frozenset(n for n in names if (t := index.lmms_task(n)) is not None
                          and get_benchmark(t.benchmark).window_clips) or None
-    raw = option_value(args, "--limit")
-    try:
-        limit = float(raw) if raw is not None else None
-    except ValueError:
-        limit = None
-    return expected, limit
+    return expected, args.limit
 
 
 # ---- reading the config -----------------------------------------------------------------------------
 
-#: the datasets this process's task loader opened, by the task file's ``dataset_path``
+#: the datasets this process's task loader opened, by the reference they were opened from (a benchmark's default
+#: root: the directory it stands for): a cache keyed by the value
 _OPENED: dict[str, Any] = {}
 
 
 def task_dataset(dataset_path: str) -> DatasetHandle:
-    """The dataset a task file's ``dataset_path`` names (module docstring): the running plan's when it is that
-    benchmark's default root, else opened once per process (a benchmark's default root: its ``$..._ROOT``, else
-    its default directory; any other value: a directory or Hub reference)."""
-    from streamgaze_hf.dataset.load import open_dataset
-    from streamgaze_hf.harness.plan import active_plan
+    """The dataset a task file's ``dataset_path`` names (module docstring), opened once per process: a benchmark's
+    default root: its ``$..._ROOT``, else its default directory; any other value: a directory or Hub reference."""
+    from streamgaze_hf.dataset.load import locate, open_dataset
     from streamgaze_hf.registry import benchmarks
 
     bench = next((b for b in benchmarks() if b.default_root == dataset_path), None)
-    plan = active_plan()
-    if plan is not None and bench is plan.benchmark:
-        return plan.dataset
-    if dataset_path not in _OPENED:
-        _OPENED[dataset_path] = (open_dataset(None, benchmark=bench) if bench is not None
-                                 else open_dataset(dataset_path))
-    return _OPENED[dataset_path]
+    where = str(locate(None, bench.root_env, bench.default_root)) if bench is not None else dataset_path
+    if where not in _OPENED:
+        _OPENED[where] = open_dataset(where, benchmark=bench)
+    return _OPENED[where]
 
 
-def read_task_rows(dataset_path: str, config: str) -> TaskRows:
-    """What the task loader hands ``process_docs`` for a task file's ``dataset_path`` and ``dataset_name``.
+def read_task_rows(dataset_path: str, config: str, run: Mapping[str, Any] | None = None) -> TaskRows:
+    """What the task loader hands ``process_docs`` for a task file's ``dataset_path``, ``dataset_name`` and the
+    run its ``metadata`` names.
 
     Args:
         dataset_path: the task file's ``dataset_path`` (:func:`task_dataset`).
         config: its ``dataset_name`` (the task id).
+        run: the run its ``metadata`` names (``streamgaze eval``: ``settings``, and ``dataset``, the directory of
+            the dataset its plan opened, which stands for ``dataset_path``), or None (a plain ``lmms-eval`` run).
 
     Returns:
-        The config's rows with the open dataset (:class:`TaskRows`).
+        The config's rows with the open dataset and the run's settings (:class:`TaskRows`).
 
     Raises:
         StreamGazeError: no dataset, an unknown or empty task, or a damaged file.
     """
-    data = task_dataset(dataset_path)
-    return TaskRows(data.load_task(config), data, config)
+    from streamgaze_hf.dataset.load import dataset_at
+
+    run = run or {}
+    data = dataset_at(run["dataset"]) if run.get("dataset") else task_dataset(dataset_path)
+    settings = run_settings(run["settings"]) if run.get("settings") is not None else None
+    return TaskRows(data.load_task(config), data, config, settings)
+
+
+def _run_of(config) -> Mapping[str, Any] | None:
+    """The run a task config's ``metadata`` names (``streamgaze eval``'s task files), or None."""
+    from streamgaze_hf.harness.task_files import RUN_METADATA
+
+    metadata = getattr(config, "metadata", None)
+    run = metadata.get(RUN_METADATA) if isinstance(metadata, Mapping) else None
+    return run if isinstance(run, Mapping) else None
 
 
 def _is_ours(config) -> bool:
@@ -213,7 +226,8 @@ def _download(original):
         import datasets
 
         try:
-            rows = read_task_rows(str(self.config.dataset_path), str(self.config.dataset_name))
+            rows = read_task_rows(str(self.config.dataset_path), str(self.config.dataset_name),
+                                  _run_of(self.config))
         except StreamGazeError as exc:
             raise SystemExit(f"streamgaze: error: {exc}") from None
         self.config.dataset_path = self.DATASET_PATH = rows.dataset.root

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from ..registry import Benchmark, TaskIndex
 from ..util.errors import StreamGazeError
+from .lmms_args import LmmsArgs, parse_lmms_args
 
 #: exit status of an evaluation that ran but did not produce its results (bad input stays 2)
 RUN_FAILED = 1
@@ -41,46 +42,12 @@ class EvalRunFailed(StreamGazeError):
     exit_code = RUN_FAILED
 
 
-def tasks_arg(args: Sequence[str]) -> tuple[int, list[str]] | None:
-    """(index of the value, task names) of ``--tasks X,Y`` or ``--tasks=X,Y`` in lmms-eval arguments."""
-    for i, arg in enumerate(args):
-        if arg == "--tasks" and i + 1 < len(args):
-            return i + 1, [t.strip() for t in args[i + 1].split(",") if t.strip()]
-        if arg.startswith("--tasks="):
-            return i, [t.strip() for t in arg.split("=", 1)[1].split(",") if t.strip()]
-    return None
-
-
-def requested_tasks(args: Sequence[str]) -> list[str]:
-    """The task and group names of lmms-eval's ``--tasks`` (none: [])."""
-    found = tasks_arg(args)
-    return found[1] if found else []
-
-
-def _set_tasks(args: list[str], index: int, names: list[str]) -> list[str]:
-    value = ",".join(names)
-    args = list(args)
-    args[index] = f"--tasks={value}" if args[index].startswith("--tasks=") else value
-    return args
-
-
-def option_value(args: Sequence[str], option: str) -> str | None:
-    """The value of ``OPTION X`` or ``OPTION=X`` in lmms-eval arguments (the last one given), or None."""
-    value = None
-    for i, arg in enumerate(args):
-        if arg == option and i + 1 < len(args):
-            value = args[i + 1]
-        elif arg.startswith(option + "="):
-            value = arg.split("=", 1)[1]
-    return value
-
-
-def check_model(args: Sequence[str], known: Callable[[], Sequence[str]]) -> None:
+def check_model(args: Sequence[str] | LmmsArgs, known: Callable[[], Sequence[str]]) -> None:
     """``--model`` is one of the names lmms-eval can load (``known()``: its registry's ids and aliases with the
     installed entry points'); else one error with the closest names. No ``--model``: left to lmms-eval."""
     from ..util.spelling import did_you_mean
 
-    model = option_value(args, "--model")
+    model = parse_lmms_args(args).model
     if model is None:
         return
     names = list(known())
@@ -129,7 +96,7 @@ def tasks_elsewhere(names: Sequence[str], index: TaskIndex, benchmark: Benchmark
                 f"{mine[0]}`")
 
 
-def plan_tasks(args: Sequence[str], index: TaskIndex, empty: Callable[[str, str], bool],
+def plan_tasks(args: Sequence[str] | LmmsArgs, index: TaskIndex, empty: Callable[[str, str], bool],
                note: Callable[[str], None]) -> list[str]:
     """The lmms-eval arguments with ``--tasks`` checked against the task index and the dataset.
 
@@ -145,10 +112,8 @@ def plan_tasks(args: Sequence[str], index: TaskIndex, empty: Callable[[str, str]
     Raises:
         StreamGazeError: a name that looks like one of ours but is none, or a task with no questions.
     """
-    found = tasks_arg(args)
-    if found is None:
-        return list(args)
-    position, names = found
+    parsed = parse_lmms_args(args)
+    names = list(parsed.tasks)
     check_task_names(names, index)
     planned = []
     for name in names:
@@ -165,16 +130,7 @@ def plan_tasks(args: Sequence[str], index: TaskIndex, empty: Callable[[str, str]
             note(f"{', '.join(dropped)} {'has' if len(dropped) == 1 else 'have'} no questions in this dataset: group "
                  f"{name} runs as its {len(kept)} other task{'' if len(kept) == 1 else 's'}, without a group score")
             planned.extend(k for k in kept if k not in planned)
-    return _set_tasks(list(args), position, planned) if planned != names else list(args)
-
-
-def output_path(args: Sequence[str]) -> str | None:
-    for i, arg in enumerate(args):
-        if arg == "--output_path" and i + 1 < len(args):
-            return args[i + 1]
-        if arg.startswith("--output_path="):
-            return arg.split("=", 1)[1]
-    return None
+    return list(parsed.with_tasks(planned).argv) if planned != names else list(parsed.argv)
 
 
 def results_files(out: str | os.PathLike[str]) -> list[Path]:
@@ -251,8 +207,8 @@ def _snapshot(out: str) -> dict[Path, tuple[int, int]]:
     return state
 
 
-def run_checked(args: list[str], run: Callable[[list[str]], int], annotate: Callable[[list[Path]], None],
-                scrub: Callable[[list[Path]], None] = lambda _paths: None) -> int:
+def run_checked(args: Sequence[str] | LmmsArgs, run: Callable[[list[str]], int],
+                annotate: Callable[[list[Path]], None], scrub: Callable[[list[Path]], None] = lambda _paths: None) -> int:
     """Run lmms-eval (``run(args)``, its exit status) and check its results (module docstring);
     ``scrub(written)`` gets every file the run wrote or changed under its output path (secrets redacted:
     harness/run.py), then ``annotate(new_results_files)`` records our settings in the results.
@@ -275,18 +231,19 @@ def run_checked(args: list[str], run: Callable[[list[str]], int], annotate: Call
     import shutil
     import tempfile
 
-    requested = requested_tasks(args) or None
-    out = output_path(args)
+    parsed = parse_lmms_args(args)
+    requested = list(parsed.tasks) or None
+    out = parsed.output_path
     tmp = None
     if out is None:
         tmp = tempfile.mkdtemp(prefix="streamgaze-eval-")
-        out, args = tmp, [*args, "--output_path", tmp]
+        out, parsed = tmp, parsed.with_option("--output_path", tmp)
     before = set(results_files(out))
     files_before = _snapshot(out)
     try:
         with collect_errors() as errors:
             try:
-                rc = run(args)
+                rc = run(list(parsed.argv))
             except StreamGazeError:
                 raise
             except Exception as exc:  # lmms-eval re-raises with --verbosity DEBUG

@@ -16,6 +16,8 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .lmms_args import LmmsArgs, parse_lmms_args
+
 
 @dataclass(frozen=True)
 class WrapperChoice:
@@ -29,38 +31,30 @@ class WrapperChoice:
     args: dict
 
 
-def _arg(args: Sequence[str], name: str) -> str | None:
-    for i, a in enumerate(args):
-        if a == name and i + 1 < len(args):
-            return args[i + 1]
-        if a.startswith(name + "="):
-            return a.split("=", 1)[1]
-    return None
-
-
-def resolve_wrapper(args: Sequence[str]) -> WrapperChoice | None:
+def resolve_wrapper(args: Sequence[str] | LmmsArgs) -> WrapperChoice | None:
     """The wrapper lmms-eval's arguments name, resolved as lmms-eval resolves them.
 
     Args:
-        args: lmms-eval's arguments (``--model``, ``--model_args``, ``--force_simple``).
+        args: lmms-eval's arguments (``--model``, ``--model_args``, ``--force_simple``; read by
+            :func:`~streamgaze_hf.harness.lmms_args.parse_lmms_args`).
 
     Returns:
         The :class:`WrapperChoice`; None without ``--model``, or for a name lmms-eval's registry does not know
         (lmms-eval reports that itself).
     """
-    name = _arg(args, "--model")
+    parsed = parse_lmms_args(args)
+    name = parsed.model
     if not name:
         return None
-    force_simple = "--force_simple" in args
     from lmms_eval.models import MODEL_REGISTRY_V2
     from lmms_eval.utils import simple_parse_args_string
 
     try:
-        resolved = MODEL_REGISTRY_V2.resolve(name, force_simple=force_simple)
+        resolved = MODEL_REGISTRY_V2.resolve(name, force_simple=parsed.force_simple)
     except Exception:  # an unknown model: lmms-eval fails with its own message
         return None
     try:
-        model_args = simple_parse_args_string(_arg(args, "--model_args") or "")
+        model_args = simple_parse_args_string(parsed.model_args or "")
     except ValueError:
         model_args = {}
     return WrapperChoice(name, resolved.model_id, resolved.model_type, model_args)

@@ -10,20 +10,21 @@
   for (``harness/model.py``: :func:`~streamgaze_hf.harness.model.frames_for`) and the run's ``RunSettings``;
 * what the results files record.
 
-Nothing is passed through ``os.environ``: while lmms-eval runs in this process, the lmms-eval glue asks
-:func:`active_plan` for the dataset and the settings. A plain ``lmms-eval`` run of our tasks has no plan, and
-the glue builds its settings from the environment (``RunSettings.from_env``) and lmms-eval's command line.
+Nothing is passed through ``os.environ``, and nothing through a process global: the run's task files
+(``harness/run.py``: ``run_task_folder``) name its dataset and settings under their ``metadata``, and the
+lmms-eval glue reads them there. A plain ``lmms-eval`` run of our tasks has no plan, and the glue builds its
+settings from the environment (``RunSettings.from_env``) and lmms-eval's command line.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from ..registry import Benchmark, default_benchmark, get_benchmark, task_index
+from .lmms_args import LmmsArgs, parse_lmms_args
 
 if TYPE_CHECKING:
     from ..dataset.load import DatasetHandle
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     from ..evaluation.settings import RunSettings
     from .model import WrapperChoice
 
-__all__ = ["EvalPlan", "plan_evaluation", "choose_benchmark", "run_settings_for", "active", "active_plan"]
+__all__ = ["EvalPlan", "plan_evaluation", "choose_benchmark", "run_settings_for"]
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,7 @@ class EvalPlan:
 
     Attributes:
         dataset: the evaluated dataset, opened once.
-        lmms_args: lmms-eval's arguments as the run passes them.
+        lmms_args: lmms-eval's arguments as the run passes them, read once (``lmms_args.LmmsArgs``).
         settings: the run's settings (``settings.model``: the wrapper the frames are made for, "" = full-rate).
         wrapper: the run's wrapper as lmms-eval resolves it (None: no ``--model``, or one lmms-eval does not know).
         protocol: the ``--protocol`` chosen, or None.
@@ -49,7 +50,7 @@ class EvalPlan:
     """
 
     dataset: DatasetHandle
-    lmms_args: tuple[str, ...]
+    lmms_args: LmmsArgs
     settings: RunSettings
     wrapper: WrapperChoice | None = None
     protocol: Protocol | None = None
@@ -62,8 +63,8 @@ class EvalPlan:
         return self.dataset.benchmark
 
 
-def choose_benchmark(requested: str | None, dataset: DatasetHandle | None, lmms_args: Sequence[str]) -> tuple[
-        Benchmark, str]:
+def choose_benchmark(requested: str | None, dataset: DatasetHandle | None,
+                     lmms_args: Sequence[str] | LmmsArgs) -> tuple[Benchmark, str]:
     """The benchmark an evaluation runs, and why: the one asked for (BENCH or ``--benchmark``), else the
     dataset's, else the one every requested task belongs to, else the default benchmark.
 
@@ -75,19 +76,20 @@ def choose_benchmark(requested: str | None, dataset: DatasetHandle | None, lmms_
     Returns:
         (the benchmark, the reason, for messages).
     """
-    from .checks import benchmarks_of_tasks, requested_tasks
+    from .checks import benchmarks_of_tasks
 
     if requested is not None:
         return get_benchmark(requested), "the benchmark given"
     if dataset is not None:
         return dataset.benchmark, f"the benchmark of --dataset {dataset.reference}"
-    owners = benchmarks_of_tasks(requested_tasks(lmms_args), task_index())
+    owners = benchmarks_of_tasks(parse_lmms_args(lmms_args).tasks, task_index())
     if len(owners) == 1:
         return next(iter(owners)), "the benchmark of the tasks"
     return default_benchmark(), "the default: give BENCH or --dataset"
 
 
-def run_settings_for(lmms_args: Sequence[str], **flags: str | float | None) -> tuple[RunSettings, WrapperChoice | None]:
+def run_settings_for(lmms_args: Sequence[str] | LmmsArgs,
+                     **flags: str | float | None) -> tuple[RunSettings, WrapperChoice | None]:
     """A run's settings: the command's flags over the environment, and the wrapper its frames are made for.
 
     Args:
@@ -103,15 +105,15 @@ def run_settings_for(lmms_args: Sequence[str], **flags: str | float | None) -> t
         StreamGazeError: a flag or variable with a bad value.
     """
     from ..evaluation.settings import with_flags
-    from .checks import option_value
     from .model import frames_for, resolve_wrapper
 
     chosen = with_flags(**flags)
-    wrapper = resolve_wrapper(lmms_args) if option_value(lmms_args, "--model") else None
+    parsed = parse_lmms_args(lmms_args)
+    wrapper = resolve_wrapper(parsed) if parsed.model else None
     return replace(chosen, model=frames_for(wrapper, chosen.frames)), wrapper
 
 
-def plan_evaluation(reference: str | None, lmms_args: Sequence[str], *, benchmark: str | None = None,
+def plan_evaluation(reference: str | None, lmms_args: Sequence[str] | LmmsArgs, *, benchmark: str | None = None,
                     prompt_mode: str | None = None, clip_fps: float | None = None, protocol: str | None = None,
                     proxy: str | None = None, frames: str | None = None) -> EvalPlan:
     """Work out an evaluation once, checking everything that can be checked before lmms-eval starts.
@@ -141,12 +143,12 @@ def plan_evaluation(reference: str | None, lmms_args: Sequence[str], *, benchmar
     from ..evaluation.protocols import get_protocol
     from ..evaluation.visuals import recorded_settings
     from .backends import choose_backends
-    from .checks import check_model, check_task_names, plan_tasks, requested_tasks, tasks_elsewhere
+    from .checks import check_model, check_task_names, plan_tasks, tasks_elsewhere
     from .model import lmms_model_names
 
-    args = list(lmms_args)
+    args = parse_lmms_args(lmms_args)
     check_model(args, lmms_model_names)
-    names = requested_tasks(args)
+    names = args.tasks
     index = task_index()
     check_task_names(names, index)
     given = open_dataset(reference) if reference is not None and benchmark is None else None
@@ -154,31 +156,12 @@ def plan_evaluation(reference: str | None, lmms_args: Sequence[str], *, benchmar
     tasks_elsewhere(names, index, bench, why, missing_dataset)
     dataset = given or open_dataset(reference, benchmark=bench)  # a Hub tag: its commit, once
     chosen_protocol = get_protocol(protocol) if protocol else None
-    if chosen_protocol is not None and chosen_protocol.generation and "--gen_kwargs" not in args:
-        args += ["--gen_kwargs", chosen_protocol.gen_kwargs()]
+    if chosen_protocol is not None and chosen_protocol.generation and args.gen_kwargs is None:
+        args = args.with_option("--gen_kwargs", chosen_protocol.gen_kwargs())
     backends = choose_backends()  # before lmms-eval and qwen_vl_utils load: they read the variables once
     settings, wrapper = run_settings_for(args, prompt_mode=prompt_mode, clip_fps=clip_fps, proxy=proxy,
                                          protocol=chosen_protocol.name if chosen_protocol else None, frames=frames)
     recorded = {**recorded_settings(settings, dataset), "decode_backends": backends}  # the proxy checked too
-    args = plan_tasks(args, index, dataset.is_empty_task,
-                      lambda note: print(f"streamgaze: note: {note}", file=sys.stderr))
-    return EvalPlan(dataset, tuple(args), settings, wrapper, chosen_protocol, backends, recorded)
-
-
-_ACTIVE: list[EvalPlan] = []
-
-
-@contextmanager
-def active(plan: EvalPlan) -> Iterator[EvalPlan]:
-    """Make ``plan`` the running evaluation of this process while the block runs (lmms-eval in-process)."""
-    _ACTIVE.append(plan)
-    try:
-        yield plan
-    finally:
-        _ACTIVE.remove(plan)
-
-
-def active_plan() -> EvalPlan | None:
-    """The evaluation running in this process (``streamgaze eval``), or None (a plain ``lmms-eval`` run)."""
-    return _ACTIVE[-1] if _ACTIVE else None
-
+    args = parse_lmms_args(plan_tasks(args, index, dataset.is_empty_task,
+                                      lambda note: print(f"streamgaze: note: {note}", file=sys.stderr)))
+    return EvalPlan(dataset, args, settings, wrapper, chosen_protocol, backends, recorded)

@@ -15,10 +15,12 @@ Whether the run produced its results is checked by :mod:`streamgaze_hf.harness.c
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..registry import task_index
 from ..util.errors import StreamGazeError
+from .lmms_args import LmmsArgs, parse_lmms_args
 
 if TYPE_CHECKING:
     from ..dataset.load import DatasetHandle
@@ -26,9 +28,9 @@ if TYPE_CHECKING:
 
 
 def run_evaluation(plan: EvalPlan) -> int:
-    """Run one planned evaluation: fetch and verify what its tasks read, run lmms-eval with the plan active
-    (the glue takes its dataset and settings from it), check its results, record the settings in them, and
-    print the time the wrapper spent reading video.
+    """Run one planned evaluation: fetch and verify what its tasks read, run lmms-eval over the run's task folder
+    (:func:`run_task_folder`: the glue takes the run's dataset and settings from its task files), check its
+    results, record the settings in them, and print the time the wrapper spent reading video.
 
     Args:
         plan: the evaluation (``plan.plan_evaluation``).
@@ -40,16 +42,18 @@ def run_evaluation(plan: EvalPlan) -> int:
         StreamGazeError: a file is missing or damaged, our task code stopped the run, or (``EvalRunFailed``, exit
             status 1) lmms-eval wrote no or incomplete results.
     """
+    import tempfile
+
     from . import video_time
     from .checks import run_checked
-    from .plan import active
 
-    args = list(plan.lmms_args)
+    args = plan.lmms_args
     prepare_files(plan.dataset, args)
     from ..evaluation.schedule import background_summary
 
-    with active(plan):
-        rc = run_checked(args, video_time.measured(run_lmms_eval),
+    with tempfile.TemporaryDirectory(prefix="streamgaze-tasks-") as folder:
+        tasks = run_task_folder(plan, folder)
+        rc = run_checked(args, video_time.measured(lambda a: run_lmms_eval(a, include_path=tasks)),
                          lambda paths: annotate_results(paths, {**plan.recorded, "video_read": video_time.summary(),
                                                                 "background": background_summary()}),
                          redact_files)
@@ -59,6 +63,24 @@ def run_evaluation(plan: EvalPlan) -> int:
     if note:
         print(note, file=sys.stderr)
     return rc
+
+
+def run_task_folder(plan: EvalPlan, folder: str) -> str | None:
+    """Write the run's task files into ``folder`` (``task_files.run_task_files``: every template names the run's
+    settings, and its benchmark's the dataset the plan opened, under ``metadata``) and return it as the run's
+    include path; None when lmms-eval's arguments name an include path of their own (then the glue reads the
+    settings from the environment and lmms-eval's arguments, as in a plain ``lmms-eval`` run: a note says so)."""
+    from pathlib import Path
+
+    from .task_files import run_task_files, settings_metadata, write_task_files
+
+    if plan.lmms_args.include_path is not None:
+        print(f"streamgaze: note: --include_path {plan.lmms_args.include_path} given: its tasks get the settings of "
+              "the environment and lmms-eval's arguments, not this command's flags", file=sys.stderr)
+        return None
+    settings = settings_metadata(plan.settings)
+    write_task_files(Path(folder), run_task_files(plan.dataset.root, plan.benchmark.name, settings))
+    return folder
 
 
 def full_rate_note(plan: EvalPlan, read: dict) -> str:
@@ -82,7 +104,7 @@ def full_rate_note(plan: EvalPlan, read: dict) -> str:
             f"wrapper samples video, so it got full-rate clips{cost} (docs/performance.md: Frames to the model)")
 
 
-def prepare_files(dataset: DatasetHandle, args: list[str]) -> None:
+def prepare_files(dataset: DatasetHandle, args: Sequence[str] | LmmsArgs) -> None:
     """Fetch (a Hub dataset) and verify what the run's tasks of the dataset's benchmark read and show, before
     lmms-eval starts (files.py).
 
@@ -95,10 +117,9 @@ def prepare_files(dataset: DatasetHandle, args: list[str]) -> None:
         StreamGazeError: a file is missing or does not match the manifest, or a task's documents cannot be
             made (:func:`~streamgaze_hf.harness.files.prepare_run_files`).
     """
-    from .checks import requested_tasks
     from .files import prepare_run_files
 
-    pairs = task_index().selection(requested_tasks(args)).get(dataset.benchmark.name, [])
+    pairs = task_index().selection(list(parse_lmms_args(args).tasks)).get(dataset.benchmark.name, [])
     if pairs:
         prepare_run_files(dataset, pairs)
 
@@ -145,11 +166,9 @@ def annotate_results(paths: list, settings: dict) -> None:
             tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
-def only_our_tasks(args: list[str]) -> bool:
+def only_our_tasks(args: Sequence[str] | LmmsArgs) -> bool:
     """Whether ``--tasks`` names only tasks and groups of ours (so lmms-eval need not index its own)."""
-    from .checks import requested_tasks
-
-    requested = requested_tasks(args)
+    requested = parse_lmms_args(args).tasks
     return bool(requested) and set(requested) <= task_index().names
 
 
@@ -171,30 +190,28 @@ def skip_builtin_task_index() -> None:
     manager._streamgaze_no_defaults = True
 
 
-def names_not_folders(args: list[str]) -> list[str]:
+def names_not_folders(args: Sequence[str] | LmmsArgs) -> list[str]:
     """lmms-eval reads a ``--tasks`` value that is an existing directory of the working directory as a folder
     of task YAMLs, so ``--tasks streamgaze`` run beside ``./streamgaze`` (the default dataset root) finds no
     task. A single task or group name of ours that is also such a directory is given twice (``X,X``: no
     directory has that name; lmms-eval's name match takes each name once)."""
     import os
 
-    from .checks import requested_tasks, tasks_arg
-
-    names = requested_tasks(args)
+    parsed = parse_lmms_args(args)
+    names = parsed.tasks
     if len(names) != 1 or names[0] not in task_index().names or not os.path.isdir(names[0]):
-        return args
-    index, _ = tasks_arg(args)
-    out = list(args)
-    out[index] = f"--tasks={names[0]},{names[0]}" if out[index].startswith("--tasks=") else f"{names[0]},{names[0]}"
-    return out
+        return list(parsed.argv)
+    return list(parsed.with_tasks([names[0], names[0]]).argv)
 
 
-def run_lmms_eval(args: list[str]) -> int:
+def run_lmms_eval(args: Sequence[str], include_path: str | None = None) -> int:
     """Call lmms-eval's CLI in this process with our task directory on its include path.
 
     Args:
         args: lmms-eval's arguments (a leading ``--`` is dropped); ``--include_path`` is added unless
             given, and a run of our tasks only skips lmms-eval's index of its built-in tasks.
+        include_path: the include path added (a run's task folder, :func:`run_task_folder`); None: the toolkit's
+            task folder (``task_files.task_folder``).
 
     Returns:
         lmms-eval's exit status (its ``SystemExit`` code; 0 when it returns normally). lmms-eval exits 0 on
@@ -207,14 +224,16 @@ def run_lmms_eval(args: list[str]) -> int:
     from ..util.preflight import require_module
     from .task_files import task_folder
 
-    args = names_not_folders(list(args[1:] if args[:1] == ["--"] else args))
-    if "--include_path" not in args:
-        args += ["--include_path", task_folder()]
+    args = list(args)
+    parsed = parse_lmms_args(args[1:] if args[:1] == ["--"] else args)
+    if parsed.include_path is None:
+        parsed = parsed.with_option("--include_path", include_path or task_folder())
+    args = names_not_folders(parsed)
     require_module("lmms_eval", "streamgaze eval")
     from .process import prepare_lmms_eval_process
 
     prepare_lmms_eval_process()
-    if only_our_tasks(args):
+    if only_our_tasks(parsed):
         skip_builtin_task_index()
     from lmms_eval.cli.dispatch import main as lmms_main
 

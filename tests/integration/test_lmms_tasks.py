@@ -175,3 +175,49 @@ def test_doc_to_messages_gives_the_salience_map_the_clip_and_the_prompt_in_order
     assert isinstance(visuals[0], Image.Image) and visuals[1] == video["url"]
     plain = glue.process_docs(rows)[0]  # the main (visual) setting: the clip and the prompt only
     assert [c["type"] for c in utils.doc_to_messages(plain)[0]["content"]] == ["video", "text"]
+
+
+def test_the_runs_task_files_hand_the_glue_its_dataset_and_settings(demo_dataset, tmp_path, monkeypatch):
+    """``streamgaze eval``'s task folder (harness/run.py: run_task_folder) names the dataset its plan opened and
+    its settings under the templates' ``metadata``; the glue's task loader reads them from the task config, with
+    no state of the harness: the documents are those of that dataset with those settings, whatever the
+    environment says."""
+    import types
+
+    import yaml
+
+    from lmms_tasks import utils
+    from streamgaze_hf.evaluation.settings import RunSettings
+    from streamgaze_hf.harness.task_files import (
+        RUN_METADATA,
+        run_task_files,
+        settings_metadata,
+        write_task_files,
+    )
+    from tests.fixtures.task_glue import folder_glue
+
+    chosen = RunSettings(prompt_mode="reference", clip_fps=2.0, prefetch=0)
+    write_task_files(tmp_path / "tasks", run_task_files(str(demo_dataset), "streamgaze", settings_metadata(chosen)))
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
+
+    def metadata(bench):
+        text = (tmp_path / "tasks" / bench / f"_{bench}_template.yaml").read_text()
+        return yaml.load(text, Loader=Loader)["metadata"]
+
+    meta = metadata("streamgaze")
+    assert meta["version"] == 1.0 and meta[RUN_METADATA]["dataset"] == str(demo_dataset)
+    assert "dataset" not in metadata("egogazevqa")[RUN_METADATA]  # another benchmark's: its own dataset
+    monkeypatch.setenv("STREAMGAZE_ROOT", str(tmp_path / "nowhere"))  # the task files say which dataset
+    monkeypatch.setenv("STREAMGAZE_PREFETCH", "0")
+    config = types.SimpleNamespace(process_docs=folder_glue("streamgaze").process_docs, dataset_path="streamgaze",
+                                   dataset_name="oi_easy", test_split="test", metadata=meta)
+    task = types.SimpleNamespace(config=config)
+    utils._download(lambda *a, **k: None)(task)
+    docs = list(task.dataset["test"])
+    assert docs and {(d["prompt_mode"], d["clip_fps"]) for d in docs} == {("reference", 2.0)}
+    assert config.dataset_path == str(demo_dataset.resolve())
+    assert utils.read_task_rows("streamgaze", "oi_easy", meta[RUN_METADATA]).settings == chosen

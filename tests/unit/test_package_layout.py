@@ -722,3 +722,78 @@ def test_every_module_of_the_frames_machinery_is_at_most_500_lines():
     long = {p.relative_to(ROOT).as_posix(): n for p in [*paths, ROOT / "lmms_tasks" / "wrappers.py"]
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > 500}
     assert long == {}
+
+
+# ---- issue 52 item 4, the hand-off to lmms-eval: its arguments read by one function --------------------
+
+#: the one reader of lmms-eval's arguments
+LMMS_ARGS_READER = "streamgaze_hf/harness/lmms_args.py"
+_LMMS_OPTION = r"""["']--(?:model|model_args|tasks|include_path|limit|output_path|gen_kwargs|force_simple)\b"""
+#: a token compared with an lmms-eval option (``a == "--tasks"``, ``a.startswith("--tasks=")``, ``"--x" in args``,
+#: ``args.index("--x")``), or a helper of the old readers
+_OPTION_READ = re.compile(rf"""(==|!=|startswith\(|index\()\s*{_LMMS_OPTION}|{_LMMS_OPTION}[^"']*["']\s*(==|!=|in\b|not in\b)"""
+                          r"|\b(option_value|tasks_arg|requested_tasks|_set_tasks)\(|def _arg\(|\boutput_path\(args")
+#: the command line read (not saved, set or restored: harness/run.py hands lmms-eval its arguments through it)
+_ARGV_READ = re.compile(r"sys\.argv(?!\s*=[^=])")
+
+
+def _option_reads(files) -> list[str]:
+    found = []
+    for p in files:
+        for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
+            code = line.split("#", 1)[0]
+            in_glue = "lmms_tasks" in p.parts or "harness" in p.parts
+            if _OPTION_READ.search(code) or (in_glue and _ARGV_READ.search(code) and "saved = sys.argv" not in code):
+                found.append(f"{p.relative_to(ROOT) if p.is_relative_to(ROOT) else p}:{n}")
+    return found
+
+
+def test_lmms_eval_arguments_are_read_by_one_function(tmp_path):
+    """lmms-eval's options are read from an argument list only by ``harness/lmms_args.parse_lmms_args`` (argparse,
+    as lmms-eval reads them): no other module of the library or the glue compares a token with ``--model``,
+    ``--tasks``, ... or reads ``sys.argv`` for them."""
+    files = [p for p in _python_files("streamgaze_hf", "lmms_tasks") if p.relative_to(ROOT).as_posix() != LMMS_ARGS_READER]
+    assert _option_reads(files) == []
+    probe = tmp_path / "harness" / "probe.py"  # the check finds what it looks for
+    probe.parent.mkdir()
+    probe.write_text('def f(args):\n    if a == "--model" or a.startswith("--tasks="):\n        pass\n'
+                     '    if "--include_path" not in args:\n        pass\n    x = option_value(args, "--limit")\n'
+                     '    y = sys.argv[1:]\n    sys.argv = ["lmms-eval", *args]\n    z = ["--model", m]\n')
+    assert [r.rsplit(":", 1)[1] for r in _option_reads([probe])] == ["2", "4", "6", "7"]
+
+
+#: what the glue may take from the harness: the one reader of lmms-eval's arguments, the one rule for the frames'
+#: wrapper, the task files' run metadata, the wrapper's reading-time measure; never a plan or a run
+GLUE_FROM_HARNESS = {"lmms_args", "model", "task_files", "video_time"}
+
+
+def _harness_uses(files) -> list[str]:
+    """Imports of the harness outside :data:`GLUE_FROM_HARNESS`, and any name ``active_plan``/``active``."""
+    found = []
+    for p in files:
+        for n in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
+            modules = []
+            if isinstance(n, ast.ImportFrom) and n.module:
+                modules = [n.module] if n.module != "streamgaze_hf.harness" else [
+                    f"{n.module}.{a.name}" for a in n.names]
+            elif isinstance(n, ast.Import):
+                modules = [a.name for a in n.names]
+            bad = [m for m in modules if m.startswith("streamgaze_hf.harness")
+                   and m.split(".")[2:3] != [] and m.split(".")[2] not in GLUE_FROM_HARNESS]
+            bad += [m for m in modules if m == "streamgaze_hf.harness"]
+            names = {n.id} if isinstance(n, ast.Name) else {n.attr} if isinstance(n, ast.Attribute) else set()
+            if bad or names & {"active_plan", "_ACTIVE"}:
+                found.append(f"{p.name}:{n.lineno}")
+    return found
+
+
+def test_the_glue_takes_no_state_from_the_harness(tmp_path):
+    """Nothing in lmms_tasks/ asks the harness for the running evaluation (no plan, no ``active_plan``): the run's
+    dataset and settings reach the glue through the task files the harness writes (their ``metadata``)."""
+    assert _harness_uses(_python_files("lmms_tasks")) == []
+    assert not hasattr(importlib.import_module("streamgaze_hf.harness.plan"), "active_plan")
+    probe = tmp_path / "probe.py"  # the check finds what it looks for
+    probe.write_text("from streamgaze_hf.harness.plan import active_plan\nfrom streamgaze_hf.harness import run\n"
+                     "import streamgaze_hf.harness.checks\nfrom streamgaze_hf.harness.lmms_args import parse_lmms_args\n"
+                     "plan = active_plan()\n")
+    assert _harness_uses([probe]) == ["probe.py:1", "probe.py:2", "probe.py:3", "probe.py:5"]
