@@ -35,7 +35,7 @@ from pathlib import Path
 from ..hub.reference import reference_string
 from ..util.errors import StreamGazeError
 
-__all__ = ["PublishResult", "publish", "check_card", "check_token", "usage_lines"]
+__all__ = ["PublishResult", "publish_dataset", "check_card", "check_token", "usage_lines"]
 
 _REPO = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,95}/[A-Za-z0-9][A-Za-z0-9_.-]{0,95}$")
 _SEMVER = re.compile(r"^\d+\.\d+\.\d+$")
@@ -237,7 +237,7 @@ def _same_content(api, repo_id: str, commit: str, root: Path) -> tuple[bool, str
     return True, ""
 
 
-def publish(root: str | os.PathLike[str], repo_id: str, *, private: bool = False, create_pr: bool = False,
+def publish_dataset(root: str | os.PathLike[str], repo_id: str, *, private: bool = False, create_pr: bool = False,
             message: str | None = None) -> PublishResult:
     """Validate ``root`` and the token, then upload and tag (see the module docstring).
 

@@ -28,11 +28,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..registry import Benchmark, benchmarks
+from ..util.provenance import run_provenance
 from .protocols import PROTOCOLS
 from .settings import RunSettings, given
 
 __all__ = ["RecordedSetting", "SHARED", "recorded_settings", "recorded_names", "document_settings", "record_settings",
-           "submission_settings", "every_recorded_setting", "row_settings", "row_texts", "settings_text"]
+           "submission_settings", "every_recorded_setting", "run_record", "row_settings", "row_texts", "settings_text"]
 
 
 @dataclass(frozen=True)
@@ -143,6 +144,22 @@ def document_settings(bench: Benchmark, settings: RunSettings | None, root=None)
     (``RunSettings.record``; None: ``settings.given``) of :func:`recorded_names`; ``root``: the dataset (for a
     proxy)."""
     return given(settings).record(recorded_names(bench), root)
+
+
+def run_record(settings: RunSettings | None = None, dataset=None) -> dict[str, Any]:
+    """What a run records about itself in its results files: every shared setting (``settings``, validated; the
+    proxy only with ``dataset``, :meth:`RunSettings.proxy_for`), the dataset's benchmark's own recorded ones, and
+    what ran it (toolkit, lmms-eval, datasets: ``run_provenance``).
+
+    Args:
+        settings: the run's settings (None: ``settings.given``).
+        dataset: the evaluated dataset (a ``DatasetHandle``), or None.
+    """
+    s = given(settings)
+    names = [n for n in SHARED if dataset is not None or n != "proxy"]
+    if dataset is not None:
+        names += [n for n in recorded_names(dataset.benchmark) if n not in names]
+    return {**s.record(names, None if dataset is None else dataset.path), **run_provenance()}
 
 
 def record_settings(bench: Benchmark, doc: Mapping[str, Any]) -> dict[str, Any]:

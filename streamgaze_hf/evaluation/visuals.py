@@ -30,30 +30,8 @@ from ..dataset.rows import gaze_tracks
 from ..gaze.salience import salience_heatmap, track_salience_map
 from ..gaze.track import GazeTrack
 from ..util.fsutil import atomic_output
-from ..util.provenance import run_provenance
 from .model_frames import FramesSpec, frames_spec
 from .protocols import get_protocol
-from .settings import RunSettings, given
-
-
-def recorded_settings(settings: RunSettings | None = None, dataset: DatasetHandle | None = None) -> dict:
-    """What a run records about itself in its results files: the settings that change a number (``settings``,
-    validated: see ``streamgaze_hf.evaluation.settings``) and what ran it (toolkit, lmms-eval, datasets:
-    ``run_provenance``); with ``dataset`` also the proxy videos it clips (:meth:`RunSettings.proxy_for`).
-
-    Args:
-        settings: the run's settings (None: ``settings.given``).
-        dataset: the evaluated dataset (for the proxy setting), or None.
-
-    Returns:
-        field -> value.
-    """
-    s = given(settings)
-    out = {**s.record(("prompt_mode", "protocol", "clip_fps", "model_ready")), **run_provenance()}
-    if dataset is not None:
-        out.update(s.record(("proxy",), dataset.path))
-    return out
-
 
 # ---- videos and gaze ------------------------------------------------------------------------------
 

@@ -141,7 +141,7 @@ def plan_evaluation(reference: str | None, lmms_args: Sequence[str] | LmmsArgs, 
     """
     from ..dataset.load import missing_dataset, open_dataset
     from ..evaluation.protocols import get_protocol
-    from ..evaluation.visuals import recorded_settings
+    from ..evaluation.recorded import run_record
     from .backends import choose_backends
     from .checks import check_model, check_task_names, plan_tasks, tasks_elsewhere
     from .model import lmms_model_names
@@ -161,7 +161,7 @@ def plan_evaluation(reference: str | None, lmms_args: Sequence[str] | LmmsArgs, 
     backends = choose_backends()  # before lmms-eval and qwen_vl_utils load: they read the variables once
     settings, wrapper = run_settings_for(args, prompt_mode=prompt_mode, clip_fps=clip_fps, proxy=proxy,
                                          protocol=chosen_protocol.name if chosen_protocol else None, frames=frames)
-    recorded = {**recorded_settings(settings, dataset), "decode_backends": backends}  # the proxy checked too
+    recorded = {**run_record(settings, dataset), "decode_backends": backends}  # the proxy checked too
     args = parse_lmms_args(plan_tasks(args, index, dataset.is_empty_task,
                                       lambda note: print(f"streamgaze: note: {note}", file=sys.stderr)))
     return EvalPlan(dataset, args, settings, wrapper, chosen_protocol, backends, recorded)

@@ -22,7 +22,7 @@ ENTRY_POINTS = (
     "streamgaze_hf.demo.world:generate_world", "streamgaze_hf.gaze.overlay:render_overlay_files",
     "streamgaze_hf.gaze.sources.registry:read_track", "streamgaze_hf.gaze.io:write_gaze_csv",
     "streamgaze_hf.dataset.stats:compute_stats", "streamgaze_hf.dataset.doctor:dataset_problems",
-    "streamgaze_hf.dataset.publish:publish", "streamgaze_hf.dataset.writer:write_dataset",
+    "streamgaze_hf.dataset.publish:publish_dataset", "streamgaze_hf.dataset.writer:write_dataset",
     "streamgaze_hf.dataset.writer:dataset_destination", "streamgaze_hf.dataset.load:open_dataset",
     "streamgaze_hf.dataset.load:load_task", "streamgaze_hf.util.environment:environment_report",
     "streamgaze_hf.review:export_review", "streamgaze_hf.review:load_corrections",
