@@ -30,7 +30,6 @@ from ...evaluation.visuals import (  # noqa: F401  (re-exported: the plugin read
     doc_visuals,
     doc_window,
     gaze_tracks,
-    recorded_settings,
     salience_image,
     video_gaze_track,
     video_geometry,
