@@ -15,7 +15,7 @@ import os
 
 from lmms_eval.api.model import lmms
 
-from streamgaze_hf.evaluation.baselines import oracle_answer, random_doc_answer
+from streamgaze_hf.evaluation import oracle_answer, random_doc_answer
 
 
 def _as_bool(v) -> bool:

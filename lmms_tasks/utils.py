@@ -53,8 +53,8 @@ from streamgaze_hf.util.errors import StreamGazeError
 if TYPE_CHECKING:
     import datasets
 
-    from streamgaze_hf.dataset.load import DatasetHandle
-    from streamgaze_hf.evaluation.settings import RunSettings
+    from streamgaze_hf.dataset import DatasetHandle
+    from streamgaze_hf.evaluation import RunSettings
 
 #: marks the functions of the generated ``glue.py`` modules (:func:`glue`)
 GLUE_MARK = "streamgaze_glue"
@@ -131,7 +131,7 @@ def run_settings(named: Mapping[str, str] | None = None):
     documents get model-ready clips too (``streamgaze_hf/evaluation/model_frames.py``)."""
     import dataclasses
 
-    from streamgaze_hf.evaluation.settings import RunSettings
+    from streamgaze_hf.evaluation import RunSettings
     from streamgaze_hf.harness.lmms_args import process_lmms_args
     from streamgaze_hf.harness.model import frames_for, resolve_wrapper
     from streamgaze_hf.harness.task_files import settings_of_metadata
@@ -172,7 +172,7 @@ _OPENED: dict[str, Any] = {}
 def task_dataset(dataset_path: str) -> DatasetHandle:
     """The dataset a task file's ``dataset_path`` names (module docstring), opened once per process: a benchmark's
     default root: its ``$..._ROOT``, else its default directory; any other value: a directory or Hub reference."""
-    from streamgaze_hf.dataset.load import locate, open_dataset
+    from streamgaze_hf.dataset import locate, open_dataset
     from streamgaze_hf.registry import benchmarks
 
     bench = next((b for b in benchmarks() if b.default_root == dataset_path), None)
@@ -198,7 +198,7 @@ def read_task_rows(dataset_path: str, config: str, run: Mapping[str, Any] | None
     Raises:
         StreamGazeError: no dataset, an unknown or empty task, or a damaged file.
     """
-    from streamgaze_hf.dataset.load import dataset_at
+    from streamgaze_hf.dataset import dataset_at
 
     run = run or {}
     data = dataset_at(run["dataset"]) if run.get("dataset") else task_dataset(dataset_path)

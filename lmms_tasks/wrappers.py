@@ -117,7 +117,7 @@ def _model_ready_reader(original, backend: str, vp):
 
     @functools.wraps(original)
     def read(ele):
-        from streamgaze_hf.evaluation.ready_job import hook_reading
+        from streamgaze_hf.evaluation import hook_reading
 
         path = ele.get("video")
         recorded = hook_reading(path) if isinstance(path, str) else None
@@ -125,7 +125,7 @@ def _model_ready_reader(original, backend: str, vp):
             return original(ele)
         import torch
 
-        from streamgaze_hf.video.wrapper_reads import read_frames
+        from streamgaze_hf.video import read_frames
 
         total, fps, seen = recorded
         start, end, count = vp.calculate_video_frame_range(ele, total, fps)
@@ -150,7 +150,7 @@ def _composite_load_video(original, module):
 
     @functools.wraps(original)
     def load_video(video_path, bound=None, input_size=448, max_num=1, num_segments=32):
-        from streamgaze_hf.evaluation.ready_job import composite_reading
+        from streamgaze_hf.evaluation import composite_reading
 
         args = composite_reading(video_path) if isinstance(video_path, (str, os.PathLike)) else None
         if args is None:
@@ -158,8 +158,8 @@ def _composite_load_video(original, module):
         import torch
         from PIL import Image
 
-        from streamgaze_hf.evaluation.model_frames import internvl_tiles_budget
-        from streamgaze_hf.video.resize import INTERNVL_TILE, internvl_tiles
+        from streamgaze_hf.evaluation import internvl_tiles_budget
+        from streamgaze_hf.video import INTERNVL_TILE, internvl_tiles
 
         asked = (bound, input_size, max_num, num_segments)
         planned = (None, INTERNVL_TILE, internvl_tiles_budget(args), int(args["num_frame"]))

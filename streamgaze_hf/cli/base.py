@@ -37,7 +37,7 @@ def note(text: str) -> None:
 def video_assumptions() -> Iterator[None]:
     """What a reader assumed for want of the scene video (gaze/sources/wearable.py ``AssumedVideoWarning``)
     becomes one ``streamgaze: warning: ...`` line on stderr offering ``--video``; other warnings pass on."""
-    from ..gaze.sources.wearable import AssumedVideoWarning
+    from ..gaze import AssumedVideoWarning
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", AssumedVideoWarning)

@@ -11,7 +11,7 @@ from .base import Handler, command, video_assumptions
 @command("export-bids", "write gaze as a BIDS 1.11 eye-tracking dataset (physio + physioevents per recording, the "
          "scene videos in stimuli/): a built dataset of any benchmark, or one raw recording with --source")
 def _export_bids(p: argparse.ArgumentParser) -> Handler:
-    from ..gaze.sources.registry import SOURCES
+    from ..gaze import SOURCES
 
     p.add_argument("source", metavar="SOURCE", help="a built dataset (folder or hf://datasets/ORG/NAME@REV), or one "
                    "raw recording (its folder or gaze file) with --source")
@@ -26,7 +26,7 @@ def _export_bids(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--force", action="store_true", help="replace an existing --out")
 
     def run(a: argparse.Namespace) -> int:
-        from ..dataset.bids_export import export_bids
+        from ..dataset import export_bids
 
         with video_assumptions():
             done = export_bids(a.source, a.out, raw_source=a.raw_source, video=a.video,

@@ -53,12 +53,11 @@ def _clips(p: argparse.ArgumentParser) -> Handler:
     def run(a: argparse.Namespace) -> int:
         import json
 
-        from ..video.cache_admin import cache_stats, format_stats, parse_age, parse_size, prune_cache
-        from ..video.clips import clip_cache_dir
+        from ..video import cache_stats, clip_cache_dir, format_stats, parse_age, parse_size, prune_cache
 
         cache = clip_cache_dir(a.cache)
         if a.clips_command == "warm":
-            from ..evaluation.warm import warm_clips
+            from ..evaluation import warm_clips
             from ..harness.plan import run_settings_for
 
             lmms_args = [*(["--model", a.model] if a.model else []),

@@ -56,7 +56,7 @@ def _overlay(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--hfov", type=float, default=None, help="horizontal field of view in degrees (default 90)")
 
     def run(a: argparse.Namespace) -> int:
-        from ..gaze.overlay import render_overlay_files
+        from ..gaze import render_overlay_files
         from ..util.preflight import existing_file, in_range, output_file
 
         existing_file(a.video, "video")
@@ -72,7 +72,7 @@ def _overlay(p: argparse.ArgumentParser) -> Handler:
 
 @command("gaze", "export the normalised gaze track of one raw recording as CSV (t, x, y, valid, in_frame)")
 def _gaze(p: argparse.ArgumentParser) -> Handler:
-    from ..gaze.sources.registry import DIRECTORY_SOURCES, SOURCES
+    from ..gaze import DIRECTORY_SOURCES, SOURCES
 
     p.add_argument("path", help="the recording's gaze file in its native format, or its recording directory "
                    f"({', '.join(DIRECTORY_SOURCES)})")
@@ -83,8 +83,7 @@ def _gaze(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--out", required=True, help="CSV to write (x, y normalised, origin top-left)")
 
     def run(a: argparse.Namespace) -> int:
-        from ..gaze.io import write_gaze_csv
-        from ..gaze.sources.registry import read_track
+        from ..gaze import read_track, write_gaze_csv
         from ..util.preflight import output_file
 
         output_file(a.out)
@@ -186,7 +185,7 @@ def _stats(p: argparse.ArgumentParser) -> Handler:
     add_dataset(p)
 
     def run(a: argparse.Namespace) -> int:
-        from ..dataset.stats import compute_stats, format_stats
+        from ..dataset import compute_stats, format_stats
 
         print(format_stats(compute_stats(dataset_reference(a))))
         return 0
@@ -210,7 +209,7 @@ def _doctor(p: argparse.ArgumentParser) -> Handler:
             lines, problems = environment_report()
             print("\n".join(lines))
             return 1 if problems else 0
-        from ..dataset.doctor import dataset_problems
+        from ..dataset import dataset_problems
 
         root = dataset_reference(a)
         problems = dataset_problems(root, decode=not a.no_decode)

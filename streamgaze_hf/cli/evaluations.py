@@ -30,7 +30,7 @@ def _request_eval(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--frames", default="", help="the frames it is given, as shown, e.g. 32")
 
     def run(a: argparse.Namespace) -> int:
-        from ..leaderboard.service.eval_requests import open_request
+        from ..leaderboard import open_request
 
         if a.lmms_model:
             _check_lmms_model(a.lmms_model)
@@ -69,7 +69,7 @@ def _run_request(p: argparse.ArgumentParser) -> Handler:
         import tempfile
         from pathlib import Path
 
-        from ..leaderboard.service.job_run import run_request
+        from ..leaderboard import run_request
 
         if a.work:
             Path(a.work).mkdir(parents=True, exist_ok=True)

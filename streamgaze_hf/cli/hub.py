@@ -18,7 +18,7 @@ def _publish(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--message", default=None, help="commit message (default: '<Benchmark> v<version>')")
 
     def run(a: argparse.Namespace) -> int:
-        from ..dataset.publish import publish_dataset
+        from ..dataset import publish_dataset
 
         print(publish_dataset(dataset_reference(a), a.repo, private=a.private, create_pr=a.create_pr, message=a.message).format())
         return 0

@@ -85,7 +85,7 @@ def _review(p: argparse.ArgumentParser) -> Handler:
 
         data = None
         if a.dataset:
-            from ..dataset.load import open_dataset
+            from ..dataset import open_dataset
 
             data = open_dataset(a.dataset)
         bench = _review_benchmark(a, [c for c in a.csv if is_qa_csv(c)], data)

@@ -34,15 +34,19 @@ def _submit(p: argparse.ArgumentParser) -> Handler:
 
     def run(a: argparse.Namespace) -> int:
         from ..registry import get_benchmark
-        from ..submission.build import build_submission, write_submission
-        from ..submission.coverage import partial_coverage_warning, scores_line
-        from ..submission.schema import submission_benchmark
+        from ..submission import (
+            build_submission,
+            partial_coverage_warning,
+            scores_line,
+            submission_benchmark,
+            write_submission,
+        )
         from ..util.preflight import existing_dir, output_file
 
         existing_dir(a.output_dir, "lmms-eval output directory")
         output_file(a.out)
         if a.model_id is not None:
-            from ..leaderboard.service.model_checks import model_page
+            from ..leaderboard import model_page
 
             a.model_url = model_page(a.model_id, a.model_url)
         sub = build_submission(a.output_dir, a.dataset, model_name=a.model_name, model_url=a.model_url,
@@ -54,7 +58,7 @@ def _submit(p: argparse.ArgumentParser) -> Handler:
         if warning:
             print(f"streamgaze: warning: {a.out}: {warning}", file=sys.stderr)
         if a.push:
-            from ..leaderboard.service.hub_push import push_submission
+            from ..leaderboard import push_submission
 
             print(push_submission(a.out, a.push, a.dataset).format())
         return 0
@@ -71,7 +75,7 @@ def _push_submission(p: argparse.ArgumentParser) -> Handler:
                    "file pins, hf://datasets/<dataset.repo>@<dataset.commit>)")
 
     def run(a: argparse.Namespace) -> int:
-        from ..leaderboard.service.hub_push import push_submission
+        from ..leaderboard import push_submission
 
         print(push_submission(a.submission, a.requests, a.dataset).format())
         return 0
@@ -87,7 +91,7 @@ def _validate(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--all-missing", action="store_true", help="list every missing question (default: first 50)")
 
     def run(a: argparse.Namespace) -> int:
-        from ..submission.validate import validate_submission
+        from ..submission import validate_submission
 
         print(validate_submission(a.submission, a.dataset).format(all_missing=a.all_missing))
         return 0
@@ -109,7 +113,7 @@ def _compare(p: argparse.ArgumentParser) -> Handler:
     def run(a: argparse.Namespace) -> int:
         import json
 
-        from ..submission.compare import compare_submissions, format_comparison
+        from ..submission import compare_submissions, format_comparison
 
         result = compare_submissions(a.a, a.b, a.dataset, resamples=a.resamples, seed=a.seed, level=a.level)
         print(json.dumps(result, indent=2) if a.json else format_comparison(result))
@@ -135,7 +139,7 @@ def _leaderboard(p: argparse.ArgumentParser) -> Handler:
                    help="leave out the papers' reference rows (each benchmark's paper_rows)")
 
     def run(a: argparse.Namespace) -> int:
-        from ..leaderboard.site import write_leaderboard
+        from ..leaderboard import write_leaderboard
         from ..util.preflight import existing_file
 
         for path in a.submissions:
@@ -177,7 +181,7 @@ def _leaderboard_init(p: argparse.ArgumentParser) -> Handler:
                    help="the results dataset to create (the accepted rows, the papers' rows, the static site)")
 
     def run(a: argparse.Namespace) -> int:
-        from ..leaderboard.service.create import init_leaderboard
+        from ..leaderboard import init_leaderboard
 
         print(init_leaderboard(a.requests, a.results).format())
         return 0
@@ -219,7 +223,7 @@ def _leaderboard_sync(p: argparse.ArgumentParser) -> Handler:
                         "stops it then, and a sync cancels a job still running past it")
 
     def run(a: argparse.Namespace) -> int:
-        from ..leaderboard.service.sync import SyncOptions, sync
+        from ..leaderboard import SyncOptions, sync
 
         options = SyncOptions(**{k: v for k, v in (("timeout_s", a.timeout), ("quota", a.quota)) if v is not None},
                               model_card_prs=a.model_card_prs, evaluate=_job_settings(a))
@@ -241,7 +245,7 @@ def _job_settings(a: argparse.Namespace):
         return None
     if not a.flavor:
         raise StreamGazeError("--evaluate jobs: give --flavor (the Jobs hardware, e.g. a100-large)")
-    from ..leaderboard.service.jobs import DEFAULT_IMAGE, JobSettings, parse_duration
+    from ..leaderboard import DEFAULT_IMAGE, JobSettings, parse_duration
 
     return JobSettings(a.flavor, a.namespace, a.image or DEFAULT_IMAGE,
                        parse_duration(a.job_timeout) if a.job_timeout else JobSettings.timeout_s)
@@ -256,7 +260,7 @@ def _leaderboard_flag(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--discussion", required=True, metavar="URL", help="the discussion about it (http(s) address)")
 
     def run(a: argparse.Namespace) -> int:
-        from ..leaderboard.service.flags import flag
+        from ..leaderboard import flag
 
         print(flag(a.results, a.row, a.reason, a.discussion))
         return 0
@@ -270,7 +274,7 @@ def _leaderboard_unflag(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--results", required=True, metavar="ORG/RESULTS", help="the results dataset")
 
     def run(a: argparse.Namespace) -> int:
-        from ..leaderboard.service.flags import unflag
+        from ..leaderboard import unflag
 
         print(unflag(a.results, a.row))
         return 0
@@ -292,7 +296,7 @@ def _leaderboard_serve(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--port", type=int, default=7860, help="port (default 7860)")
 
     def run(a: argparse.Namespace) -> int:
-        from ..leaderboard.service.app import serve
+        from ..leaderboard import serve
 
         serve(a.results, a.requests, a.dataset or (), host=a.host, port=a.port)
         return 0
@@ -309,7 +313,7 @@ def _leaderboard_space(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--dataset", action="append", default=None, help="datasets its Submit tab re-scores against")
 
     def run(a: argparse.Namespace) -> int:
-        from ..leaderboard.service.space import write_space
+        from ..leaderboard import write_space
 
         print(write_space(a.out, a.results, a.requests, a.dataset or ()))
         return 0

@@ -1,0 +1,101 @@
+"""The versioned dataset: the one opener (DatasetHandle), its files, reader, schema, writer, card, checks,
+statistics, proxies, previews, publishing and the BIDS export. docs/architecture.md "The tree" names each module's
+job."""
+
+# The public face (issue 52): outside code imports these names from here, never from a module of the
+# package (tests/unit/test_package_layout.py). Each name is looked up in its module when used (never cached
+# here, so a test's patch of the module is seen), and importing the package imports none of them (the CLI's
+# start-up stays light).
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .bids_export import export_bids
+    from .card import empty_note, loading_section
+    from .doctor import dataset_problems
+    from .files import data_file
+    from .import_report import ImportReport, Problem, ProblemSink, kind_section, snippet
+    from .load import DatasetHandle, dataset_at, locate, missing_dataset, open_dataset
+    from .mc_rules import validate_mc_options
+    from .proxies import build_proxies
+    from .publish import publish_dataset
+    from .rows import gaze_row, gaze_rows, gaze_tracks, video_row
+    from .schema import LETTERS, dump_metadata, letter, letter_index
+    from .stats import compute_stats, format_stats
+    from .variants import has_gaze, variant_support, variants_markdown
+    from .writer import (
+        DatasetContent,
+        check_destination,
+        check_version,
+        dataset_destination,
+        manifest_digest,
+        write_dataset,
+    )
+
+#: public name -> the module of the package that defines it
+_FACE = {
+    "export_bids": "bids_export",
+    "empty_note": "card",
+    "loading_section": "card",
+    "dataset_problems": "doctor",
+    "data_file": "files",
+    "ImportReport": "import_report",
+    "Problem": "import_report",
+    "ProblemSink": "import_report",
+    "kind_section": "import_report",
+    "snippet": "import_report",
+    "DatasetHandle": "load",
+    "dataset_at": "load",
+    "locate": "load",
+    "missing_dataset": "load",
+    "open_dataset": "load",
+    "validate_mc_options": "mc_rules",
+    "build_proxies": "proxies",
+    "publish_dataset": "publish",
+    "gaze_row": "rows",
+    "gaze_rows": "rows",
+    "gaze_tracks": "rows",
+    "video_row": "rows",
+    "LETTERS": "schema",
+    "dump_metadata": "schema",
+    "letter": "schema",
+    "letter_index": "schema",
+    "compute_stats": "stats",
+    "format_stats": "stats",
+    "has_gaze": "variants",
+    "variant_support": "variants",
+    "variants_markdown": "variants",
+    "DatasetContent": "writer",
+    "check_destination": "writer",
+    "check_version": "writer",
+    "dataset_destination": "writer",
+    "manifest_digest": "writer",
+    "write_dataset": "writer",
+}
+#: modules of the package that outside code uses as a whole (``prefetch.start_prefetch``)
+_MODULES = {
+}
+__all__ = [
+    "DatasetContent", "DatasetHandle", "ImportReport", "LETTERS", "Problem", "ProblemSink", "build_proxies",
+    "check_destination", "check_version", "compute_stats", "data_file", "dataset_at", "dataset_destination",
+    "dataset_problems", "dump_metadata", "empty_note", "export_bids", "format_stats", "gaze_row", "gaze_rows",
+    "gaze_tracks", "has_gaze", "kind_section", "letter", "letter_index", "loading_section", "locate",
+    "manifest_digest", "missing_dataset", "open_dataset", "publish_dataset", "snippet", "validate_mc_options",
+    "variant_support", "variants_markdown", "video_row", "write_dataset",
+]
+
+
+def __getattr__(name: str):
+    if name in _MODULES:
+        value = import_module(f".{_MODULES[name]}", __name__)
+    elif name in _FACE:
+        value = getattr(import_module(f".{_FACE[name]}", __name__), name)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_FACE) | set(_MODULES))

@@ -31,18 +31,20 @@ from pathlib import Path
 
 import numpy as np
 
-from ..gaze.bids import (
+from ..gaze import (
     BIDS_VERSION,
     DATATYPE,
     TASK,
     Events,
+    Fixation,
+    FixationParams,
+    GazeTrack,
     SceneVideo,
     entity_label,
+    extract_fixations,
     write_json,
     write_recording,
 )
-from ..gaze.fixations import Fixation, FixationParams, extract_fixations
-from ..gaze.track import GazeTrack
 from ..util.errors import StreamGazeError
 from ..util.fsutil import atomic_directory, link_or_copy
 from .load import DatasetHandle
@@ -81,7 +83,7 @@ def detector_source(params: FixationParams, origin: str) -> str:
 def _frames(video: Path | None) -> np.ndarray | None:
     if video is None or not Path(video).is_file():
         return None
-    from ..video.frame_reader import probe_video
+    from ..video import probe_video
 
     return probe_video(video).frame_times
 
@@ -132,7 +134,7 @@ def raw_export(path: Path, source: str, video: Path | None = None) -> Export:
     """The :class:`Export` of one raw recording: its whole recording (device fixations, blinks, actions) when
     the source reads it as a recording folder with its scene video, else its track alone (``streamgaze gaze``'s
     reading, which says what it assumed without the video)."""
-    from ..gaze.sources.registry import DIRECTORY_SOURCES, load_recording, read_track
+    from ..gaze import DIRECTORY_SOURCES, load_recording, read_track
 
     path = Path(path)
     rec = None
@@ -217,7 +219,7 @@ def export_bids(source: str | os.PathLike[str], out: str | os.PathLike[str], *, 
     if out.exists() and not force:
         raise StreamGazeError("already exists (give --force to replace it)", out)
     if raw_source is not None:
-        from ..gaze.sources.registry import source_module
+        from ..gaze import source_module
 
         source_module(raw_source)
         if not Path(source).exists():

@@ -26,7 +26,7 @@ def video_problem(path: Path, rel: str) -> str | None:
     """Why the video at ``path`` does not decode (every frame), as ``<rel>: <problem>``; None when it does."""
     import av
 
-    from ..video.frame_reader import open_container
+    from ..video import open_container
 
     try:
         with open_container(path) as c:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from ..video.proxy import ProxySpec, build_proxy, proxy_rel_path
+from ..video import ProxySpec, build_proxy, proxy_rel_path
 
 VIDEO_DIRS = ("videos/original/", "videos/overlay/")
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from ..gaze.track import GazeTrack
+from ..gaze import GazeTrack
 
 if TYPE_CHECKING:
-    from ..video.frame_reader import VideoInfo
+    from ..video import VideoInfo
     from .load import DatasetHandle
 
 __all__ = ["video_row", "gaze_row", "gaze_rows", "gaze_tracks"]

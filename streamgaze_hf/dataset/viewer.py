@@ -36,7 +36,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from tqdm.auto import tqdm
 
-from ..video.preview import DEFAULT_PREVIEW, PreviewSpec, build_preview
+from ..video import DEFAULT_PREVIEW, PreviewSpec, build_preview
 from .files import data_file
 from .schema import PREVIEW_FEATURES, PREVIEWS_CONFIG, VIEWER_FEATURES
 

@@ -52,7 +52,7 @@ from .. import __version__
 from ..registry import Benchmark, get_benchmark
 from ..util.errors import StreamGazeError
 from ..util.fsutil import atomic_directory, link_or_copy
-from ..video.preview import DEFAULT_PREVIEW
+from ..video import DEFAULT_PREVIEW
 from .card import render_card
 from .content_checks import (  # noqa: F401  (check_version, table_chunk: re-exported)
     check_build_info,

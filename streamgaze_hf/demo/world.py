@@ -32,12 +32,10 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from ..gaze.fov import DEFAULT_HFOV_DEG
-from ..gaze.io import write_gaze_csv
-from ..gaze.track import GazeTrack
+from ..gaze import DEFAULT_HFOV_DEG, GazeTrack, write_gaze_csv
 from ..util.errors import ArgumentError
 from ..util.fsutil import write_text_atomic
-from ..video.writer import H264Writer
+from ..video import H264Writer
 from .catalog import SCENE_TEMPLATES
 from .gaze_model import FIX, GAZE_RATE, GazePlan, plan_gaze
 from .scene import Scene, build_scenes

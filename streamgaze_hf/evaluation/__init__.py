@@ -10,3 +10,129 @@
 * ``prompts.py``: prompt modes and the default multiple-choice block;
 * ``baselines.py``: the random and oracle baselines' answers.
 """
+
+# The public face (issue 52): outside code imports these names from here, never from a module of the
+# package (tests/unit/test_package_layout.py). Each name is looked up in its module when used (never cached
+# here, so a test's patch of the module is seen), and importing the package imports none of them (the CLI's
+# start-up stays light).
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from . import prefetch, prompts
+    from .baselines import oracle_answer, random_answer, random_doc_answer
+    from .model_frames import (
+        frames_request,
+        internvl_tiles_budget,
+        reads_no_video,
+        unmatched_reason,
+        with_checkpoint_size,
+    )
+    from .prefetch import PREFETCH_THREADS
+    from .prompts import PROMPT_MODES, check_modes, mc_question_block
+    from .protocols import Protocol, get_protocol
+    from .ready_job import composite_reading, hook_reading
+    from .recorded import (
+        SHARED,
+        document_settings,
+        every_recorded_setting,
+        record_settings,
+        recorded_settings,
+        row_settings,
+        row_texts,
+        run_record,
+        settings_text,
+        submission_settings,
+    )
+    from .schedule import background_summary
+    from .settings import RunSettings, given, with_flags
+    from .visuals import (
+        clip_fixations,
+        doc_clip_spec,
+        doc_fps_cap,
+        doc_media,
+        doc_visuals,
+        doc_window,
+        gaze_tracks,
+        salience_image,
+        video_gaze_track,
+        video_geometry,
+        window_clip,
+    )
+    from .warm import warm_clips
+
+#: public name -> the module of the package that defines it
+_FACE = {
+    "oracle_answer": "baselines",
+    "random_answer": "baselines",
+    "random_doc_answer": "baselines",
+    "frames_request": "model_frames",
+    "internvl_tiles_budget": "model_frames",
+    "reads_no_video": "model_frames",
+    "unmatched_reason": "model_frames",
+    "with_checkpoint_size": "model_frames",
+    "PREFETCH_THREADS": "prefetch",
+    "PROMPT_MODES": "prompts",
+    "check_modes": "prompts",
+    "mc_question_block": "prompts",
+    "Protocol": "protocols",
+    "get_protocol": "protocols",
+    "composite_reading": "ready_job",
+    "hook_reading": "ready_job",
+    "SHARED": "recorded",
+    "document_settings": "recorded",
+    "every_recorded_setting": "recorded",
+    "record_settings": "recorded",
+    "recorded_settings": "recorded",
+    "row_settings": "recorded",
+    "row_texts": "recorded",
+    "run_record": "recorded",
+    "settings_text": "recorded",
+    "submission_settings": "recorded",
+    "background_summary": "schedule",
+    "RunSettings": "settings",
+    "given": "settings",
+    "with_flags": "settings",
+    "clip_fixations": "visuals",
+    "doc_clip_spec": "visuals",
+    "doc_fps_cap": "visuals",
+    "doc_media": "visuals",
+    "doc_visuals": "visuals",
+    "doc_window": "visuals",
+    "gaze_tracks": "visuals",
+    "salience_image": "visuals",
+    "video_gaze_track": "visuals",
+    "video_geometry": "visuals",
+    "window_clip": "visuals",
+    "warm_clips": "warm",
+}
+#: modules of the package that outside code uses as a whole (``prefetch.start_prefetch``)
+_MODULES = {
+    "prefetch": "prefetch",
+    "prompts": "prompts",
+}
+__all__ = [
+    "PREFETCH_THREADS", "PROMPT_MODES", "Protocol", "RunSettings", "SHARED", "background_summary", "check_modes",
+    "clip_fixations", "composite_reading", "doc_clip_spec", "doc_fps_cap", "doc_media", "doc_visuals", "doc_window",
+    "document_settings", "every_recorded_setting", "frames_request", "gaze_tracks", "get_protocol", "given",
+    "hook_reading", "internvl_tiles_budget", "mc_question_block", "oracle_answer", "prefetch", "prompts",
+    "random_answer", "random_doc_answer", "reads_no_video", "record_settings", "recorded_settings", "row_settings",
+    "row_texts", "run_record", "salience_image", "settings_text", "submission_settings", "unmatched_reason",
+    "video_gaze_track", "video_geometry", "warm_clips", "window_clip", "with_checkpoint_size", "with_flags",
+]
+
+
+def __getattr__(name: str):
+    if name in _MODULES:
+        value = import_module(f".{_MODULES[name]}", __name__)
+    elif name in _FACE:
+        value = getattr(import_module(f".{_FACE[name]}", __name__), name)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_FACE) | set(_MODULES))

@@ -236,7 +236,7 @@ def frames_spec(value: FramesSpec | str) -> FramesSpec:
 def is_composite(kernel: str, size: tuple[int, int] | None) -> bool:
     """Whether a model-ready frame of ``size`` made with ``kernel`` is an InternVL composite (several tiles and a
     thumbnail in one frame, ``video/resize.py``)."""
-    from ..video.resize import INTERNVL_TILE
+    from ..video import INTERNVL_TILE
 
     return kernel == "internvl" and size is not None and tuple(size) != (INTERNVL_TILE, INTERNVL_TILE)
 

@@ -323,7 +323,7 @@ def _prefetch_doc(item: tuple[dict, ClipRequest]) -> list[str] | None:
     doc, req = item
     if req.window is not None:
         if req.salience is not None:
-            from ..video.clips import clip_cache_dir
+            from ..video import clip_cache_dir
             from .visuals import salience_image
 
             salience_image(doc, clip_cache_dir())

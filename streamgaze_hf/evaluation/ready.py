@@ -43,7 +43,7 @@ import numpy as np
 
 from ..util.allocator import keep_freed_memory
 from ..util.errors import StreamGazeError, VideoError
-from ..video.clips import prepare_clip
+from ..video import prepare_clip
 from .executors import Executor, Inline, chunks
 from .model_frames import FramesSpec
 from .ready_job import (  # noqa: F401 - the model-ready clip's names, as the callers know them
@@ -104,8 +104,7 @@ class PassPlan:
 
 def plan_pass(video: str, jobs: list[ReadyJob]) -> PassPlan:
     """The :class:`PassPlan` of ``jobs`` (all of the source ``video``; one reader)."""
-    from ..video.one_pass import decode_units
-    from ..video.packets import packet_index
+    from ..video import decode_units, packet_index
 
     readers = {j.reader for j in jobs}
     if len(readers) > 1:
@@ -138,8 +137,7 @@ def _check_conversion(video: str, reader: str, index: int, frame, rgb: np.ndarra
     """Raise :class:`ConversionMismatch` unless ``reader`` converts the decoded ``frame`` (frame ``index`` of
     ``video``) to ``rgb``: the frame's own samples, stored losslessly with its colour description, are read back by
     the reader (``video/lossless.py``: no second decode of the source)."""
-    from ..video.lossless import reader_conversion
-    from ..video.packets import packet_index
+    from ..video import packet_index, reader_conversion
 
     st = os.stat(video)
     try:
@@ -164,8 +162,7 @@ class UnitCosts:
 
 
 def _variant_frames(frame, variants: set[str], rgb_cache: list) -> dict[str, np.ndarray]:
-    from ..video.one_pass import reader_rgb
-    from ..video.resize import resize_frames
+    from ..video import reader_rgb, resize_frames
 
     out: dict[str, np.ndarray] = {}
     for v in sorted(variants):
@@ -264,8 +261,7 @@ def pass_store(pp: PassPlan, root: str | os.PathLike[str], jobs: list[ReadyJob] 
     ``jobs`` (default: the pass's), each frame at its place in every clip that holds it; the frames of the other
     clips (the compact form, a layout PyAV must write) wait in a frame store under the same ``root`` until their clip
     is written."""
-    from ..video.frame_store import ClipPlacement
-    from ..video.lossless import RawLayout
+    from ..video import ClipPlacement, RawLayout
 
     clips = {}
     for job in pp.jobs if jobs is None else jobs:
@@ -291,8 +287,10 @@ def assemble(pp: PassPlan, job: ReadyJob, store) -> Path:
 def preload() -> None:
     """Import and warm up what making clips needs (PyAV's scaler, torch's resize, decord), at a run's start-up
     rather than inside its first clip."""
-    from ..video.resize import resize_frames
-    from ..video.wrapper_reads import READERS  # noqa: F401 - decord is imported by its first reader
+    from ..video import (
+        READERS,  # noqa: F401 - decord is imported by its first reader
+        resize_frames,
+    )
 
     frame = np.zeros((1, 32, 32, 3), np.uint8)
     for kernel in ("hf", "qwen", "pil"):
@@ -357,8 +355,7 @@ def make_pass(video: str, jobs: list[ReadyJob], cache_dir, stats: dict | None = 
 
 def open_decoder(video: str):
     """A ``video/one_pass.UnitDecoder`` of ``video``, with its packet index."""
-    from ..video.one_pass import UnitDecoder
-    from ..video.packets import packet_index
+    from ..video import UnitDecoder, packet_index
 
     st = os.stat(video)
     return UnitDecoder(video, packet_index(video, st.st_size, st.st_mtime_ns))

@@ -36,7 +36,9 @@ import numpy as np
 
 from ..util.errors import StreamGazeError
 from ..util.fsutil import atomic_output, write_text_atomic
-from ..video.clips import (
+from ..video import (
+    SUFFIX,
+    ClipMetadata,
     LocatedWindow,
     cache_entry_valid,
     clip_cache_dir,
@@ -45,8 +47,6 @@ from ..video.clips import (
     select_frames,
     window_clip_key,
 )
-from ..video.lossless import SUFFIX
-from ..video.wrapper_reads import ClipMetadata
 from .model_frames import FramePlan, FramesSpec, frames_spec, is_composite
 
 #: the sidecar format of model-ready clips (bumped when what a key stands for changes)
@@ -75,7 +75,7 @@ def _root(cache_dir) -> Path:
 
 @lru_cache(maxsize=64)
 def _reader_fps(path: str, _size: int, _mtime_ns: int, reader: str) -> float:
-    from ..video.wrapper_reads import clip_metadata
+    from ..video import clip_metadata
 
     return float(clip_metadata(path, reader).fps)
 
@@ -84,7 +84,7 @@ def source_metadata(video: str | os.PathLike[str], reader: str, n_frames: int) -
     """What the wrapper's reader would report of a frame-exact cut of ``n_frames`` frames of ``video``: that count,
     the rate the reader reports for the source itself (a cut that keeps the source's frame times reports the same
     rate: the equality tests compare with such cuts), the source's size."""
-    from ..video.packets import packet_index
+    from ..video import packet_index
 
     st = os.stat(video)
     idx = packet_index(str(video), st.st_size, st.st_mtime_ns)
@@ -121,7 +121,7 @@ class ReadyJob:
 def _locate_source(video, start: float, end: float, cache_dir, store: str) -> LocatedWindow:
     """The window as :func:`video.clips.locate_window` finds it (its source, stat, digest, the window clip's key),
     for a known ``store``."""
-    from ..video.clips import locate_window
+    from ..video import locate_window
 
     if store not in STORES:
         raise StreamGazeError(f"model-ready store {store!r}; expected one of {', '.join(STORES)}")
@@ -151,7 +151,7 @@ def find_or_plan(video: str | os.PathLike[str], start: float, end: float, spec: 
 
 def _plan_located(located: LocatedWindow, start: float, end: float, spec: FramesSpec, cache_dir,
                   store: str) -> ReadyJob | None:
-    from ..video.packets import packet_index
+    from ..video import packet_index
 
     src, st, digest, full_key = located.source, located.stat, located.digest, located.key
     idx = packet_index(str(src), st.st_size, st.st_mtime_ns)
@@ -197,8 +197,7 @@ def _writing_cache(where: str | os.PathLike[str]):
 def write_job(job: ReadyJob, frames: list[np.ndarray]) -> Path:
     """Write ``job``'s clip (``frames`` in the clip's order, each in ``job.variant``) and its sidecar; the written
     clip is read back by the wrapper's reader and checked against the plan."""
-    from ..video.lossless import write_lossless_clip, write_rgb_clip
-    from ..video.packets import packet_index
+    from ..video import packet_index, write_lossless_clip, write_rgb_clip
 
     st = os.stat(job.video)
     colour = packet_index(job.video, st.st_size, st.st_mtime_ns).colour
@@ -249,7 +248,7 @@ _CHECKED_LAYOUTS: dict[tuple, int] = {}
 def _check_written(path: Path, spec: FramesSpec, plan, layout: tuple | None = None) -> None:
     """The written clip as the wrapper's reader reports it must still be read as planned (once per ``layout`` and
     byte size in this process: the writer is deterministic)."""
-    from ..video.wrapper_reads import clip_metadata
+    from ..video import clip_metadata
 
     size = path.stat().st_size
     if layout is not None and _CHECKED_LAYOUTS.get(layout) == size:
@@ -340,7 +339,7 @@ def legacy_ready_clip(video, start, end, fps_cap, spec: FramesSpec, cache_dir=No
 
 def build_ready_clip(full: Path, spec: FramesSpec, out: Path, key: str, store: str = "raw") -> Path | None:
     """Make ``out`` from the full-rate clip ``full``; None when the wrapper gets ``full``."""
-    from ..video.wrapper_reads import ClipReader
+    from ..video import ClipReader
 
     reader = ClipReader(full, spec.reader)
     meta = reader.meta
@@ -352,7 +351,7 @@ def build_ready_clip(full: Path, spec: FramesSpec, out: Path, key: str, store: s
     distinct = sorted(set(plan.order))
     frames = reader.frames(distinct)
     if plan.size is not None:
-        from ..video.resize import resize_frames
+        from ..video import resize_frames
 
         frames = resize_frames(frames, plan.size, plan.kernel)
     by_position = dict(zip(distinct, frames))

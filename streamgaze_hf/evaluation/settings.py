@@ -218,7 +218,7 @@ class RunSettings:
         """The proxy videos the evaluation of the dataset at ``root`` clips: "" (off, the default:
         full-rate clips), a proxy name such as ``2fps-448px``, or for ``auto`` the dataset's only proxy
         kind. The named proxies must exist in the dataset (built with ``--proxy-fps`` / ``--proxy-size``)."""
-        from ..video.proxy import PROXY_DIR, ProxySpec
+        from ..video import PROXY_DIR, ProxySpec
 
         raw, root = self.proxy, Path(root)
         if raw.lower() in _PROXY_OFF:

@@ -25,10 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..dataset.load import DatasetHandle, dataset_at
-from ..dataset.rows import gaze_tracks
-from ..gaze.salience import salience_heatmap, track_salience_map
-from ..gaze.track import GazeTrack
+from ..dataset import DatasetHandle, dataset_at, gaze_tracks
+from ..gaze import GazeTrack, salience_heatmap, track_salience_map
 from ..util.fsutil import atomic_output
 from .model_frames import FramesSpec, frames_spec
 from .protocols import get_protocol
@@ -86,7 +84,7 @@ def doc_clip_spec(doc: dict) -> tuple[Path, float, float, float | None]:
     visual mode, the original video in the other modes."""
     rel = doc["overlay_path"] if doc["gaze"] == "visual" else doc["video_path"]
     if doc.get("proxy"):
-        from ..video.proxy import proxy_rel_path
+        from ..video import proxy_rel_path
 
         rel = proxy_rel_path(rel, doc["proxy"])
     start, end = doc_window(doc)
@@ -108,7 +106,7 @@ def doc_media(doc: dict) -> list[str]:
     if not rel:
         return []
     if doc.get("proxy"):
-        from ..video.proxy import proxy_rel_path
+        from ..video import proxy_rel_path
 
         rel = proxy_rel_path(rel, doc["proxy"])
     return [str(rel)]
@@ -120,7 +118,7 @@ def doc_visuals(doc: dict, cache_dir: str | os.PathLike[str] | None = None,
     original video (other modes), preceded by the window's salience map image in salience mode, in the clip
     cache ``cache_dir`` (``clips warm --cache``; None: ``video.clips.clip_cache_dir``'s default); ``request``:
     the document's :class:`ClipRequest` when the caller built it."""
-    from ..video.clips import clip_cache_dir
+    from ..video import clip_cache_dir
 
     clip = window_clip(doc, cache_dir, request)
     visuals = [str(clip)]
@@ -182,7 +180,7 @@ def window_clip(doc: dict, cache_dir: str | os.PathLike[str] | None = None,
     """The document's window clip (its :class:`ClipRequest`, ``request`` when the caller built it): model-ready
     for the wrapper its spec names (``ready.py``: the frames that wrapper samples, at its processor's size), else
     full-rate."""
-    from ..video.clips import prepare_clip
+    from ..video import prepare_clip
 
     req = clip_request(doc) if request is None else request
     if req.spec is not None:
@@ -213,7 +211,7 @@ def cached_window_clip(doc: dict, cache_dir: str | os.PathLike[str] | None = Non
 
         return cached_ready_clip(req.video, req.start, req.end, req.fps_cap, req.spec, cache_dir=cache_dir,
                                  store=_ready_store())
-    from ..video.clips import cached_clip
+    from ..video import cached_clip
 
     return cached_clip(req.video, req.start, req.end, req.fps_cap, cache_dir=cache_dir)
 
@@ -241,7 +239,7 @@ def salience_image(doc: dict, cache_dir: Path) -> Path:
     if track is not None:
         sal = track_salience_map(track, start, end)
     else:  # no gaze samples (e.g. the official release): the fixation centroids in the window
-        from ..gaze.salience import salience_map
+        from ..gaze import salience_map
 
         pts = np.array([[f["x"] * width, f["y"] * height] for f in doc["fixations"]]).reshape(-1, 2)
         sal = salience_map(pts, width, height)

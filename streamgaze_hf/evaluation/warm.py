@@ -163,7 +163,7 @@ def warm_clips(root=None, tasks: list[str] | None = None, variants: list[str] | 
     """
     if workers < 1:
         raise StreamGazeError(f"--workers must be >= 1, got {workers}")
-    from ..dataset.load import open_dataset
+    from ..dataset import open_dataset
 
     data = open_dataset(root)
     bench = data.benchmark
@@ -203,7 +203,7 @@ def warm_clips(root=None, tasks: list[str] | None = None, variants: list[str] | 
             built += b
         for d, req in passes:
             if req.salience is not None:  # its salience image (the clip is in the cache now)
-                from ..video.clips import clip_cache_dir
+                from ..video import clip_cache_dir
                 from .visuals import salience_image
 
                 salience_image(d, clip_cache_dir(cache))

@@ -38,8 +38,7 @@ import numpy as np
 from tqdm import tqdm
 
 from ..util.errors import StreamGazeError, VideoError
-from ..video.frame_reader import VideoInfo, open_container, probe_video
-from ..video.writer import H264Writer
+from ..video import H264Writer, VideoInfo, open_container, probe_video
 from .fov import fov_radius_px
 from .io import read_gaze_csv
 from .track import GazeTrack

@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
-from ..video.frame_reader import read_frames_at
+from ..video import read_frames_at
 from .fixations import Fixation
 
 HS_BINS = (50, 60)

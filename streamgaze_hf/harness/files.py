@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..dataset.load import DatasetHandle
+    from ..dataset import DatasetHandle
 
 __all__ = ["prepare_run_files"]
 
@@ -34,8 +34,8 @@ def prepare_run_files(dataset: DatasetHandle, pairs: list[tuple[str, str]], prog
         StreamGazeError: a file is missing or does not match the manifest, or a task's documents cannot be
             made from the dataset (an unknown task or gaze mode, a damaged table).
     """
-    from ..dataset.files import data_file
-    from ..evaluation.visuals import doc_media
+    from ..dataset import data_file
+    from ..evaluation import doc_media
 
     module = dataset.benchmark.plugin()
     # the tasks' parquet files and the videos table in one batch (gaze and fixations when a document reads them)

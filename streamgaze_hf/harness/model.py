@@ -73,7 +73,7 @@ def frames_for(wrapper: WrapperChoice | None, frames: str = "model") -> str:
         size; a wrapper that reads no video says so, and then nothing is cut for it), or "": full-rate clips
         (``frames`` is ``full``, no wrapper, or one whose sampler the toolkit does not know).
     """
-    from ..evaluation.model_frames import frames_request, reads_no_video, with_checkpoint_size
+    from ..evaluation import frames_request, reads_no_video, with_checkpoint_size
 
     if wrapper is None:
         return ""

@@ -27,9 +27,8 @@ from ..registry import Benchmark, default_benchmark, get_benchmark, task_index
 from .lmms_args import LmmsArgs, parse_lmms_args
 
 if TYPE_CHECKING:
-    from ..dataset.load import DatasetHandle
-    from ..evaluation.protocols import Protocol
-    from ..evaluation.settings import RunSettings
+    from ..dataset import DatasetHandle
+    from ..evaluation import Protocol, RunSettings
     from .model import WrapperChoice
 
 __all__ = ["EvalPlan", "plan_evaluation", "choose_benchmark", "run_settings_for"]
@@ -104,7 +103,7 @@ def run_settings_for(lmms_args: Sequence[str] | LmmsArgs,
     Raises:
         StreamGazeError: a flag or variable with a bad value.
     """
-    from ..evaluation.settings import with_flags
+    from ..evaluation import with_flags
     from .model import frames_for, resolve_wrapper
 
     chosen = with_flags(**flags)
@@ -139,9 +138,8 @@ def plan_evaluation(reference: str | None, lmms_args: Sequence[str] | LmmsArgs, 
         StreamGazeError: an unknown model or task name, a task of another benchmark whose dataset is not found,
             no dataset (or one of another benchmark), a task with no questions, or a bad setting.
     """
-    from ..dataset.load import missing_dataset, open_dataset
-    from ..evaluation.protocols import get_protocol
-    from ..evaluation.recorded import run_record
+    from ..dataset import missing_dataset, open_dataset
+    from ..evaluation import get_protocol, run_record
     from .backends import choose_backends
     from .checks import check_model, check_task_names, plan_tasks, tasks_elsewhere
     from .model import lmms_model_names

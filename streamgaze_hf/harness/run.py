@@ -23,7 +23,7 @@ from ..util.errors import StreamGazeError
 from .lmms_args import LmmsArgs, parse_lmms_args
 
 if TYPE_CHECKING:
-    from ..dataset.load import DatasetHandle
+    from ..dataset import DatasetHandle
     from .plan import EvalPlan
 
 
@@ -49,7 +49,7 @@ def run_evaluation(plan: EvalPlan) -> int:
 
     args = plan.lmms_args
     prepare_files(plan.dataset, args)
-    from ..evaluation.schedule import background_summary
+    from ..evaluation import background_summary
 
     with tempfile.TemporaryDirectory(prefix="streamgaze-tasks-") as folder:
         tasks = run_task_folder(plan, folder)
@@ -87,7 +87,7 @@ def full_rate_note(plan: EvalPlan, read: dict) -> str:
     """The line that says why the run's wrapper got full-rate clips under ``--frames model``: one the toolkit
     knows but cannot match (``model_frames.unmatched_reason``), or one whose sampler it does not know; "" when it
     got model-ready clips (or read no video)."""
-    from ..evaluation.model_frames import unmatched_reason
+    from ..evaluation import unmatched_reason
 
     wrapper = plan.wrapper
     if wrapper is None or plan.settings.frames != "model" or plan.settings.model:

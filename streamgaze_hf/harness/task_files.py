@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 from ..registry import Benchmark, LmmsTask, benchmarks
 
 if TYPE_CHECKING:
-    from ..evaluation.settings import RunSettings
+    from ..evaluation import RunSettings
 
 __all__ = ["GLUE", "RUN_METADATA", "TASKS_CACHE_ENV", "committed_tasks_dir", "task_folder", "render_benchmark_files",
            "render_task_files", "run_task_files", "settings_metadata", "settings_of_metadata", "write_task_files"]
@@ -176,7 +176,7 @@ def settings_of_metadata(named: Mapping[str, str]) -> RunSettings:
     environment (where the run that wrote them read its own)."""
     from dataclasses import replace
 
-    from ..evaluation.settings import RunSettings
+    from ..evaluation import RunSettings
     from ..registry import run_options
 
     settings = RunSettings.from_env(named)

@@ -56,7 +56,7 @@ reset()
 def _counting() -> bool:
     if getattr(_local, "depth", 0) or getattr(_local, "harness", 0):
         return False
-    from ..evaluation.prefetch import PREFETCH_THREADS
+    from ..evaluation import PREFETCH_THREADS
 
     return not threading.current_thread().name.startswith(PREFETCH_THREADS)
 

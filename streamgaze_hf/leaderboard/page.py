@@ -27,8 +27,7 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from html import escape
 
-from ..submission.coverage import fmt_coverage
-from ..submission.schema import valid_url
+from ..submission import fmt_coverage, valid_url
 from ..util.htmlpage import attr, page_head
 from .fit import empty_columns, split_columns
 from .rows import BADGES, Column, Row, html_columns, is_partial, partial_text, settings_columns

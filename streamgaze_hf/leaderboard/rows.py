@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..evaluation.recorded import every_recorded_setting, recorded_settings
+from ..evaluation import every_recorded_setting, recorded_settings
 from ..registry import score_text, to_fraction
 
 __all__ = ["Row", "Column", "SETTINGS_COLUMNS", "SOURCE_LABELS", "BADGES", "sort_rows", "is_partial", "partial_text",

@@ -29,13 +29,16 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .. import __version__
-from ..dataset.load import DatasetHandle
-from ..dataset.writer import manifest_digest
-from ..evaluation.recorded import row_texts
+from ..dataset import DatasetHandle, manifest_digest
+from ..evaluation import row_texts
 from ..registry import benchmarks, get_benchmark, score_text
-from ..submission.coverage import task_coverage
-from ..submission.schema import submission_benchmark
-from ..submission.validate import ValidationReport, load_submission, validate_submission
+from ..submission import (
+    ValidationReport,
+    load_submission,
+    submission_benchmark,
+    task_coverage,
+    validate_submission,
+)
 from ..util.errors import StreamGazeError
 from ..util.fsutil import atomic_directory
 from .cells import csv_safe, md_escape
@@ -76,7 +79,7 @@ def submission_row(report: ValidationReport, section: str = "") -> Row:
 
 def _refuse_repeat(rep: ValidationReport, seen: dict) -> None:
     """One run is one row: a file whose raw responses are those of a file given before it is refused, naming it."""
-    from ..submission.fingerprint import responses_digest
+    from ..submission import responses_digest
 
     digest = responses_digest(rep.submission)
     if digest in seen:
@@ -189,7 +192,7 @@ def _check_out(out: Path) -> None:
 def _datasets(root) -> dict[str, DatasetHandle]:
     """Benchmark name -> open dataset, from one reference, several (one per benchmark, told apart by their
     manifests) or none (each benchmark's ``$..._ROOT`` or default directory, opened when a submission needs it)."""
-    from ..dataset.load import open_dataset
+    from ..dataset import open_dataset
 
     given = [] if root is None else [root] if isinstance(root, (str, os.PathLike)) else list(root)
     out: dict[str, DatasetHandle] = {}

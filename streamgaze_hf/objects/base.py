@@ -14,9 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from ..gaze.fixations import Fixation
-from ..gaze.scanpath import FixationObjects
-from ..gaze.track import GazeTrack
+from ..gaze import Fixation, FixationObjects, GazeTrack
 
 Interval = tuple[float, float]
 

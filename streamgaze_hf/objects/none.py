@@ -11,9 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..gaze.fixations import Fixation
-from ..gaze.scanpath import FixationObjects
-from ..gaze.track import GazeTrack
+from ..gaze import Fixation, FixationObjects, GazeTrack
 from .base import VideoObjects
 
 

@@ -19,10 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..gaze.fixations import Fixation
-from ..gaze.fov import fov_radius_px
-from ..gaze.scanpath import FixationObjects
-from ..gaze.track import GazeTrack
+from ..gaze import Fixation, FixationObjects, GazeTrack, fov_radius_px
 from ..util.errors import StreamGazeError
 from .base import Interval, VideoObjects
 

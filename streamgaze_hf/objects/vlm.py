@@ -41,13 +41,10 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
-from ..gaze.fixations import Fixation
-from ..gaze.fov import fov_crop, fov_radius_px, mask_fov
-from ..gaze.scanpath import FixationObjects
-from ..gaze.track import GazeTrack
+from ..gaze import Fixation, FixationObjects, GazeTrack, fov_crop, fov_radius_px, mask_fov
 from ..util.errors import StreamGazeError
 from ..util.fsutil import user_cache_dir, write_text_atomic
-from ..video.frame_reader import read_frames_at
+from ..video import read_frames_at
 from .base import VideoObjects
 from .naming import ATTRIBUTE_KINDS, BUILTIN_ATTRIBUTE_VALUES, unique_names
 from .vlm_prompts import (

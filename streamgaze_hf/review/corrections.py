@@ -46,8 +46,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from ..gaze.fixations import Fixation
-from ..gaze.scanpath import FixationObjects
+from ..gaze import Fixation, FixationObjects
 from ..util.errors import StreamGazeError
 
 #: the columns the review pages write, in this order (``source`` is optional on import)

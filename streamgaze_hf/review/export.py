@@ -21,7 +21,7 @@ from ..util.fsutil import atomic_output, write_text_atomic
 from .page import PageFixation, PageVideo, render_index, render_video_page
 
 if TYPE_CHECKING:
-    from ..dataset.load import DatasetHandle
+    from ..dataset import DatasetHandle
 
 __all__ = ["export_qa_review", "export_review", "page_file_name", "read_page_videos"]
 
@@ -106,7 +106,7 @@ def export_review(root: DatasetHandle | str | os.PathLike[str], out: str | os.Pa
             in the dataset or cannot be a page's file name; a missing overlay video (or keyframe); a dataset
             with no videos to review.
     """
-    from ..dataset.load import open_dataset
+    from ..dataset import open_dataset
 
     data = open_dataset(root)
     bench = data.benchmark

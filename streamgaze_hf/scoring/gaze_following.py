@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from ..gaze.direction import DIRECTION_ANGLES, direction_angle, direction_error, discretize
+from ..gaze import DIRECTION_ANGLES, direction_angle, direction_error, discretize
 from .metrics import _ratio
 from .parsers import _WORD, _clean, parse_yes_no, reasoning_answer
 

@@ -17,8 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..dataset.load import DatasetHandle, open_dataset
-from ..dataset.writer import manifest_digest
+from ..dataset import DatasetHandle, manifest_digest, open_dataset
 from ..registry import Benchmark, default_benchmark
 from ..util.errors import StreamGazeError
 

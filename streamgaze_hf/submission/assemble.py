@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import __version__
-from ..evaluation.recorded import submission_settings
+from ..evaluation import submission_settings
 from ..hub.reference import dataset_origin
 from ..util.errors import StreamGazeError
 from ..util.provenance import toolkit_commit

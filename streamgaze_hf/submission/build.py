@@ -18,7 +18,7 @@ import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..evaluation.recorded import recorded_settings
+from ..evaluation import recorded_settings
 from ..registry import Benchmark, benchmarks
 from ..util.errors import StreamGazeError
 from ..util.fsutil import write_text_atomic
@@ -28,7 +28,7 @@ from .assemble import ORACLE_MODELS, _assemble, assemble_submission, is_oracle
 from .lmms_output import LmmsRun, read_run
 
 if TYPE_CHECKING:
-    from ..dataset.load import DatasetHandle
+    from ..dataset import DatasetHandle
 
 __all__ = ["ORACLE_MODELS", "build_submission", "assemble_submission", "dumps_submission", "write_submission",
            "redact_model_args", "is_oracle"]
@@ -179,7 +179,7 @@ def build_submission(output_dir: str | os.PathLike[str], root: DatasetHandle | s
             in one run, a question id the dataset does not have or answered twice, or lmms-eval's own
             verdicts or accuracies that differ from the re-scoring (a run on another build or toolkit).
     """
-    from ..dataset.load import open_dataset
+    from ..dataset import open_dataset
 
     if root is not None:
         root = open_dataset(root)  # a damaged dataset is reported before the run is read

@@ -50,7 +50,7 @@ def compare_submissions(path_a: str | os.PathLike[str], path_b: str | os.PathLik
         raise StreamGazeError(f"--resamples must be at least 100, got {resamples}")
     if not 0.5 <= level < 1.0:
         raise StreamGazeError(f"--level must be in [0.5, 1), got {level}")
-    from ..dataset.load import open_dataset
+    from ..dataset import open_dataset
 
     cache: dict = {}
     if root is not None:

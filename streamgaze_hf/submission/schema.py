@@ -79,7 +79,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..evaluation.recorded import SHARED, recorded_settings
+from ..evaluation import SHARED, recorded_settings
 from ..registry import Benchmark, benchmarks, default_benchmark, get_benchmark
 from .strictjson import (
     StrictJSONError,

@@ -18,9 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..dataset.load import DatasetHandle
-from ..dataset.writer import manifest_digest
-from ..evaluation.recorded import settings_text
+from ..dataset import DatasetHandle, manifest_digest
+from ..evaluation import settings_text
 from ..registry import Benchmark
 from ..util.errors import StreamGazeError
 from .answer_key import AnswerKey, ItemKey, Rescored, load_answer_key, score_responses, scored_dataset

@@ -797,3 +797,83 @@ def test_the_glue_takes_no_state_from_the_harness(tmp_path):
                      "import streamgaze_hf.harness.checks\nfrom streamgaze_hf.harness.lmms_args import parse_lmms_args\n"
                      "plan = active_plan()\n")
     assert _harness_uses([probe]) == ["probe.py:1", "probe.py:2", "probe.py:3", "probe.py:5"]
+
+
+# ---- public faces (issue 52 item 6): outside code imports a large package's names from its face only ------------
+
+#: the packages with a public face (their __init__): outside code imports from ``streamgaze_hf.<name>`` only
+FACED = ("dataset", "gaze", "video", "evaluation", "submission", "leaderboard")
+
+
+def _module_of(path: Path) -> list[str]:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return parts[:-1] if parts[-1] == "__init__" else parts
+
+
+def face_bypasses(files) -> list[str]:
+    """``file:line`` of every import, in ``files``, of a module inside a faced package from outside that package."""
+    found = []
+    for path in files:
+        mod = _module_of(path)
+        here = mod if path.name == "__init__.py" else mod[:-1]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            targets = []
+            if isinstance(node, ast.ImportFrom):
+                base = here[:len(here) - node.level + 1] if node.level else []
+                targets = [[*base, *(node.module.split(".") if node.module else [])]]
+            elif isinstance(node, ast.Import):
+                targets = [a.name.split(".") for a in node.names]
+            for t in targets:
+                if len(t) >= 3 and t[0] == "streamgaze_hf" and t[1] in FACED and mod[:2] != t[:2]:
+                    found.append(f"{path.relative_to(ROOT).as_posix()}:{node.lineno}: {'.'.join(t)}")
+    return found
+
+
+def _production_files() -> list[Path]:
+    files = [p for top in ("streamgaze_hf", "lmms_tasks", "build_scripts") for p in sorted((ROOT / top).rglob("*.py"))]
+    return [p for p in files if not p.is_relative_to(ROOT / "lmms_tasks" / "tasks")]
+
+
+def test_outside_code_stays_on_the_faces():
+    """The faces contract: what a faced package promises to keep is its face's names; nothing outside it imports
+    one of its modules."""
+    assert face_bypasses(_production_files()) == []
+
+
+def test_the_face_check_finds_what_it_looks_for(tmp_path):
+    probe = tmp_path / "streamgaze_hf" / "cli" / "probe.py"
+    probe.parent.mkdir(parents=True)
+    probe.write_text("from ..video.clips import cached_clip\nfrom ..video import probe_video\n"
+                     "import streamgaze_hf.gaze.track\nfrom streamgaze_hf.dataset import open_dataset\n"
+                     "def f():\n    from ..leaderboard.service.sync import sync\n", encoding="utf-8")
+    assert _places(face_bypasses, probe, tmp_path) == ["streamgaze_hf/cli/probe.py:1", "streamgaze_hf/cli/probe.py:3",
+                                                       "streamgaze_hf/cli/probe.py:6"]
+
+
+@pytest.mark.parametrize("name", FACED)
+def test_every_name_of_a_face_is_there_and_importing_it_loads_nothing(name):
+    """Each face's names resolve to their modules' objects; a fresh interpreter importing the package imports none
+    of its modules (the names are loaded when first used: the CLI's start-up stays light)."""
+    import subprocess
+    import sys
+
+    face = importlib.import_module(f"streamgaze_hf.{name}")
+    assert face.__all__ and sorted(face.__all__) == face.__all__
+    for attr in face.__all__:
+        assert getattr(face, attr) is not None, (name, attr)
+    code = (f"import sys, streamgaze_hf.{name}; "
+            f"print(sorted(m for m in sys.modules if m.startswith('streamgaze_hf.{name}.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_every_top_level_package_is_in_the_dependency_stack():
+    """demo/ and benchmarks/ are in the import layers too (.importlinter's stack, docs/architecture.md)."""
+    import configparser
+
+    cfg = configparser.ConfigParser()
+    cfg.read(ROOT / ".importlinter")
+    layers = {m for line in cfg["importlinter:contract:stack"]["layers"].split("\n") for m in line.split(":") if m}
+    pkg = ROOT / "streamgaze_hf"
+    packages = {f"streamgaze_hf.{p.name}" for p in pkg.iterdir() if (p / "__init__.py").is_file()}
+    assert packages == {m.strip() for m in layers}

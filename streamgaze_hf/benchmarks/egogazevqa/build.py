@@ -54,9 +54,8 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
-from ...dataset.rows import gaze_rows, video_row
-from ...dataset.schema import LETTERS, dump_metadata
-from ...gaze.sources.base import Recording
+from ...dataset import LETTERS, dump_metadata, gaze_rows, video_row
+from ...gaze import Recording
 from ...util.errors import StreamGazeError
 from . import BENCHMARK, CATEGORIES, GROUP_SIZE, NAME
 from .generation import generation_prompt, stage, validate_generated
@@ -178,8 +177,8 @@ def _question_id(category: str, source: str, video_id: str, frames: list[int]) -
 
 def check_build_arguments(raw: Path, out: Path, version: str, opts: EgoBuildOptions, force: bool = False) -> None:
     """Every argument, checked before any work (destination, version, source, VLM options)."""
-    from ...dataset.writer import dataset_destination
-    from ...gaze.sources.registry import source_module
+    from ...dataset import dataset_destination
+    from ...gaze import source_module
     from ...util.preflight import existing_dir, positive
 
     dataset_destination(out, version, force)
@@ -206,10 +205,10 @@ def build_dataset(raw: str | os.PathLike[str], out: str | os.PathLike[str], vers
                      previews: bool = True) -> Path:
     """Build the EgoGazeVQA dataset at ``out`` from the raw recordings in ``raw`` (module docstring).
     ``backend``: a ready VLM back-end (default: ``VLMBackend(options.vlm_url, options.vlm_model)``)."""
-    from ...dataset.writer import DatasetContent, write_dataset
-    from ...gaze.sources.registry import find_recordings, load
+    from ...dataset import DatasetContent, write_dataset
+    from ...gaze import find_recordings, load
     from ...objects.vlm import VLMBackend, api_key_from_env
-    from ...video.frame_reader import probe_video, read_frames_at
+    from ...video import probe_video, read_frames_at
 
     raw, out = Path(raw), Path(out)
     opts = options or EgoBuildOptions()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ...cli.base import Handler, raw_common, vlm_key_arg
-from ...gaze.sources.registry import SOURCES
+from ...gaze import SOURCES
 from ...registry import provide
 from . import BENCHMARK
 

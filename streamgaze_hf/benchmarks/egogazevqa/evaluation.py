@@ -20,9 +20,8 @@ import os
 from collections.abc import Iterable, Mapping
 
 from ... import scoring
-from ...dataset.load import DatasetHandle, open_dataset
-from ...evaluation.recorded import document_settings, record_settings
-from ...evaluation.settings import RunSettings, given
+from ...dataset import DatasetHandle, open_dataset
+from ...evaluation import RunSettings, document_settings, given, record_settings
 from ...registry import hook, provide
 from ...util.errors import StreamGazeError
 from . import BENCHMARK, NAME

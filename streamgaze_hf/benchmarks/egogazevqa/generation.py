@@ -21,7 +21,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ...dataset.schema import LETTERS
+from ...dataset import LETTERS
 from ...objects.vlm_prompts import AnswerError
 from . import CATEGORIES, OPTION_COUNT
 

@@ -21,8 +21,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-from ...dataset.schema import LETTERS
-from ...evaluation.prompts import check_modes, mc_question_block
+from ...dataset import LETTERS
+from ...evaluation import check_modes, mc_question_block
 from . import GAZE_VARIANTS
 
 GAZE_MODES = tuple(GAZE_VARIANTS.values())

@@ -61,10 +61,8 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from ...dataset.import_report import ImportReport, Problem, ProblemSink
-from ...dataset.rows import gaze_row, video_row
-from ...dataset.schema import LETTERS, dump_metadata
-from ...gaze.sources.egtea import DEFAULT_FPS as EGTEA_FPS
+from ...dataset import LETTERS, ImportReport, Problem, ProblemSink, dump_metadata, gaze_row, video_row
+from ...gaze import DEFAULT_FPS as EGTEA_FPS
 from ...util.errors import StreamGazeError, VideoError
 from . import BENCHMARK, CATEGORIES, GROUP_SIZE, SOURCES
 from .release_files import (
@@ -209,7 +207,7 @@ class _Frames:
     def _decode(self, clip: _Clip, name: str, frame: int) -> Path | None:
         import cv2
 
-        from ...video.frame_reader import read_frames_at
+        from ...video import read_frames_at
 
         out = self.tmp / "frames" / clip.dataset / clip.video_id / (Path(name).stem + ".png")
         if out.is_file():
@@ -241,7 +239,7 @@ def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[s
     docstring). Returns the report (its counts are also in the manifest). Raises StreamGazeError
     when the release has no question CSV at all, when nothing can be imported, or in strict mode on
     the first dropped row or file (nothing is written then)."""
-    from ...dataset.writer import DatasetContent, check_version, write_dataset
+    from ...dataset import DatasetContent, check_version, write_dataset
 
     release = Path(release_dir)
     if not release.is_dir():
@@ -298,7 +296,7 @@ def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[s
 
 
 def _snip(raw: dict) -> str:
-    from ...dataset.import_report import snippet
+    from ...dataset import snippet
 
     return snippet(raw.get("Question", raw.get("question")))
 
@@ -306,7 +304,7 @@ def _snip(raw: dict) -> str:
 def _clip(ds: str, video_id: str, release: Path, narrations, clips) -> _Clip:
     key = (ds, video_id)
     if key not in clips:
-        from ...video.frame_reader import probe_video
+        from ...video import probe_video
 
         video = release / "videos" / ds / f"{video_id}.mp4"
         info = None

@@ -15,8 +15,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ...dataset.import_report import Problem
-from ...dataset.schema import LETTERS
+from ...dataset import LETTERS, Problem
 from . import CATEGORIES, OPTION_COUNT, SOURCES
 
 __all__ = ["COLUMNS", "FRAME_NO", "UNTRACKED_MARKER", "NarrationEntry", "VideoNarration", "parse_options",

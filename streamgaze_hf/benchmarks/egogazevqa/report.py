@@ -25,7 +25,7 @@ provide(__name__, HELP=HELP)
 def read_run(run_dir: str | os.PathLike[str]) -> dict[str, list[dict]]:
     """Per gaze mode, the records of one run (StreamGazeError when there are none, or when a question
     appears twice in a mode: several runs in one directory)."""
-    from ...submission.lmms_output import sample_records  # on use: `report --help` reads HELP only
+    from ...submission import sample_records  # on use: `report --help` reads HELP only
 
     by_mode: dict[str, list[dict]] = {}
     seen: set[tuple[str, str]] = set()

@@ -13,8 +13,7 @@ import math
 
 from datasets import Features, List, Value
 
-from ...dataset.mc_rules import validate_mc_options
-from ...dataset.schema import LETTERS
+from ...dataset import LETTERS, validate_mc_options
 from . import CATEGORIES, OPTION_COUNT, SOURCES
 
 #: the release's sources, plus the demo world (a raw build from ``streamgaze world`` recordings)

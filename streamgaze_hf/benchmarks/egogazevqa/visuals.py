@@ -23,8 +23,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from ...gaze.marks import draw_gaze_circle, scaled_radius
-from ...gaze.salience import salience_map
+from ...gaze import draw_gaze_circle, salience_map, scaled_radius
 from ...util.errors import StreamGazeError
 from ...util.fsutil import atomic_output
 
@@ -43,7 +42,7 @@ def gazev_thickness(radius: int) -> int:
 
 
 def read_frame(root: str, frame: Mapping) -> np.ndarray:
-    from ...dataset.load import dataset_at
+    from ...dataset import dataset_at
 
     path = dataset_at(root).file(frame["path"])
     image = cv2.imread(str(path), cv2.IMREAD_COLOR)
@@ -89,7 +88,7 @@ def _key(root: Path, frames: Sequence[Mapping], what: str) -> str:
 
 def frames_clip(root: Path, frames: Sequence[Mapping], gaze: str, cache_dir: Path) -> Path:
     """The keyframes as one H.264 clip at ``CLIP_FPS`` (every frame a keyframe), cached."""
-    from ...video.writer import H264Writer
+    from ...video import H264Writer
 
     out = cache_dir / "egogazevqa" / f"{_key(root, frames, 'clip-' + gaze)}.mp4"
     if out.is_file():
@@ -118,7 +117,7 @@ def salience_png(root: Path, frames: Sequence[Mapping], width: int, height: int,
 def doc_visuals(doc: Mapping, cache_dir: str | os.PathLike[str] | None = None) -> list:
     """The model's visuals of one document: [salience map (GazeS only)] + the keyframes (PIL images),
     or + [the keyframes as one clip path] in visual form ``clip``."""
-    from ...video.clips import clip_cache_dir
+    from ...video import clip_cache_dir
 
     root = Path(doc["dataset_root"])
     frames = list(doc["frames"])

@@ -21,7 +21,7 @@ def intro(stats: dict, version: str) -> str:
 
 
 def sections(stats: dict, root: str | os.PathLike[str]) -> list[str]:
-    from ...dataset.card import empty_note, loading_section
+    from ...dataset import empty_note, loading_section
 
     return [
         "\n".join([

@@ -27,10 +27,8 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 
 from ... import scoring
-from ...dataset.load import DatasetHandle, open_dataset
-from ...dataset.schema import LETTERS
-from ...evaluation.recorded import document_settings, record_settings
-from ...evaluation.settings import RunSettings
+from ...dataset import LETTERS, DatasetHandle, open_dataset
+from ...evaluation import RunSettings, document_settings, record_settings
 from ...registry import hook
 from ...util.errors import StreamGazeError
 from . import BENCHMARK, DIRECTIONS, LEVELS, NAME, SUBTASKS, subtasks
@@ -73,7 +71,7 @@ def window_gaze_points(dataset: DatasetHandle, doc: Mapping) -> list[list[float]
     window, the last valid gaze sample at or before it (none after the query time), oldest first."""
     import numpy as np
 
-    from ...evaluation.visuals import video_gaze_track
+    from ...evaluation import video_gaze_track
 
     track = video_gaze_track(dataset, doc["video_id"], 1, 1)
     if track is None:
@@ -91,7 +89,7 @@ def window_gaze_points(dataset: DatasetHandle, doc: Mapping) -> list[list[float]
 def doc_visuals(doc: Mapping, cache_dir: str | os.PathLike[str] | None = None) -> list[str]:
     """The window clip (original video, or the gaze overlay in the visual variant), from the shared
     clip cache: model-ready where the run chose it (``model_ready``)."""
-    from ...evaluation.visuals import window_clip
+    from ...evaluation import window_clip
 
     return [str(window_clip(dict(doc), cache_dir))]
 

@@ -44,9 +44,16 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from ...dataset.import_report import ImportReport, Problem, ProblemSink, snippet
-from ...dataset.rows import gaze_rows, video_row
-from ...dataset.schema import LETTERS, dump_metadata
+from ...dataset import (
+    LETTERS,
+    ImportReport,
+    Problem,
+    ProblemSink,
+    dump_metadata,
+    gaze_rows,
+    snippet,
+    video_row,
+)
 from ...util.errors import StreamGazeError, VideoError
 from . import (
     BENCHMARK,
@@ -215,7 +222,7 @@ class _Videos:
     def get(self, video_id: str) -> tuple[Path, object] | str:
         """(path, VideoInfo), or the skip kind ("missing_video" / "unreadable_video")."""
         if video_id not in self.info:
-            from ...video.frame_reader import probe_video
+            from ...video import probe_video
 
             path = find_video(self.dir, video_id)
             if path is None:
@@ -236,7 +243,7 @@ def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[s
     docstring). Returns the report (its counts are also in the manifest). Raises StreamGazeError
     when there is no annotation file, when nothing can be imported, or in strict mode on the first
     skipped item or file (nothing is written then)."""
-    from ...dataset.writer import DatasetContent, check_destination, write_dataset
+    from ...dataset import DatasetContent, check_destination, write_dataset
 
     release = Path(release_dir)
     if not release.is_dir():
@@ -385,8 +392,7 @@ def _video_rows(used: list[str], probe: _Videos, gaze: Path | None, sink, progre
         videos.append(video_row(vid, SOURCE, info, video_path=rel))
     if gaze is None:
         return videos, samples, files, overlays
-    from ...gaze.overlay import render_overlay
-    from ...gaze.sources import aria_mps
+    from ...gaze import aria_mps, render_overlay
 
     for row in tqdm(videos, desc="streameqa gaze overlays", unit="video", disable=not progress, leave=False):
         vid = row["video_id"]

@@ -25,7 +25,7 @@ provide(__name__, HELP=HELP)
 
 def read_run(run_dir: str | os.PathLike[str]) -> dict[str, list[dict]]:
     """Per gaze mode, the records of one run (each question once)."""
-    from ...submission.lmms_output import sample_records  # on use: `report --help` reads HELP only
+    from ...submission import sample_records  # on use: `report --help` reads HELP only
 
     by_mode: dict[str, dict[str, dict]] = {}
     for path, n, rec in sample_records(run_dir, BENCHMARK):

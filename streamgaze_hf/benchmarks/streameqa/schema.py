@@ -15,8 +15,7 @@ import math
 
 from datasets import Features, List, Value
 
-from ...dataset.mc_rules import validate_mc_options
-from ...dataset.schema import LETTERS
+from ...dataset import LETTERS, validate_mc_options
 from . import LEVELS, MIN_WINDOW_S, OPTION_COUNT, SOURCE, SUBTASK_BY_CODE
 
 QA_FEATURES = Features({

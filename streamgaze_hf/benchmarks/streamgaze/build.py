@@ -24,19 +24,26 @@ import numpy as np
 from tqdm import tqdm
 
 from ... import __version__
-from ...dataset.rows import gaze_rows, video_row
-from ...gaze.fixations import Fixation, FixationParams, extract_fixations
-from ...gaze.overlay import reencode_with_overlay
-from ...gaze.scanpath import DEFAULT_MERGE_GAP, build_scanpath
-from ...gaze.scene import DEFAULT_TAU_SCENE, scene_scores
-from ...gaze.sources.base import Recording
-from ...gaze.sources.registry import RecordingRef, find_recordings, load
-from ...gaze.track import GazeTrack
+from ...dataset import gaze_rows, video_row
+from ...gaze import (
+    DEFAULT_MERGE_GAP,
+    DEFAULT_TAU_SCENE,
+    Fixation,
+    FixationParams,
+    GazeTrack,
+    Recording,
+    RecordingRef,
+    build_scanpath,
+    extract_fixations,
+    find_recordings,
+    load,
+    reencode_with_overlay,
+    scene_scores,
+)
 from ...objects.oracle import OracleBackend
 from ...util.errors import StreamGazeError
 from ...util.fsutil import write_text_atomic
-from ...video.frame_reader import VideoInfo, probe_video
-from ...video.proxy import ProxySpec
+from ...video import ProxySpec, VideoInfo, probe_video
 from . import BENCHMARK
 from .qa.context import VideoContext
 from .qa.generate import DEFAULT_CAP, empty_task_reasons, generate_questions
@@ -259,8 +266,8 @@ def check_build_arguments(raw: Path, out: Path, version: str, opts: BuildOptions
     """Every argument of a build, checked before any work starts (a wrong version string or back-end
     option must not surface after hours of processing): the destination and version, the raw
     directory and source, the worker count, the field of view and the object back-end's options."""
-    from ...dataset.writer import dataset_destination
-    from ...gaze.sources.registry import source_module
+    from ...dataset import dataset_destination
+    from ...gaze import source_module
     from ...util.preflight import existing_dir, in_range, positive
 
     dataset_destination(out, version, force)
@@ -314,7 +321,7 @@ def build_dataset(raw: str | os.PathLike[str], out: str | os.PathLike[str], vers
             corrections; during the build: a recording that cannot be read (``GazeFormatError``,
             ``VideoError``), or content the dataset writer refuses (:func:`write_dataset`).
     """
-    from ...dataset.writer import DatasetContent, write_dataset
+    from ...dataset import DatasetContent, write_dataset
 
     raw, out = Path(raw), Path(out)
     opts = options or BuildOptions(seed=seed)
@@ -358,7 +365,7 @@ def build_dataset(raw: str | os.PathLike[str], out: str | os.PathLike[str], vers
         content.files[res["video"]["video_path"]] = d / "original.mp4"
         content.files[res["video"]["overlay_path"]] = d / "overlay.mp4"
     if proxy is not None:
-        from ...dataset.proxies import build_proxies
+        from ...dataset import build_proxies
 
         where = {}
         for d in done:

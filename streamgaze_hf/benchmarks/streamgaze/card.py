@@ -5,8 +5,7 @@ from __future__ import annotations
 import os
 
 from ... import __version__
-from ...dataset.card import empty_note
-from ...dataset.variants import variants_markdown
+from ...dataset import empty_note, variants_markdown
 from .tasks import PRESENT_WINDOW_S, TASKS
 
 

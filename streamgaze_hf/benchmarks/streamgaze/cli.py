@@ -21,7 +21,7 @@ from ...cli.base import (
     release_common,
     vlm_key_arg,
 )
-from ...gaze.sources.registry import SOURCES
+from ...gaze import SOURCES
 from ...registry import provide
 from ...util.errors import StreamGazeError
 from . import BENCHMARK
@@ -52,7 +52,7 @@ def _raw(p: argparse.ArgumentParser) -> Handler:
     proxy_args(p)
 
     def run(a: argparse.Namespace) -> int:
-        from ...video.proxy import proxy_spec
+        from ...video import proxy_spec
         from .build import BuildOptions
 
         objects = a.objects or ("oracle" if a.source == "world" else "")
@@ -72,7 +72,7 @@ def _raw(p: argparse.ArgumentParser) -> Handler:
             for line in skipped_report(exc.skipped, lambda task: True):
                 print(line, file=sys.stderr)
             raise
-        from ...dataset.load import open_dataset
+        from ...dataset import open_dataset
 
         data = open_dataset(root, benchmark=BENCHMARK, check=False)  # just written and verified by the build
         for line in skipped_report(data.manifest["build"].get("skipped_tasks", {}),
@@ -91,7 +91,7 @@ def _release(p: argparse.ArgumentParser) -> Handler:
     proxy_args(p)
 
     def run(a: argparse.Namespace) -> int:
-        from ...video.proxy import proxy_spec
+        from ...video import proxy_spec
 
         report = BENCHMARK.importer("release")(
             a.release_dir, a.out, a.version, strict=a.strict, force=a.force, reencode=a.reencode,
@@ -145,7 +145,7 @@ def stream_eval(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--tasks", nargs="+", default=None, metavar="TASK", help="task ids (default: all ten)")
 
     def run(a: argparse.Namespace) -> int:
-        from ...submission.coverage import fmt_pct
+        from ...submission import fmt_pct
         from .streaming.report import format_streaming
         from .streaming.runner import stream_eval as run_stream_eval
 
@@ -198,7 +198,7 @@ def import_official_results(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--out", required=True, help="submission file to write (e.g. submission.json)")
 
     def run(a: argparse.Namespace) -> int:
-        from ...submission.build import write_submission
+        from ...submission import write_submission
         from .official import import_official_results as run_import
 
         result = run_import(a.results_dir, a.dataset, model_name=a.model_name, model_url=a.model_url,

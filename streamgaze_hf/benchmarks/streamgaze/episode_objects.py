@@ -21,9 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...gaze.fixations import Fixation
-from ...gaze.scanpath import FixationObjects
-from ...gaze.track import GazeTrack
+from ...gaze import Fixation, FixationObjects, GazeTrack
 from ...objects.base import VideoObjects
 from ...objects.naming import normalize_name, unique_names
 from ...util.errors import StreamGazeError

@@ -20,23 +20,24 @@ import os
 from collections.abc import Mapping
 
 from ... import scoring
-from ...dataset.load import DatasetHandle, open_dataset
-from ...evaluation.recorded import document_settings, record_settings
-from ...evaluation.settings import RunSettings
-from ...evaluation.visuals import (  # noqa: F401  (re-exported: the plugin reads them from here)
+from ...dataset import DatasetHandle, open_dataset
+from ...evaluation import (  # noqa: F401  (re-exported: the plugin reads them from here)
+    RunSettings,
     clip_fixations,
     doc_clip_spec,
     doc_fps_cap,
     doc_visuals,
     doc_window,
+    document_settings,
     gaze_tracks,
+    record_settings,
     salience_image,
     video_gaze_track,
     video_geometry,
 )
 from ...registry import hook
 from ...scoring.bootstrap import bootstrap_standard_errors
-from ...submission.answer_key import AnswerKey, ItemKey, Rescored
+from ...submission import AnswerKey, ItemKey, Rescored
 from ...util.errors import StreamGazeError
 from ...util.provenance import run_provenance
 from . import BENCHMARK, prompts
@@ -106,7 +107,7 @@ def load_docs(task_id: str, gaze: str = "visual", dataset: DatasetHandle | str |
 def check_variant(task_id: str, gaze: str, rows: list[dict], dataset: DatasetHandle) -> None:
     """One clear error when the dataset cannot serve this gaze variant (dataset/variants.py): no overlay
     video for the visual setting, no gaze at all for the text and salience settings."""
-    from ...dataset.variants import has_gaze
+    from ...dataset import has_gaze
 
     name = task_name(task_id, gaze)
     if gaze == "visual":

@@ -30,9 +30,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ...dataset.import_report import snippet
-from ...submission.answer_key import AnswerKey, ItemKey, load_answer_key, score_responses
-from ...submission.build import assemble_submission
+from ...dataset import snippet
+from ...submission import AnswerKey, ItemKey, assemble_submission, load_answer_key, score_responses
 from ...util.errors import StreamGazeError
 from . import BENCHMARK
 from .release_parse import checkpoint_problem, task_for_name, video_ref_of

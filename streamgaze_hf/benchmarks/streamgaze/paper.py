@@ -12,7 +12,7 @@ import csv
 import io
 from importlib import resources
 
-from ...leaderboard.rows import Row, category_means
+from ...leaderboard import Row, category_means
 from . import BENCHMARK
 from .leaderboard import FULL_RELEASE
 from .tasks import TASK_IDS

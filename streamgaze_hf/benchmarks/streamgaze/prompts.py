@@ -20,7 +20,7 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 
-from ...evaluation.prompts import PROMPT_MODES, check_modes, mc_question_block
+from ...evaluation import PROMPT_MODES, check_modes, mc_question_block
 from . import BENCHMARK
 
 __all__ = [

@@ -31,12 +31,9 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from ...dataset.import_report import Problem, ProblemSink
-from ...dataset.rows import video_row
-from ...dataset.schema import LETTERS, dump_metadata
+from ...dataset import LETTERS, Problem, ProblemSink, dump_metadata, video_row
 from ...util.errors import StreamGazeError, VideoError
-from ...video.frame_reader import VideoInfo, probe_video
-from ...video.proxy import ProxySpec
+from ...video import ProxySpec, VideoInfo, probe_video
 from . import BENCHMARK
 from .qa.common import empty_qa_row
 from .qa.validate import validate_qa_row
@@ -125,8 +122,7 @@ def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[s
             no question that could be imported, in strict mode the first skipped or flagged row, or content
             the dataset writer refuses.
     """
-    from ...dataset.variants import variant_support
-    from ...dataset.writer import DatasetContent, dataset_destination, write_dataset
+    from ...dataset import DatasetContent, dataset_destination, variant_support, write_dataset
     from ...util.preflight import existing_dir
 
     release = existing_dir(release_dir, "release directory")
@@ -154,7 +150,7 @@ def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[s
         if reencode:
             files = _reencoded(files, qa, used, Path(tmp) / "reencoded", progress)
         if proxy is not None:
-            from ...dataset.proxies import build_proxies
+            from ...dataset import build_proxies
 
             where = {rel: Path(tmp) / "proxies" / rel for rel in files}
             files = {**files, **build_proxies(files, proxy, where, progress=progress)}
@@ -392,7 +388,7 @@ def _render_overlays(videos: list[_Video], qa: dict[str, list[dict]], gaze: dict
                      sink: Sink, progress: bool) -> None:
     """Videos without an overlay in the release: render one from the fixation centres, or leave the visual
     variant unavailable (overlay_path "" in its rows); noted either way."""
-    from ...gaze.overlay import render_overlay
+    from ...gaze import render_overlay
 
     missing = [v for v in videos if v.overlay is None]
     starts = _window_starts(qa)
@@ -444,7 +440,7 @@ def _reencoded(files: dict[str, Path], qa: dict[str, list[dict]], videos: list[_
                progress: bool) -> dict[str, Path]:
     """The videos re-encoded with keyframes at their questions' window starts (gaze/overlay.py);
     overlays rendered here already have them."""
-    from ...gaze.overlay import reencode_video
+    from ...gaze import reencode_video
 
     starts = _window_starts(qa)
     of_path = {}

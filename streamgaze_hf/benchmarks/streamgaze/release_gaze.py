@@ -24,8 +24,8 @@ from collections import Counter, defaultdict
 
 import numpy as np
 
-from ...gaze.track import GazeTrack
-from ...video.frame_reader import VideoInfo
+from ...gaze import GazeTrack
+from ...video import VideoInfo
 
 PIXEL_THRESHOLD = 2.0
 

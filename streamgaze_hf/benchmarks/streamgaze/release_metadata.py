@@ -24,7 +24,7 @@ import posixpath
 from collections import defaultdict
 from pathlib import Path
 
-from ...dataset.import_report import Problem
+from ...dataset import Problem
 from .release_parse import parse_time
 
 VIDEO_COLUMNS = ("video_name", "video_source", "video_id", "source_file")

@@ -20,8 +20,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ...dataset.import_report import Problem, snippet
-from ...dataset.schema import LETTERS
+from ...dataset import LETTERS, Problem, snippet
 from .tasks import TaskDef, task_for_release_file
 
 OTP_PREFIX = "What object does the user gaze at next after looking at the"

@@ -21,7 +21,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ...dataset.import_report import ImportReport, Problem, kind_section
+from ...dataset import ImportReport, Problem, kind_section
 from .tasks import TASK_IDS, get_task, task_for_release_file
 
 # Problems that drop data (a row, a file or a metadata row). Order = order in the printed report.

@@ -37,7 +37,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from ...dataset.import_report import Problem
+from ...dataset import Problem
 from ...util.errors import StreamGazeError
 
 ORIGINAL, OVERLAY = "original", "overlay"

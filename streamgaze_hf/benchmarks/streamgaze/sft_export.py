@@ -33,9 +33,7 @@ import shutil
 from pathlib import Path
 
 from ... import __version__
-from ...dataset.load import open_dataset
-from ...dataset.schema import letter_index
-from ...dataset.writer import manifest_digest
+from ...dataset import letter_index, manifest_digest, open_dataset
 from ...util.errors import StreamGazeError
 from ...util.fsutil import atomic_directory
 from . import BENCHMARK, BUILD_HINT, evaluation, prompts
@@ -127,7 +125,7 @@ def export_sft(root: str | os.PathLike[str] | None, out: str | os.PathLike[str],
     """
     from tqdm import tqdm
 
-    from ...video.clips import prepare_clip
+    from ...video import prepare_clip
 
     if fmt not in FORMATS:
         raise StreamGazeError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")

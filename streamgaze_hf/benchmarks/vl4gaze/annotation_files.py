@@ -38,7 +38,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ...gaze.sources.base import finite_float
+from ...gaze import finite_float
 from ...util.errors import StreamGazeError
 
 __all__ = ["GazeAnnotation", "ReadReport", "read_gazefollow", "read_videoattentiontarget", "image_size"]

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...dataset.rows import video_row
+from ...dataset import video_row
 from ...objects.vlm import ChatJSONClient
 from ...util.errors import StreamGazeError
 from . import BENCHMARK
@@ -45,7 +45,7 @@ def build_dataset(annotations: Sequence[GazeAnnotation], image_root: str | os.Pa
                   build_info: dict | None = None) -> BuildResult:
     """Run the pipeline on ``annotations`` (images under ``image_root``) and write the dataset at
     ``out``. Nothing is written when no question comes out (StreamGazeError)."""
-    from ...dataset.writer import DatasetContent, check_version, write_dataset
+    from ...dataset import DatasetContent, check_version, write_dataset
 
     check_version(version)
     root = Path(image_root)

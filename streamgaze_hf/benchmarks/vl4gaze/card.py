@@ -20,7 +20,7 @@ def intro(stats: dict, version: str) -> str:
 
 
 def sections(stats: dict, root: str | os.PathLike[str]) -> list[str]:
-    from ...dataset.card import empty_note, loading_section
+    from ...dataset import empty_note, loading_section
 
     configs = ", ".join(f"`{t.id}`" for t in TASKS)
     return [

@@ -36,7 +36,7 @@ def _raw(p: argparse.ArgumentParser) -> Handler:
         import tempfile
         from pathlib import Path
 
-        from ...dataset.writer import dataset_destination
+        from ...dataset import dataset_destination
         from ...objects.vlm import ChatJSONClient, api_key_from_env
         from ...util.preflight import existing_dir, existing_file, positive
         from ...util.secrets import register

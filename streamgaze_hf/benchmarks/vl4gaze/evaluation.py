@@ -26,9 +26,8 @@ from collections.abc import Iterable, Mapping
 from functools import lru_cache
 
 from ... import scoring
-from ...dataset.load import DatasetHandle, dataset_at, open_dataset
-from ...evaluation.recorded import document_settings, record_settings
-from ...evaluation.settings import RunSettings, given
+from ...dataset import DatasetHandle, dataset_at, open_dataset
+from ...evaluation import RunSettings, document_settings, given, record_settings
 from ...registry import hook
 from ...util.errors import StreamGazeError
 from . import BENCHMARK, COLUMN_METRICS, NAME
@@ -157,7 +156,7 @@ RANDOM_TARGETS = ("the table", "the window", "the floor", "the door", "a book", 
 def baseline_random_answer(rng, doc: Mapping) -> str:
     """The random baseline (``baselines.random_doc_answer``): a random description (GOD), one of the
     eight directions (GDD), a uniform pixel or, one time in ten, (-1, -1) (GPL), Yes or No (AQR)."""
-    from ...gaze.direction import DIRECTIONS
+    from ...gaze import DIRECTIONS
     from .prompts import DIRECTION_PHRASES
 
     task = doc["task"]

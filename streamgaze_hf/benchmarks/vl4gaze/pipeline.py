@@ -36,7 +36,7 @@ import cv2
 import numpy as np
 from tqdm.auto import tqdm
 
-from ...gaze.direction import direction_of
+from ...gaze import direction_of
 from ...objects.vlm import ChatJSONClient
 from ...objects.vlm_prompts import AnswerError
 from ...util.errors import StreamGazeError

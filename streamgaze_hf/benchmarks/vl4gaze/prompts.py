@@ -11,7 +11,7 @@ answers, ``{Pronoun}`` / ``{target}``.
 
 from __future__ import annotations
 
-from ...gaze.direction import DIRECTIONS
+from ...gaze import DIRECTIONS
 
 # ---------------------------------------------------------------------------------------------- §3.2 observers
 

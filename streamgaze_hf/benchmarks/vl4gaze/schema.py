@@ -15,7 +15,7 @@ import math
 
 from datasets import Features, List, Value
 
-from ...gaze.direction import DIRECTIONS
+from ...gaze import DIRECTIONS
 from . import CATEGORIES, SOURCES
 
 DESCRIPTION_KINDS = ("unique", "general_existing", "general_nonexisting")

@@ -65,7 +65,7 @@ def internvl_grid(width: int, height: int, max_num: int, tile: int = 448) -> tup
 def _internvl3_size(p, width, height, reading):
     """One tile: the 448 px tile. Several: the composite of the grid and the thumbnail (``video/resize.py``), which
     the glue's reader fix cuts into the tiles ``dynamic_preprocess`` makes of the source frame."""
-    from ...video.resize import INTERNVL_TILE, internvl_composite_size
+    from ...video import INTERNVL_TILE, internvl_composite_size
 
     cols, rows = internvl_grid(width, height, internvl_tiles_budget(p), INTERNVL_TILE)
     if cols * rows == 1:

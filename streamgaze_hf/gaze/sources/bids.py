@@ -123,7 +123,7 @@ def _track(physio: Physio, video: Path | None, where: Path) -> GazeTrack:
     scene = physio.sidecar.get("SceneVideo") if isinstance(physio.sidecar.get("SceneVideo"), dict) else {}
     clock = None
     if video is not None:
-        from ...video.frame_reader import probe_video
+        from ...video import probe_video
 
         info = probe_video(video)
         width, height, fps = info.width, info.height, info.fps

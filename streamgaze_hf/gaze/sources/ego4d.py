@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from ...util.errors import GazeFormatError, StreamGazeError
-from ...video.frame_reader import probe_video
+from ...video import probe_video
 from ..track import GazeTrack
 from .base import Action, Recording, csv_rows, discover_recordings, find_video, sort_actions
 

@@ -50,7 +50,7 @@ from pathlib import Path
 import numpy as np
 
 from ...util.errors import GazeFormatError, StreamGazeError
-from ...video.frame_reader import probe_video
+from ...video import probe_video
 from ..fov import hfov_from_intrinsics
 from ..track import GazeTrack
 from .base import Action, Recording, discover_recordings, finite_float, recording_folders, sort_actions

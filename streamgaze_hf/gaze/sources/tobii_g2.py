@@ -146,7 +146,7 @@ def _require_videos(recording: Path) -> None:
 
 def _frame_us(video: Path) -> tuple[np.ndarray, tuple[int, int, float]]:
     """The video's frames' times (µs from its first frame) and its (width, height, fps)."""
-    from ...video.frame_reader import probe_video
+    from ...video import probe_video
 
     info = probe_video(video)
     return np.round(info.frame_times * 1e6).astype(np.int64), (info.width, info.height, info.fps)

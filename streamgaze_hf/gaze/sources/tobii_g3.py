@@ -111,7 +111,7 @@ def gaze_samples(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nda
 
 def scene_clock(video: Path) -> SceneClock:
     """The scene video's frames' presentation times on the recording clock (seconds)."""
-    from ...video.frame_reader import probe_video
+    from ...video import probe_video
 
     info = probe_video(video)
     return SceneClock.of([np.asarray(info.frame_pts, dtype=np.int64) * float(info.time_base)], 1.0, video)
@@ -124,7 +124,7 @@ def _load(gaze: Path, video: Path | None):
         assumed(gaze, f"the G3's nominal scene camera, {width}x{height} at {fps:g} fps, and t = 0 at the "
                       "recording's start")
         return None, scene_track(None, ts, x, y, valid, width, height, fps, gaze)
-    from ...video.frame_reader import probe_video
+    from ...video import probe_video
 
     info = probe_video(video)
     clock = scene_clock(video)

@@ -246,7 +246,7 @@ def video_geometry(video: Path | None, default: tuple[int, int], clock: SceneClo
     """(width, height, fps): the scene video's when it is given, else the device's nominal frame size
     (an :class:`AssumedVideoWarning` naming ``path``) and the rate of its frame timestamps."""
     if video is not None:
-        from ...video.frame_reader import probe_video
+        from ...video import probe_video
 
         info = probe_video(video)
         return info.width, info.height, info.fps
@@ -266,7 +266,7 @@ def joined_scene_video(parts: Sequence[Path], offsets: Sequence[float], director
                        + [str(Path(directory).resolve())])
     out = user_cache_dir("scene", "STREAMGAZE_SCENE_CACHE") / f"{hashlib.sha256(stamp.encode()).hexdigest()[:20]}.mp4"
     if not out.is_file():
-        from ...video.join import join_parts
+        from ...video import join_parts
 
         join_parts(parts, offsets, out)
     return out

@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...util.errors import StreamGazeError
-from ...video.frame_reader import probe_video
+from ...video import probe_video
 from ..io import read_gaze_csv
 from ..track import GazeTrack
 from .base import Recording, discover_recordings, read_actions, recording_folders

@@ -119,7 +119,7 @@ def run_bounded(fn: Callable[..., object], args: tuple, *, timeout_s: float = RE
 
 
 def _rescore(path: str, root: str | None) -> list:
-    from ...submission.validate import validate_submission
+    from ...submission import validate_submission
     from ..sections import section_of
 
     report = validate_submission(path, root)

@@ -3,7 +3,7 @@ escapes that): the re-scored table of a results row."""
 
 from __future__ import annotations
 
-from ...submission.coverage import score_cell
+from ...submission import score_cell
 from .untrusted import comment_text
 
 __all__ = ["scored_table"]

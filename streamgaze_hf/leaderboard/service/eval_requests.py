@@ -119,7 +119,7 @@ def _pattern(rx: re.Pattern, what: str):
 
 def check_request(req) -> dict:
     """A request's structure and values (StreamGazeError with the first problem); returns it."""
-    from ...submission.strictjson import StrictJSONError, check_object, exact_int, obj, one_of, string
+    from ...submission import StrictJSONError, check_object, exact_int, obj, one_of, string
 
     try:
         check_object(req, "", {"request_version": exact_int(REQUEST_VERSION), "kind": one_of(REQUEST_KIND),
@@ -151,7 +151,7 @@ def check_request(req) -> dict:
 
 def parse_request(data: bytes) -> dict:
     """A request file's bytes, read under its limits and checked (StreamGazeError with the reason)."""
-    from ...submission.strictjson import StrictJSONError, loads_strict
+    from ...submission import StrictJSONError, loads_strict
 
     if len(data) > MAX_REQUEST_BYTES:
         raise StreamGazeError(f"{len(data):,} bytes: an evaluation request has at most {MAX_REQUEST_BYTES:,} bytes")

@@ -13,7 +13,7 @@ import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 
-from ...submission.schema import valid_url
+from ...submission import valid_url
 from ...util.errors import StreamGazeError
 from .hub_push import hub_api
 from .results_repo import ResultsRepo, ResultsState

@@ -17,8 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from ...submission.assemble import is_oracle
-from ...submission.schema import submission_benchmark
+from ...submission import is_oracle, submission_benchmark
 from ...util.errors import StreamGazeError
 from .repos import require_repo
 from .untrusted import check_size, submission_path
@@ -67,7 +66,7 @@ def push_submission(path: str | os.PathLike[str], requests: str, dataset: str | 
                     token: str | None = None, when: datetime | None = None,
                     timeout_s: float | None = None) -> PushResult:
     """Validate ``path`` locally, then open the pull request on the requests dataset ``requests``."""
-    from ...submission.validate import load_submission
+    from ...submission import load_submission
     from .bounded import rescore_bounded
 
     path = Path(path)
@@ -100,7 +99,7 @@ def push_submission(path: str | os.PathLike[str], requests: str, dataset: str | 
 
 def refuse_repeat(api, requests: str, sub: dict, path=None) -> None:
     """StreamGazeError naming the accepted row whose raw responses ``sub`` repeats (the requests dataset's ledger)."""
-    from ...submission.fingerprint import responses_digest
+    from ...submission import responses_digest
     from .ledger import accepted_prs
 
     digest = responses_digest(sub)

@@ -74,7 +74,7 @@ def run_request(requests: str, request_path: str, commit: str, num: int, out_pat
     """Steps 1-5 of the module docstring; returns the commit holding the responses."""
     from huggingface_hub import hf_hub_download, snapshot_download
 
-    from ...submission.build import build_submission, dumps_submission
+    from ...submission import build_submission, dumps_submission
     from .eval_requests import parse_request
     from .hub_push import hub_api, hub_error
     from .model_checks import model_page

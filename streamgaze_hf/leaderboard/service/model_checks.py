@@ -136,7 +136,7 @@ def check_revision(api, model_id: str, commit: str) -> None:
     [found] = api.get_paths_info(model_id, ["config.json"], revision=commit) or [None]
     if found is None or int(found.size) > _MAX_CONFIG_BYTES:
         raise StreamGazeError(f"the config.json of {model_id}@{commit[:12]} is larger than {_MAX_CONFIG_BYTES:,} bytes")
-    from ...submission.strictjson import StrictJSONError, loads_strict
+    from ...submission import StrictJSONError, loads_strict
 
     local = hf_hub_download(model_id, "config.json", revision=commit, token=api.token)
     try:

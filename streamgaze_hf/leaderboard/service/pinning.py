@@ -82,8 +82,8 @@ def _resolve(ref: str, api) -> tuple[str | None, str, str, str]:
 def listed_datasets(refs: Sequence[str], api=None) -> dict[str, list[ListedDataset]]:
     """Benchmark -> the datasets its submissions may be scored against, each resolved once (see the module
     docstring). ``api``: an ``HfApi`` (default: the environment's token)."""
-    from ...dataset.writer import manifest_digest
-    from ...submission.answer_key import scored_dataset
+    from ...dataset import manifest_digest
+    from ...submission import scored_dataset
 
     if api is None:
         from .hub_push import hub_api

@@ -34,9 +34,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ... import __version__
-from ...evaluation.recorded import every_recorded_setting, row_settings, row_texts
+from ...evaluation import every_recorded_setting, row_settings, row_texts
 from ...registry import Benchmark, benchmarks, score_text
-from ...submission.fingerprint import responses_digest
+from ...submission import responses_digest
 from ..rows import Row, benchmark_columns, efficiency_text
 from ..sections import Section, group_sections, reference_section_of
 from ..site import reference_row, render_sections

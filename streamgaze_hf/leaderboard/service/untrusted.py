@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from datetime import datetime, timezone
 
 from ...registry import Benchmark, benchmarks, get_benchmark
-from ...submission.schema import MAX_SUBMISSION_BYTES
+from ...submission import MAX_SUBMISSION_BYTES
 from ...util.errors import StreamGazeError
 from ..cells import md_escape
 

@@ -50,9 +50,7 @@ def file_verdict(path: str, listed: Mapping[str, Sequence], repo_path: str = "")
     """The verdict on the submission file at ``path`` (see the module docstring), in plain JSON for the parent:
     ``{"row", "name_key", "model_id", "benchmark"}``; StreamGazeError with the reason of a refusal. ``repo_path``:
     where it lies in the requests repository ("" for an upload). The file is read and parsed once."""
-    from ...submission.assemble import is_oracle
-    from ...submission.schema import submission_benchmark
-    from ...submission.validate import load_submission, validate_submission
+    from ...submission import is_oracle, load_submission, submission_benchmark, validate_submission
     from ...util.errors import StreamGazeError
     from ..sections import section_of
     from .model_checks import hub_model_id

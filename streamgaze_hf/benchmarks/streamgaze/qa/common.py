@@ -6,7 +6,7 @@ import hashlib
 import math
 import random
 
-from ....dataset.schema import dump_metadata, letter
+from ....dataset import dump_metadata, letter
 from ..tasks import get_task, window
 from .context import VideoContext
 

@@ -10,10 +10,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ....gaze.fixations import Fixation
-from ....gaze.scanpath import Episode
-from ....gaze.sources.base import Action
-from ....gaze.track import GazeTrack
+from ....gaze import Action, Episode, Fixation, GazeTrack
 from ....objects.base import Interval, VideoObjects
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from ....dataset.mc_rules import validate_mc_options
+from ....dataset import validate_mc_options
 from ..tasks import PROACTIVE_MAX_SPAN_S, get_task, window
 
 YES, NO = "Yes", "No"

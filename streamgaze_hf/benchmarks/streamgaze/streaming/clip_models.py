@@ -13,7 +13,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Mapping
 
-from ....evaluation.baselines import oracle_answer, random_answer
+from ....evaluation import oracle_answer, random_answer
 from ....util.errors import StreamGazeError
 from ..tasks import get_task
 from .interface import StreamingModel

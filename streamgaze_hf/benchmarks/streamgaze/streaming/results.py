@@ -16,7 +16,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ....submission.answer_key import load_answer_key, score_responses
+from ....submission import load_answer_key, score_responses
 from ....util.errors import StreamGazeError
 from .. import BENCHMARK
 from ..tasks import TASK_IDS, get_task

@@ -28,10 +28,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ....dataset.load import open_dataset
-from ....dataset.writer import manifest_digest
+from ....dataset import manifest_digest, open_dataset
 from ....evaluation import prompts
-from ....gaze.track import GazeTrack
+from ....gaze import GazeTrack
 from ....util.errors import StreamGazeError
 from ....util.fsutil import write_text_atomic
 from ....util.provenance import redact_model_args
@@ -133,7 +132,7 @@ def load_plan(root: str | os.PathLike[str] | None, gaze: str = "visual", prompt_
         source = data.file(rel)
         if not source.is_file():
             raise StreamGazeError(f"video file of {vid!r} not found", source)
-        from ....video.frame_reader import probe_video
+        from ....video import probe_video
 
         info = probe_video(source)
         vrows = {q: rows[q] for q, cp in docs if cp >= 0}
@@ -161,7 +160,7 @@ def _questions(video: VideoPlan) -> list[Question]:
 def frames_of(video: VideoPlan, fps: float = 0.0, with_gaze: bool = False) -> Iterator[Frame]:
     """The video's frames in order, decoded once: every frame (``fps`` 0) or the first of each
     ``1 / fps`` slot; with the gaze samples since the previous pushed frame when ``with_gaze``."""
-    from ....video.frame_reader import iter_frames
+    from ....video import iter_frames
 
     slot = None
     prev_t = -math.inf

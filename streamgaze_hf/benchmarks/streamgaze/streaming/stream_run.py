@@ -12,10 +12,7 @@ import json
 import os
 
 from .... import __version__
-from ....submission.answer_key import load_answer_key
-from ....submission.assemble import assemble_submission, is_oracle
-from ....submission.schema import check_structure
-from ....submission.strictjson import StrictJSONError
+from ....submission import StrictJSONError, assemble_submission, check_structure, is_oracle, load_answer_key
 from ....util.errors import StreamGazeError
 from .. import BENCHMARK
 from .results import (

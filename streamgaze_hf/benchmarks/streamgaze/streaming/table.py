@@ -13,10 +13,9 @@ import io
 from collections.abc import Sequence
 from html import escape
 
-from ....leaderboard.cells import csv_safe, md_escape
+from ....leaderboard import csv_safe, md_escape
 from ....registry import score_text
-from ....submission.schema import valid_url
-from ....submission.validate import ValidationReport
+from ....submission import ValidationReport, valid_url
 from ....util.htmlpage import attr
 from .report import streaming_columns
 
