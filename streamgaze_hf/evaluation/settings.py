@@ -6,9 +6,10 @@ the proxy videos, the clip prefetcher, and each registered benchmark's own optio
 e.g. EgoGazeVQA's visual form, VL4Gaze's judge: :meth:`RunSettings.option`). The edges build it: the CLI from its
 flags over :meth:`RunSettings.from_env` (its flags are the variables they set: :func:`with_flags`; one builder,
 ``streamgaze_hf.harness.plan.run_settings_for``), and the lmms-eval glue (``lmms_tasks/utils.py``) in a plain
-``lmms-eval`` run. Under ``streamgaze eval`` the settings reach the glue as a value (the run's
-``harness.plan.EvalPlan``), never through the environment; :meth:`RunSettings.to_env` gives the variables that
-reproduce them in another process. Library functions take it as an argument (``settings=``); a direct caller
+``lmms-eval`` run. Under ``streamgaze eval`` the settings reach the glue through the run's own task files
+(``harness.task_files.run_task_files`` writes :meth:`RunSettings.to_env`'s variables, secrets left out, under each
+template's ``metadata``), never through the process's environment; :meth:`RunSettings.to_env` gives the
+variables that reproduce them in another process. Library functions take it as an argument (``settings=``); a direct caller
 that passes none gets ``RunSettings.from_env()`` (:func:`given`).
 
 :meth:`RunSettings.from_env` is the one reader of these variables (their names and meanings are a
