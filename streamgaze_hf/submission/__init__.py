@@ -17,8 +17,9 @@ static site, the Hub service) is :mod:`streamgaze_hf.leaderboard`.
 # start-up stays light).
 from __future__ import annotations
 
-from importlib import import_module
 from typing import TYPE_CHECKING
+
+from ..util.face import lazy_face
 
 if TYPE_CHECKING:
     from .answer_key import AnswerKey, ItemKey, Rescored, load_answer_key, score_responses, scored_dataset
@@ -93,15 +94,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
-    if name in _MODULES:
-        value = import_module(f".{_MODULES[name]}", __name__)
-    elif name in _FACE:
-        value = getattr(import_module(f".{_FACE[name]}", __name__), name)
-    else:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_FACE) | set(_MODULES))
+__getattr__, __dir__ = lazy_face(__name__, _FACE, _MODULES)

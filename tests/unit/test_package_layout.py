@@ -877,3 +877,12 @@ def test_every_top_level_package_is_in_the_dependency_stack():
     pkg = ROOT / "streamgaze_hf"
     packages = {f"streamgaze_hf.{p.name}" for p in pkg.iterdir() if (p / "__init__.py").is_file()}
     assert packages == {m.strip() for m in layers}
+
+
+def test_no_production_module_is_over_500_lines_and_the_median_stays_small():
+    """Issue 52's sizes: small modules with names that say what they do (the largest was 810 lines)."""
+    sizes = {p.relative_to(ROOT).as_posix(): len(p.read_text(encoding="utf-8").splitlines())
+             for p in _production_files() if p.name != "__init__.py"}
+    assert [p for p, n in sizes.items() if n > 500] == []
+    ordered = sorted(sizes.values())
+    assert ordered[len(ordered) // 2] <= 150
