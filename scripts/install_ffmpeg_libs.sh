@@ -30,6 +30,9 @@ if [ "${#packages[@]}" -lt 7 ]; then
 fi
 echo "[install_ffmpeg_libs] apt-get install ${packages[*]}" >&2
 apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
+# the loader's cache, in case dpkg's trigger that refreshes it was deferred (it was once here: the libraries were
+# installed, and found only after ldconfig ran)
+/sbin/ldconfig || true
 if ! have_libs; then
   echo "install_ffmpeg_libs.sh: apt-get finished but the dynamic loader does not find FFmpeg's libraries" >&2
   exit 1
