@@ -67,4 +67,4 @@ def test_eval_protocol_reaches_lmms_eval_and_every_record(demo_dataset, tmp_path
     report = validate_submission(sub_path, demo_dataset)
     assert report.submission["settings"]["protocol"] == "paper_api"
     assert "protocol paper_api" in report.format()
-    assert submission_row(report).protocol == "paper_api"
+    assert submission_row(report).settings["protocol"] == "paper_api"
