@@ -45,6 +45,7 @@ if TYPE_CHECKING:
         row_texts,
         run_record,
         settings_text,
+        submission_fields,
         submission_settings,
     )
     from .schedule import background_summary
@@ -91,6 +92,7 @@ _FACE = {
     "row_texts": "recorded",
     "run_record": "recorded",
     "settings_text": "recorded",
+    "submission_fields": "recorded",
     "submission_settings": "recorded",
     "background_summary": "schedule",
     "RunSettings": "settings",
@@ -120,8 +122,9 @@ __all__ = [
     "document_settings", "every_recorded_setting", "frames_request", "gaze_tracks", "get_protocol", "given",
     "hook_reading", "internvl_tiles_budget", "mc_question_block", "oracle_answer", "prefetch", "prompts",
     "random_answer", "random_doc_answer", "reads_no_video", "record_settings", "recorded_settings", "row_settings",
-    "row_texts", "run_record", "salience_image", "settings_text", "submission_settings", "unmatched_reason",
-    "video_gaze_track", "video_geometry", "warm_clips", "window_clip", "with_checkpoint_size", "with_flags",
+    "row_texts", "run_record", "salience_image", "settings_text", "submission_fields", "submission_settings",
+    "unmatched_reason", "video_gaze_track", "video_geometry", "warm_clips", "window_clip", "with_checkpoint_size",
+    "with_flags",
 ]
 
 

@@ -32,8 +32,9 @@ from ..util.provenance import run_provenance
 from .protocols import PROTOCOLS
 from .settings import RunSettings, given
 
-__all__ = ["RecordedSetting", "SHARED", "recorded_settings", "recorded_names", "document_settings", "record_settings",
-           "submission_settings", "every_recorded_setting", "run_record", "row_settings", "row_texts", "settings_text"]
+__all__ = ["RecordedSetting", "SHARED", "recorded_settings", "recorded_names", "document_settings",
+           "record_settings", "submission_fields", "submission_settings", "every_recorded_setting", "run_record",
+           "row_settings", "row_texts", "settings_text"]
 
 
 @dataclass(frozen=True)
@@ -44,8 +45,9 @@ class RecordedSetting:
     ``help``: its leaderboard column's label and tooltip; ``number``: a number (a float), else a string;
     ``default``: the value when the run did not set it or a record does not carry it; ``choices``: the values it
     may take (empty: any string of at most ``max_len`` characters, or any number >= 0), or a function of the
-    benchmark giving them; ``always``: a submission always carries it (else only when not the default ""); ``required``: a submission file
-    must carry it (an ``always`` one added later is absent from older files, read as its default);
+    benchmark giving them; ``always``: a submission always carries it (else only when not the default "");
+    ``required``: a submission file must carry it (an ``always`` one added later is absent from older files, read
+    as its default);
     ``unset``: how a person reads the default ("" = the value itself); ``described`` and ``unit``: its phrase and
     the unit after a set value in ``validate``'s settings line; ``plural``: its values named in an error
     (default: ``described`` + "s").
@@ -97,12 +99,15 @@ def _prompt_modes(bench: Benchmark) -> tuple[str, ...]:
 SHARED: Mapping[str, RecordedSetting] = {s.name: s for s in (
     RecordedSetting("prompt_mode", "Prompt", "prompt/parser: default (ours) or reference (the official code's)",
                     "prompt mode", default="default", choices=_prompt_modes, always=True, required=True),
-    RecordedSetting("clip_fps", "Clip fps cap", "frame-rate cap of the window clips", "clip fps cap", plural="clip fps caps", number=True,
-                    default=0.0, always=True, required=True, unset="none", unit=" fps"),
-    RecordedSetting("protocol", "Protocol", "frame sampling and generation: default (ours) or a paper_* family protocol",
-                    "protocol", default="default", choices=tuple(PROTOCOLS), always=True),
-    RecordedSetting("proxy", "Clips", "the proxy videos the window clips were cut from (full-rate: the dataset's videos)",
-                    "clips", unset="full-rate", plural="proxies"),
+    RecordedSetting("clip_fps", "Clip fps cap", "frame-rate cap of the window clips", "clip fps cap",
+                    plural="clip fps caps", number=True, default=0.0, always=True, required=True, unset="none",
+                    unit=" fps"),
+    RecordedSetting("protocol", "Protocol",
+                    "frame sampling and generation: default (ours) or a paper_* family protocol", "protocol",
+                    default="default", choices=tuple(PROTOCOLS), always=True),
+    RecordedSetting("proxy", "Clips",
+                    "the proxy videos the window clips were cut from (full-rate: the dataset's videos)", "clips",
+                    unset="full-rate", plural="proxies"),
     RecordedSetting("model_ready", "Model frames",
                     "the lmms-eval wrapper whose frames the clips held (model-ready), else full-rate clips",
                     "frames", max_len=500, unset="full-rate clips", plural="model-ready frames", brief=True),
@@ -167,16 +172,21 @@ def record_settings(bench: Benchmark, doc: Mapping[str, Any]) -> dict[str, Any]:
     return {s.name: doc.get(s.name, s.default) for s in recorded_settings(bench)}
 
 
+def submission_fields(bench: Benchmark) -> tuple[RecordedSetting, ...]:
+    """The settings a submission of ``bench`` may carry, each once: the shared ones every submission carries, then
+    ``bench``'s recorded ones (:func:`recorded_settings`), in that order."""
+    out = {s.name: s for s in SHARED.values() if s.always}
+    for s in recorded_settings(bench):
+        out.setdefault(s.name, s)
+    return tuple(out.values())
+
+
 def every_recorded_setting() -> tuple[RecordedSetting, ...]:
     """Every setting some registered benchmark records, shared ones first in :data:`SHARED`'s order, then the
     benchmarks' own in registry order (the results dataset's and the leaderboard's settings columns)."""
-    found: dict[str, RecordedSetting] = {}
-    own: dict[str, RecordedSetting] = {}
-    for bench in benchmarks():
-        for s in recorded_settings(bench):
-            (found if s.name in SHARED else own).setdefault(s.name, s)
-    always = {n: s for n, s in SHARED.items() if s.always}
-    return tuple({**always, **{n: SHARED[n] for n in SHARED if n in found}, **own}.values())
+    recorded = {s.name: s for bench in benchmarks() for s in recorded_settings(bench)}
+    shared = [s for n, s in SHARED.items() if s.always or n in recorded]
+    return (*shared, *(s for n, s in recorded.items() if n not in SHARED))
 
 
 def submission_settings(bench: Benchmark, gaze: str, values: Mapping[str, Any]) -> dict[str, Any]:
@@ -185,8 +195,8 @@ def submission_settings(bench: Benchmark, gaze: str, values: Mapping[str, Any]) 
     (its default when ``values`` has none), an optional one when ``values`` names it and it is not "" (``values``:
     name -> value, as the run's records carry them)."""
     out: dict[str, Any] = {"gaze": gaze}
-    for s in (*(s for s in SHARED.values() if s.always), *recorded_settings(bench)):
-        if s.name in out or not (s.always or s.name in values):
+    for s in submission_fields(bench):
+        if not (s.always or s.name in values):
             continue
         value = s.value(values.get(s.name))
         if s.always or value != "":
@@ -198,22 +208,20 @@ def row_settings(bench: Benchmark, settings: Mapping[str, Any]) -> dict[str, Any
     """A results row's settings columns (every one of :func:`every_recorded_setting`) from a submission's
     ``settings``: the value where ``bench`` records the setting or a submission always carries it, else ""."""
     own = {s.name for s in recorded_settings(bench)}
-    return {s.name: s.value(settings.get(s.name)) if s.always or s.name in own else "" for s in every_recorded_setting()}
+    return {s.name: s.value(settings.get(s.name)) if s.always or s.name in own else ""
+            for s in every_recorded_setting()}
 
 
 def row_texts(bench: Benchmark, settings: Mapping[str, Any]) -> dict[str, str]:
     """A leaderboard row's settings as people read them (:meth:`RecordedSetting.text`), for every setting ``bench``
     records or a submission always carries (``settings``: a submission's or a results row's)."""
-    return {s.name: s.text(settings.get(s.name)) for s in (*(s for s in SHARED.values() if s.always),
-                                                          *recorded_settings(bench))}
+    return {s.name: s.text(settings.get(s.name)) for s in submission_fields(bench)}
 
 
 def settings_text(bench: Benchmark, settings: Mapping[str, Any]) -> str:
     """A submission's settings as one line: ``gaze visual, prompt mode default, clip fps cap none, ...``."""
     parts = [f"gaze {settings.get('gaze', '')}"]
-    for s in (*(s for s in SHARED.values() if s.always), *recorded_settings(bench)):
+    for s in submission_fields(bench):
         value = s.text(settings.get(s.name))
-        part = f"{s.described} {value}{s.unit if value != s.unset or not s.unset else ''}"
-        if part not in parts:
-            parts.append(part)
+        parts.append(f"{s.described} {value}{s.unit if value != s.unset or not s.unset else ''}")
     return ", ".join(parts)

@@ -79,7 +79,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..evaluation import SHARED, recorded_settings
+from ..evaluation import submission_fields
 from ..registry import Benchmark, benchmarks, default_benchmark, get_benchmark
 from .strictjson import (
     StrictJSONError,
@@ -185,7 +185,7 @@ def settings_fields(bench: Benchmark) -> tuple[dict, frozenset[str]]:
     ``evaluation.recorded``) and those of them a file may leave out (every one but the gaze mode and the
     ``required`` ones: a setting added later is absent from older files, and an optional one is absent when it
     has its default "")."""
-    declared = {s.name: s for s in (*(s for s in SHARED.values() if s.always), *recorded_settings(bench))}
+    declared = {s.name: s for s in submission_fields(bench)}
     fields = {"gaze": one_of(*bench.gaze_variants.values())}
     for s in declared.values():
         allowed = s.allowed(bench)
