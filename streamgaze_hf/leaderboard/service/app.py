@@ -219,9 +219,13 @@ def submit_upload(path: str | None, requests: str | None, listed: Mapping | None
                   rows: Mapping[str, Sequence[Mapping]] | None = None, quota: int = DEFAULT_QUOTA) -> str:
     """The Submit tab's work: refuse when nobody is signed in (with a requests dataset) or the signed-in user is over
     the quota (:func:`quota_reason`), re-score the uploaded file in the bounded child against the app's listed
-    datasets (:func:`~.pinning.listed_datasets`), and, when it is valid and the app has a requests dataset, open the
-    pull request for the signed-in ``user``. Returns the Markdown shown (user strings escaped); never raises for a
+    datasets (:func:`~.pinning.listed_datasets`), and, when it is valid, the app has a requests dataset and the sync's
+    checks of a re-scored file pass over the rows the app shows (:func:`~.acceptance.upload_refusal`: the model name
+    is not another submitter's, the run is not an accepted row's), open the pull request for the signed-in ``user``.
+    Returns the Markdown shown (user strings escaped); never raises for a
     bad file."""
+    from .acceptance import upload_refusal
+    from .claims import Claims
     from .comments import scored_table
     from .hub_push import open_pull_request
     from .verdict import verdict
@@ -247,6 +251,9 @@ def submit_upload(path: str | None, requests: str | None, listed: Mapping | None
                 f"dataset {comment_text(row['dataset_version'])}.\n\n{scored_table(bench, row)}\n\n")
         if not requests:
             return text + "This app has no requests dataset: send it with `streamgaze push-submission`."
+        refused = upload_refusal(Claims.of_rows((rows or {}).get(bench.name, ())), user, v)
+        if refused:
+            return text + f"**Not sent**: {comment_text(refused)}"
         pushed = open_pull_request(requests, Path(path).read_bytes(), _sub_header(row, bench), token=token,
                                    submitter=user, how="through the leaderboard app")
         return text + (f"**Pull request opened** for @{comment_text(user)}: {comment_text(pushed.url)} (file "
