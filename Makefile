@@ -35,12 +35,12 @@ test: setup
 	@bash scripts/install_ffmpeg_libs.sh || echo "[test] no FFmpeg libraries: the previews decoding test will be skipped" >&2
 	@mkdir -p .pytest_tmp
 	@$(TEST_ENV) $(PY) -m pytest -q -n auto --dist worksteal \
-	  --basetemp=$(CURDIR)/.pytest_tmp/test $(PYTEST_ARGS) tests/unit tests/integration
+	  --durations=15 --basetemp=$(CURDIR)/.pytest_tmp/test $(PYTEST_ARGS) tests/unit tests/integration
 
 e2e: setup
 	@mkdir -p .pytest_tmp
 	@$(TEST_ENV) $(PY) -m pytest -q -n auto --dist worksteal \
-	  --basetemp=$(CURDIR)/.pytest_tmp/e2e $(PYTEST_ARGS) tests/e2e
+	  --durations=25 --basetemp=$(CURDIR)/.pytest_tmp/e2e $(PYTEST_ARGS) tests/e2e
 
 # ruff, then the import contracts of .importlinter (no import circles; the dependency direction of
 # docs/architecture.md)
