@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from .bids_export import export_bids
     from .card import empty_note, loading_section
     from .doctor import dataset_problems
+    from .eval_yaml import EVAL_YAML, EVALUATION_FRAMEWORK, allow_list_request, eval_task_ids, eval_yaml
     from .files import data_file
     from .import_report import ImportReport, Problem, ProblemSink, kind_section, snippet
     from .load import DatasetHandle, dataset_at, locate, missing_dataset, open_dataset
@@ -41,6 +42,11 @@ _FACE = {
     "empty_note": "card",
     "loading_section": "card",
     "dataset_problems": "doctor",
+    "EVAL_YAML": "eval_yaml",
+    "EVALUATION_FRAMEWORK": "eval_yaml",
+    "allow_list_request": "eval_yaml",
+    "eval_task_ids": "eval_yaml",
+    "eval_yaml": "eval_yaml",
     "data_file": "files",
     "ImportReport": "import_report",
     "Problem": "import_report",
@@ -79,12 +85,13 @@ _FACE = {
 _MODULES = {
 }
 __all__ = [
-    "DatasetContent", "DatasetHandle", "ImportReport", "LETTERS", "Problem", "ProblemSink", "build_proxies",
-    "check_destination", "check_version", "compute_stats", "data_file", "dataset_at", "dataset_destination",
-    "dataset_problems", "dump_metadata", "empty_note", "export_bids", "format_stats", "gaze_row", "gaze_rows",
-    "gaze_tracks", "has_gaze", "kind_section", "letter", "letter_index", "loading_section", "locate",
-    "manifest_digest", "missing_dataset", "open_dataset", "publish_dataset", "snippet", "validate_mc_options",
-    "variant_support", "variants_markdown", "video_row", "write_dataset",
+    "DatasetContent", "DatasetHandle", "EVALUATION_FRAMEWORK", "EVAL_YAML", "ImportReport", "LETTERS", "Problem",
+    "ProblemSink", "allow_list_request", "build_proxies", "check_destination", "check_version", "compute_stats",
+    "data_file", "dataset_at", "dataset_destination", "dataset_problems", "dump_metadata", "empty_note",
+    "eval_task_ids", "eval_yaml", "export_bids", "format_stats", "gaze_row", "gaze_rows", "gaze_tracks", "has_gaze",
+    "kind_section", "letter", "letter_index", "loading_section", "locate", "manifest_digest", "missing_dataset",
+    "open_dataset", "publish_dataset", "snippet", "validate_mc_options", "variant_support", "variants_markdown",
+    "video_row", "write_dataset",
 ]
 
 

@@ -58,7 +58,9 @@ with the benchmark's own parser and metrics, only against a dataset commit the m
 reported score, parsed answer or dataset that differs, and commits the exact bytes it re-scored; self-reported
 numbers are never used. Missing answers count as wrong (see Coverage). Rows marked *reported in the paper*
 are copied from the benchmark's paper and never re-scored. A row says who submitted it (the pull request's
-author, or the user signed in here) and links the pull request; a *flagged* row links the discussion about it.
+author, or the user signed in here) and links the pull request and its *traces* (every per-sample response,
+parsed answer and score it was re-scored from; for a row the leaderboard evaluated itself, also the digest of the
+model-ready frames of each question); a *flagged* row links the discussion about it.
 
 Scores are percentages here (fractions in the results dataset), ± their standard error. Gaze, prompt mode,
 clip fps cap, frames and params change numbers: compare rows only where they match, and only within one
