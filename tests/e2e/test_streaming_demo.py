@@ -3,6 +3,7 @@ codes), the polling adapter reproduces the checkpoint protocol's prompts, frames
 resume per video, and a run becomes a validated submission with a streaming table."""
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -16,6 +17,7 @@ from streamgaze_hf.benchmarks.streamgaze.tasks import TASK_IDS, TASKS
 from streamgaze_hf.cli import main
 from streamgaze_hf.demo.timecode import read_frame_code
 from streamgaze_hf.evaluation.baselines import random_answer
+from streamgaze_hf.submission import validate_submission
 from streamgaze_hf.util.errors import StreamGazeError
 from streamgaze_hf.video.frame_reader import probe_video
 
@@ -252,20 +254,29 @@ def test_realtime_clock_and_field_scores_through_the_installed_script(demo_datas
     assert sub["streaming"]["realtime"]["scores"]["streaming"] == rt["streaming"]
     assert sub["streaming"]["realtime"]["scores"]["rtf"] == pytest.approx(rt["rtf"])
     assert streamgaze("validate", sub_path, "--dataset", demo_dataset, tmp=tmp_path).returncode == 0
-    tamper = [(("streaming", "scores", "gta", "streamgaze_window", "accuracy"), 0.77),
+    # a tampered timing score is refused like a tampered accuracy (the first through the script, the rest in-process)
+    tamper = [(("streaming", "realtime", "scores", "streaming", "gta", "streamingbench", "accuracy"), 0.77),
+              (("streaming", "scores", "oaa", "streamgaze_window", "accuracy"), 0.77),
               (("streaming", "realtime", "scores", "rtf"), 0.5),
+              (("streaming", "scores", "gta", "f1_curve", "area"), 0.3),
               (("streaming", "realtime", "scores", "streaming", "oaa", "duplicates", "rate"), 0.01),
               (("scores", "tasks", "gta", "accuracy"), 0.99)]
-    for path, value in tamper:
+    cache = {}
+    for i, (path, value) in enumerate(tamper):
         forged = json.loads(sub_path.read_text())
         obj = forged
         for k in path[:-1]:
             obj = obj[k]
         obj[path[-1]] = value
-        bad = tmp_path / "forged.json"
+        bad = tmp_path / f"forged{i}.json"
         bad.write_text(json.dumps(forged))
-        p = streamgaze("validate", bad, "--dataset", demo_dataset, tmp=tmp_path)
-        assert p.returncode == 2 and f"reported score {'.'.join(path)} = {value} differs from the recomputed" in p.stderr
+        message = f"reported score {'.'.join(path)} = {value} differs from the recomputed"
+        if i == 0:
+            p = streamgaze("validate", bad, "--dataset", demo_dataset, tmp=tmp_path)
+            assert p.returncode == 2 and message in p.stderr, p.stderr[-2000:]
+        else:
+            with pytest.raises(StreamGazeError, match=re.escape(message)):
+                validate_submission(bad, demo_dataset, key_cache=cache)
     site = tmp_path / "site"
     p = streamgaze("leaderboard", sub_path, "--dataset", demo_dataset, "--out", site, tmp=tmp_path)
     assert p.returncode == 0, p.stderr[-2000:]
@@ -273,3 +284,28 @@ def test_realtime_clock_and_field_scores_through_the_installed_script(demo_datas
     assert "GTA SB ±2s" in header and "OAA SG win" in header and "RTF" in header and "OAA Dup." in header
     row = (site / "streaming.md").read_text().splitlines()[6]
     assert row.startswith("| Random (3 s per call) |") and f"| {rt['rtf']:.2f} |" in row
+    _streaming_table_fits_1280(site / "index.html")
+
+
+def _streaming_table_fits_1280(page_file):
+    """The streaming table at a 1280 px wide window: no horizontal scrolling, each header on one line (skipped
+    without Chromium unless STREAMGAZE_REQUIRE_BROWSER=1)."""
+    from ..fixtures.browser import CHROMIUM, CHROMIUM_ARGS, PROBLEM, REQUIRED
+
+    if PROBLEM:
+        assert not REQUIRED, PROBLEM
+        return
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.goto(page_file.as_uri())
+        got = page.evaluate("""() => { const t = document.getElementById('streaming');
+          const heads = Array.from(t.tHead.querySelectorAll('th'));
+          const lines = h => { const r = document.createRange(); r.selectNodeContents(h); return r.getClientRects().length; };
+          return {width: t.scrollWidth, box: t.closest('.wrap').clientWidth, page: document.documentElement.scrollWidth,
+                  n: heads.length, twoLines: heads.filter(h => lines(h) !== 1).map(h => h.innerText)}; }""")
+        browser.close()
+    assert got["n"] == 20 and got["width"] <= got["box"] and got["page"] <= 1280, got  # 18 columns, 2 task headers
+    assert got["twoLines"] == [], got

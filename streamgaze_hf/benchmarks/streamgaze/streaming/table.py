@@ -108,8 +108,17 @@ def render_streaming_html(rows: Sequence[dict]) -> str:
     if not rows:
         return ""
     cols = _columns()
-    head = "".join(f'<th class="{"text" if k in ("model", *dict(_SETTINGS)) else "num"}" scope="col">'
-                   f"{escape(label)}</th>" for k, label in cols)
+    per_task = streaming_columns()
+
+    def th(k: str, label: str, span: str = "") -> str:
+        return f'<th class="{"text" if k in ("model", *dict(_SETTINGS)) else "num"}" scope="col"{span}>{escape(label)}</th>'
+
+    # two header rows (the task over its scores) keep the table within a 1280 px window
+    single = [(k, label) for k, label in cols if not k.startswith(TASKS)]
+    top = ([th(*single[0], ' rowspan="2"')]
+           + [f'<th class="group" scope="colgroup" colspan="{len(per_task)}">{t.upper()}</th>' for t in TASKS]
+           + [th(k, label, ' rowspan="2"') for k, label in single[1:]])
+    head = "".join(top) + "</tr>\n<tr>" + "".join(th(f"{t}_{k}", label) for t in TASKS for k, label, _ in per_task)
     body = []
     for row in rows:
         cells = []
