@@ -9,7 +9,7 @@ import pytest
 
 from streamgaze_hf.benchmarks.streamgaze.streaming.clock import realtime_alerts, replay
 from streamgaze_hf.benchmarks.streamgaze.streaming.metrics import event_end
-from streamgaze_hf.benchmarks.streamgaze.streaming.results import realtime_scores
+from streamgaze_hf.benchmarks.streamgaze.streaming.results import proactive_events, realtime_scores
 from streamgaze_hf.benchmarks.streamgaze.streaming.timing import (
     Event,
     first_response,
@@ -56,6 +56,10 @@ def test_event_end_from_the_release_interval_or_our_fixation():
            "fixations": [{"start": 3.0, "end": 4.0}, {"start": 12.5, "end": 14.25}]}
     assert event_end(row, 12.5) == 14.25
     assert event_end({"task": "oaa", "metadata": {"first_appearance": 7.0}}, 7.0) == 7.0  # ours: no end recorded
+    # a question's evaluation documents (no fixations in the visual gaze mode): the end comes from its dataset row
+    docs = [{**row, "question_id": "q1", "query_time": 2.0, "fixations": [], "checkpoint_index": i} for i in range(3)]
+    assert proactive_events(docs, {"q1": row})["gta"] == {"q1": Event(2.0, 12.5, 14.25)}
+    assert proactive_events(docs)["gta"] == {"q1": Event(2.0, 12.5, 12.5)}
 
 
 class _LogModel:

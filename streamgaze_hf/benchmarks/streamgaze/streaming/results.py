@@ -27,7 +27,7 @@ from .metrics import TOLERANCES_S, alert_metrics, event_end, event_time
 from .timing import Event, timing_scores
 
 __all__ = ["StreamRunOutput", "read_stream_run", "checkpoint_responses", "alerts_by_question",
-           "stream_scores", "realtime_scores", "proactive_events", "compute_metrics", "PROACTIVE_TASKS", "RUN_FILE", "video_file"]
+           "stream_scores", "realtime_scores", "proactive_events", "key_events", "compute_metrics", "PROACTIVE_TASKS", "RUN_FILE", "video_file"]
 
 RUN_FILE = "stream_run.json"  # the run's settings, plan and video list (written by the runner)
 PROACTIVE_TASKS = tuple(t for t in TASK_IDS if get_task(t).checkpointed)
@@ -112,20 +112,25 @@ def alerts_by_question(records: list[dict]) -> dict[str, dict[str, list[float]]]
     return {t: {q: sorted(v) for q, v in sorted(qs.items())} for t, qs in out.items()}
 
 
-def proactive_events(docs) -> dict[str, dict[str, Event]]:
+def proactive_events(docs, rows: dict[str, dict] | None = None) -> dict[str, dict[str, Event]]:
     """task -> question id -> :class:`~.timing.Event` (query time, event start and end), from evaluation
-    documents (an iterable; a question's checkpoint documents: the one with the most fixations gives the end)."""
+    documents (an iterable); the end from the question's dataset row in ``rows`` (question id -> row, with
+    its whole fixation list) when given, else from its documents."""
     best: dict[tuple[str, str], dict] = {}
     for d in docs:
         if d["task"] in PROACTIVE_TASKS:
-            k = (d["task"], d["question_id"])
-            if k not in best or len(d.get("fixations") or ()) > len(best[k].get("fixations") or ()):
-                best[k] = d
+            best.setdefault((d["task"], d["question_id"]), d)
     out: dict[str, dict[str, Event]] = {t: {} for t in PROACTIVE_TASKS}
     for (task, qid), d in best.items():
         start = event_time(d)
-        out[task][qid] = Event(float(d["query_time"]), start, event_end(d, start))
+        out[task][qid] = Event(float(d["query_time"]), start, event_end((rows or {}).get(qid, d), start))
     return out
+
+
+def key_events(key) -> dict[str, dict[str, Event]]:
+    """The events of every proactive question of an answer key's dataset (rows read for the event ends)."""
+    rows = {r["question_id"]: dict(r) for t in PROACTIVE_TASKS if key.docs.get(t) for r in key.dataset.load_task(t)}
+    return proactive_events((d for t in PROACTIVE_TASKS for d in key.docs[t].values()), rows)
 
 
 def stream_scores(events: dict[str, dict[str, Event]], alerts: dict[str, dict[str, list[float]]],
@@ -167,7 +172,7 @@ def compute_metrics(run: StreamRunOutput, root: str | os.PathLike[str] | None) -
     responses = {k: v for k, v in checkpoint_responses(run.records).items()
                  if key.problem(get_task_of(key, k[0]), *k) is None}
     rescored = score_responses(key, responses, st.get("prompt_mode", "default"), float(st.get("fps", 0.0)))
-    events = proactive_events(d for t in PROACTIVE_TASKS for d in key.docs[t].values())
+    events = key_events(key)
     poll = str(st.get("poll", ""))
     out = {"checkpoint": rescored.scores, "streaming": stream_scores(events, alerts_by_question(run.records), poll),
            "videos": {"done": len(run.done), "total": len(run.meta.get("videos", []))}}

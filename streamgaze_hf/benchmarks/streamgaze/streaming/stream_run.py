@@ -17,10 +17,9 @@ from ....util.errors import StreamGazeError
 from .. import BENCHMARK
 from .clock import realtime_section
 from .results import (
-    PROACTIVE_TASKS,
     alerts_by_question,
     checkpoint_responses,
-    proactive_events,
+    key_events,
     read_stream_run,
     realtime_scores,
     stream_scores,
@@ -34,19 +33,15 @@ HARNESS = "streamgaze-stream"
 _RUN_MODEL = {"random": "streamgaze_random", "oracle": "streamgaze_oracle"}
 
 
-def _events(key) -> dict:
-    return proactive_events(d for t in PROACTIVE_TASKS for d in key.docs[t].values())
-
-
 def recompute_streaming(key, alerts: dict, poll: str = "") -> dict:
     """Streaming scores of ``alerts`` (task -> question id -> times) against the dataset of ``key``
     (``poll``: the run's poll setting)."""
-    return stream_scores(_events(key), alerts, poll)
+    return stream_scores(key_events(key), alerts, poll)
 
 
 def recompute_realtime(key, section: dict, poll: str = "") -> dict:
     """The scores of a submission's ``streaming.realtime`` section (:func:`~.clock.realtime_scores`)."""
-    return realtime_scores(section, _events(key), poll)
+    return realtime_scores(section, key_events(key), poll)
 
 
 def build_stream_submission(output_dir: str | os.PathLike[str], root: str | os.PathLike[str] | None = None, *,
