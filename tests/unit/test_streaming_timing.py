@@ -116,7 +116,8 @@ def test_streamgaze_window_agrees_with_its_own_code():
         t1 = round(rng.uniform(0, 60), 1)
         ev = Event(max(0.0, t1 - 5), t1, round(t1 + rng.choice([0.0, rng.uniform(0, 8)]), 1))
         alerts = sorted(round(rng.uniform(ev.query - 2, ev.end + 6), 1) for _ in range(rng.randint(1, 3)))
-        alerts += [ev.start, ev.end + 3.0] if i % 50 == 0 else []  # the window's edges, exactly
+        if i % 5 == 0:  # one response at or just past one of the window's edges
+            alerts = [round(rng.choice([ev.start - 0.01, ev.start, ev.end + 3.0, ev.end + 3.01]), 2)]
         response = first_response(sorted(alerts), ev.query)
         if response is None:
             continue
