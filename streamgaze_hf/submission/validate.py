@@ -306,14 +306,19 @@ def _check_streaming(sub: dict, key: AnswerKey) -> dict | None:
     """Recompute the time-aware scores of a stream-eval submission from its alert times."""
     if "streaming" not in sub:
         return None
-    alerts = sub["streaming"]["alerts"]
-    for task_id, by_q in alerts.items():
-        for qid in by_q:
-            problem = key.problem(task_id, qid, 0)
-            if problem:
-                raise StreamGazeError(f"streaming.alerts.{task_id}[{qid!r}]: {problem}")
-    expected = key.bench.streaming_module().recompute_streaming(key, alerts)
-    _compare(sub["streaming"]["scores"], expected, "streaming.scores")
+    streaming, module = sub["streaming"], key.bench.streaming_module()
+    realtime = streaming.get("realtime")
+    for where, alerts in (("streaming", streaming["alerts"]), ("streaming.realtime", (realtime or {}).get("alerts", {}))):
+        for task_id, by_q in alerts.items():
+            for qid in by_q:
+                problem = key.problem(task_id, qid, 0)
+                if problem:
+                    raise StreamGazeError(f"{where}.alerts.{task_id}[{qid!r}]: {problem}")
+    expected = module.recompute_streaming(key, streaming["alerts"], streaming["poll"])
+    _compare(streaming["scores"], expected, "streaming.scores")
+    if realtime is not None:
+        _compare(realtime["scores"], module.recompute_realtime(key, realtime, streaming["poll"]),
+                 "streaming.realtime.scores")
     return expected
 
 

@@ -143,20 +143,27 @@ def stream_eval(p: argparse.ArgumentParser) -> Handler:
                    help="gaze input (visual: the overlay video; text/salience: gaze samples pushed with the frames)")
     p.add_argument("--prompt-mode", default="default", choices=["default", "reference"])
     p.add_argument("--tasks", nargs="+", default=None, metavar="TASK", help="task ids (default: all ten)")
+    p.add_argument("--realtime", action="store_true", help="time each model call and also score the alerts under "
+                   "the real-time clock: a call longer than the poll interval delays the model's next look")
+    p.add_argument("--seconds-per-call", default=None, metavar="S", help="--realtime with a declared S seconds per "
+                   "call instead of the measured time (reproducible)")
 
     def run(a: argparse.Namespace) -> int:
         from ...submission import fmt_pct
-        from .streaming.report import format_streaming
+        from .streaming.report import format_realtime, format_streaming
         from .streaming.runner import stream_eval as run_stream_eval
 
         metrics = run_stream_eval(dataset_reference(a), a.out, a.model, a.model_args, gaze=a.gaze,
                                   prompt_mode=a.prompt_mode, fps=a.fps, poll=a.poll,
-                                  tasks=tuple(a.tasks) if a.tasks else None)
+                                  tasks=tuple(a.tasks) if a.tasks else None, realtime=a.realtime,
+                                  seconds_per_call=a.seconds_per_call)
         c = metrics["checkpoint"]
         print(f"{a.out}: checkpoint protocol overall {fmt_pct(c['overall'])}% (past {fmt_pct(c['past'])}%, present "
               f"{fmt_pct(c['present'])}%, proactive {fmt_pct(c['proactive'])}%); coverage "
               f"{100 * c['coverage']['fraction']:.1f}%")
         print(format_streaming(metrics["streaming"]))
+        if "realtime" in metrics:
+            print(format_realtime(metrics["realtime"]))
         return 0
 
     return run

@@ -218,16 +218,19 @@ def record(video_id: str, sr) -> dict:
 
 def run_plan(plan: StreamPlan, out: str | os.PathLike[str], model: StreamingModel, *, fps: float = 0.0,
              settings: dict | None = None, progress: bool = True,
-             on_video: Callable[[str], None] | None = None) -> dict | None:
+             on_video: Callable[[str], None] | None = None, timer=None) -> dict | None:
     """Stream every video of ``plan`` through ``model`` into ``out`` (resuming a previous run);
     return the metrics (also written to ``metrics.json``). ``settings`` (model name, args, poll)
-    are recorded and must match on resume."""
+    are recorded and must match on resume. ``timer``: the :class:`~.clock.TimedClipModel` of a
+    ``--realtime`` run (each record gets its call's ``seconds``; the run file the videos' durations)."""
     from tqdm import tqdm
 
     if fps < 0 or not math.isfinite(fps):
         raise StreamGazeError(f"--fps must be >= 0 (0 = every frame), got {fps}")
     out = Path(out)
     meta = _meta(plan, {"fps": float(fps), **(settings or {})})
+    if timer is not None:
+        meta["durations"] = {vid: round(v.duration, 6) for vid, v in sorted(plan.videos.items())}
     _check_out(out, meta)
     (out / "videos").mkdir(parents=True, exist_ok=True)
     write_text_atomic(out / RUN_FILE, json.dumps(meta, indent=1, sort_keys=True) + "\n")
@@ -240,7 +243,10 @@ def run_plan(plan: StreamPlan, out: str | os.PathLike[str], model: StreamingMode
         ctx = StreamContext(vid, v.width, v.height, v.fps, v.duration, float(fps), plan.gaze, plan.prompt_mode,
                             _prompter=v.prompt_at)
         stamped = run_stream(ctx, model, frames_of(v, fps, with_gaze), v.questions)
-        text = "".join(json.dumps(record(vid, s), sort_keys=True) + "\n" for s in stamped)
+        recs = [record(vid, s) for s in stamped]
+        for r in recs if timer is not None else ():
+            r["seconds"] = timer.seconds_of(r)
+        text = "".join(json.dumps(r, sort_keys=True) + "\n" for r in recs)
         write_text_atomic(video_file(out, vid), text)
         if on_video:
             on_video(vid)
@@ -252,7 +258,7 @@ def run_plan(plan: StreamPlan, out: str | os.PathLike[str], model: StreamingMode
 def stream_eval(root: str | os.PathLike[str] | None, out: str | os.PathLike[str], model: str = "random",
                 model_args: str = "", *, gaze: str = "visual", prompt_mode: str = "default", fps: float = 0.0,
                 poll: str | float = "checkpoints", tasks: tuple[str, ...] | None = None,
-                progress: bool = True) -> dict:
+                progress: bool = True, realtime: bool = False, seconds_per_call: float | str | None = None) -> dict:
     """Load the plan, build the model (:func:`~.clip_models.make_model`) and run it (``streamgaze stream-eval``).
 
     Args:
@@ -268,22 +274,34 @@ def stream_eval(root: str | os.PathLike[str] | None, out: str | os.PathLike[str]
         poll: ``"checkpoints"`` (the proactive questions asked at their checkpoints) or seconds between polls.
         tasks: the task ids to ask (None: every task with questions).
         progress: show a progress bar over the videos.
+        realtime: time each model call and report the scores under the real-time clock (:mod:`.clock`)
+            beside the unlimited-time ones.
+        seconds_per_call: a declared time per call instead of the measured one (implies ``realtime``).
 
     Returns:
         The run's metrics (also written to ``metrics.json``): ``checkpoint`` scores, ``streaming`` alert
         metrics and ``videos`` (done, total).
 
     Raises:
-        StreamGazeError: before streaming: a bad poll, gaze mode, prompt mode, task, ``fps`` or model
-            argument, an unknown model, no dataset at ``root``, a missing video, or an ``out`` holding
-            another run or something else; while streaming: a model that fails (e.g. the ``openai``
+        StreamGazeError: before streaming: a bad poll, seconds per call, gaze mode, prompt mode, task, ``fps`` or model
+            argument, an unknown model (or ``realtime`` for a model that is not a polled clip model), no
+            dataset at ``root``, a missing video, or an ``out`` holding another run or something else; while streaming: a model that fails (e.g. the ``openai``
             model with no usable answer).
     """
     from .clip_models import make_model, parse_model_args
-    from .polling import parse_poll
+    from .clock import TimedClipModel, parse_seconds_per_call
+    from .polling import PollingAdapter, parse_poll
 
     poll = parse_poll(poll)
+    declared = parse_seconds_per_call(seconds_per_call)
     plan = load_plan(root, gaze, prompt_mode, tasks)
     streaming_model = make_model(model, parse_model_args(model_args), poll, answer_docs=plan.docs)
     settings = {"model": model, "model_args": redact_model_args(model_args), "poll": str(poll)}
-    return run_plan(plan, out, streaming_model, fps=fps, settings=settings, progress=progress)
+    timer = None
+    if realtime or declared is not None:
+        if not isinstance(streaming_model, PollingAdapter):
+            raise StreamGazeError(f"--realtime times the calls of a polled clip model; {model!r} is a streaming "
+                                  "model of its own")
+        timer = streaming_model.clip_model = TimedClipModel(streaming_model.clip_model, declared)
+        settings["realtime"] = "measured" if declared is None else declared
+    return run_plan(plan, out, streaming_model, fps=fps, settings=settings, progress=progress, timer=timer)
