@@ -357,8 +357,8 @@ def physio_files(root: str | os.PathLike[str]) -> list[Path]:
     return [p for p, _meta in physio_sidecars(root)]
 
 
-def physio_sidecars(root: str | os.PathLike[str]) -> list[tuple[Path, dict]]:
-    """Every eyetrack ``*_physio.json`` under the subjects of a BIDS dataset with its content (each file parsed
-    once), sorted by path."""
-    found = ((p, _eyetrack_sidecar(p)) for p in sorted(Path(root).glob("sub-*/**/*_physio.json")))
+def physio_sidecars(root: str | os.PathLike[str], pattern: str = "sub-*/**/*_physio.json") -> list[tuple[Path, dict]]:
+    """Every eyetrack ``*_physio.json`` under the subjects of a BIDS dataset (or matching ``pattern`` under
+    ``root``) with its content (each file parsed once), sorted by path."""
+    found = ((p, _eyetrack_sidecar(p)) for p in sorted(Path(root).glob(pattern)))
     return [(p, meta) for p, meta in found if meta is not None]

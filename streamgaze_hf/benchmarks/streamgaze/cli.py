@@ -145,7 +145,7 @@ def stream_eval(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--tasks", nargs="+", default=None, metavar="TASK", help="task ids (default: all ten)")
 
     def run(a: argparse.Namespace) -> int:
-        from ...submission import fmt_pct
+        from ...submission import pct_text
         from .streaming.report import format_streaming
         from .streaming.runner import stream_eval as run_stream_eval
 
@@ -153,8 +153,8 @@ def stream_eval(p: argparse.ArgumentParser) -> Handler:
                                   prompt_mode=a.prompt_mode, fps=a.fps, poll=a.poll,
                                   tasks=tuple(a.tasks) if a.tasks else None)
         c = metrics["checkpoint"]
-        print(f"{a.out}: checkpoint protocol overall {fmt_pct(c['overall'])}% (past {fmt_pct(c['past'])}%, present "
-              f"{fmt_pct(c['present'])}%, proactive {fmt_pct(c['proactive'])}%); coverage "
+        print(f"{a.out}: checkpoint protocol overall {pct_text(c['overall'])} (past {pct_text(c['past'])}, present "
+              f"{pct_text(c['present'])}, proactive {pct_text(c['proactive'])}); coverage "
               f"{100 * c['coverage']['fraction']:.1f}%")
         print(format_streaming(metrics["streaming"]))
         return 0

@@ -141,19 +141,33 @@ def _track(physio: Physio, video: Path | None, where: Path) -> GazeTrack:
 
 
 def _sidecar_of(path: Path) -> tuple[Path, Path | None]:
-    """(physio sidecar, its scene video or None) of a dataset root with one recording, or of a physio file."""
+    """(physio sidecar, its scene video or None) of a folder holding one recording (a dataset's root, or any folder
+    in it: a subject's, a datatype's), or of a physio file."""
     path = Path(path)
     if path.is_dir():
-        index = _index(path)
-        if len(index) != 1:
-            raise StreamGazeError(f"{len(index)} eye-tracking recordings here; name one's _physio.json "
-                                  f"({', '.join(s.name for s, _ in index.values()) or 'none'})", path)
-        sidecar, video = next(iter(index.values()))
-        return sidecar, video if video.is_file() else None
+        root = _dataset_root(path)
+        inside = path.resolve()
+        found = [(s, v) for s, v in _index(root or path).values() if root is None or inside in s.resolve().parents]
+        if not found and root is None:  # a folder of physio files outside any BIDS dataset: no scene video
+            found = [(s, None) for s, _meta in physio_sidecars(path, "*_physio.json")]
+        if len(found) != 1:
+            raise StreamGazeError(f"{len(found)} eye-tracking recordings here; name one's _physio.json "
+                                  f"({', '.join(s.name for s, _ in found) or 'none'})", path)
+        sidecar, video = found[0]
+        return sidecar, video if video is not None and video.is_file() else None
     sidecar = path if path.name.endswith(".json") else Path(str(path).removesuffix(".tsv.gz") + ".json")
     if not sidecar.is_file():
         raise GazeFormatError("no _physio.json sidecar beside the file", path)
     return sidecar, None
+
+
+def _dataset_root(path: Path) -> Path | None:
+    """The BIDS dataset a folder is in: the folder itself or the nearest folder above holding
+    ``dataset_description.json``."""
+    for d in (path.resolve(), *path.resolve().parents):
+        if (d / "dataset_description.json").is_file():
+            return d
+    return None
 
 
 def read_track(path: Path, video: Path | None = None) -> GazeTrack:
