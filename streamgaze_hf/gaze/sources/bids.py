@@ -19,7 +19,7 @@ height when ``pixel``; valid = the ``valid`` column (1) when there is one, and a
 scene video's frames are dropped as every reader drops them. Without the video the sidecar's ``SceneVideo``
 size and rate are the frame (no assumption: the export recorded them); a file without them needs the video.
 Actions: the physioevents of ``trial_type`` ``action`` (message: the label), else ``actions.csv`` in the
-recording's datatype folder.
+recording's datatype folder; the device's blinks: those of ``trial_type`` ``blink``.
 """
 
 from __future__ import annotations
@@ -188,9 +188,12 @@ def load_recording(raw: Path, video_id: str) -> Recording:
         raise StreamGazeError(f"scene video not found (expected {video.relative_to(raw)})", raw)
     track = _track(read_physio(sidecar), video, sidecar)
     events = read_events(Path(str(sidecar).replace("_physio.json", "_physioevents.json")))
-    actions = [Action(a, a + d, label) for a, d, kind, label in events if kind == "action" and label]
+    # an event's end is its onset + duration, both written to the microsecond: read to the microsecond too
+    actions = [Action(a, round(a + d, 6), label) for a, d, kind, label in events if kind == "action" and label]
     csv = sidecar.parent / "actions.csv"
     if not actions and csv.is_file():
         actions = read_actions_csv(csv)
-    return Recording(video_id, SOURCE, video, track, sort_actions(actions), sidecar.parent)
+    blinks = [(a, round(a + d, 6)) for a, d, kind, _label in events if kind == "blink"]
+    return Recording(video_id, SOURCE, video, track, sort_actions(actions), sidecar.parent,
+                     device_blinks=blinks or None)
 
