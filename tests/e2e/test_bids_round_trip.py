@@ -1,7 +1,7 @@
 """The BIDS round trip of docs/own-recordings.md, run as written (issue 55, item 3): a built dataset keeps what its
 recordings had (``events/recording_events.json``: the action timeline, the device's fixations and blinks), its
 ``export-bids`` carries them as physioevents, and ``build --source bids --objects none`` of the export succeeds
-with the same actions. On the demo dataset and on a built real recording (the Pupil Cloud Neon export of
+with the same actions (and device fixations and blinks). On the demo dataset and on a built real recording (the Pupil Cloud Neon export of
 shared/real_data with a stand-in scene video at its real frame times). The rebuilt demo dataset has only the
 action task, so ``stream-eval`` and ``submit`` show its undefined categories as "n/a", never "n/a%" (item 8).
 """
@@ -111,3 +111,8 @@ def test_a_built_pupil_cloud_recording_keeps_its_events_through_bids(tmp_path):
                                for a in first["actions"]]
     assert [(b["start"], b["end"]) for b in back["blinks"]] == [(round(b["start"], 6), round(b["end"], 6))
                                                                  for b in first["blinks"]]
+    # the device's fixations too: times to the microsecond, centroids as float32, the same valid samples in each
+    assert [(f["start"], f["end"], np.float32(f["x"]), np.float32(f["y"]), f["n_samples"])
+            for f in back["device_fixations"]] == [
+        (round(f["start"], 6), round(f["end"], 6), np.float32(f["x"]), np.float32(f["y"]), f["n_samples"])
+        for f in first["device_fixations"]]

@@ -19,7 +19,8 @@ height when ``pixel``; valid = the ``valid`` column (1) when there is one, and a
 scene video's frames are dropped as every reader drops them. Without the video the sidecar's ``SceneVideo``
 size and rate are the frame (no assumption: the export recorded them); a file without them needs the video.
 Actions: the physioevents of ``trial_type`` ``action`` (message: the label), else ``actions.csv`` in the
-recording's datatype folder; the device's blinks: those of ``trial_type`` ``blink``.
+recording's datatype folder; the device's blinks and fixations: those of ``trial_type`` ``blink`` and
+``device_fixation`` (its centroid ``x_coordinate``, ``y_coordinate``).
 """
 
 from __future__ import annotations
@@ -29,10 +30,11 @@ from functools import lru_cache
 from pathlib import Path
 
 from ...util.errors import GazeFormatError, StreamGazeError
-from ..bids import Physio, physio_files, physio_sidecars, read_events, read_physio
+from ..bids import Physio, physio_files, physio_sidecars, read_event_positions, read_physio
+from ..fixations import Fixation
 from ..track import GazeTrack
 from .base import Action, Recording, sort_actions
-from .wearable import SceneClock, read_actions_csv, scene_track
+from .wearable import SceneClock, read_actions_csv, scene_track, valid_samples
 
 SOURCE = "bids"
 LAYOUT = ("<raw>/{dataset_description.json, sub-<label>/.../<prefix>_recording-<label>_physio.tsv.gz + .json "
@@ -187,13 +189,15 @@ def load_recording(raw: Path, video_id: str) -> Recording:
     if not video.is_file():
         raise StreamGazeError(f"scene video not found (expected {video.relative_to(raw)})", raw)
     track = _track(read_physio(sidecar), video, sidecar)
-    events = read_events(Path(str(sidecar).replace("_physio.json", "_physioevents.json")))
+    events = read_event_positions(Path(str(sidecar).replace("_physio.json", "_physioevents.json")))
     # an event's end is its onset + duration, both written to the microsecond: read to the microsecond too
-    actions = [Action(a, round(a + d, 6), label) for a, d, kind, label in events if kind == "action" and label]
+    actions = [Action(a, round(a + d, 6), label) for a, d, kind, label, _x, _y in events if kind == "action" and label]
     csv = sidecar.parent / "actions.csv"
     if not actions and csv.is_file():
         actions = read_actions_csv(csv)
-    blinks = [(a, round(a + d, 6)) for a, d, kind, _label in events if kind == "blink"]
+    blinks = [(a, round(a + d, 6)) for a, d, kind, *_ in events if kind == "blink"]
+    fixations = [Fixation(a, round(a + d, 6), x, y, valid_samples(track, a, round(a + d, 6)))
+                 for a, d, kind, _label, x, y in events if kind == "device_fixation"]
     return Recording(video_id, SOURCE, video, track, sort_actions(actions), sidecar.parent,
-                     device_blinks=blinks or None)
+                     device_fixations=fixations or None, device_blinks=blinks or None)
 

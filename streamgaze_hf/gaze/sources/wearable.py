@@ -180,10 +180,15 @@ def device_fixations(clock: SceneClock, starts: np.ndarray, ends: np.ndarray, px
     for a, b, ka, kb, x, y in zip(t0, t1, k0, k1, px, py):
         if not (ka and kb and b >= a and math.isfinite(x) and math.isfinite(y)):
             continue
-        lo, hi = np.searchsorted(track.t, [a - 1e-9, b + 1e-9], side="left")
-        out.append(Fixation(float(a), float(b), float(x) / width, float(y) / height,
-                            int(track.valid[lo:hi].sum())))
+        out.append(Fixation(float(a), float(b), float(x) / width, float(y) / height, valid_samples(track, a, b)))
     return out
+
+
+def valid_samples(track: GazeTrack, start: float, end: float) -> int:
+    """The track's valid samples from ``start`` to ``end`` (seconds, both included): a device fixation's
+    ``n_samples``."""
+    lo, hi = np.searchsorted(track.t, [start - 1e-9, end + 1e-9], side="left")
+    return int(track.valid[lo:hi].sum())
 
 
 def device_blinks(clock: SceneClock, starts: np.ndarray, ends: np.ndarray) -> list[tuple[float, float]]:
