@@ -24,7 +24,7 @@ import numpy as np
 from tqdm import tqdm
 
 from ... import __version__
-from ...dataset import gaze_rows, video_row
+from ...dataset import EVENTS_FILE, events_json, events_of_recording, gaze_rows, video_row
 from ...gaze import (
     DEFAULT_MERGE_GAP,
     DEFAULT_TAU_SCENE,
@@ -120,8 +120,8 @@ def _file_digest(path: Path) -> str:
 
 def recording_key(rec: Recording, opts: BuildOptions) -> str:
     """Hash of everything a recording's results depend on: the video bytes, the gaze track, the
-    actions, the device's fixations when the build uses them, the object back-end's inputs, the options
-    and the toolkit version."""
+    actions, the device's fixations and blinks, the object back-end's inputs, the options and the toolkit
+    version."""
     h = hashlib.sha256(json.dumps([__version__, opts.to_dict()], sort_keys=True).encode())
     h.update(_file_digest(rec.video_path).encode())
     tr = rec.track
@@ -129,8 +129,10 @@ def recording_key(rec: Recording, opts: BuildOptions) -> str:
     for arr in (tr.t, tr.x, tr.y, tr.valid):
         h.update(np.ascontiguousarray(arr).tobytes())
     h.update(json.dumps([[a.start, a.end, a.label] for a in rec.actions]).encode())
-    if opts.fixations == "device" and rec.device_fixations is not None:
+    if rec.device_fixations is not None:  # the dataset keeps them (recording_events), whichever fixations it uses
         h.update(json.dumps([f.to_dict() for f in rec.device_fixations]).encode())
+    if rec.device_blinks is not None:
+        h.update(json.dumps(rec.device_blinks).encode())
     inputs = [Path(p) for p in (opts.metadata, *opts.review) if p]
     if opts.objects == "oracle" and rec.directory is not None:
         inputs.append(rec.directory / "objects.json")
@@ -256,7 +258,8 @@ def process_recording(ref: RecordingRef | Path, work: Path, opts: BuildOptions) 
     video = video_row(vid, rec.source, info, video_path=f"videos/original/{vid}.mp4",
                       overlay_path=f"videos/overlay/{vid}.mp4", hfov_deg=hfov)
     skipped = empty_task_reasons(qa, rec.actions, opts.objects)  # every task this recording gives no question
-    result = {"video": video, "qa": qa, "fixations": fix_rows, "gaze": samples, "skipped": skipped}
+    events = events_of_recording(rec.actions, rec.device_fixations, rec.device_blinks)  # the dataset keeps them
+    result = {"video": video, "qa": qa, "fixations": fix_rows, "gaze": samples, "skipped": skipped, "events": events}
     write_text_atomic(out / RESULT_FILE, json.dumps(result, sort_keys=True))
     return out
 
@@ -352,8 +355,13 @@ def build_dataset(raw: str | os.PathLike[str], out: str | os.PathLike[str], vers
         bar.close()
     content = DatasetContent(qa={t: [] for t in TASK_IDS}, videos=[], gaze=[], fixations=[], files={})
     skipped: dict[str, dict[str, str]] = {}
+    events: dict[str, dict] = {}
     for d in done:
         res = json.loads((d / RESULT_FILE).read_text(encoding="utf-8"))
+        if "events" not in res:  # a work directory of a build before the dataset kept them: read them again
+            rec = load(next(r for r in recs if r.video_id == res["video"]["video_id"]))
+            res["events"] = events_of_recording(rec.actions, rec.device_fixations, rec.device_blinks)
+        events[res["video"]["video_id"]] = res["events"]
         for task, reason in res.get("skipped", {}).items():
             skipped.setdefault(task, {})[res["video"]["video_id"]] = reason
         for task, rows in res["qa"].items():
@@ -364,6 +372,10 @@ def build_dataset(raw: str | os.PathLike[str], out: str | os.PathLike[str], vers
                              "y": math.nan if g["y"] is None else g["y"]} for g in res["gaze"])
         content.files[res["video"]["video_path"]] = d / "original.mp4"
         content.files[res["video"]["overlay_path"]] = d / "overlay.mp4"
+    events_text = events_json(events)
+    if events_text is not None:  # the recordings' actions, device fixations and blinks (dataset/recording_events.py)
+        write_text_atomic(work / EVENTS_FILE, events_text)
+        content.files[EVENTS_FILE] = work / EVENTS_FILE
     if proxy is not None:
         from ...dataset import build_proxies
 

@@ -149,7 +149,7 @@ def stream_eval(p: argparse.ArgumentParser) -> Handler:
                    "call instead of the measured time (reproducible)")
 
     def run(a: argparse.Namespace) -> int:
-        from ...submission import fmt_pct
+        from ...submission import pct_text
         from .streaming.report import format_realtime, format_streaming
         from .streaming.runner import stream_eval as run_stream_eval
 
@@ -158,8 +158,8 @@ def stream_eval(p: argparse.ArgumentParser) -> Handler:
                                   tasks=tuple(a.tasks) if a.tasks else None, realtime=a.realtime,
                                   seconds_per_call=a.seconds_per_call)
         c = metrics["checkpoint"]
-        print(f"{a.out}: checkpoint protocol overall {fmt_pct(c['overall'])}% (past {fmt_pct(c['past'])}%, present "
-              f"{fmt_pct(c['present'])}%, proactive {fmt_pct(c['proactive'])}%); coverage "
+        print(f"{a.out}: checkpoint protocol overall {pct_text(c['overall'])} (past {pct_text(c['past'])}, present "
+              f"{pct_text(c['present'])}, proactive {pct_text(c['proactive'])}); coverage "
               f"{100 * c['coverage']['fraction']:.1f}%")
         print(format_streaming(metrics["streaming"]))
         if "realtime" in metrics:

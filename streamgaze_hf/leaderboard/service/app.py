@@ -305,7 +305,7 @@ def _sub_header(row: Mapping, bench: Benchmark) -> dict:
 
 def build_app(results: str | os.PathLike[str] | None = None, requests: str | None = None,
               datasets: Sequence[str] = (), *, token: str | None = None):
-    """The Gradio Blocks of the leaderboard (``demo.launch()`` serves it); uploads go to a folder of its own,
+    """The Gradio Blocks of the leaderboard (``demo.launch(theme=theme())`` serves it: the theme is an argument of launch() since Gradio 6); uploads go to a folder of its own,
     removed when the app stops (:mod:`.uploads`)."""
     upload_folder()  # before Gradio is imported: it reads GRADIO_TEMP_DIR then
     import gradio as gr
@@ -317,7 +317,7 @@ def build_app(results: str | os.PathLike[str] | None = None, requests: str | Non
     listed = listed_datasets(datasets) if datasets else {}  # resolved once, not per upload
     use_forkserver()  # the server has threads: the re-scoring child starts from a fork server
     title = "Gaze benchmarks leaderboard"
-    with gr.Blocks(title=title, analytics_enabled=False, theme=theme()) as demo:
+    with gr.Blocks(title=title, analytics_enabled=False) as demo:  # the theme is launch()'s (Gradio 6)
         gr.Markdown(f"# {title}\nRe-scored submissions and the papers' reported rows: one table per dataset, each "
                     "ranked on its own. Click a column header to sort its table.")
         with gr.Tabs():
@@ -431,4 +431,4 @@ def serve(results: str | None, requests: str | None, datasets: Sequence[str] = (
         print("streamgaze leaderboard serve: outside a Space, \"Sign in with Hugging Face\" is Gradio's stand-in: it "
               "signs in the owner of HF_TOKEN", file=sys.stderr, flush=True)
     print(f"streamgaze leaderboard serve: http://{host}:{port} (Ctrl-C stops it)", file=sys.stderr, flush=True)
-    app.launch(server_name=host, server_port=port, show_error=False, quiet=True)
+    app.launch(server_name=host, server_port=port, show_error=False, quiet=True, theme=theme())
