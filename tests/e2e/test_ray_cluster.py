@@ -80,7 +80,8 @@ def _tree(root: Path, skip=()) -> dict[str, str]:
 
 
 def test_the_cluster_came_up_with_two_nodes(cluster_run):
-    _ok(cluster_run, "nodes_up")
+    _ok(cluster_run, "head")
+    _ok(cluster_run, "w1")
 
 
 def test_a_cluster_build_is_the_local_build_byte_for_byte(cluster_run):
