@@ -115,9 +115,10 @@ class TaskSize:
     gpus: float = 0.0
 
 
-#: one recording through the raw pipeline (``build``): its video decoded once, two encoders; the peak RSS of one
-#: demo recording (320x240, 90 s) in a fresh process is about 330 MB, a 1080p recording's a few times that
-RECORDING = TaskSize(1.0, 1536 << 20)
+#: one recording through the raw pipeline (``build``): its video decoded once, two encoders. Measured peak RSS of
+#: one recording in a fresh process: 226 MB (320x240 demo recording, 90 s), 333 MB (1280x720, 30 s); 1 GiB leaves
+#: room for 1080p and long recordings (the gaze track grows with the duration, the frames do not)
+RECORDING = TaskSize(1.0, 1 << 30)
 #: one small copy of a video (a proxy, a preview) or one clip
 SMALL_VIDEO = TaskSize(1.0, 512 << 20)
 

@@ -118,11 +118,13 @@ def test_a_damaged_video_fails_once_named_with_its_node_and_nothing_is_written(c
     assert f"1 of {N_VIDEOS} recordings failed and were left out, nothing was written" in line
     assert f"{damaged}: " in line and "(on node 127.0.0.1, id " in line
     assert err.count(f"{damaged}: ") == 1  # reported once: never retried
-    out = cluster_run["run"] / "damaged"
-    assert not (out / "sg").exists()
-    # the others are done in the work directory, the damaged one left nothing there
-    work = out / ".sg.work"
-    assert len(list(work.glob("*/*/result.json"))) == N_VIDEOS - 1
+    # after the failed build (the re-run below wrote the output later): no output, only the work directory; in it the
+    # other recordings are done and the damaged one left nothing (not even a temporary directory)
+    assert (cluster_run["logs"] / "damaged_outputs").read_text().split() == [".sg.work"]
+    work = (cluster_run["logs"] / "damaged_work").read_text().split()
+    assert sorted(p.split("/")[1] for p in work if p.endswith("/result.json")) == sorted(
+        p.name for p in cluster_run["raw"].iterdir() if p.name != damaged)
+    assert not [p for p in work if f"/{damaged}/" in p or p.endswith(".tmp")]
 
 
 def test_a_rerun_does_only_the_repaired_video_and_gives_the_same_bytes(cluster_run):
