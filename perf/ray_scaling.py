@@ -85,7 +85,7 @@ def _noop() -> None:
 
 def _overhead(env: dict, calls: int = 200, few: int = 20) -> dict:
     """Seconds per no-op call on each executor: (wall of ``calls`` - wall of ``few``) / (calls - few), each on a
-    fresh executor, so the pool's start and the function's first shipping cancel out."""
+    fresh executor (after a warm-up round: Ray's worker processes started), so the fixed costs cancel out."""
     os.environ.update({k: v for k, v in env.items() if k.startswith("RAY_")})
     from streamgaze_hf.util.executors import Workers, map_ordered
 
@@ -93,6 +93,7 @@ def _overhead(env: dict, calls: int = 200, few: int = 20) -> dict:
     for name, w in (("pool", Workers(count=2)), ("ray", Workers(executor="ray", address=ADDR))):
         w.check()
         wall = {}
+        map_ordered(w.open(jobs=few), _noop, [()] * few)  # warm: the workers started, the function shipped
         for n in (few, calls):
             t0 = time.perf_counter()
             map_ordered(w.open(jobs=n), _noop, [()] * n)
@@ -128,15 +129,15 @@ def measure(a: argparse.Namespace) -> dict:
         video_s = a.videos * a.duration
         _start_node(tmp, "0", 0, "--head", "--port=6379", "--num-cpus=0", "--include-dashboard=false", env=env)
         _start_node(tmp, "1", 1, f"--address={ADDR}", "--num-cpus=1", env=env)
-        one = _summary(_phase(1, raw, tmp, a.runs, env), 1, a.videos, video_s)
+        one = _summary(_phase(1, raw, tmp, a.runs, env), 1, a.videos, video_s) if a.runs else {}
         _start_node(tmp, "2", 2, f"--address={ADDR}", "--num-cpus=1", env=env)
-        two = _summary(_phase(2, raw, tmp, a.runs, env), 2, a.videos, video_s)
+        two = _summary(_phase(2, raw, tmp, a.runs, env), 2, a.videos, video_s) if a.runs else {}
         overhead = _overhead(env)
     finally:  # this cluster's processes only (`ray stop` would stop every Ray process of the machine)
         subprocess.run(["pkill", "-9", "-f", f"{tmp}/r"], capture_output=True)
         shutil.rmtree(tmp, ignore_errors=True)
     eff = {f"{job}_{kind}": round(one[f"{job}_{kind}"]["median_s"] / two[f"{job}_{kind}"]["median_s"] / 2, 3)
-           for job in ("build", "warm") for kind in ("pool", "ray")}
+           for job in ("build", "warm") for kind in ("pool", "ray") if one}
     return {"videos": a.videos, "duration_s": a.duration, "runs": a.runs, "load_average": os.getloadavg(),
             "one_worker": one, "two_workers": two, "efficiency_1_to_2": eff,
             "per_task_overhead_ms": {k: round(v * 1000, 2) for k, v in overhead.items()}}
@@ -146,7 +147,7 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--videos", type=int, default=8)
     p.add_argument("--duration", type=float, default=30.0)
-    p.add_argument("--runs", type=int, default=3)
+    p.add_argument("--runs", type=int, default=3, help="runs of each configuration (0: only the per-task overhead)")
     p.add_argument("--json", default=None)
     p.add_argument("--in-namespace", action="store_true", help=argparse.SUPPRESS)
     a = p.parse_args()

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from .errors import StreamGazeError
+from .preflight import positive
 
 #: ``--executor`` names
 EXECUTORS = ("local", "ray")
@@ -141,8 +142,7 @@ class Workers:
         """The options checked before any work (and the cluster reached, for Ray): a clear error otherwise."""
         if self.executor not in EXECUTORS:
             raise StreamGazeError(f"--executor must be one of {', '.join(EXECUTORS)}, got {self.executor!r}")
-        if isinstance(self.count, bool) or not isinstance(self.count, int) or self.count < 1:
-            raise StreamGazeError(f"--workers must be an integer >= 1, got {self.count!r}")
+        positive(self.count, "--workers", integer=True)
         if self.address and not self.on_cluster:
             raise StreamGazeError("--ray-address is the Ray executor's: add --executor ray")
         if self.on_cluster:

@@ -27,7 +27,7 @@ def _square_or_fail(x: int) -> int:
 
 @pytest.mark.parametrize("workers, message", [
     (Workers(executor="spark"), "--executor must be one of local, ray, got 'spark'"),
-    (Workers(count=0), "--workers must be an integer >= 1, got 0"),
+    (Workers(count=0), "--workers must be a positive integer, got 0"),
     (Workers(address="127.0.0.1:6379"), "--ray-address is the Ray executor's: add --executor ray"),
 ])
 def test_bad_options_are_refused_before_any_work(workers, message):
