@@ -16,10 +16,12 @@ from ...cli.base import (
     Handler,
     add_dataset,
     dataset_reference,
+    executor_args,
     proxy_args,
     raw_common,
     release_common,
     vlm_key_arg,
+    workers_of,
 )
 from ...gaze import SOURCES
 from ...registry import provide
@@ -48,7 +50,7 @@ def _raw(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--hfov", type=float, default=None, help="horizontal field of view in degrees (default: "
                    "from the intrinsics when the source has them, else 90)")
     p.add_argument("--seed", type=int, default=0, help="QA generation seed (default 0)")
-    p.add_argument("--workers", type=int, default=1, help="parallel worker processes over videos")
+    executor_args(p, "recordings (also for the proxies and previews)")
     proxy_args(p)
 
     def run(a: argparse.Namespace) -> int:
@@ -66,7 +68,7 @@ def _raw(p: argparse.ArgumentParser) -> Handler:
 
         build = BENCHMARK.importer("raw")
         try:
-            root = build(a.raw, a.out, a.version, workers=a.workers, force=a.force, changelog=a.changelog,
+            root = build(a.raw, a.out, a.version, workers=workers_of(a), force=a.force, changelog=a.changelog,
                          options=opts, proxy=proxy_spec(a.proxy_fps, a.proxy_size), previews=a.previews)
         except NothingToBuild as exc:  # the report first: why each task has nothing, and what would give it some
             for line in skipped_report(exc.skipped, lambda task: True):
