@@ -133,9 +133,13 @@ def stream_eval(p: argparse.ArgumentParser) -> Handler:
     """``streamgaze stream-eval``: its arguments; returns its handler (docs/streaming.md)."""
     add_dataset(p)
     p.add_argument("--out", required=True, help="output directory (resumed when it holds the same run)")
-    p.add_argument("--model", default="random", help="random, oracle, openai, or package.module:factory "
-                   "(a StreamingModel, or a ClipModel run through the polling adapter)")
-    p.add_argument("--model-args", default="", help="k=v,... e.g. seed=1 or base_url=URL,model=NAME,max_frames=8")
+    p.add_argument("--model", default="random", help="random, oracle, openai, lmms:<name> (an lmms-eval model wrapper, "
+                   "e.g. lmms:qwen2_5_vl), or package.module:factory (a StreamingModel, or a ClipModel run through "
+                   "the polling adapter)")
+    p.add_argument("--model-args", default="", help="k=v,... e.g. seed=1 or base_url=URL,model=NAME,max_frames=8 "
+                   "(lmms:<name>: lmms-eval's --model_args)")
+    p.add_argument("--gen-kwargs", default="", help="lmms:<name> only: lmms-eval's --gen_kwargs (k=v,...) over the "
+                   "task's generation settings")
     p.add_argument("--fps", type=float, default=0.0, help="frames per second pushed to the model (0 = every frame)")
     p.add_argument("--poll", default="checkpoints", help="clip models: poll proactive questions at their "
                    "'checkpoints' (the paper's protocol) or every N seconds")
@@ -143,6 +147,8 @@ def stream_eval(p: argparse.ArgumentParser) -> Handler:
                    help="gaze input (visual: the overlay video; text/salience: gaze samples pushed with the frames)")
     p.add_argument("--prompt-mode", default="default", choices=["default", "reference"])
     p.add_argument("--tasks", nargs="+", default=None, metavar="TASK", help="task ids (default: all ten)")
+    p.add_argument("--limit", type=int, default=None, metavar="N", help="only the first N questions of each task "
+                   "(a quick run)")
 
     def run(a: argparse.Namespace) -> int:
         from ...submission import fmt_pct
@@ -151,7 +157,8 @@ def stream_eval(p: argparse.ArgumentParser) -> Handler:
 
         metrics = run_stream_eval(dataset_reference(a), a.out, a.model, a.model_args, gaze=a.gaze,
                                   prompt_mode=a.prompt_mode, fps=a.fps, poll=a.poll,
-                                  tasks=tuple(a.tasks) if a.tasks else None)
+                                  tasks=tuple(a.tasks) if a.tasks else None, gen_kwargs=a.gen_kwargs,
+                                  limit=a.limit)
         c = metrics["checkpoint"]
         print(f"{a.out}: checkpoint protocol overall {fmt_pct(c['overall'])}% (past {fmt_pct(c['past'])}%, present "
               f"{fmt_pct(c['present'])}%, proactive {fmt_pct(c['proactive'])}%); coverage "
