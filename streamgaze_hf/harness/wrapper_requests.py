@@ -42,8 +42,8 @@ def refusal(choice: WrapperChoice) -> str | None:
     if reason:
         return f"{name}: {reason}, so the toolkit cannot hand it a window's frames"
     if frames_request(choice.model_id, choice.kind, choice.args) is None:
-        return (f"{name} (with these model args) is not in the toolkit's table of model-ready frames "
-                "(evaluation/wrappers/), so which frames it samples from a window is not known")
+        return (f"{name} with these model args is not covered by the toolkit's table of model-ready frames "
+                "(evaluation/wrappers/): which frames it samples from a window is not known")
     return None
 
 
