@@ -8,6 +8,7 @@ through the installed script, on tiny random-weight checkpoints built locally.
 * Polling every second writes the response log and the metrics, and no frame after the stream time reaches the
   wrapper: checked on the frames its processor receives at each poll.
 * A wrapper the toolkit does not cover is refused with one line.
+* Each request carries what lmms-eval's task gives it: our task file read by lmms-eval's own loader.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ import numpy as np
 import pytest
 
 from streamgaze_hf.benchmarks.streamgaze.streaming.runner import load_plan
+from streamgaze_hf.harness.task_files import committed_tasks_dir
+from streamgaze_hf.harness.wrapper_requests import task_requests
 from streamgaze_hf.video.frame_reader import probe_video
 
 from ..fixtures.cli_entry import one_error_line, streamgaze
@@ -150,3 +153,21 @@ def test_a_wrapper_the_toolkit_does_not_cover_is_refused_in_one_line(tmp_path):
     assert "--fps 2 does not apply" in refused("--model", "lmms:qwen2_5_vl", "--fps", "2")
     assert "--gen-kwargs is for an lmms-eval wrapper" in refused("--model", "random", "--gen-kwargs", "x=1")
     assert not (tmp_path / "out").exists()
+
+
+def test_a_task_file_gives_lmms_evals_generation_and_the_glue_functions():
+    import lmms_tasks.utils as glue
+
+    gta = committed_tasks_dir() / "streamgaze" / "streamgaze_gta.yaml"
+    t = task_requests(gta, "qwen2_5_vl")
+    assert t.name == "streamgaze_gta"
+    # the template's generation as lmms-eval's TaskConfig completes it (its fewshot delimiter as the stop string)
+    assert t.generation_kwargs == {"max_new_tokens": 64, "temperature": 0.0, "do_sample": False, "until": ["\n\n"]}
+    assert (t.doc_to_visual, t.doc_to_text, t.doc_to_messages) == (glue.doc_to_visual, glue.doc_to_text,
+                                                                    glue.doc_to_messages)
+    assert t.specific_kwargs["pre_prompt"] == "" and t.specific_kwargs["post_prompt"] == ""
+    # lmms-eval's --gen_kwargs over them; a reasoning variant keeps its own generation
+    assert task_requests(gta, "qwen2_5_vl", {"max_new_tokens": 8}).generation_kwargs == {
+        "max_new_tokens": 8, "temperature": 0.0, "do_sample": False, "until": ["\n\n"]}
+    cot = task_requests(gta.with_name("streamgaze_gta_cot_text.yaml"), "qwen2_5_vl")
+    assert cot.generation_kwargs["max_new_tokens"] == 1024 and cot.generation_kwargs["until"] == []
