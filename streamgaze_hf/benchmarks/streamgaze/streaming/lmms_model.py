@@ -8,7 +8,8 @@ the lmms-eval wrapper as lmms-eval's task would (``harness/wrapper_requests.py``
 ``generate_until`` generates). The documents name the wrapper's frames (``RunSettings.model``), so the clip the
 wrapper reads is the window's model-ready clip (``evaluation/ready.py``): the source frames it would sample from that
 window, at its processor's size, losslessly (never JPEG), none after the window's end, which is the stream time of
-the poll. A wrapper outside the table of model-ready frames is refused before any work
+the poll. A video's clips are made in one pass over it before its first poll (:meth:`LmmsClipModel.prepare`: each
+frame decoded at most once). A wrapper outside the table of model-ready frames is refused before any work
 (``wrapper_requests.refusal``).
 
 The wrapper samples from the window's source frames as in lmms-eval, never from the frames pushed at ``--fps``: a run
@@ -24,7 +25,7 @@ from typing import TYPE_CHECKING
 from ....util.errors import StreamGazeError
 from .. import BENCHMARK
 from .interface import LeakageError
-from .polling import ClipModel, ClipRequest, PollingAdapter
+from .polling import ClipModel, ClipRequest, PollingAdapter, parse_poll, poll_times
 
 if TYPE_CHECKING:
     from ....evaluation import RunSettings
@@ -43,11 +44,27 @@ class LmmsClipModel(ClipModel):
 
     needs_frames = False  # it reads the window's model-ready clip, never the pushed frames
 
-    def __init__(self, wrapper: WrapperRequests, plan) -> None:
-        """``plan``: the run's ``runner.StreamPlan`` (its videos' documents)."""
+    def __init__(self, wrapper: WrapperRequests, plan, poll: str | float = "checkpoints") -> None:
+        """``plan``: the run's ``runner.StreamPlan`` (its videos' documents); ``poll``: the adapter's."""
         self.wrapper = wrapper
         self.gaze = plan.gaze
+        self.poll = poll
         self.videos = {qid: v for v in plan.videos.values() for qid, _cp in v.docs}  # question id -> VideoPlan
+        self.prepared: dict[str, dict] = {}  # video id -> what its pass did
+
+    def prepare(self, video) -> dict:
+        """Make every poll's clip of ``video`` (a ``runner.VideoPlan``) in one pass over the source before its
+        first poll: each frame decoded at most once, as ``streamgaze eval`` makes a video's clips. The toolkit's
+        work ahead of the stream, like ``clips warm``; each clip holds no frame after its window's end, and the
+        wrapper is handed it only at that poll."""
+        from ....evaluation import make_ready_clips
+
+        docs = []
+        for q in video.questions:
+            times = poll_times(q, self.poll, video.duration) if q.is_proactive else [(q.time, -1)]
+            docs += [video.doc_at(q.question_id, max(t, q.time), cp) for t, cp in times]
+        self.prepared[video.video_id] = make_ready_clips(docs)
+        return self.prepared[video.video_id]
 
     def document(self, request: ClipRequest) -> dict:
         """The evaluation document of ``request``; refuses one whose window ends after the request's time."""
@@ -62,6 +79,9 @@ class LmmsClipModel(ClipModel):
 
     def answer(self, request: ClipRequest) -> str:
         doc = self.document(request)
+        video = self.videos[request.question_id]
+        if video.video_id not in self.prepared:
+            self.prepare(video)
         return self.wrapper.generate(doc, BENCHMARK.lmms_task_name(request.task, self.gaze), BENCHMARK.name)
 
 
@@ -86,8 +106,8 @@ class LmmsChoice:
         """Load the wrapper (lmms-eval's registry) and put it behind the polling adapter."""
         from ....harness.wrapper_requests import WrapperRequests
 
-        return PollingAdapter(LmmsClipModel(WrapperRequests(self.name, self.model_args, self.choice, self.gen_kwargs),
-                                            plan), poll)
+        wrapper = WrapperRequests(self.name, self.model_args, self.choice, self.gen_kwargs)
+        return PollingAdapter(LmmsClipModel(wrapper, plan, parse_poll(poll)), poll)
 
 
 def lmms_choice(model: str, model_args: str, fps: float, gen_kwargs: str = "") -> LmmsChoice | None:
