@@ -4,7 +4,8 @@ through the installed script, on tiny random-weight checkpoints built locally.
 * Same answers as lmms-eval: with ``--poll checkpoints`` and every frame, the streaming run gives the responses
   ``streamgaze eval`` gives for the same documents, and its wrapper's processor is handed the same prompts and the
   same frames (read from the demo world's burnt-in frame codes by the probe, ``tests/fixtures/probe``), for the
-  Qwen2.5-VL chat wrapper and the LLaVA simple wrapper.
+  Qwen2.5-VL chat wrapper and the LLaVA simple wrapper; the clips of a video are made in one pass (no source frame
+  decoded twice).
 * Polling every second writes the response log and the metrics, and no frame after the stream time reaches the
   wrapper: checked on the frames its processor receives at each poll.
 * A wrapper the toolkit does not cover is refused with one line.
@@ -15,6 +16,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -25,7 +28,7 @@ from streamgaze_hf.harness.task_files import committed_tasks_dir
 from streamgaze_hf.harness.wrapper_requests import task_requests
 from streamgaze_hf.video.frame_reader import probe_video
 
-from ..fixtures.cli_entry import one_error_line, streamgaze
+from ..fixtures.cli_entry import REPO, one_error_line, streamgaze
 from ..fixtures.lmms_run import run_lmms_eval
 from ..fixtures.tiny_checkpoints import tiny_checkpoints
 
@@ -82,10 +85,18 @@ def test_a_streaming_run_gives_the_answers_and_input_of_streamgaze_eval(wrapper,
     assert len(expected) == 2 and {cp for _q, cp in expected} == {-1, 0}
 
     out = tmp_path / "stream"
-    run = streamgaze("stream-eval", demo_dataset, "--out", out, "--model", streaming_name, "--model-args", model_args,
-                     "--gen-kwargs", gen, "--tasks", "oi_easy", "gta", "--limit", "1", tmp=tmp_path,
-                     env=_probe_env(tmp_path / "stream_probe.jsonl", demo_dataset), timeout=1200)
+    # `streamgaze stream-eval ...` with the frames decoded from each source video counted (decode_count_run.py)
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "HF_HOME": str(tmp_path / "hf-home"),
+           "STREAMGAZE_CLIP_CACHE": str(tmp_path / "clip-cache"),
+           **_probe_env(tmp_path / "stream_probe.jsonl", demo_dataset)}
+    run = subprocess.run([sys.executable, str(REPO / "tests" / "fixtures" / "decode_count_run.py"),
+                          str(tmp_path / "counts.json"), "stream-eval", str(demo_dataset), "--out", str(out),
+                          "--model", streaming_name, "--model-args", model_args, "--gen-kwargs", gen, "--tasks",
+                          "oi_easy", "gta", "--limit", "1"], capture_output=True, text=True, timeout=1200, env=env,
+                         cwd=str(REPO))
     assert run.returncode == 0, run.stderr[-3000:]
+    counts = json.loads((tmp_path / "counts.json").read_text())["counts"]
+    assert counts and all(n == 1 for c in counts.values() for n in c.values())  # one pass per video: once a frame
     records = _records(out)
     got = {(r["question_id"], r["checkpoint_index"]): r["response"] for r in records}
     assert {k: got.get(k) for k in expected} == expected
