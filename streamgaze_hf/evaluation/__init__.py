@@ -59,6 +59,7 @@ if TYPE_CHECKING:
         doc_visuals,
         doc_window,
         gaze_tracks,
+        make_ready_clips,
         salience_image,
         video_gaze_track,
         video_geometry,
@@ -110,6 +111,7 @@ _FACE = {
     "doc_visuals": "visuals",
     "doc_window": "visuals",
     "gaze_tracks": "visuals",
+    "make_ready_clips": "visuals",
     "salience_image": "visuals",
     "video_gaze_track": "visuals",
     "video_geometry": "visuals",
@@ -126,9 +128,9 @@ __all__ = [
     "clip_fixations", "composite_reading", "doc_clip_spec", "doc_fps_cap", "doc_frames_digest", "doc_media",
     "doc_visuals", "doc_window", "document_digests", "document_settings", "every_recorded_setting", "frames_digest",
     "frames_request", "gaze_tracks", "get_protocol", "given", "hook_reading", "internvl_tiles_budget", "item_name",
-    "mc_question_block", "oracle_answer", "prefetch", "prompts", "random_answer", "random_doc_answer",
-    "reads_no_video", "record_settings", "recorded_settings", "row_settings", "row_texts", "run_record",
-    "salience_image", "settings_text", "submission_fields", "submission_settings", "unmatched_reason",
+    "make_ready_clips", "mc_question_block", "oracle_answer", "prefetch", "prompts", "random_answer",
+    "random_doc_answer", "reads_no_video", "record_settings", "recorded_settings", "row_settings", "row_texts",
+    "run_record", "salience_image", "settings_text", "submission_fields", "submission_settings", "unmatched_reason",
     "video_gaze_track", "video_geometry", "warm_clips", "window_clip", "with_checkpoint_size", "with_flags",
 ]
 

@@ -135,9 +135,13 @@ def stream_eval(p: argparse.ArgumentParser) -> Handler:
     """``streamgaze stream-eval``: its arguments; returns its handler (docs/streaming.md)."""
     add_dataset(p)
     p.add_argument("--out", required=True, help="output directory (resumed when it holds the same run)")
-    p.add_argument("--model", default="random", help="random, oracle, openai, or package.module:factory "
-                   "(a StreamingModel, or a ClipModel run through the polling adapter)")
-    p.add_argument("--model-args", default="", help="k=v,... e.g. seed=1 or base_url=URL,model=NAME,max_frames=8")
+    p.add_argument("--model", default="random", help="random, oracle, openai, lmms:<name> (an lmms-eval model wrapper, "
+                   "e.g. lmms:qwen2_5_vl), or package.module:factory (a StreamingModel, or a ClipModel run through "
+                   "the polling adapter)")
+    p.add_argument("--model-args", default="", help="k=v,... e.g. seed=1 or base_url=URL,model=NAME,max_frames=8 "
+                   "(lmms:<name>: lmms-eval's --model_args)")
+    p.add_argument("--gen-kwargs", default="", help="lmms:<name> only: lmms-eval's --gen_kwargs (k=v,...) over the "
+                   "task's generation settings")
     p.add_argument("--fps", type=float, default=0.0, help="frames per second pushed to the model (0 = every frame)")
     p.add_argument("--poll", default="checkpoints", help="clip models: poll proactive questions at their "
                    "'checkpoints' (the paper's protocol) or every N seconds")
@@ -149,6 +153,8 @@ def stream_eval(p: argparse.ArgumentParser) -> Handler:
                    "the real-time clock: a call longer than the poll interval delays the model's next look")
     p.add_argument("--seconds-per-call", default=None, metavar="S", help="--realtime with a declared S seconds per "
                    "call instead of the measured time (reproducible)")
+    p.add_argument("--limit", type=int, default=None, metavar="N", help="only the first N questions of each task "
+                   "(a quick run)")
 
     def run(a: argparse.Namespace) -> int:
         from ...submission import pct_text
@@ -158,7 +164,7 @@ def stream_eval(p: argparse.ArgumentParser) -> Handler:
         metrics = run_stream_eval(dataset_reference(a), a.out, a.model, a.model_args, gaze=a.gaze,
                                   prompt_mode=a.prompt_mode, fps=a.fps, poll=a.poll,
                                   tasks=tuple(a.tasks) if a.tasks else None, realtime=a.realtime,
-                                  seconds_per_call=a.seconds_per_call)
+                                  seconds_per_call=a.seconds_per_call, gen_kwargs=a.gen_kwargs, limit=a.limit)
         c = metrics["checkpoint"]
         print(f"{a.out}: checkpoint protocol overall {pct_text(c['overall'])} (past {pct_text(c['past'])}, present "
               f"{pct_text(c['present'])}, proactive {pct_text(c['proactive'])}); coverage "

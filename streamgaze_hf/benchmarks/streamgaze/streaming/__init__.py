@@ -1,9 +1,11 @@
 """Streaming evaluation (docs/streaming.md): frames pushed in time order, questions at
-their query times, answers and alerts whenever the model decides; harness-agnostic (no lmms-eval).
+their query times, answers and alerts whenever the model decides; harness-agnostic (lmms-eval only for
+``lmms:`` models).
 
 * :mod:`.interface` — the model interface and the event loop (:func:`run_stream`);
 * :mod:`.polling` — the polling adapter: any clip model becomes a streaming model;
 * :mod:`.clip_models` — the baselines and an OpenAI-compatible endpoint as clip models;
+* :mod:`.lmms_model` — lmms-eval's model wrappers as clip models (``--model lmms:<name>``);
 * :mod:`.runner` — ``streamgaze stream-eval``: a dataset root, one decoded video at a time, resumable;
 * :mod:`.metrics` / :mod:`.timing` / :mod:`.results` — time-aware alert metrics, the field's timing scores
   (StreamingBench, StreamGaze, tolerance curve, duplicates) and the run's scores;
