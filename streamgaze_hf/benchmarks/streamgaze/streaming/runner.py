@@ -314,7 +314,6 @@ def stream_eval(root: str | os.PathLike[str] | None, out: str | os.PathLike[str]
             model with no usable answer).
     """
     from .clip_models import make_model, parse_model_args
-    from .clip_models import make_model, parse_model_args
     from .clock import TimedClipModel, parse_seconds_per_call
     from .lmms_model import lmms_choice
     from .polling import PollingAdapter, parse_poll
