@@ -126,3 +126,17 @@ def test_make_test_installs_nothing_and_says_what_is_missing(tmp_path):
                                            "root or with sudo)")
     for script in ("README.md", ".ci/run"):
         assert "make system-deps" in (REPO / script).read_text()
+
+
+def test_the_check_leaves_out_uvs_cache_only(tmp_path):
+    """uv's cache (the tests' offline package index) is the one watched folder a write may go to."""
+    from ..fixtures.home_audit.sitecustomize import watched
+
+    home = str(tmp_path)
+    uv = str(tmp_path / ".cache" / "uv")
+    assert not watched(tmp_path / ".cache" / "uv" / "builds-v0" / "x.txt", home, uv)
+    assert not watched(tmp_path / ".cache" / "uv", home, uv)
+    assert watched(tmp_path / ".cache" / "uvx" / "x", home, uv)
+    assert watched(tmp_path / ".cache" / "huggingface" / "x", home, uv)
+    assert watched(tmp_path / ".cache" / "uv" / "x", home, "")
+    assert watched(tmp_path / ".bashrc", home, uv) and not watched(tmp_path / "work" / "x", home, uv)
