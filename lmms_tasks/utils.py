@@ -146,8 +146,7 @@ def run_tasks() -> tuple[frozenset[str] | None, float | None]:
     eval`` runs lmms-eval in this process with the plan's arguments as its command line); the names None when
     they cannot be told (then the background work starts when the model first asks, or after a pause in task
     loading)."""
-    from streamgaze_hf.harness.head_start import clip_tasks
-    from streamgaze_hf.harness.lmms_args import process_lmms_args
+    from streamgaze_hf.harness.lmms_args import clip_tasks, process_lmms_args
 
     args = process_lmms_args()
     expected = clip_tasks(args)  # the tasks whose documents are window clips (the others never register any)

@@ -9,7 +9,7 @@ made during lmms-eval's start-up (its imports: tens of seconds on a small machin
 So ``streamgaze eval`` (``run.py``: ``run_evaluation``) starts them itself, from its plan, before lmms-eval
 starts: on a background thread, each requested task's documents are made as the glue will make them (the same
 task names, the settings the run's task files name, ``Plugin.task_docs``) and handed to
-``prefetch.start_prefetch`` with the same task name, the run's task names (:func:`clip_tasks`) and ``--limit``.
+``prefetch.start_prefetch`` with the same task name, the run's task names (``lmms_args.clip_tasks``) and ``--limit``.
 The run's frame scheduler plans its passes once the last task is registered, and its workers make the clips in
 the order the model will ask (lmms-eval's sort, as ``prefetch`` predicts it). lmms-eval runs in this process
 (``run_lmms_eval``), so when the glue registers the same documents later the scheduler finds every window
@@ -30,23 +30,13 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from ..registry import get_benchmark, task_index
-from .lmms_args import LmmsArgs
+from ..registry import task_index
+from .lmms_args import clip_tasks
 
 if TYPE_CHECKING:
     from .plan import EvalPlan
 
-__all__ = ["HeadStart", "clip_tasks", "skip_reason", "start_head_start"]
-
-
-def clip_tasks(args: LmmsArgs) -> frozenset[str] | None:
-    """The lmms-eval task names a run loads whose documents are window clips (groups expanded through the task
-    index), or None when there is none: what ``prefetch.start_prefetch`` is told to expect (the glue and the head
-    start tell it the same)."""
-    index = task_index()
-    names = [leaf for name in args.tasks for leaf in index.leaves(name)]
-    return frozenset(n for n in names if (t := index.lmms_task(n)) is not None
-                     and get_benchmark(t.benchmark).window_clips) or None
+__all__ = ["HeadStart", "skip_reason", "start_head_start"]
 
 
 def skip_reason(plan: EvalPlan, environ: Mapping[str, str] | None = None) -> str:

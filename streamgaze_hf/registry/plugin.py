@@ -132,24 +132,13 @@ class Plugin(DeclaredReferences):
         return self.evaluation_module.load_docs(task_id, *args, **kwargs)
 
     def task_docs(self, task: Any, dataset: Any, *, rows: Any = None, settings: Any = None) -> list[dict]:
-        """The documents of one lmms-eval task: its task's in its gaze and reasoning mode, those of its slice only
-        (the glue's ``process_docs`` and ``streamgaze eval``'s head start both make them here).
-
-        Args:
-            task: the lmms-eval task (``lmms.LmmsTask``: task id, gaze, reasoning, slice).
-            dataset: the dataset (an open ``DatasetHandle``, a directory or a reference).
-            rows: the task config's rows when the caller has read them, else read from ``dataset``.
-            settings: the run's settings (None: ``given``).
-
-        Returns:
-            The documents, in the dataset's order.
-        """
+        """The documents of one lmms-eval task (``lmms.LmmsTask``): its task's in its gaze and reasoning mode, of its
+        slice only; ``dataset``, ``rows`` and ``settings`` as :meth:`load_docs` takes them (the glue's
+        ``process_docs`` and ``streamgaze eval``'s head start both make them here)."""
         kwargs = {"reasoning": task.reasoning} if task.reasoning else {}
         docs = self.load_docs(task.task_id, task.gaze, dataset, rows=rows, settings=settings, **kwargs)
-        if task.slice:
-            field_name, value = task.slice
-            docs = [d for d in docs if d.get(field_name) == value]
-        return docs
+        field_name, value = task.slice or ("", None)
+        return [d for d in docs if d.get(field_name) == value] if task.slice else docs
 
     def doc_visuals(self, doc: Mapping, *args: Any, **kwargs: Any) -> list:
         """The module's ``doc_visuals`` (:meth:`~.hooks.EvaluationModule.doc_visuals`).
