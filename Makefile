@@ -3,7 +3,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 DEMO_OUT ?= demo_out
 
-.PHONY: setup demo test e2e lint perf bench docs lock check-latest
+.PHONY: setup demo test e2e lint perf bench docs lock check-latest system-deps
 setup:
 	@SETUP_FORCE=$(FORCE) bash scripts/setup.sh
 
@@ -30,17 +30,23 @@ demo: setup
 # source, 5.6 s from the cache. Nothing is written beside the sources.
 TEST_ENV := HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 PYTHONDONTWRITEBYTECODE= PYTHONPYCACHEPREFIX=$(CURDIR)/.pytest_tmp/pycache
 
+# The system packages some tests need (Debian's Chromium for the browser tests, FFmpeg's shared libraries for
+# torchcodec's previews test), installed with apt-get (as root, or it says the sudo command): README "Quick start",
+# .ci/run. `make test` installs nothing: it says what is missing (scripts/check_system_deps.sh) and skips those tests.
+system-deps:
+	@bash scripts/install_browser.sh
+	@bash scripts/install_ffmpeg_libs.sh
+
 test: setup
-	@bash scripts/install_browser.sh || echo "[test] no Chromium: the leaderboard browser test will be skipped" >&2
-	@bash scripts/install_ffmpeg_libs.sh || echo "[test] no FFmpeg libraries: the previews decoding test will be skipped" >&2
+	@bash scripts/check_system_deps.sh
 	@mkdir -p .pytest_tmp
 	@$(TEST_ENV) $(PY) -m pytest -q -n auto --dist worksteal \
-	  --basetemp=$(CURDIR)/.pytest_tmp/test $(PYTEST_ARGS) tests/unit tests/integration
+	  --durations=15 --basetemp=$(CURDIR)/.pytest_tmp/test $(PYTEST_ARGS) tests/unit tests/integration
 
 e2e: setup
 	@mkdir -p .pytest_tmp
 	@$(TEST_ENV) $(PY) -m pytest -q -n auto --dist worksteal \
-	  --basetemp=$(CURDIR)/.pytest_tmp/e2e $(PYTEST_ARGS) tests/e2e
+	  --durations=25 --basetemp=$(CURDIR)/.pytest_tmp/e2e $(PYTEST_ARGS) tests/e2e
 
 # ruff, then the import contracts of .importlinter (no import circles; the dependency direction of
 # docs/architecture.md)

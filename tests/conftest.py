@@ -12,7 +12,7 @@ import pytest
 pytest.register_assert_rewrite("tests.fixtures")
 
 from .fixtures.browser import browser  # noqa: E402, F401  (the headless Chromium fixture of the browser tests)
-from .fixtures.home_guard import home_changes, isolate_caches, snapshot_home  # noqa: E402
+from .fixtures.home_guard import isolate_caches  # noqa: E402
 from .fixtures.lmms_run import run_lmms_eval  # noqa: E402
 from .fixtures.once import once_per_run  # noqa: E402
 
@@ -20,24 +20,24 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 
 # Set when pytest imports this file, before any test module imports `datasets` (which reads HF_HOME
-# once, at import) and before any subprocess starts: every child inherits the temporary caches.
-_HOME_BEFORE = snapshot_home()
+# once, at import) and before any subprocess starts: every child inherits the temporary home and caches.
 _CACHES = isolate_caches()
 
 
 @pytest.fixture(scope="session", autouse=True)
 def isolated_caches():
-    """The session's temporary caches (HF_HOME, HF_DATASETS_CACHE, XDG_CACHE_HOME, the clip and VLM
+    """The session's temporary home and caches (HOME, HF_HOME, HF_DATASETS_CACHE, XDG_CACHE_HOME, the clip and VLM
     caches, ...: ``perf/shared/caches.CACHE_VARIABLES``), checked for in every test; at the end of the session it
-    fails when anything under the real home's caches changed (STREAMGAZE_HOME_CHECK=0 turns the check off,
-    e.g. when other programs of the same user write there at the same time)."""
+    fails when a test process, or a Python process it started, wrote under the real home's ``.cache``, ``.config``
+    or ``~`` itself (tests/fixtures/home_guard.py; what other programs write there meanwhile is not counted)."""
     for name, value in _CACHES.env.items():
         assert os.environ.get(name) == value, f"{name} is not the session's temporary cache"
     yield _CACHES
-    changed = home_changes(_HOME_BEFORE, snapshot_home())
+    wrote = _CACHES.home_writes()
     _CACHES.cleanup()
-    if changed and os.environ.get("STREAMGAZE_HOME_CHECK", "1") != "0":
-        pytest.fail("the tests wrote under the real home: " + "; ".join(changed[:10]), pytrace=False)
+    if wrote:
+        pytest.fail(f"the tests wrote under the real home {_CACHES.real_home}: " + "; ".join(wrote[:10]),
+                    pytrace=False)
 
 
 @pytest.fixture(scope="session")

@@ -107,6 +107,24 @@ def proxy_args(p: argparse.ArgumentParser) -> None:
                    help="the proxies' longer side in pixels (default 448 when --proxy-fps is given)")
 
 
+def executor_args(p: argparse.ArgumentParser, what: str) -> None:
+    """``--workers N``, ``--executor local|ray`` and ``--ray-address ADDRESS``: where a command's per-video work
+    (``what``) runs, the same options on every verb (util/executors.py, docs/scale.md)."""
+    p.add_argument("--workers", type=int, default=1, help=f"local worker processes over {what} (default 1)")
+    p.add_argument("--executor", default="local", choices=["local", "ray"],
+                   help="where the per-video work runs: local (processes of this machine, default) or ray (tasks "
+                        "on a Ray cluster; every node sees the inputs and outputs at the same paths: docs/scale.md)")
+    p.add_argument("--ray-address", default="", metavar="ADDRESS",
+                   help="the Ray cluster's address, HOST:PORT (--executor ray; default: $RAY_ADDRESS)")
+
+
+def workers_of(a: argparse.Namespace):
+    """The :class:`~streamgaze_hf.util.executors.Workers` of :func:`executor_args`' options."""
+    from ..util.executors import Workers
+
+    return Workers(count=a.workers, executor=a.executor, address=a.ray_address)
+
+
 def vlm_key_arg(p: argparse.ArgumentParser) -> None:
     """``--vlm-api-key-env VAR``: the environment variable holding the VLM endpoint's API key (never the key)."""
     p.add_argument("--vlm-api-key-env", default="", metavar="VAR",

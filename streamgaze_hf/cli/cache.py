@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ..util.errors import StreamGazeError
-from .base import Handler, add_dataset, command, dataset_reference
+from .base import Handler, add_dataset, command, dataset_reference, executor_args, workers_of
 
 
 @command("clips", "the evaluation's clip cache: warm it ahead of a run, report its size, bound it")
@@ -24,7 +24,7 @@ def _clips(p: argparse.ArgumentParser) -> Handler:
     w.add_argument("--variants", nargs="+", default=None,
                    help="the gaze variants: default (the plain tasks), a task-name suffix without its underscore "
                         "(e.g. nogaze, textgaze, salience) or a gaze mode (default: default)")
-    w.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    executor_args(w, "videos")
     w.add_argument("--cache", default=None, help=cache_help)
     w.add_argument("--clip-fps", type=float, default=None, help="frame-rate cap of the clips ($STREAMGAZE_CLIP_FPS)")
     w.add_argument("--proxy", default=None, help="clips of the proxy videos: a proxy name or auto ($STREAMGAZE_PROXY)")
@@ -68,7 +68,7 @@ def _clips(p: argparse.ArgumentParser) -> Handler:
 
                 choose_backends()  # the same readers `streamgaze eval` gives the wrapper
             settings, _wrapper = run_settings_for(lmms_args, clip_fps=a.clip_fps, proxy=a.proxy, frames=a.frames)
-            r = warm_clips(dataset_reference(a), a.tasks, a.variants, workers=a.workers, settings=settings,
+            r = warm_clips(dataset_reference(a), a.tasks, a.variants, workers=workers_of(a), settings=settings,
                            cache_dir=cache, store=a.store)
             passes = r.get("passes") or {}
             print(f"{r['clips']} clips for {r['documents']} documents ({', '.join(r['tasks'])}; "

@@ -23,6 +23,7 @@ import os
 import re
 import select
 import sys
+import warnings
 from collections.abc import Iterator
 
 __all__ = ["SIGPIPE_STATUS", "stdout_closed", "silence_stdout", "flush_stdout", "LogLines", "Redacted", "console"]
@@ -146,10 +147,23 @@ class Redacted:
         return getattr(self._target, name)
 
 
+def _warning_line(show):
+    """``warnings.showwarning`` that prints a toolkit warning meant for people (a category with
+    ``streamgaze_line = True``, e.g. gaze/sources/wearable.py's ``SceneLengthWarning``) as one
+    ``streamgaze: warning: ...`` line, and leaves every other warning to ``show``."""
+    def showwarning(message, category, filename, lineno, file=None, line=None):
+        if getattr(category, "streamgaze_line", False):
+            print(f"streamgaze: warning: {message}", file=file or sys.stderr)
+        else:
+            show(message, category, filename, lineno, file, line)
+
+    return showwarning
+
+
 @contextlib.contextmanager
 def console() -> Iterator[None]:
     """For the duration of a command: stdout and stderr redact secrets; stderr collapses progress redraws when
-    it is not a terminal."""
+    it is not a terminal; a toolkit warning meant for people is one ``streamgaze: warning:`` line."""
     original_out, original = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = Redacted(original_out), Redacted(original)
     try:
@@ -159,9 +173,12 @@ def console() -> Iterator[None]:
     wrapper = None if tty else LogLines(sys.stderr)
     if wrapper is not None:
         sys.stderr = wrapper
+    shown = warnings.showwarning
+    warnings.showwarning = _warning_line(shown)
     try:
         yield
     finally:
+        warnings.showwarning = shown
         if wrapper is not None:
             with contextlib.suppress(Exception):
                 wrapper.finish()

@@ -16,12 +16,14 @@ if TYPE_CHECKING:
     from .bids_export import export_bids
     from .card import empty_note, loading_section
     from .doctor import dataset_problems
+    from .eval_yaml import EVAL_YAML, EVALUATION_FRAMEWORK, allow_list_request, eval_task_ids, eval_yaml
     from .files import data_file
     from .import_report import ImportReport, Problem, ProblemSink, kind_section, snippet
     from .load import DatasetHandle, dataset_at, locate, missing_dataset, open_dataset
     from .mc_rules import validate_mc_options
     from .proxies import build_proxies
     from .publish import publish_dataset
+    from .recording_events import EVENTS_FILE, events_json, events_of_recording
     from .rows import gaze_row, gaze_rows, gaze_tracks, video_row
     from .schema import LETTERS, dump_metadata, letter, letter_index
     from .stats import compute_stats, format_stats
@@ -41,6 +43,11 @@ _FACE = {
     "empty_note": "card",
     "loading_section": "card",
     "dataset_problems": "doctor",
+    "EVAL_YAML": "eval_yaml",
+    "EVALUATION_FRAMEWORK": "eval_yaml",
+    "allow_list_request": "eval_yaml",
+    "eval_task_ids": "eval_yaml",
+    "eval_yaml": "eval_yaml",
     "data_file": "files",
     "ImportReport": "import_report",
     "Problem": "import_report",
@@ -55,6 +62,9 @@ _FACE = {
     "validate_mc_options": "mc_rules",
     "build_proxies": "proxies",
     "publish_dataset": "publish",
+    "EVENTS_FILE": "recording_events",
+    "events_json": "recording_events",
+    "events_of_recording": "recording_events",
     "gaze_row": "rows",
     "gaze_rows": "rows",
     "gaze_tracks": "rows",
@@ -79,11 +89,12 @@ _FACE = {
 _MODULES = {
 }
 __all__ = [
-    "DatasetContent", "DatasetHandle", "ImportReport", "LETTERS", "Problem", "ProblemSink", "build_proxies",
-    "check_destination", "check_version", "compute_stats", "data_file", "dataset_at", "dataset_destination",
-    "dataset_problems", "dump_metadata", "empty_note", "export_bids", "format_stats", "gaze_row", "gaze_rows",
-    "gaze_tracks", "has_gaze", "kind_section", "letter", "letter_index", "loading_section", "locate",
-    "manifest_digest", "missing_dataset", "open_dataset", "publish_dataset", "snippet", "validate_mc_options",
+    "DatasetContent", "DatasetHandle", "EVALUATION_FRAMEWORK", "EVAL_YAML", "EVENTS_FILE", "ImportReport", "LETTERS",
+    "Problem", "ProblemSink", "allow_list_request", "build_proxies", "check_destination", "check_version",
+    "compute_stats", "data_file", "dataset_at", "dataset_destination", "dataset_problems", "dump_metadata",
+    "empty_note", "eval_task_ids", "eval_yaml", "events_json", "events_of_recording", "export_bids", "format_stats",
+    "gaze_row", "gaze_rows", "gaze_tracks", "has_gaze", "kind_section", "letter", "letter_index", "loading_section",
+    "locate", "manifest_digest", "missing_dataset", "open_dataset", "publish_dataset", "snippet", "validate_mc_options",
     "variant_support", "variants_markdown", "video_row", "write_dataset",
 ]
 

@@ -18,7 +18,8 @@ each value came from is in the sidecars: the gaze (the device, through the toolk
 built dataset's gaze config), the fixations (the toolkit's detector, gaze/fixations.py, with its parameters:
 the dataset's build options, or the defaults for a raw recording; the device's own as ``device_fixation``), the
 blinks (the device's, when it gives them: Neon, Pupil Cloud), the frame times (the scene video's own
-presentation times) and the actions (the recording's timeline). The export is written to a temporary folder and
+presentation times) and the actions (the recording's timeline). A built dataset's device fixations, blinks and
+actions are those its build kept (``events/recording_events.json``, recording_events.py). The export is written to a temporary folder and
 moved into place when complete (``--force`` replaces an existing one).
 """
 
@@ -48,6 +49,7 @@ from ..gaze import (
 from ..util.errors import StreamGazeError
 from ..util.fsutil import atomic_directory, link_or_copy
 from .load import DatasetHandle
+from .recording_events import EVENTS_FILE, actions_of, blinks_of, device_fixations_of, read_recording_events
 from .rows import gaze_tracks
 
 #: (Manufacturer, ManufacturersModelName) of the raw sources whose device is known
@@ -103,6 +105,7 @@ def dataset_exports(dataset: DatasetHandle) -> Iterator[Export]:
     videos = dataset.read_config("videos").to_pylist()
     tracks = gaze_tracks(dataset, {row["video_id"] for row in videos}, {row["video_id"]: row for row in videos})
     fixations = dataset.read_config("fixations").to_pydict()
+    kept = read_recording_events(dataset)  # the recordings' actions, device fixations and blinks, when kept
     fix_by_video: dict[str, list[Fixation]] = {}
     for i, vid in enumerate(fixations["video_id"]):
         fix_by_video.setdefault(vid, []).append(Fixation(fixations["start"][i], fixations["end"][i], fixations["x"][i],
@@ -116,12 +119,22 @@ def dataset_exports(dataset: DatasetHandle) -> Iterator[Export]:
         events = Events(frames=_frames(video), frames_source="the scene video's own frame times (the dataset's "
                                                              f"{row['video_path']})")
         fixes = fix_by_video.get(row["video_id"], [])
-        if device:
+        recorded = kept.get(row["video_id"], {})
+        own = device_fixations_of(recorded)
+        if own is not None:  # every fixation of the device's (those the build used are among them)
+            events.device_fixations = own
+            events.device_fixations_source = f"{origin}: the {source} recording's own fixations ({EVENTS_FILE})"
+        elif device:
             events.device_fixations = fixes
             events.device_fixations_source = (f"{origin}: the device's own fixations lasting at least "
                                               f"{params.min_duration} s (build --fixations device)")
-        else:
+        if not device:
             events.fixations, events.fixations_source = fixes, detector_source(params, origin)
+        if (blinks := blinks_of(recorded)) is not None:
+            events.blinks, events.blinks_source = blinks, f"{origin}: the {source} recording's own blinks ({EVENTS_FILE})"
+        if actions := actions_of(recorded):
+            events.actions = actions
+            events.actions_source = f"{origin}: the recording's action timeline ({EVENTS_FILE})"
         yield Export(row["video_id"], source, track, SceneVideo(row["video_id"], row["width"], row["height"],
                                                                  row["fps"]), video,
                      f"{origin}: its gaze config (read from the {source} recording by the toolkit's reader, "

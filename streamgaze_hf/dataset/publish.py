@@ -12,8 +12,10 @@ Order (nothing is uploaded before every check has passed):
    bytes, same file list): then publishing is a no-op; other content is refused (a version is immutable:
    build a new version instead).
 
-Then ``create_repo`` (``exist_ok``), ``upload_folder`` (the whole directory; remote files of an older
-version that this one no longer has are deleted; large files go through the client's large-file path,
+Then ``create_repo`` (``exist_ok``), ``upload_folder`` (the whole directory and, at its root, the benchmark's
+``eval.yaml`` for the Hub's evaluation results (:mod:`.eval_yaml`; written from the registry, not a file of the
+dataset: the manifest does not list it and the "same content" check of step 3 leaves it out); remote files of an
+older version that this one no longer has are deleted; large files go through the client's large-file path,
 Xet or Git LFS) and ``create_tag`` on the commit it made.
 
 **Interrupted uploads.** ``huggingface_hub`` uploads the large files first and then makes the commit, so an
@@ -29,11 +31,13 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..hub.reference import reference_string
 from ..util.errors import StreamGazeError
+from .eval_yaml import EVAL_YAML, eval_yaml_text
 
 __all__ = ["PublishResult", "publish_dataset", "check_card", "check_token", "usage_lines"]
 
@@ -231,6 +235,7 @@ def _same_content(api, repo_id: str, commit: str, root: Path) -> tuple[bool, str
         raise StreamGazeError(f"cannot list the files of {repo_id} at {commit[:12]} on the Hub: "
                               f"{_first_line(exc)}") from None
     local = set(dataset_files(root)) | {"manifest.json"}
+    remote_files.discard(EVAL_YAML)  # the toolkit's declaration of the benchmark (eval_yaml.py), not the dataset's
     if remote_files != local:
         diff = sorted(remote_files ^ local)
         return False, f"its file list differs ({', '.join(diff[:3])}{' ...' if len(diff) > 3 else ''})"
@@ -290,11 +295,12 @@ def publish_dataset(root: str | os.PathLike[str], repo_id: str, *, private: bool
 
     try:
         api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
-        info = api.upload_folder(repo_id=repo_id, repo_type="dataset", folder_path=str(root),
-                                 commit_message=message or f"{title} {tag}",
-                                 commit_description=f"{title} dataset version {version} (manifest sha256 "
-                                                    f"{_manifest_sha(root)})",
-                                 delete_patterns=["*", "**/*"], create_pr=create_pr)
+        with _staged(root, {EVAL_YAML: eval_yaml_text(get_benchmark(benchmark), _card_configs(root))}) as folder:
+            info = api.upload_folder(repo_id=repo_id, repo_type="dataset", folder_path=str(folder),
+                                     commit_message=message or f"{title} {tag}",
+                                     commit_description=f"{title} dataset version {version} (manifest sha256 "
+                                                        f"{_manifest_sha(root)})",
+                                     delete_patterns=["*", "**/*"], create_pr=create_pr)
         if create_pr:
             return PublishResult(repo_id, version, tag, info.oid, "pull-request", benchmark,
                                  str(info.pr_url or ""), lines)
@@ -303,6 +309,30 @@ def publish_dataset(root: str | os.PathLike[str], repo_id: str, *, private: bool
         raise StreamGazeError(f"publishing {repo_id} {tag} was interrupted: {_first_line(exc)}. Run the same command again: "
                               "files the Hub already holds are not sent again", root) from exc
     return PublishResult(repo_id, version, tag, info.oid, "published", benchmark, lines=lines)
+
+
+def _card_configs(root: Path) -> list[str]:
+    """The config names the card declares (checked by :func:`check_card` before)."""
+    return [c["config_name"] for c in _card_yaml(root / "README.md").get("configs") or [] if isinstance(c, dict)]
+
+
+@contextmanager
+def _staged(root: Path, extra: dict[str, str]):
+    """A folder holding every file of ``root`` (each a link to it, nothing copied) and the ``extra`` files the
+    toolkit adds on the Hub (``eval.yaml``): what one ``upload_folder`` commit sends."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="streamgaze-publish-") as tmp:
+        stage = Path(tmp)
+        for path in sorted(root.rglob("*")):
+            if path.is_file():
+                link = stage / path.relative_to(root)
+                link.parent.mkdir(parents=True, exist_ok=True)
+                link.symlink_to(path)
+        for name, text in extra.items():
+            (stage / name).unlink(missing_ok=True)
+            (stage / name).write_text(text, encoding="utf-8")
+        yield stage
 
 
 def _manifest_sha(root: Path) -> str:

@@ -25,17 +25,16 @@ Decoding (``Video(decode=True)``, the default) needs ``torchcodec`` and FFmpeg's
 
 from __future__ import annotations
 
-import contextlib
 import os
 import tempfile
 from collections.abc import Mapping
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 from tqdm.auto import tqdm
 
+from ..util.executors import SMALL_VIDEO, Workers, as_workers, map_ordered
 from ..video import DEFAULT_PREVIEW, PreviewSpec, build_preview
 from .files import data_file
 from .schema import PREVIEW_FEATURES, PREVIEWS_CONFIG, VIEWER_FEATURES
@@ -48,24 +47,22 @@ def _shown(row: dict) -> tuple[str, str]:
     return ("overlay", row["overlay_path"]) if row["overlay_path"] else ("original", row["video_path"])
 
 
-def _build(job: tuple[Path, Path, PreviewSpec]) -> bytes:
-    """One preview's mp4 bytes (its temporary file removed)."""
-    src, out, spec = job
-    mp4 = build_preview(src, out, spec)
-    data = mp4.read_bytes()
-    mp4.unlink()
-    return data
+def _build(src: Path, out: Path, spec: PreviewSpec) -> str:
+    """One preview's mp4, written at ``out`` (a path, not the bytes, comes back from a worker)."""
+    return str(build_preview(src, out, spec))
 
 
 def write_previews(root: str | os.PathLike[str], parquet_options: dict, spec: PreviewSpec = DEFAULT_PREVIEW,
-                   progress: bool = True, sources: Mapping[str, Path] | None = None, workers: int = 1) -> bool:
+                   progress: bool = True, sources: Mapping[str, Path] | None = None,
+                   workers: int | Workers = 1) -> bool:
     """Write the ``previews`` config of the dataset at ``root`` from its ``videos`` config and video files
     (one preview at a time, built in a hidden temporary folder under ``root`` and removed after). A video
     without any file gets no row; False (nothing written) when no video has one. ``parquet_options`` are the
     writer's fixed options (same inputs, same bytes). ``sources``: dataset path -> the file it was made from
     (the writer's), read instead of ``root / path`` so that an unreadable video is named by its own path.
-    ``workers`` > 1 builds previews in that many processes (the same bytes: each is made on one x264 thread,
-    and the rows are written in ``video_id`` order). Raises :class:`VideoError` naming the video that cannot
+    ``workers`` > 1 builds previews in that many processes, a :class:`~streamgaze_hf.util.executors.Workers` on
+    a Ray cluster (the same bytes: each is made on one x264 thread into the temporary folder, and the rows are
+    written in ``video_id`` order). Raises :class:`VideoError` naming the video that cannot
     be decoded."""
     root = Path(root)
     videos = pq.read_table(data_file(root, "videos"), columns=["video_id", "video_path", "overlay_path"])
@@ -78,21 +75,20 @@ def write_previews(root: str | os.PathLike[str], parquet_options: dict, spec: Pr
     options.update(compression="none", use_dictionary=False)
     path = data_file(root, PREVIEWS_CONFIG)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix=".previews-", dir=root) as work, contextlib.ExitStack() as stack:
+    with tempfile.TemporaryDirectory(prefix=".previews-", dir=root) as work:
         jobs = []
         for row in rows:
             rel = _shown(row)[1]
             src = Path(sources[rel]) if sources and rel in sources else root / rel
             jobs.append((src, Path(work) / f"{row['video_id']}.mp4", spec))
-        if workers > 1 and len(jobs) > 1:
-            built = stack.enter_context(ProcessPoolExecutor(max_workers=min(workers, len(jobs)))).map(_build, jobs)
-        else:
-            built = map(_build, jobs)
-        out = stack.enter_context(pq.ParquetWriter(path, schema, **options))
-        for row, data in tqdm(zip(rows, built), total=len(rows), desc="previews", unit="video", disable=not progress):
-            cell = {"bytes": data, "path": f"{row['video_id']}.mp4"}
-            out.write_table(pa.Table.from_pylist([{"video_id": row["video_id"], "preview": cell,
-                                                   "shows": _shown(row)[0]}], schema=schema))
+        with tqdm(total=len(rows), desc="previews", unit="video", disable=not progress) as bar:
+            built = map_ordered(as_workers(workers).open(SMALL_VIDEO, len(jobs)), _build, jobs, bar)
+        with pq.ParquetWriter(path, schema, **options) as out:
+            for row, mp4 in zip(rows, built):
+                cell = {"bytes": Path(mp4).read_bytes(), "path": f"{row['video_id']}.mp4"}
+                Path(mp4).unlink()
+                out.write_table(pa.Table.from_pylist([{"video_id": row["video_id"], "preview": cell,
+                                                       "shows": _shown(row)[0]}], schema=schema))
     return True
 
 

@@ -51,6 +51,7 @@ from tqdm.auto import tqdm
 from .. import __version__
 from ..registry import Benchmark, get_benchmark
 from ..util.errors import StreamGazeError
+from ..util.executors import Workers
 from ..util.fsutil import atomic_directory, link_or_copy
 from ..video import DEFAULT_PREVIEW
 from .card import render_card
@@ -342,7 +343,7 @@ def write_dataset(
     progress: bool = True,
     benchmark: Benchmark,
     previews: bool = True,
-    workers: int = 1,
+    workers: int | Workers = 1,
 ) -> Path:
     """Validate ``content`` and write it as dataset version ``version`` at ``root`` (atomically).
 
@@ -364,7 +365,7 @@ def write_dataset(
         progress: show progress bars (copying files, previews, hashing).
         benchmark: the registered benchmark the dataset is of.
         previews: also write the ``previews`` config.
-        workers: processes that make the previews.
+        workers: processes that make the previews, or a :class:`~streamgaze_hf.util.executors.Workers`.
 
     Returns:
         ``root`` as a path.

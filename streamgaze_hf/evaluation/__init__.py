@@ -24,6 +24,7 @@ from ..util.face import lazy_face
 if TYPE_CHECKING:
     from . import prefetch, prompts
     from .baselines import oracle_answer, random_answer, random_doc_answer
+    from .frame_digest import doc_frames_digest, document_digests, frames_digest, item_name
     from .model_frames import (
         frames_request,
         internvl_tiles_budget,
@@ -58,6 +59,7 @@ if TYPE_CHECKING:
         doc_visuals,
         doc_window,
         gaze_tracks,
+        make_ready_clips,
         salience_image,
         video_gaze_track,
         video_geometry,
@@ -67,6 +69,10 @@ if TYPE_CHECKING:
 
 #: public name -> the module of the package that defines it
 _FACE = {
+    "doc_frames_digest": "frame_digest",
+    "document_digests": "frame_digest",
+    "frames_digest": "frame_digest",
+    "item_name": "frame_digest",
     "oracle_answer": "baselines",
     "random_answer": "baselines",
     "random_doc_answer": "baselines",
@@ -105,6 +111,7 @@ _FACE = {
     "doc_visuals": "visuals",
     "doc_window": "visuals",
     "gaze_tracks": "visuals",
+    "make_ready_clips": "visuals",
     "salience_image": "visuals",
     "video_gaze_track": "visuals",
     "video_geometry": "visuals",
@@ -118,13 +125,13 @@ _MODULES = {
 }
 __all__ = [
     "PREFETCH_THREADS", "PROMPT_MODES", "Protocol", "RunSettings", "SHARED", "background_summary", "check_modes",
-    "clip_fixations", "composite_reading", "doc_clip_spec", "doc_fps_cap", "doc_media", "doc_visuals", "doc_window",
-    "document_settings", "every_recorded_setting", "frames_request", "gaze_tracks", "get_protocol", "given",
-    "hook_reading", "internvl_tiles_budget", "mc_question_block", "oracle_answer", "prefetch", "prompts",
-    "random_answer", "random_doc_answer", "reads_no_video", "record_settings", "recorded_settings", "row_settings",
-    "row_texts", "run_record", "salience_image", "settings_text", "submission_fields", "submission_settings",
-    "unmatched_reason", "video_gaze_track", "video_geometry", "warm_clips", "window_clip", "with_checkpoint_size",
-    "with_flags",
+    "clip_fixations", "composite_reading", "doc_clip_spec", "doc_fps_cap", "doc_frames_digest", "doc_media",
+    "doc_visuals", "doc_window", "document_digests", "document_settings", "every_recorded_setting", "frames_digest",
+    "frames_request", "gaze_tracks", "get_protocol", "given", "hook_reading", "internvl_tiles_budget", "item_name",
+    "make_ready_clips", "mc_question_block", "oracle_answer", "prefetch", "prompts", "random_answer",
+    "random_doc_answer", "reads_no_video", "record_settings", "recorded_settings", "row_settings", "row_texts",
+    "run_record", "salience_image", "settings_text", "submission_fields", "submission_settings", "unmatched_reason",
+    "video_gaze_track", "video_geometry", "warm_clips", "window_clip", "with_checkpoint_size", "with_flags",
 ]
 
 

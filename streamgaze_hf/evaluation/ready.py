@@ -22,7 +22,7 @@ source is the truth (``tests/e2e/test_model_frames_equal.py``).
 (:func:`run_unit`), the rule when the reader does not confirm the conversion (:func:`run_units`, the one place a
 :class:`ConversionMismatch` is caught: the clips are then made the frame-rate-capped way) and each clip written
 (:meth:`VideoPass.finish`). Every driver runs passes through it: :func:`run_passes` on an executor
-(``executors.py``: inline for :func:`ready_clips`, processes for ``clips warm``; a cluster's later), and the run's
+(``util/executors.py``: inline for :func:`ready_clips`, processes or a Ray cluster for ``clips warm``), and the run's
 scheduler (``schedule.py``), which picks the next unit itself and runs it with :meth:`VideoPass.run_unit`.
 
 The cache, its keys and storage forms, and the frame-rate-capped path: ``ready_job.py``.
@@ -43,8 +43,8 @@ import numpy as np
 
 from ..util.allocator import keep_freed_memory
 from ..util.errors import StreamGazeError, VideoError
+from ..util.executors import Executor, Inline, chunks
 from ..video import prepare_clip
-from .executors import Executor, Inline, chunks
 from .model_frames import FramesSpec
 from .ready_job import (  # noqa: F401 - the model-ready clip's names, as the callers know them
     COMPACT_SUFFIX,
@@ -457,7 +457,7 @@ class VideoPass:
 
 def run_passes(passes: list[VideoPass], executor: Executor | None = None,
                on_clip: Callable[[ReadyJob, Path], None] | None = None) -> dict[str, Path]:
-    """Run ``passes`` on ``executor`` (``executors.py``; None: :class:`~.executors.Inline`): the units of each pass
+    """Run ``passes`` on ``executor`` (``util/executors.py``; None: :class:`Inline`): the units of each pass
     in ``executor.workers`` runs, then every clip (``on_clip`` is told of each); key -> clip. The passes' frames
     are removed at the end."""
     executor = Inline() if executor is None else executor

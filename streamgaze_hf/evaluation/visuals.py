@@ -197,6 +197,25 @@ def window_clip(doc: dict, cache_dir: str | os.PathLike[str] | None = None,
     return prepare_clip(req.video, req.start, req.end, req.fps_cap, cache_dir=cache_dir)
 
 
+def make_ready_clips(docs: list[dict], cache_dir: str | os.PathLike[str] | None = None) -> dict:
+    """Make the model-ready clips of ``docs`` ahead of their use, one pass per source video (``ready.ready_clips``:
+    each frame decoded at most once); a document whose clip is not made from the source that way (full-rate,
+    frame-rate-capped) is left to :func:`window_clip`. Returns what the passes did (clips, built, units, decoded)."""
+    from .ready import ready_clips
+
+    windows: dict[tuple, set[tuple[float, float]]] = {}
+    for doc in docs:
+        req = clip_request(doc)
+        if req.window is not None:
+            windows.setdefault((str(req.video), req.spec), set()).add((req.start, req.end))
+    stats = {"clips": 0, "built": 0, "units": 0, "decoded": 0}
+    for (video, spec), spans in windows.items():
+        _clips, done = ready_clips(video, sorted(spans), None, spec, cache_dir, _ready_store())
+        for k in stats:
+            stats[k] += int(done.get(k) or 0)
+    return stats
+
+
 def _ready_store() -> str:
     from .ready import default_store
 

@@ -1,19 +1,20 @@
 """Clips ready ahead of a run (:func:`warm_clips`, ``streamgaze clips warm``): every window clip (and salience
 image) an evaluation will ask for, prepared in the clip cache the evaluation uses (docs/performance.md), resumable,
-on a process pool; the model-ready clips of one video's windows (its past windows and proactive checkpoints) in one
-pass over that video (``ready.run_passes`` on a process pool, every frame decoded at most once).
+on the command's workers (util/executors.py: processes or a Ray cluster's tasks; clips go to the cache every worker
+sees, only keys and paths come back); the model-ready clips of one video's windows (its past windows and proactive checkpoints) in one
+pass over that video (``ready.run_passes`` on those workers, every frame decoded at most once).
 """
 
 from __future__ import annotations
 
 import os
 import time
-from concurrent.futures import ProcessPoolExecutor
 
 from tqdm import tqdm
 
 from ..registry import Benchmark
 from ..util.errors import StreamGazeError
+from ..util.executors import SMALL_VIDEO, Workers, as_workers, map_ordered
 from .settings import RunSettings, given
 from .visuals import ClipRequest, cached_window_clip, clip_request, doc_media, doc_visuals
 
@@ -37,12 +38,11 @@ def _warm_one(doc: dict, cache_dir: str | None) -> bool:
     return not was_cached
 
 
-def _warm_model_ready(items: list[tuple[dict, ClipRequest]], workers: int, cache: str | None, store: str,
+def _warm_model_ready(items: list[tuple[dict, ClipRequest]], workers: Workers, cache: str | None, store: str,
                       bar) -> tuple[int, dict]:
     """Make the model-ready clips of ``items`` (documents whose clips the run's passes would make: one pass per
-    source video, every frame decoded at most once, the units of a pass spread over ``workers`` processes:
+    source video, every frame decoded at most once, the units of a pass spread over ``workers``:
     ``ready.run_passes``); returns (clips built, what the passes did)."""
-    from .executors import processes
     from .ready import VideoPass, find_or_plan, run_passes
 
     jobs: dict[str, dict] = {}  # video -> {ready key: job}
@@ -74,7 +74,7 @@ def _warm_model_ready(items: list[tuple[dict, ClipRequest]], workers: int, cache
         made.append(job.key)
         bar.update(1)
 
-    run_passes(passes, processes(workers), on_clip)
+    run_passes(passes, workers.open(SMALL_VIDEO), on_clip)
     built = len(made)
     stats["units"] = sum(vp.units_run for vp in passes)
     stats["decoded"] = sum(vp.decoded for vp in passes)
@@ -127,7 +127,8 @@ def resolve_variants(names: list[str] | None, bench: Benchmark) -> list[str]:
     return out
 
 
-def warm_clips(root=None, tasks: list[str] | None = None, variants: list[str] | None = None, workers: int = 1,
+def warm_clips(root=None, tasks: list[str] | None = None, variants: list[str] | None = None,
+               workers: int | Workers = 1,
                progress: bool = True, settings: RunSettings | None = None,
                cache_dir: str | os.PathLike[str] | None = None, store: str | None = None) -> dict:
     """Prepare every clip (and salience image) the given tasks and variants will ask for, in the clip
@@ -135,7 +136,7 @@ def warm_clips(root=None, tasks: list[str] | None = None, variants: list[str] | 
     ``streamgaze_hf.evaluation.settings.given``).
 
     Resumable: clips already in the cache are found in milliseconds and counted as ``cached``. Runs
-    ``workers`` processes (1: in this process). Bad task or variant names and a missing dataset fail
+    ``workers`` processes (1: in this process) or on a Ray cluster (a :class:`~streamgaze_hf.util.executors.Workers`). Bad task or variant names and a missing dataset fail
     before any work.
 
     Args:
@@ -144,7 +145,7 @@ def warm_clips(root=None, tasks: list[str] | None = None, variants: list[str] | 
         tasks: task ids, lmms-eval task names or categories, each entry may be comma-separated (None: every
             task; a task with no questions is skipped unless named by its id).
         variants: gaze variant names (:func:`variant_names`; None: the plain task's gaze mode).
-        workers: processes that build clips (at least 1).
+        workers: processes that build clips (at least 1), or a :class:`~streamgaze_hf.util.executors.Workers`.
         progress: show progress bars (the downloads, the clips).
         settings: the run settings the clips are made with (None: ``settings.given``).
         cache_dir: the clip cache (None: ``video.clips.clip_cache_dir``'s default).
@@ -161,8 +162,8 @@ def warm_clips(root=None, tasks: list[str] | None = None, variants: list[str] | 
             match the manifest.
         VideoError: (a StreamGazeError) a source video cannot be cut into a clip.
     """
-    if workers < 1:
-        raise StreamGazeError(f"--workers must be >= 1, got {workers}")
+    workers = as_workers(workers)
+    workers.check()
     from ..dataset import open_dataset
 
     data = open_dataset(root)
@@ -181,6 +182,10 @@ def warm_clips(root=None, tasks: list[str] | None = None, variants: list[str] | 
     if docs:  # fetched (a Hub dataset) and verified in one batch, with one byte progress bar
         data.files(sorted({m for d in docs for m in doc_media(d)}), progress=progress)
     cache = None if cache_dir is None else str(cache_dir)
+    if cache is None and workers.on_cluster:  # the workers' default is their own: name this one
+        from ..video import clip_cache_dir
+
+        cache = str(clip_cache_dir(None))
     unique: dict[tuple, tuple[dict, ClipRequest]] = {}
     for d in docs if given(settings).reads_video else ():  # a model that reads no video: nothing to cut
         req = clip_request(d)  # once per document
@@ -207,15 +212,8 @@ def warm_clips(root=None, tasks: list[str] | None = None, variants: list[str] | 
                 from .visuals import salience_image
 
                 salience_image(d, clip_cache_dir(cache))
-        if rest and workers == 1:
-            for d in rest:
-                built += int(_warm_one(d, cache))
-                bar.update(1)
-        elif rest:
-            with ProcessPoolExecutor(max_workers=workers) as pool:
-                for b in pool.map(_warm_one, rest, [cache] * len(rest), chunksize=1):
-                    built += int(b)
-                    bar.update(1)
+        if rest:
+            built += sum(map_ordered(workers.open(SMALL_VIDEO, len(rest)), _warm_one, [(d, cache) for d in rest], bar))
     finally:
         bar.close()
     return {"tasks": task_ids, "variants": modes, "documents": len(docs), "clips": len(items), "built": built,

@@ -331,6 +331,12 @@ def read_physio(sidecar_path: Path) -> Physio:
 def read_events(sidecar_path: Path) -> list[tuple[float, float, str, str]]:
     """(onset, duration, trial_type, message) of the ``_physioevents.tsv.gz`` beside a ``_physioevents.json``
     (empty when there is none)."""
+    return [row[:4] for row in read_event_positions(sidecar_path)]
+
+
+def read_event_positions(sidecar_path: Path) -> list[tuple[float, float, str, str, float, float]]:
+    """(onset, duration, trial_type, message, x, y) of every physioevent (:func:`read_events`; x, y NaN where the
+    event has no position or the file no such column)."""
     sidecar_path = Path(sidecar_path)
     if not sidecar_path.is_file():
         return []
@@ -348,7 +354,8 @@ def read_events(sidecar_path: Path) -> list[tuple[float, float, str, str]]:
         dur = _number(row[col["duration"]], data, n, "duration") if "duration" in col else 0.0
         kind = row[col["trial_type"]].strip() if "trial_type" in col else ""
         msg = row[col["message"]].strip() if "message" in col else ""
-        out.append((onset, 0.0 if math.isnan(dur) else dur, kind, "" if msg == NA else msg))
+        x, y = (_number(row[col[c]], data, n, c) if c in col else math.nan for c in ("x_coordinate", "y_coordinate"))
+        out.append((onset, 0.0 if math.isnan(dur) else dur, kind, "" if msg == NA else msg, x, y))
     return out
 
 
@@ -357,8 +364,8 @@ def physio_files(root: str | os.PathLike[str]) -> list[Path]:
     return [p for p, _meta in physio_sidecars(root)]
 
 
-def physio_sidecars(root: str | os.PathLike[str]) -> list[tuple[Path, dict]]:
-    """Every eyetrack ``*_physio.json`` under the subjects of a BIDS dataset with its content (each file parsed
-    once), sorted by path."""
-    found = ((p, _eyetrack_sidecar(p)) for p in sorted(Path(root).glob("sub-*/**/*_physio.json")))
+def physio_sidecars(root: str | os.PathLike[str], pattern: str = "sub-*/**/*_physio.json") -> list[tuple[Path, dict]]:
+    """Every eyetrack ``*_physio.json`` under the subjects of a BIDS dataset (or matching ``pattern`` under
+    ``root``) with its content (each file parsed once), sorted by path."""
+    found = ((p, _eyetrack_sidecar(p)) for p in sorted(Path(root).glob(pattern)))
     return [(p, meta) for p, meta in found if meta is not None]

@@ -45,13 +45,16 @@ def physio_gaze(sidecar: str | Path, hfov_deg: float | None = None, distance_cm:
                                origin="upper left", sampling_rate=float(meta["SamplingFrequency"]))
     loaded = pm.gaze.from_csv(str(sidecar).removesuffix(".json") + ".tsv.gz", experiment=experiment,
                               time_column="timestamp", time_unit="s",
+                              # the file's coordinates as its one component (fractions of the frame: scaled to
+                              # pixels below); without one pymovements warns that none could be inferred
+                              pixel_columns=["x_coordinate", "y_coordinate"],
                               read_csv_kwargs={"separator": "\t", "has_header": False,
                                                "new_columns": list(meta["Columns"]), "null_values": ["n/a"]})
     tracked = pl.col("valid") == 1 if "valid" in meta["Columns"] else pl.lit(True)
     samples = loaded.samples.select(
         pl.col("time").round(0).cast(pl.Int64).alias("time"),
-        pl.when(tracked).then(pl.col("x_coordinate") * width).alias("x_px"),
-        pl.when(tracked).then(pl.col("y_coordinate") * height).alias("y_px"))
+        pl.when(tracked).then(pl.col("pixel").list.get(0) * width).alias("x_px"),
+        pl.when(tracked).then(pl.col("pixel").list.get(1) * height).alias("y_px"))
     gaze = pm.Gaze(samples=samples, experiment=experiment, pixel_columns=["x_px", "y_px"], time_column="time",
                    time_unit="ms")
     gaze.pix2deg()

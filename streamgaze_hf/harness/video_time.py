@@ -173,9 +173,12 @@ def summary() -> dict:
 
 
 def format_summary(s: dict) -> str:
-    """The line ``streamgaze eval`` prints at the end of a run."""
+    """The line ``streamgaze eval`` prints at the end of a run. A model that never asked for a document's visuals
+    (the toolkit's random and oracle baselines answer from the document alone; lmms-eval hands a wrapper its
+    ``doc_to_visual`` and the wrapper decides whether to call it) read no video: said as such, not as a fault."""
     if not s.get("questions"):
-        return "streamgaze: video: no question asked for video"
+        return ("streamgaze: video: the model read no video (it asked for no document's visuals, as the random and "
+                "oracle baselines do)")
     share = s["video_read_share"]
     return (f"streamgaze: video: the model wrapper spent {s['video_read_s']:.1f} s reading video"
             f"{'' if share is None else f' ({100 * share:.1f} % of the run)'}, a median of "

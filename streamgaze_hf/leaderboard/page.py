@@ -187,6 +187,8 @@ def _provenance(row: Row) -> str:
         by = f"by @{escape(row.submitter)}"
         if row.pr_number is not None:
             by += " · " + _link(row.pr_url, f"#{row.pr_number}")
+        if row.traces_url:
+            by += " · " + _link(row.traces_url, "traces")
         if row.run and row.run > 1:
             by += f" · run {row.run} (resubmitted)"
         if row.flag:

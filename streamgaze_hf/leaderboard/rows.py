@@ -64,6 +64,7 @@ class Row:
     efficiency: str = ""  # how long the model wrapper waited for video (efficiency_text); submissions that measured it
     evaluated: bool = False  # the leaderboard ran the model itself (a Hub Job of an evaluation request)
     job_url: str = ""  # that job's page
+    traces_url: str = ""  # its per-sample responses, parsed answers and scores (results rows)
 
     def __post_init__(self) -> None:
         if self.categories:

@@ -79,6 +79,24 @@ class LmmsNaming:
                 return base + suffix
         raise KeyError(f"unknown {self.name} gaze mode {gaze!r}; modes are {', '.join(self.gaze_variants.values())}")
 
+    def gaze_group(self, gaze: str) -> str:
+        """The lmms-eval group over the task table in a gaze mode: the id a result of the whole benchmark in that
+        mode goes by (a leaderboard row, a Hub ``eval.yaml`` task, a model's ``.eval_results`` entry).
+
+        Args:
+            gaze: a gaze mode (a value of ``gaze_variants``).
+
+        Returns:
+            ``<name><suffix>`` (e.g. ``streamgaze_nogaze``), the suffix the mode's first key in ``gaze_variants``.
+
+        Raises:
+            KeyError: no such gaze mode (the message lists the modes).
+        """
+        suffix = next((s for s, mode in self.gaze_variants.items() if mode == gaze), None)
+        if suffix is None:
+            raise KeyError(f"unknown {self.name} gaze mode {gaze!r}; modes are {', '.join(self.gaze_variants.values())}")
+        return f"{self.name}{suffix}"
+
     def lmms_tasks(self) -> tuple[LmmsTask, ...]:
         """Every lmms-eval task of the benchmark (the entries of the task index).
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..registry import Benchmark
 
-__all__ = ["fmt_ratio", "fmt_pct", "score_cell", "fmt_coverage", "task_coverage", "scores_line", "partial_coverage_warning", "is_partial"]
+__all__ = ["fmt_ratio", "fmt_pct", "pct_text", "score_cell", "fmt_coverage", "task_coverage", "scores_line", "partial_coverage_warning", "is_partial"]
 
 
 def fmt_ratio(value: float | None, digits: int = 3) -> str:
@@ -25,6 +25,11 @@ def fmt_pct(value: float | None, digits: int = 1) -> str:
     """A fraction shown to people: percent with one decimal (as lmms-eval and the papers print
     scores), "n/a" when undefined. JSON files keep fractions."""
     return "n/a" if value is None else f"{100.0 * value:.{digits}f}"
+
+
+def pct_text(value: float | None, digits: int = 1) -> str:
+    """A fraction in running text: "12.3%", or "n/a" (no percent sign) when undefined."""
+    return "n/a" if value is None else f"{fmt_pct(value, digits)}%"
 
 
 def score_cell(column, value: float | None) -> str:
@@ -69,8 +74,8 @@ def scores_line(scores: Mapping[str, Any], bench: Benchmark) -> str:
         cols = ", ".join(f"{c.label} {score_cell(c, scores['columns'].get(c.key))}"
                          for c in bench.leaderboard.score_columns())
         return f"{overall.label} {score_cell(overall, scores['overall'])} ({cols}) {on}"
-    means = ", ".join(f"{c} {fmt_pct(scores[c])}%" for c in bench.categories)
-    return f"overall {fmt_pct(scores['overall'])}% ({means}) {on}"
+    means = ", ".join(f"{c} {pct_text(scores[c])}" for c in bench.categories)
+    return f"overall {pct_text(scores['overall'])} ({means}) {on}"
 
 
 def partial_coverage_warning(scores: Mapping[str, Any], limit: float | None = None) -> str | None:

@@ -38,7 +38,12 @@ A submission is one JSON object::
       "streaming": {                                    # optional: `stream-eval` runs (run.harness
         "fps": 0.0, "poll": "checkpoints",              #  "streamgaze-stream") only
         "alerts": {"gta" | "oaa": {"<question_id>": [alert stream times, s]}},
-        "scores": {"gta" | "oaa": {...}}                # recomputed by `validate` (streaming/metrics.py)
+        "scores": {"gta" | "oaa": {...}},               # recomputed by `validate` (streaming/metrics.py, timing.py)
+        "realtime": {                                   # optional: `stream-eval --realtime` (streaming/clock.py)
+          "seconds_per_call": 3.0 | null, "stream_seconds": f, "looks": n, "call_seconds": [s, ...],
+          "alerts": {"gta" | "oaa": {"<question_id>": [alert delivery times under the clock, s]}},
+          "scores": {"rtf": f, "response_seconds": {...}, "streaming": {...}}   # recomputed by `validate`
+        }
       }
     }
 
@@ -177,7 +182,12 @@ RUN_OPTIONAL = frozenset({"toolkit_version", "toolkit_commit", "lmms_eval_versio
                           "video_read_s", "video_read_share", "video_read_median_ms"})
 MC_ANSWER_FIELDS = {"response": string(100_000), "parsed": nullable(string(100_000))}
 YES_NO_ANSWER_FIELDS = {"response": string(100_000), "parsed": nullable(one_of("Yes", "No"))}
-STREAMING_FIELDS = {"fps": number(0), "poll": string(50, nonempty=True), "alerts": obj, "scores": obj}
+STREAMING_FIELDS = {"fps": number(0), "poll": string(50, nonempty=True), "alerts": obj, "scores": obj,
+                    "realtime": obj}
+# `stream-eval --realtime`: what re-scores the real-time clock (its alert times, every call's model seconds)
+REALTIME_FIELDS = {"seconds_per_call": nullable(number(0)), "stream_seconds": number(0), "looks": number(0),
+                   "call_seconds": lambda v: None if isinstance(v, list) and len(v) <= 5_000_000 else "a list",
+                   "alerts": obj, "scores": obj}
 
 
 def settings_fields(bench: Benchmark) -> tuple[dict, frozenset[str]]:
@@ -256,19 +266,28 @@ def check_structure(data: Any) -> None:
 def check_streaming(streaming: dict, bench: Benchmark) -> None:
     """``streaming``: settings, alert times per question of a checkpointed task (finite, >= 0), scores (an
     object whose values ``validate`` recomputes)."""
-    check_object(streaming, "streaming", STREAMING_FIELDS)
-    alerts = streaming["alerts"]
+    check_object(streaming, "streaming", STREAMING_FIELDS, optional=frozenset({"realtime"}))
+    _check_alerts(streaming["alerts"], "streaming.alerts", bench)
+    if "realtime" in streaming:
+        rt = check_object(streaming["realtime"], "streaming.realtime", REALTIME_FIELDS)
+        if any(number(0)(t) for t in rt["call_seconds"]):
+            raise StrictJSONError("streaming.realtime.call_seconds must be a list of model seconds (numbers >= 0)")
+        _check_alerts(rt["alerts"], "streaming.realtime.alerts", bench)
+
+
+def _check_alerts(alerts: dict, where_all: str, bench: Benchmark) -> None:
+    """Alert times per question of a checkpointed task (finite, >= 0)."""
     checkpointed = bench.checkpointed_ids()
-    check_object(alerts, "streaming.alerts", {t: obj for t in checkpointed}, duplicate_name="task",
+    check_object(alerts, where_all, {t: obj for t in checkpointed}, duplicate_name="task",
                  optional=frozenset(checkpointed))
     for task_id, by_question in alerts.items():
         dups = getattr(by_question, "duplicates", [])
         if dups:
-            raise StrictJSONError(f"duplicate question id {dups[0]!r} in streaming.alerts.{task_id}")
+            raise StrictJSONError(f"duplicate question id {dups[0]!r} in {where_all}.{task_id}")
         for qid, times in by_question.items():
-            where = f"streaming.alerts.{task_id}[{qid!r}]"
+            where = f"{where_all}.{task_id}[{qid!r}]"
             if not qid or len(qid) > 500:
-                raise StrictJSONError(f"streaming.alerts.{task_id}: a question id must be a non-empty string of at "
+                raise StrictJSONError(f"{where_all}.{task_id}: a question id must be a non-empty string of at "
                                       "most 500 characters")
             if not isinstance(times, list) or len(times) > 100_000 or any(number(0)(t) for t in times):
                 raise StrictJSONError(f"{where} must be a list of alert times (numbers >= 0)")

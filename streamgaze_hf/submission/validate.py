@@ -24,7 +24,15 @@ from ..registry import Benchmark
 from ..util.errors import StreamGazeError
 from .answer_key import AnswerKey, ItemKey, Rescored, load_answer_key, score_responses, scored_dataset
 from .build import is_oracle
-from .coverage import fmt_coverage, fmt_pct, fmt_ratio, partial_coverage_warning, score_cell, task_coverage
+from .coverage import (
+    fmt_coverage,
+    fmt_pct,
+    fmt_ratio,
+    partial_coverage_warning,
+    pct_text,
+    score_cell,
+    task_coverage,
+)
 from .schema import MAX_SUBMISSION_BYTES, has_own_layout, parse_submission, submission_benchmark
 from .strictjson import StrictJSONError, check_object, is_int, is_number
 
@@ -116,7 +124,7 @@ class ValidationReport:
             elif answered == 0:
                 extra = "no answers: every item counts as wrong"
             elif spec.checkpointed:  # its metrics besides accuracy (the benchmark's declared kind)
-                extra = (", ".join(f"{m} {fmt_pct(t[m])}%" for m in bench.metric_names(spec.id) if m != "accuracy")
+                extra = (", ".join(f"{m} {pct_text(t[m])}" for m in bench.metric_names(spec.id) if m != "accuracy")
                          + f"; {extra}")
             se = t["stderr"]["accuracy"]
             lines.append(f"{spec.id:<9} {spec.category:<10} {fmt_pct(t['accuracy'] if n else None):>8} {fmt_pct(se):>6}  "
@@ -130,7 +138,7 @@ class ValidationReport:
         lines.append(f"coverage: {fmt_coverage(s['coverage']['answered'], s['coverage']['expected'])} of the "
                      "items answered; missing answers count as wrong; n/a = undefined (empty denominator); "
                      "± se = bootstrap standard error over questions; scores in percent")
-        lines.append("by source: " + ", ".join(f"{src} {fmt_pct(v['overall'])}% ({v['n_tasks']} tasks)"
+        lines.append("by source: " + ", ".join(f"{src} {pct_text(v['overall'])} ({v['n_tasks']} tasks)"
                                              for src, v in s["sources"].items()))
         lines += self._format_tail(all_missing)
         return "\n".join(lines)
@@ -164,7 +172,7 @@ class ValidationReport:
             lines.append(f"{task_id:<12} {shown}; coverage {fmt_coverage(answered, n)}")
         for key, groups in s.get("breakdowns", {}).items():
             lines.append(f"by {key}: " + ", ".join(
-                f"{value or '(unknown)'} {fmt_pct(m.get('accuracy')) + '%' if 'accuracy' in m else m} (n={m.get('n')})"
+                f"{value or '(unknown)'} {pct_text(m.get('accuracy')) if 'accuracy' in m else m} (n={m.get('n')})"
                 for value, m in groups.items()))
         lines.append(f"coverage: {fmt_coverage(s['coverage']['answered'], s['coverage']['expected'])} of the "
                      "items answered; missing answers count as wrong")
@@ -306,14 +314,19 @@ def _check_streaming(sub: dict, key: AnswerKey) -> dict | None:
     """Recompute the time-aware scores of a stream-eval submission from its alert times."""
     if "streaming" not in sub:
         return None
-    alerts = sub["streaming"]["alerts"]
-    for task_id, by_q in alerts.items():
-        for qid in by_q:
-            problem = key.problem(task_id, qid, 0)
-            if problem:
-                raise StreamGazeError(f"streaming.alerts.{task_id}[{qid!r}]: {problem}")
-    expected = key.bench.streaming_module().recompute_streaming(key, alerts)
-    _compare(sub["streaming"]["scores"], expected, "streaming.scores")
+    streaming, module = sub["streaming"], key.bench.streaming_module()
+    realtime = streaming.get("realtime")
+    for where, alerts in (("streaming", streaming["alerts"]), ("streaming.realtime", (realtime or {}).get("alerts", {}))):
+        for task_id, by_q in alerts.items():
+            for qid in by_q:
+                problem = key.problem(task_id, qid, 0)
+                if problem:
+                    raise StreamGazeError(f"{where}.alerts.{task_id}[{qid!r}]: {problem}")
+    expected = module.recompute_streaming(key, streaming["alerts"], streaming["poll"])
+    _compare(streaming["scores"], expected, "streaming.scores")
+    if realtime is not None:
+        _compare(realtime["scores"], module.recompute_realtime(key, realtime, streaming["poll"]),
+                 "streaming.realtime.scores")
     return expected
 
 
@@ -332,5 +345,5 @@ def _metric_text(key: str, value) -> str:
     """One per-task metric of another benchmark: its accuracy (a fraction) in percent; a metric of
     another kind (an angle, a distance, BLEU) as stored."""
     if key == "accuracy" and isinstance(value, float):
-        return fmt_pct(value) + "%"
+        return pct_text(value)
     return fmt_ratio(value) if isinstance(value, float) else str(value)

@@ -30,7 +30,7 @@ __all__ = [
 LOCK_FILE = "uv.lock"
 PROJECT = "streamgaze-toolkit"
 # the extras scripts/setup.sh installs (the README's `make demo` / `make test` environment)
-SETUP_EXTRAS = ("dev", "eval", "video", "leaderboard", "bids")
+SETUP_EXTRAS = ("dev", "eval", "video", "leaderboard", "bids", "ray")
 # the packages whose versions change what a run does (doctor lists them; submissions record some)
 KEY_PACKAGES = ("lmms-eval", "datasets", "huggingface-hub", "transformers", "torch", "av", "decord", "filelock")
 

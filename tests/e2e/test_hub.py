@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from perf.shared.hub_stub import HubStub
 
@@ -117,8 +118,16 @@ def test_publish_load_eval_tamper_republish(benchmark, stub, sg_root, ego_root, 
     assert f"--root {ref} --" in proc.stdout
     files = stub.files(repo, tag)
     local = {p: (root / p).read_bytes() for p in [*_manifest_files(root), "manifest.json"]}
-    assert {p: b for p, b in files.items() if p != ".gitattributes"} == local
+    assert {p: b for p, b in files.items() if p not in (".gitattributes", "eval.yaml")} == local
     assert stub.repos[repo].branches["main"] == commit
+    # and the Hub's benchmark declaration at its root: one task per gaze mode, each a task config's test split
+    bench_tasks = {"streamgaze": ["streamgaze", "streamgaze_nogaze", "streamgaze_textgaze", "streamgaze_salience"],
+                   "egogazevqa": ["egogazevqa", "egogazevqa_gazet", "egogazevqa_gazev", "egogazevqa_gazes"]}[benchmark]
+    declared = yaml.safe_load(files["eval.yaml"])
+    assert list(declared) == ["name", "description", "evaluation_framework", "tasks"]
+    assert declared["name"] == {"streamgaze": "StreamGaze", "egogazevqa": "EgoGazeVQA"}[benchmark]
+    assert declared["evaluation_framework"] == "streamgaze-toolkit" and declared["description"]
+    assert declared["tasks"] == [{"id": t, "config": first_task, "split": "test"} for t in bench_tasks]
 
     # load_dataset by name and revision through the real datasets client
     code = (f"import datasets, json; ds = datasets.load_dataset({repo!r}, {task_ids[0]!r}, split='test', "

@@ -142,6 +142,21 @@ def test_requests_run_as_hub_jobs(hub, online):
     assert row["coverage"] == 1.0 and row["requests_commit"] == queue["1"]["responses_commit"]
     site = stub.files(RESULTS)["site/index.html"].decode()
     assert "evaluated by the leaderboard" in site
+    # its traces: the responses, and one digest of the model-ready frames per document, which re-deriving those
+    # frames here (a fresh clip cache) gives again
+    from streamgaze_hf.dataset import open_dataset
+    from streamgaze_hf.evaluation import document_digests
+    from streamgaze_hf.registry import get_benchmark
+
+    assert f'href="{row["traces_url"]}"' in site
+    traces = load_results(hub_env(stub, work / "reader-traces", "tok-alice"), RESULTS, "streamgaze_traces")
+    answers = {qid: a["response"] for by_q in responses["answers"].values() for qid, a in by_q.items()}
+    assert {t["question_id"]: t["response"] for t in traces} == answers and len(traces) == 2
+    assert responses["settings"]["model_ready"] and all(len(t["frames_sha256"]) == 64 for t in traces)
+    again = document_digests(get_benchmark("streamgaze"), open_dataset(work / "tiny"), responses["settings"],
+                             cache_dir=work / "rederived-clips")
+    assert {f"{t['task']}/{t['question_id']}/{t['checkpoint_index']}": t["frames_sha256"] for t in traces} == again
+    assert len(list((work / "rederived-clips").rglob("ready/*/*.json"))) == 2  # made here, not the job's
     assert stub.comments(REQUESTS, 1, author="maintainer")[-1].startswith("**Evaluated by the leaderboard**")
 
     # 4. a job past its time bound is cancelled

@@ -316,7 +316,9 @@ def test_flags_and_results_on_the_models_page(hub, online):
     row = rows["Look 2B"]
     assert (entry.dataset_id, entry.task_id, entry.value, entry.dataset_revision) == (
         DATA, "streamgaze", round(100 * row["overall"], 1), commit)
-    assert entry.source_url.startswith(f"{stub.url}/datasets/{RESULTS}/viewer/streamgaze/train?row=")
+    assert entry.source_url == row["traces_url"] == (f"{stub.url}/datasets/{RESULTS}/resolve/main/traces/streamgaze/"
+                                                     f"pr-{row['pr_number']:06d}.parquet")
+    assert yaml.safe_load(text)[0]["evaluation_framework"] == "streamgaze-toolkit"
     assert entry.notes == "gaze=visual; prompt_mode=default; protocol=default" and entry.source_user == "grace"
     assert model.commits[model.prs[1]].keys() - {path} == model.commits[model.branches["main"]].keys()
     proc = _sync(stub, work / "maint", "--model-card-prs")

@@ -3,6 +3,7 @@ codes), the polling adapter reproduces the checkpoint protocol's prompts, frames
 resume per video, and a run becomes a validated submission with a streaming table."""
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -16,6 +17,7 @@ from streamgaze_hf.benchmarks.streamgaze.tasks import TASK_IDS, TASKS
 from streamgaze_hf.cli import main
 from streamgaze_hf.demo.timecode import read_frame_code
 from streamgaze_hf.evaluation.baselines import random_answer
+from streamgaze_hf.submission import validate_submission
 from streamgaze_hf.util.errors import StreamGazeError
 from streamgaze_hf.video.frame_reader import probe_video
 
@@ -217,3 +219,93 @@ def test_openai_endpoint_through_the_polling_adapter_sees_only_past_frames(demo_
         pushed = [i for i, t in enumerate(ft) if t <= r["stream_time"] + 1e-6]
         last_slot = np.floor(ft[pushed[-1]] + 1e-6)
         assert codes[-1] == min(i for i in pushed if np.floor(ft[i] + 1e-6) == last_slot)
+
+
+def test_realtime_clock_and_field_scores_through_the_installed_script(demo_dataset, tmp_path):
+    """`stream-eval --poll 1 --seconds-per-call 3` (the installed script): fewer looks and later alerts than with
+    unlimited time, both in one run; `submit` carries the new scores, `validate` re-scores them and refuses a
+    tampered timing score like a tampered accuracy, and `leaderboard` shows the headline ones."""
+    from ..fixtures.cli_entry import streamgaze
+
+    out = tmp_path / "rt"
+    p = streamgaze("stream-eval", demo_dataset, "--out", out, "--model", "random", "--model-args", "seed=2", "--fps",
+                   "1", "--gaze", "none", "--poll", "1", "--seconds-per-call", "3", "--tasks", "gta", "oaa", tmp=tmp_path)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert "real time (declared 3 s per call): real-time factor" in p.stdout and "StreamingBench +-2 s" in p.stdout
+    metrics = json.loads((out / "metrics.json").read_text())
+    rt, records = metrics["realtime"], read_stream_run(out).records
+    assert all(r["seconds"] == 3.0 for r in records) and rt["calls"] == len(records) > 100
+    assert rt["looks"] < len(records) / 2  # at most one look in 3 s where there were polls every 1 s
+    durations = json.loads((out / "stream_run.json").read_text())["durations"]
+    assert rt["stream_seconds"] == pytest.approx(sum(durations.values()))
+    assert rt["rtf"] == pytest.approx(3.0 * len(records) / rt["stream_seconds"]) and rt["rtf"] > 1
+    unlimited = {}
+    for r in records:
+        if r["alert"]:
+            unlimited.setdefault(r["question_id"], []).append(r["stream_time"])
+    sub_path = tmp_path / "sub.json"
+    p = streamgaze("submit", out, "--dataset", demo_dataset, "--model-name", "Random (3 s per call)", "--out",
+                   sub_path, tmp=tmp_path)
+    assert p.returncode == 0, p.stderr[-2000:]
+    sub = json.loads(sub_path.read_text())
+    clock_alerts = {q: a for t in ("gta", "oaa") for q, a in sub["streaming"]["realtime"]["alerts"][t].items() if a}
+    assert clock_alerts and all(min(a) >= min(unlimited[q]) + 3.0 - 1e-6 for q, a in clock_alerts.items())
+    assert sub["streaming"]["scores"] == metrics["streaming"]
+    assert sub["streaming"]["realtime"]["scores"]["streaming"] == rt["streaming"]
+    assert sub["streaming"]["realtime"]["scores"]["rtf"] == pytest.approx(rt["rtf"])
+    assert streamgaze("validate", sub_path, "--dataset", demo_dataset, tmp=tmp_path).returncode == 0
+    # a tampered timing score is refused like a tampered accuracy (the first through the script, the rest in-process)
+    tamper = [(("streaming", "realtime", "scores", "streaming", "gta", "streamingbench", "accuracy"), 0.77),
+              (("streaming", "scores", "oaa", "streamgaze_window", "accuracy"), 0.77),
+              (("streaming", "realtime", "scores", "rtf"), 0.5),
+              (("streaming", "scores", "gta", "f1_curve", "area"), 0.3),
+              (("streaming", "realtime", "scores", "streaming", "oaa", "duplicates", "rate"), 0.01),
+              (("scores", "tasks", "gta", "accuracy"), 0.99)]
+    cache = {}
+    for i, (path, value) in enumerate(tamper):
+        forged = json.loads(sub_path.read_text())
+        obj = forged
+        for k in path[:-1]:
+            obj = obj[k]
+        obj[path[-1]] = value
+        bad = tmp_path / f"forged{i}.json"
+        bad.write_text(json.dumps(forged))
+        message = f"reported score {'.'.join(path)} = {value} differs from the recomputed"
+        if i == 0:
+            p = streamgaze("validate", bad, "--dataset", demo_dataset, tmp=tmp_path)
+            assert p.returncode == 2 and message in p.stderr, p.stderr[-2000:]
+        else:
+            with pytest.raises(StreamGazeError, match=re.escape(message)):
+                validate_submission(bad, demo_dataset, key_cache=cache)
+    site = tmp_path / "site"
+    p = streamgaze("leaderboard", sub_path, "--dataset", demo_dataset, "--out", site, tmp=tmp_path)
+    assert p.returncode == 0, p.stderr[-2000:]
+    header = (site / "streaming.md").read_text().splitlines()[4]
+    assert "GTA SB ±2s" in header and "OAA SG win" in header and "RTF" in header and "OAA Dup." in header
+    row = (site / "streaming.md").read_text().splitlines()[6]
+    assert row.startswith("| Random (3 s per call) |") and f"| {rt['rtf']:.2f} |" in row
+    _streaming_table_fits_1280(site / "index.html")
+
+
+def _streaming_table_fits_1280(page_file):
+    """The streaming table at a 1280 px wide window: no horizontal scrolling, each header on one line (skipped
+    without Chromium unless STREAMGAZE_REQUIRE_BROWSER=1)."""
+    from ..fixtures.browser import CHROMIUM, CHROMIUM_ARGS, PROBLEM, REQUIRED
+
+    if PROBLEM:
+        assert not REQUIRED, PROBLEM
+        return
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.goto(page_file.as_uri())
+        got = page.evaluate("""() => { const t = document.getElementById('streaming');
+          const heads = Array.from(t.tHead.querySelectorAll('th'));
+          const lines = h => { const r = document.createRange(); r.selectNodeContents(h); return r.getClientRects().length; };
+          return {width: t.scrollWidth, box: t.closest('.wrap').clientWidth, page: document.documentElement.scrollWidth,
+                  n: heads.length, twoLines: heads.filter(h => lines(h) !== 1).map(h => h.innerText)}; }""")
+        browser.close()
+    assert got["n"] == 20 and got["width"] <= got["box"] and got["page"] <= 1280, got  # 18 columns, 2 task headers
+    assert got["twoLines"] == [], got

@@ -1,5 +1,5 @@
 """The CLI answers at once: ``streamgaze --help``, ``--version`` and every ``<command> --help`` import none of
-the heavy libraries (``datasets``, pandas, torch, lmms-eval, PyAV), measured with ``python -X importtime`` in a
+the heavy libraries (``datasets``, pandas, torch, lmms-eval, PyAV, Ray), measured with ``python -X importtime`` in a
 fresh interpreter, and importing the package imports none of them either (issue 35 item 6; the wall time is
 measured by perf/cli_startup.py)."""
 
@@ -15,7 +15,7 @@ from streamgaze_hf.cli import build_parser
 from streamgaze_hf.cli.clidoc import _commands
 
 #: the libraries whose import costs seconds on a busy 2-core machine
-HEAVY = ("datasets", "pandas", "torch", "lmms_eval", "av")
+HEAVY = ("datasets", "pandas", "torch", "lmms_eval", "av", "ray")
 
 
 def imported_modules(*args: str) -> set[str]:

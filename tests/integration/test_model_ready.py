@@ -141,8 +141,8 @@ def test_every_pass_driver_falls_back_the_same_way_on_a_mismatch(tmp_path, monke
     run's frame scheduler, a video whose conversion the reader does not confirm gets every clip the capped way,
     as ``ready_clips`` gives it, and the pass leaves no frames behind."""
     from streamgaze_hf.evaluation import ready
-    from streamgaze_hf.evaluation.executors import threads
     from streamgaze_hf.evaluation.schedule import FrameScheduler
+    from streamgaze_hf.util.executors import threads
     from streamgaze_hf.video import one_pass
 
     clips._clear_memos()
@@ -365,10 +365,10 @@ def test_the_first_unit_of_a_process_keeps_freed_memory_for_the_next_frame(tmp_p
 
 
 def test_a_pass_makes_the_same_bytes_on_every_executor(tmp_path):
-    """The executor seam (``evaluation/executors.py``) decides only where a pass's units run: inline, on threads
+    """The executor seam (``util/executors.py``) decides only where a pass's units run: inline, on threads
     and in processes, the same windows give byte-identical clips, every unit run once, no frames left behind."""
     from streamgaze_hf.evaluation import ready
-    from streamgaze_hf.evaluation.executors import Inline, chunks, processes, threads
+    from streamgaze_hf.util.executors import Inline, chunks, processes, threads
 
     clips._clear_memos()
     src = write_ours(tmp_path / "ours.mp4", seconds=8)

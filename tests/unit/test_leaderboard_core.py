@@ -194,3 +194,43 @@ def test_the_evaluation_step_is_a_pipeline_over_the_snapshot_and_the_hub_adapter
     assert (rec.status, rec.submitter, rec.model_id, rec.request_path, rec.reason) == (
         "PENDING", "carol", "org/model", path, "waiting for the maintainer's sync with --evaluate jobs")
     assert lines == ["#9: accepted earlier, queued now (PENDING)"] and report.evaluations == lines
+
+
+def test_the_space_refuses_an_upload_the_sync_would_refuse_before_it_opens_the_pull_request(ego, monkeypatch):
+    """The Submit tab runs the sync's SCORED checks over the rows it shows: another submitter's model name and an
+    accepted row's run are refused in the sync's words, and nothing is sent; a free name goes on to the pull
+    request."""
+    from streamgaze_hf.leaderboard.service import app
+    from streamgaze_hf.submission.fingerprint import responses_digest
+    from streamgaze_hf.submission.validate import load_submission
+
+    root, base = ego
+    honest = ego_submission(root, base / "upload.json")
+    digest = responses_digest(load_submission(honest))
+    sent: list[str] = []
+
+    class Pushed:
+        url, path = "http://stand-in/discussions/9", "submissions/egogazevqa/ego-synthetic/x.json"
+
+    monkeypatch.setattr(app, "quota_reason", lambda *a, **k: None)
+    monkeypatch.setattr(hub_push, "open_pull_request", lambda repo, data, header, **k: sent.append(k["submitter"])
+                        or Pushed())
+    listed = local_listed([str(root)])
+
+    def upload(rows):
+        return app.submit_upload(str(honest), "org/requests", listed, user="alice", rows={"egogazevqa": rows},
+                                 timeout_s=120)
+
+    bob = {"submitter": "bob", "model_name": "Ego Synthetic", "name_key": "egosynthetic", "pr_number": 3,
+           "responses_sha256": "0" * 64}
+    said = upload([bob])
+    assert said.endswith("**Not sent**: the model name 'Ego synthetic' reads as 'Ego Synthetic' "
+                         "of &#64;bob (pull request #3): choose a name of your own"), said
+    copied = {**bob, "model_name": "Bob's run", "name_key": "bobsrun", "responses_sha256": digest}
+    said = upload([copied])
+    assert said.endswith("**Not sent**: its responses are those of the accepted row #3 (\"Bob's run\" "
+                         "of &#64;bob): the same run is one row"), said
+    assert sent == []
+    said = upload([{**bob, "submitter": "alice"}])
+    assert "**Pull request opened** for @alice: http://stand-in/discussions/9" in said, said
+    assert sent == ["alice"]

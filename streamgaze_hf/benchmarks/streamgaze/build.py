@@ -6,7 +6,12 @@ Resumable: every recording's results go to a work directory next to the output
 (``<out>.work/<video_id>/<key>/``, key = hash of the inputs and options) and a finished recording
 is never redone; the dataset itself is written atomically at the end (nothing partial at ``out``).
 The work directory is removed after a successful build. Recordings run in a process pool
-(``--workers``), one recording in memory per worker.
+(``--workers``), one recording in memory per worker, or as tasks on a Ray cluster (``--executor ray``,
+util/executors.py): each recording's results are written into a temporary directory beside its work directory and
+renamed into place when complete, so a task retried on another node (its worker or node lost) never meets half of
+another attempt's files. A recording that fails for a reason of its own (a damaged video) fails once; the others
+finish, and the build stops with one error naming each recording left out (and the node it failed on) before
+anything is written at ``out``: a re-run redoes only those.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ import json
 import math
 import os
 import shutil
-from concurrent.futures import ProcessPoolExecutor
+import uuid
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -24,7 +29,7 @@ import numpy as np
 from tqdm import tqdm
 
 from ... import __version__
-from ...dataset import gaze_rows, video_row
+from ...dataset import EVENTS_FILE, events_json, events_of_recording, gaze_rows, video_row
 from ...gaze import (
     DEFAULT_MERGE_GAP,
     DEFAULT_TAU_SCENE,
@@ -42,6 +47,7 @@ from ...gaze import (
 )
 from ...objects.oracle import OracleBackend
 from ...util.errors import StreamGazeError
+from ...util.executors import RECORDING, Workers, as_workers, map_settled
 from ...util.fsutil import write_text_atomic
 from ...video import ProxySpec, VideoInfo, probe_video
 from . import BENCHMARK
@@ -50,6 +56,18 @@ from .qa.generate import DEFAULT_CAP, empty_task_reasons, generate_questions
 from .tasks import TASK_IDS
 
 RESULT_FILE = "result.json"
+
+
+class RecordingsFailed(StreamGazeError):
+    """Recordings that failed for reasons of their own (``failed``: video id -> why, with the node on a cluster);
+    the others finished in the work directory, and nothing was written at the output."""
+
+    def __init__(self, failed: dict[str, str], total: int, work: Path):
+        lines = "; ".join(f"{vid}: {why}" for vid, why in sorted(failed.items()))
+        super().__init__(f"{len(failed)} of {total} recordings failed and were left out, nothing was written "
+                         f"(the other {total - len(failed)} are done in the work directory; a re-run redoes only "
+                         f"the failed ones): {lines}", work)
+        self.failed = failed
 
 
 class NothingToBuild(StreamGazeError):
@@ -120,8 +138,8 @@ def _file_digest(path: Path) -> str:
 
 def recording_key(rec: Recording, opts: BuildOptions) -> str:
     """Hash of everything a recording's results depend on: the video bytes, the gaze track, the
-    actions, the device's fixations when the build uses them, the object back-end's inputs, the options
-    and the toolkit version."""
+    actions, the device's fixations and blinks, the object back-end's inputs, the options and the toolkit
+    version."""
     h = hashlib.sha256(json.dumps([__version__, opts.to_dict()], sort_keys=True).encode())
     h.update(_file_digest(rec.video_path).encode())
     tr = rec.track
@@ -129,8 +147,10 @@ def recording_key(rec: Recording, opts: BuildOptions) -> str:
     for arr in (tr.t, tr.x, tr.y, tr.valid):
         h.update(np.ascontiguousarray(arr).tobytes())
     h.update(json.dumps([[a.start, a.end, a.label] for a in rec.actions]).encode())
-    if opts.fixations == "device" and rec.device_fixations is not None:
+    if rec.device_fixations is not None:  # the dataset keeps them (recording_events), whichever fixations it uses
         h.update(json.dumps([f.to_dict() for f in rec.device_fixations]).encode())
+    if rec.device_blinks is not None:
+        h.update(json.dumps(rec.device_blinks).encode())
     inputs = [Path(p) for p in (opts.metadata, *opts.review) if p]
     if opts.objects == "oracle" and rec.directory is not None:
         inputs.append(rec.directory / "objects.json")
@@ -223,10 +243,26 @@ def make_backend(opts: BuildOptions):
 def process_recording(ref: RecordingRef | Path, work: Path, opts: BuildOptions) -> Path:
     """Run the pipeline on one recording; returns its finished work directory (reused if present)."""
     rec = load(_as_ref(ref))
-    out = work / rec.video_id / recording_key(rec, opts)
-    if (out / RESULT_FILE).is_file():
-        return out
-    out.mkdir(parents=True, exist_ok=True)
+    done = work / rec.video_id / recording_key(rec, opts)
+    if (done / RESULT_FILE).is_file():
+        return done
+    out = done.with_name(f".{done.name}.{uuid.uuid4().hex[:12]}.tmp")  # renamed into place when complete
+    out.mkdir(parents=True)
+    try:
+        _run_pipeline(rec, out, opts)
+        try:
+            out.rename(done)
+        except OSError:  # another attempt (a retried task) finished first, or a partial attempt's leftovers
+            if not (done / RESULT_FILE).is_file():
+                shutil.rmtree(done, ignore_errors=True)
+                out.rename(done)
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+    return done
+
+
+def _run_pipeline(rec: Recording, out: Path, opts: BuildOptions) -> None:
+    """The pipeline's results of ``rec`` written into the directory ``out``."""
     a = analyse_recording(rec, opts)
     info, track, fixations, scores, kept_idx = a.info, a.track, a.fixations, a.scores, a.kept_idx
     objects, episodes = a.context.objects, a.context.episodes
@@ -256,24 +292,23 @@ def process_recording(ref: RecordingRef | Path, work: Path, opts: BuildOptions) 
     video = video_row(vid, rec.source, info, video_path=f"videos/original/{vid}.mp4",
                       overlay_path=f"videos/overlay/{vid}.mp4", hfov_deg=hfov)
     skipped = empty_task_reasons(qa, rec.actions, opts.objects)  # every task this recording gives no question
-    result = {"video": video, "qa": qa, "fixations": fix_rows, "gaze": samples, "skipped": skipped}
+    events = events_of_recording(rec.actions, rec.device_fixations, rec.device_blinks)  # the dataset keeps them
+    result = {"video": video, "qa": qa, "fixations": fix_rows, "gaze": samples, "skipped": skipped, "events": events}
     write_text_atomic(out / RESULT_FILE, json.dumps(result, sort_keys=True))
-    return out
 
 
-def check_build_arguments(raw: Path, out: Path, version: str, opts: BuildOptions, workers: int = 1,
+def check_build_arguments(raw: Path, out: Path, version: str, opts: BuildOptions, workers: int | Workers = 1,
                           force: bool = False) -> None:
     """Every argument of a build, checked before any work starts (a wrong version string or back-end
     option must not surface after hours of processing): the destination and version, the raw
     directory and source, the worker count, the field of view and the object back-end's options."""
     from ...dataset import dataset_destination
     from ...gaze import source_module
-    from ...util.preflight import existing_dir, in_range, positive
+    from ...util.preflight import existing_dir, in_range
 
     dataset_destination(out, version, force)
     source_module(opts.source)
     existing_dir(raw, f"raw directory (--source {opts.source})")
-    positive(workers, "--workers", integer=True)
     in_range(opts.hfov_deg, "--hfov (degrees)", 0.0, 180.0, include_hi=False)
     if opts.objects == "oracle" and opts.source != "world":
         raise StreamGazeError(f"the oracle object back-end reads the demo world's objects.json; --source "
@@ -286,14 +321,37 @@ def check_build_arguments(raw: Path, out: Path, version: str, opts: BuildOptions
     if opts.fixations not in FIXATION_SOURCES:
         raise StreamGazeError(f"--fixations must be one of {', '.join(FIXATION_SOURCES)}, got {opts.fixations!r}")
     make_backend(opts)  # missing options, unreadable metadata CSV
+    as_workers(workers).check()  # last: reaches the cluster with --executor ray
 
 
-def _process_star(args: tuple[Path, Path, BuildOptions]) -> Path:
-    return process_recording(*args)
+def _process_job(ref: RecordingRef, work: Path, opts: BuildOptions) -> tuple[str, bool]:
+    """One recording's task: (its finished work directory, whether it was found done)."""
+    before = set((work / ref.video_id).glob(f"*/{RESULT_FILE}"))
+    d = process_recording(ref, work, opts)
+    return str(d), d / RESULT_FILE in before
+
+
+def process_all(recs: list[RecordingRef], work: Path, opts: BuildOptions, workers: Workers) -> list[Path]:
+    """Every recording's finished work directory, in ``recs``' order, on ``workers`` (one progress bar for all of
+    them, wherever they run); :class:`RecordingsFailed` when some failed (after the others finished)."""
+    import sys
+
+    jobs = [(ref, work, opts) for ref in recs]
+    with tqdm(total=len(jobs), desc="build", unit="video") as bar:
+        settled = map_settled(workers.open(RECORDING, len(jobs)), _process_job, jobs, bar)
+    failed = {ref.video_id: f"{type(exc).__name__}: {exc}" if not isinstance(exc, StreamGazeError) else str(exc)
+              for ref, (_, exc) in zip(recs, settled) if exc is not None}
+    reused = sum(1 for r, exc in settled if exc is None and r[1])
+    if reused:
+        print(f"build: {reused} of {len(recs)} recordings were done already (work directory {work})", file=sys.stderr)
+    if failed:
+        raise RecordingsFailed(failed, len(recs), work)
+    return [Path(r[0]) for r, _ in settled]
 
 
 def build_dataset(raw: str | os.PathLike[str], out: str | os.PathLike[str], version: str, *, seed: int = 0,
-                  workers: int = 1, force: bool = False, changelog: str = "", options: BuildOptions | None = None,
+                  workers: int | Workers = 1, force: bool = False, changelog: str = "",
+                  options: BuildOptions | None = None,
                   keep_work: bool = False, proxy: ProxySpec | None = None, previews: bool = True) -> Path:
     """Build the dataset at ``out`` from the raw recordings in ``raw``: ``options`` choose the source
     layout, the object back-end and any human-verification corrections (see the module docstring).
@@ -304,7 +362,8 @@ def build_dataset(raw: str | os.PathLike[str], out: str | os.PathLike[str], vers
         out: the dataset directory to write (atomically, at the end).
         version: the dataset version, ``X.Y.Z``.
         seed: the seed, when ``options`` is None (else ``options.seed`` is used).
-        workers: processes, one recording each (also for the proxies and previews).
+        workers: processes, one recording each (also for the proxies and previews), or a
+            :class:`~streamgaze_hf.util.executors.Workers` (a Ray cluster's tasks).
         force: replace a dataset of the same version at ``out``.
         changelog: this version's CHANGELOG entry ("" = a summary of the counts).
         options: the pipeline's options (:class:`BuildOptions`; None: the defaults with ``seed``).
@@ -318,13 +377,14 @@ def build_dataset(raw: str | os.PathLike[str], out: str | os.PathLike[str], vers
     Raises:
         StreamGazeError: before any work: a bad destination or version, an unknown source, a missing raw
             directory, a bad worker count, field of view or object back-end option, or unreadable
-            corrections; during the build: a recording that cannot be read (``GazeFormatError``,
-            ``VideoError``), or content the dataset writer refuses (:func:`write_dataset`).
+            corrections; during the build: recordings that cannot be read (:class:`RecordingsFailed`, after
+            the others finished), or content the dataset writer refuses (:func:`write_dataset`).
     """
     from ...dataset import DatasetContent, write_dataset
 
     raw, out = Path(raw), Path(out)
     opts = options or BuildOptions(seed=seed)
+    workers = as_workers(workers)
     check_build_arguments(raw, out, version, opts, workers, force)
     review_stats = None
     if opts.review:  # validate the corrections before any work starts
@@ -334,26 +394,16 @@ def build_dataset(raw: str | os.PathLike[str], out: str | os.PathLike[str], vers
     recs = find_recordings(raw, opts.source)
     check_objects_none(recs, opts)
     work = out.parent / f".{out.name}.work"
-    jobs = [(rec, work, opts) for rec in recs]
-    bar = tqdm(total=len(jobs), desc="build", unit="video")
-    try:
-        if workers > 1:
-            with ProcessPoolExecutor(max_workers=workers) as pool:
-                done = []
-                for d in pool.map(_process_star, jobs):
-                    done.append(d)
-                    bar.update()
-        else:
-            done = []
-            for job in jobs:
-                done.append(_process_star(job))
-                bar.update()
-    finally:
-        bar.close()
+    done = process_all(recs, work, opts, workers)
     content = DatasetContent(qa={t: [] for t in TASK_IDS}, videos=[], gaze=[], fixations=[], files={})
     skipped: dict[str, dict[str, str]] = {}
+    events: dict[str, dict] = {}
     for d in done:
         res = json.loads((d / RESULT_FILE).read_text(encoding="utf-8"))
+        if "events" not in res:  # a work directory of a build before the dataset kept them: read them again
+            rec = load(next(r for r in recs if r.video_id == res["video"]["video_id"]))
+            res["events"] = events_of_recording(rec.actions, rec.device_fixations, rec.device_blinks)
+        events[res["video"]["video_id"]] = res["events"]
         for task, reason in res.get("skipped", {}).items():
             skipped.setdefault(task, {})[res["video"]["video_id"]] = reason
         for task, rows in res["qa"].items():
@@ -364,6 +414,10 @@ def build_dataset(raw: str | os.PathLike[str], out: str | os.PathLike[str], vers
                              "y": math.nan if g["y"] is None else g["y"]} for g in res["gaze"])
         content.files[res["video"]["video_path"]] = d / "original.mp4"
         content.files[res["video"]["overlay_path"]] = d / "overlay.mp4"
+    events_text = events_json(events)
+    if events_text is not None:  # the recordings' actions, device fixations and blinks (dataset/recording_events.py)
+        write_text_atomic(work / EVENTS_FILE, events_text)
+        content.files[EVENTS_FILE] = work / EVENTS_FILE
     if proxy is not None:
         from ...dataset import build_proxies
 

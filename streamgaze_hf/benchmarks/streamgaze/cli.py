@@ -16,10 +16,12 @@ from ...cli.base import (
     Handler,
     add_dataset,
     dataset_reference,
+    executor_args,
     proxy_args,
     raw_common,
     release_common,
     vlm_key_arg,
+    workers_of,
 )
 from ...gaze import SOURCES
 from ...registry import provide
@@ -48,7 +50,7 @@ def _raw(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--hfov", type=float, default=None, help="horizontal field of view in degrees (default: "
                    "from the intrinsics when the source has them, else 90)")
     p.add_argument("--seed", type=int, default=0, help="QA generation seed (default 0)")
-    p.add_argument("--workers", type=int, default=1, help="parallel worker processes over videos")
+    executor_args(p, "recordings (also for the proxies and previews)")
     proxy_args(p)
 
     def run(a: argparse.Namespace) -> int:
@@ -66,7 +68,7 @@ def _raw(p: argparse.ArgumentParser) -> Handler:
 
         build = BENCHMARK.importer("raw")
         try:
-            root = build(a.raw, a.out, a.version, workers=a.workers, force=a.force, changelog=a.changelog,
+            root = build(a.raw, a.out, a.version, workers=workers_of(a), force=a.force, changelog=a.changelog,
                          options=opts, proxy=proxy_spec(a.proxy_fps, a.proxy_size), previews=a.previews)
         except NothingToBuild as exc:  # the report first: why each task has nothing, and what would give it some
             for line in skipped_report(exc.skipped, lambda task: True):
@@ -133,9 +135,13 @@ def stream_eval(p: argparse.ArgumentParser) -> Handler:
     """``streamgaze stream-eval``: its arguments; returns its handler (docs/streaming.md)."""
     add_dataset(p)
     p.add_argument("--out", required=True, help="output directory (resumed when it holds the same run)")
-    p.add_argument("--model", default="random", help="random, oracle, openai, or package.module:factory "
-                   "(a StreamingModel, or a ClipModel run through the polling adapter)")
-    p.add_argument("--model-args", default="", help="k=v,... e.g. seed=1 or base_url=URL,model=NAME,max_frames=8")
+    p.add_argument("--model", default="random", help="random, oracle, openai, lmms:<name> (an lmms-eval model wrapper, "
+                   "e.g. lmms:qwen2_5_vl), or package.module:factory (a StreamingModel, or a ClipModel run through "
+                   "the polling adapter)")
+    p.add_argument("--model-args", default="", help="k=v,... e.g. seed=1 or base_url=URL,model=NAME,max_frames=8 "
+                   "(lmms:<name>: lmms-eval's --model_args)")
+    p.add_argument("--gen-kwargs", default="", help="lmms:<name> only: lmms-eval's --gen_kwargs (k=v,...) over the "
+                   "task's generation settings")
     p.add_argument("--fps", type=float, default=0.0, help="frames per second pushed to the model (0 = every frame)")
     p.add_argument("--poll", default="checkpoints", help="clip models: poll proactive questions at their "
                    "'checkpoints' (the paper's protocol) or every N seconds")
@@ -143,20 +149,29 @@ def stream_eval(p: argparse.ArgumentParser) -> Handler:
                    help="gaze input (visual: the overlay video; text/salience: gaze samples pushed with the frames)")
     p.add_argument("--prompt-mode", default="default", choices=["default", "reference"])
     p.add_argument("--tasks", nargs="+", default=None, metavar="TASK", help="task ids (default: all ten)")
+    p.add_argument("--realtime", action="store_true", help="time each model call and also score the alerts under "
+                   "the real-time clock: a call longer than the poll interval delays the model's next look")
+    p.add_argument("--seconds-per-call", default=None, metavar="S", help="--realtime with a declared S seconds per "
+                   "call instead of the measured time (reproducible)")
+    p.add_argument("--limit", type=int, default=None, metavar="N", help="only the first N questions of each task "
+                   "(a quick run)")
 
     def run(a: argparse.Namespace) -> int:
-        from ...submission import fmt_pct
-        from .streaming.report import format_streaming
+        from ...submission import pct_text
+        from .streaming.report import format_realtime, format_streaming
         from .streaming.runner import stream_eval as run_stream_eval
 
         metrics = run_stream_eval(dataset_reference(a), a.out, a.model, a.model_args, gaze=a.gaze,
                                   prompt_mode=a.prompt_mode, fps=a.fps, poll=a.poll,
-                                  tasks=tuple(a.tasks) if a.tasks else None)
+                                  tasks=tuple(a.tasks) if a.tasks else None, realtime=a.realtime,
+                                  seconds_per_call=a.seconds_per_call, gen_kwargs=a.gen_kwargs, limit=a.limit)
         c = metrics["checkpoint"]
-        print(f"{a.out}: checkpoint protocol overall {fmt_pct(c['overall'])}% (past {fmt_pct(c['past'])}%, present "
-              f"{fmt_pct(c['present'])}%, proactive {fmt_pct(c['proactive'])}%); coverage "
+        print(f"{a.out}: checkpoint protocol overall {pct_text(c['overall'])} (past {pct_text(c['past'])}, present "
+              f"{pct_text(c['present'])}, proactive {pct_text(c['proactive'])}); coverage "
               f"{100 * c['coverage']['fraction']:.1f}%")
         print(format_streaming(metrics["streaming"]))
+        if "realtime" in metrics:
+            print(format_realtime(metrics["realtime"]))
         return 0
 
     return run

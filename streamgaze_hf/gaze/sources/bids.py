@@ -19,7 +19,8 @@ height when ``pixel``; valid = the ``valid`` column (1) when there is one, and a
 scene video's frames are dropped as every reader drops them. Without the video the sidecar's ``SceneVideo``
 size and rate are the frame (no assumption: the export recorded them); a file without them needs the video.
 Actions: the physioevents of ``trial_type`` ``action`` (message: the label), else ``actions.csv`` in the
-recording's datatype folder.
+recording's datatype folder; the device's blinks and fixations: those of ``trial_type`` ``blink`` and
+``device_fixation`` (its centroid ``x_coordinate``, ``y_coordinate``).
 """
 
 from __future__ import annotations
@@ -29,10 +30,11 @@ from functools import lru_cache
 from pathlib import Path
 
 from ...util.errors import GazeFormatError, StreamGazeError
-from ..bids import Physio, physio_files, physio_sidecars, read_events, read_physio
+from ..bids import Physio, physio_files, physio_sidecars, read_event_positions, read_physio
+from ..fixations import Fixation
 from ..track import GazeTrack
 from .base import Action, Recording, sort_actions
-from .wearable import SceneClock, read_actions_csv, scene_track
+from .wearable import SceneClock, read_actions_csv, scene_track, valid_samples
 
 SOURCE = "bids"
 LAYOUT = ("<raw>/{dataset_description.json, sub-<label>/.../<prefix>_recording-<label>_physio.tsv.gz + .json "
@@ -141,19 +143,33 @@ def _track(physio: Physio, video: Path | None, where: Path) -> GazeTrack:
 
 
 def _sidecar_of(path: Path) -> tuple[Path, Path | None]:
-    """(physio sidecar, its scene video or None) of a dataset root with one recording, or of a physio file."""
+    """(physio sidecar, its scene video or None) of a folder holding one recording (a dataset's root, or any folder
+    in it: a subject's, a datatype's), or of a physio file."""
     path = Path(path)
     if path.is_dir():
-        index = _index(path)
-        if len(index) != 1:
-            raise StreamGazeError(f"{len(index)} eye-tracking recordings here; name one's _physio.json "
-                                  f"({', '.join(s.name for s, _ in index.values()) or 'none'})", path)
-        sidecar, video = next(iter(index.values()))
-        return sidecar, video if video.is_file() else None
+        root = _dataset_root(path)
+        inside = path.resolve()
+        found = [(s, v) for s, v in _index(root or path).values() if root is None or inside in s.resolve().parents]
+        if not found and root is None:  # a folder of physio files outside any BIDS dataset: no scene video
+            found = [(s, None) for s, _meta in physio_sidecars(path, "*_physio.json")]
+        if len(found) != 1:
+            raise StreamGazeError(f"{len(found)} eye-tracking recordings here; name one's _physio.json "
+                                  f"({', '.join(s.name for s, _ in found) or 'none'})", path)
+        sidecar, video = found[0]
+        return sidecar, video if video is not None and video.is_file() else None
     sidecar = path if path.name.endswith(".json") else Path(str(path).removesuffix(".tsv.gz") + ".json")
     if not sidecar.is_file():
         raise GazeFormatError("no _physio.json sidecar beside the file", path)
     return sidecar, None
+
+
+def _dataset_root(path: Path) -> Path | None:
+    """The BIDS dataset a folder is in: the folder itself or the nearest folder above holding
+    ``dataset_description.json``."""
+    for d in (path.resolve(), *path.resolve().parents):
+        if (d / "dataset_description.json").is_file():
+            return d
+    return None
 
 
 def read_track(path: Path, video: Path | None = None) -> GazeTrack:
@@ -173,10 +189,15 @@ def load_recording(raw: Path, video_id: str) -> Recording:
     if not video.is_file():
         raise StreamGazeError(f"scene video not found (expected {video.relative_to(raw)})", raw)
     track = _track(read_physio(sidecar), video, sidecar)
-    events = read_events(Path(str(sidecar).replace("_physio.json", "_physioevents.json")))
-    actions = [Action(a, a + d, label) for a, d, kind, label in events if kind == "action" and label]
+    events = read_event_positions(Path(str(sidecar).replace("_physio.json", "_physioevents.json")))
+    # an event's end is its onset + duration, both written to the microsecond: read to the microsecond too
+    actions = [Action(a, round(a + d, 6), label) for a, d, kind, label, _x, _y in events if kind == "action" and label]
     csv = sidecar.parent / "actions.csv"
     if not actions and csv.is_file():
         actions = read_actions_csv(csv)
-    return Recording(video_id, SOURCE, video, track, sort_actions(actions), sidecar.parent)
+    blinks = [(a, round(a + d, 6)) for a, d, kind, *_ in events if kind == "blink"]
+    fixations = [Fixation(a, round(a + d, 6), x, y, valid_samples(track, a, round(a + d, 6)))
+                 for a, d, kind, _label, x, y in events if kind == "device_fixation"]
+    return Recording(video_id, SOURCE, video, track, sort_actions(actions), sidecar.parent,
+                     device_fixations=fixations or None, device_blinks=blinks or None)
 

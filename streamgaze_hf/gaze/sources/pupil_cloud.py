@@ -59,8 +59,18 @@ NEON_SIZE, INVISIBLE_SIZE = (1600, 1200), (1088, 1080)
 
 
 def is_recording(d: Path) -> bool:
-    """Whether folder ``d`` is one export of this layout (a ``gaze.csv`` with its ``world_timestamps.csv``)."""
-    return (d / GAZE).is_file() and (d / WORLD).is_file()
+    """Whether folder ``d`` is one export of this layout: a ``gaze.csv`` with its ``world_timestamps.csv``, or
+    one with Cloud's own gaze columns (an export without its world timestamps is still recognisably Cloud's:
+    the reader then names what is missing)."""
+    gaze = d / GAZE
+    if not gaze.is_file():
+        return False
+    if (d / WORLD).is_file():
+        return True
+    try:
+        return all(_has_column(gaze, c) for c in (TS, "gaze x [px]", "gaze y [px]"))
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return False
 
 
 def discover(raw: Path) -> list[str]:

@@ -9,6 +9,9 @@ Native layout::
     <raw>/<recording>/exports/<NNN>/world_timestamps.npy   its frames' timestamps (float64 s, Pupil time)
     <raw>/<recording>/actions.csv                          optional: the action timeline (start, end, label)
 
+    <raw>/<recording>/world.intrinsics                     the world camera's calibration (msgpack, Pupil Capture):
+                                                            its ``resolution`` is the frame size without the video
+
 (When the export has no ``world.mp4`` / ``world_timestamps.npy``, the recording's own ``world.mp4`` and
 ``world_timestamps.npy`` are used.)
 
@@ -41,7 +44,8 @@ LAYOUT = ("<raw>/<recording>/exports/<NNN>/{gaze_positions.csv, world.mp4, world
 GAZE = "gaze_positions.csv"
 COLUMNS = ("gaze_timestamp", "norm_pos_x", "norm_pos_y", "confidence")
 MIN_CONFIDENCE = 0.6
-DEFAULT_SIZE = (1280, 720)  # Pupil Core's default world camera resolution
+DEFAULT_SIZE = (1280, 720)  # Pupil Core's default world camera resolution (used when world.intrinsics has none)
+INTRINSICS = "world.intrinsics"
 
 
 def export_dir(recording: Path) -> Path | None:
@@ -103,6 +107,27 @@ def gaze_samples(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nda
 
 
 
+def intrinsics_size(recording: Path) -> tuple[int, int] | None:
+    """(width, height) of the world camera as Pupil Capture recorded it in ``world.intrinsics`` (a msgpack map
+    ``{"version": 1, "(W, H)": {"resolution": [W, H], ...}}``: Pupil's ``file_methods.save_object``); None without
+    the file, or when it names no single resolution."""
+    path = Path(recording) / INTRINSICS
+    if not path.is_file():
+        return None
+    import msgpack
+
+    try:
+        data = msgpack.unpackb(path.read_bytes(), raw=False, strict_map_key=False)
+    except (ValueError, msgpack.UnpackException) as exc:
+        raise GazeFormatError(f"not a Pupil Capture intrinsics file ({exc})", path) from None
+    sizes = {tuple(v["resolution"]) for v in (data.values() if isinstance(data, dict) else ())
+             if isinstance(v, dict) and isinstance(v.get("resolution"), (list, tuple)) and len(v["resolution"]) == 2}
+    if len(sizes) != 1:
+        return None
+    width, height = next(iter(sizes))
+    return (int(width), int(height)) if int(width) > 0 and int(height) > 0 else None
+
+
 def _gaze_file(path: Path) -> Path:
     path = Path(path)
     if path.is_dir():
@@ -117,14 +142,16 @@ def _load(gaze_csv: Path, video: Path | None):
     own_video, stamps = scene_files(gaze_csv.parent)
     clock = SceneClock.of([read_world_timestamps(stamps)], 1.0, stamps)
     video = video if video is not None else own_video
-    width, height, fps = video_geometry(video, DEFAULT_SIZE, clock, gaze_csv)
+    size = intrinsics_size(gaze_csv.parent.parent.parent) if video is None else None
+    width, height, fps = (*size, clock.fps) if size else video_geometry(video, DEFAULT_SIZE, clock, gaze_csv)
     ts, x, y, valid = gaze_samples(gaze_csv)
     return clock, video, scene_track(clock, ts, x, y, valid, width, height, fps, gaze_csv)
 
 
 def read_track(path: Path, video: Path | None = None) -> GazeTrack:
     """The track of a ``gaze_positions.csv`` (or its recording / export folder); the video (given, or the
-    export's world.mp4) sets the frame size, else 1280 x 720 with the rate of the world timestamps."""
+    export's world.mp4) sets the frame size, else the recording's ``world.intrinsics``, else 1280 x 720; without a
+    video the rate is the world timestamps'."""
     return _load(_gaze_file(path), video)[2]
 
 

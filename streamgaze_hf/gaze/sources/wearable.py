@@ -180,10 +180,15 @@ def device_fixations(clock: SceneClock, starts: np.ndarray, ends: np.ndarray, px
     for a, b, ka, kb, x, y in zip(t0, t1, k0, k1, px, py):
         if not (ka and kb and b >= a and math.isfinite(x) and math.isfinite(y)):
             continue
-        lo, hi = np.searchsorted(track.t, [a - 1e-9, b + 1e-9], side="left")
-        out.append(Fixation(float(a), float(b), float(x) / width, float(y) / height,
-                            int(track.valid[lo:hi].sum())))
+        out.append(Fixation(float(a), float(b), float(x) / width, float(y) / height, valid_samples(track, a, b)))
     return out
+
+
+def valid_samples(track: GazeTrack, start: float, end: float) -> int:
+    """The track's valid samples from ``start`` to ``end`` (seconds, both included): a device fixation's
+    ``n_samples``."""
+    lo, hi = np.searchsorted(track.t, [start - 1e-9, end + 1e-9], side="left")
+    return int(track.valid[lo:hi].sum())
 
 
 def device_blinks(clock: SceneClock, starts: np.ndarray, ends: np.ndarray) -> list[tuple[float, float]]:
@@ -241,14 +246,44 @@ def assumed(path: Path, what: str) -> None:
     warnings.warn(AssumedVideoWarning(f"{path}: no scene video: assumed {what}"), stacklevel=2)
 
 
+class SceneLengthWarning(UserWarning):
+    """The scene video lasts longer or shorter than the device's frame timestamps say (the message gives both
+    durations): gaze past the shorter one's end has no frame; the CLI prints it as one warning line."""
+
+    streamgaze_line = True  # cli/termio.py: shown as one ``streamgaze: warning: ...`` line
+
+
+#: (video, its duration, the timestamps' duration) already warned of in this process: one warning a recording
+_LENGTH_WARNED: set[tuple[str, float, float]] = set()
+
+
+def check_scene_length(video: Path, video_s: float, clock: SceneClock, path: Path | None = None) -> None:
+    """Warn once (:class:`SceneLengthWarning`) when the scene video's duration and its frame timestamps' span
+    (:attr:`SceneClock.duration`) differ by more than two frame periods (an encoder may add or drop a frame at
+    either end; a scene video cut short, or the wrong video, differs by more)."""
+    timed = clock.duration
+    if abs(video_s - timed) <= 2.0 / clock.fps:
+        return
+    key = (str(video), round(video_s, 6), round(timed, 6))
+    if key in _LENGTH_WARNED:
+        return
+    _LENGTH_WARNED.add(key)
+    warnings.warn(SceneLengthWarning(
+        f"{path or video}: the scene video {Path(video).name} lasts {video_s:.3f} s but the recording's "
+        f"{clock.n_frames} frame timestamps span {timed:.3f} s ({'shorter' if video_s < timed else 'longer'} by "
+        f"{abs(video_s - timed):.3f} s): gaze past the end of the shorter has no frame"), stacklevel=2)
+
+
 def video_geometry(video: Path | None, default: tuple[int, int], clock: SceneClock,
                    path: Path | None = None) -> tuple[int, int, float]:
-    """(width, height, fps): the scene video's when it is given, else the device's nominal frame size
-    (an :class:`AssumedVideoWarning` naming ``path``) and the rate of its frame timestamps."""
+    """(width, height, fps): the scene video's when it is given (a :class:`SceneLengthWarning` when its length
+    disagrees with the frame timestamps), else the device's nominal frame size (an :class:`AssumedVideoWarning`
+    naming ``path``) and the rate of its frame timestamps."""
     if video is not None:
         from ...video import probe_video
 
         info = probe_video(video)
+        check_scene_length(video, info.duration, clock, path)
         return info.width, info.height, info.fps
     assumed(path or Path("."), f"the scene camera's frame size {default[0]}x{default[1]} (the rate and the first "
                                "frame come from the recording's own frame timestamps)")

@@ -11,6 +11,10 @@ the first reason closes the pull request.
   other rows: the model name is not another submitter's, and the same run (or request) is not there already;
 * last the Hub model it names (:mod:`.model_checks`), in the sync, which reads the Hub.
 
+The Space's Submit tab runs :data:`SCORED` too, before it opens a pull request (:func:`upload_refusal`), over the
+claims of the rows it shows (:class:`~.claims.Claims`), and the quota's rule (:func:`~.quota.over_quota`) before it
+re-scores: an upload the sync would refuse for these reasons is refused there first, in the same words.
+
 The submitter (:mod:`.identity`) is read before all of these, from the pull request's author and description.
 """
 
@@ -19,11 +23,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .claims import Claims
 from .quota import over_quota
 from .sync_state import SyncState
 from .untrusted import parse_repo_path
 
-__all__ = ["PullRequest", "SHAPE", "FRESH", "SCORED", "REQUESTED", "first_refusal"]
+__all__ = ["PullRequest", "SHAPE", "FRESH", "SCORED", "REQUESTED", "first_refusal", "upload_refusal"]
 
 
 @dataclass
@@ -75,11 +80,11 @@ def within_quota(pr: PullRequest, state: SyncState) -> str:
     return over_quota(pr.submitter, state.counted.get(pr.submitter, []), state.now, pr.quota) or ""
 
 
-def name_free(pr: PullRequest, state: SyncState, name: str, key: str) -> str:
+def name_free(pr: PullRequest, state: Claims, name: str, key: str) -> str:
     return "" if pr.done else state.name_taken(name, key, pr.submitter)
 
 
-def not_a_repeat(pr: PullRequest, state: SyncState, row: dict) -> str:
+def not_a_repeat(pr: PullRequest, state: Claims, row: dict) -> str:
     return "" if pr.done else state.repeat(row["responses_sha256"], pr.num)
 
 
@@ -110,3 +115,10 @@ def first_refusal(checks, pr: PullRequest, state: SyncState, *read) -> str:
         if reason:
             return reason
     return ""
+
+
+def upload_refusal(claims: Claims, submitter: str, scored) -> str:
+    """The reason the sync would refuse an upload ``submitter`` is about to send, after the bounded child re-scored
+    it (``scored``: its :class:`~.verdict.Verdict`), for its model name or as a repeat of an accepted run ("" when
+    neither): :data:`SCORED` over ``claims``, as for a pull request not opened yet."""
+    return first_refusal(SCORED, PullRequest(num=0, submitter=submitter, changes=[], quota=0), claims, scored)

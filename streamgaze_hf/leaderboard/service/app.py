@@ -58,7 +58,9 @@ with the benchmark's own parser and metrics, only against a dataset commit the m
 reported score, parsed answer or dataset that differs, and commits the exact bytes it re-scored; self-reported
 numbers are never used. Missing answers count as wrong (see Coverage). Rows marked *reported in the paper*
 are copied from the benchmark's paper and never re-scored. A row says who submitted it (the pull request's
-author, or the user signed in here) and links the pull request; a *flagged* row links the discussion about it.
+author, or the user signed in here) and links the pull request and its *traces* (every per-sample response,
+parsed answer and score it was re-scored from; for a row the leaderboard evaluated itself, also the digest of the
+model-ready frames of each question); a *flagged* row links the discussion about it.
 
 Scores are percentages here (fractions in the results dataset), ± their standard error. Gaze, prompt mode,
 clip fps cap, frames and params change numbers: compare rows only where they match, and only within one
@@ -219,9 +221,13 @@ def submit_upload(path: str | None, requests: str | None, listed: Mapping | None
                   rows: Mapping[str, Sequence[Mapping]] | None = None, quota: int = DEFAULT_QUOTA) -> str:
     """The Submit tab's work: refuse when nobody is signed in (with a requests dataset) or the signed-in user is over
     the quota (:func:`quota_reason`), re-score the uploaded file in the bounded child against the app's listed
-    datasets (:func:`~.pinning.listed_datasets`), and, when it is valid and the app has a requests dataset, open the
-    pull request for the signed-in ``user``. Returns the Markdown shown (user strings escaped); never raises for a
+    datasets (:func:`~.pinning.listed_datasets`), and, when it is valid, the app has a requests dataset and the sync's
+    checks of a re-scored file pass over the rows the app shows (:func:`~.acceptance.upload_refusal`: the model name
+    is not another submitter's, the run is not an accepted row's), open the pull request for the signed-in ``user``.
+    Returns the Markdown shown (user strings escaped); never raises for a
     bad file."""
+    from .acceptance import upload_refusal
+    from .claims import Claims
     from .comments import scored_table
     from .hub_push import open_pull_request
     from .verdict import verdict
@@ -247,6 +253,9 @@ def submit_upload(path: str | None, requests: str | None, listed: Mapping | None
                 f"dataset {comment_text(row['dataset_version'])}.\n\n{scored_table(bench, row)}\n\n")
         if not requests:
             return text + "This app has no requests dataset: send it with `streamgaze push-submission`."
+        refused = upload_refusal(Claims.of_rows((rows or {}).get(bench.name, ())), user, v)
+        if refused:
+            return text + f"**Not sent**: {comment_text(refused)}"
         pushed = open_pull_request(requests, Path(path).read_bytes(), _sub_header(row, bench), token=token,
                                    submitter=user, how="through the leaderboard app")
         return text + (f"**Pull request opened** for @{comment_text(user)}: {comment_text(pushed.url)} (file "
@@ -296,7 +305,7 @@ def _sub_header(row: Mapping, bench: Benchmark) -> dict:
 
 def build_app(results: str | os.PathLike[str] | None = None, requests: str | None = None,
               datasets: Sequence[str] = (), *, token: str | None = None):
-    """The Gradio Blocks of the leaderboard (``demo.launch()`` serves it); uploads go to a folder of its own,
+    """The Gradio Blocks of the leaderboard (``demo.launch(theme=theme())`` serves it: the theme is an argument of launch() since Gradio 6); uploads go to a folder of its own,
     removed when the app stops (:mod:`.uploads`)."""
     upload_folder()  # before Gradio is imported: it reads GRADIO_TEMP_DIR then
     import gradio as gr
@@ -308,7 +317,7 @@ def build_app(results: str | os.PathLike[str] | None = None, requests: str | Non
     listed = listed_datasets(datasets) if datasets else {}  # resolved once, not per upload
     use_forkserver()  # the server has threads: the re-scoring child starts from a fork server
     title = "Gaze benchmarks leaderboard"
-    with gr.Blocks(title=title, analytics_enabled=False, theme=theme()) as demo:
+    with gr.Blocks(title=title, analytics_enabled=False) as demo:  # the theme is launch()'s (Gradio 6)
         gr.Markdown(f"# {title}\nRe-scored submissions and the papers' reported rows: one table per dataset, each "
                     "ranked on its own. Click a column header to sort its table.")
         with gr.Tabs():
@@ -422,4 +431,4 @@ def serve(results: str | None, requests: str | None, datasets: Sequence[str] = (
         print("streamgaze leaderboard serve: outside a Space, \"Sign in with Hugging Face\" is Gradio's stand-in: it "
               "signs in the owner of HF_TOKEN", file=sys.stderr, flush=True)
     print(f"streamgaze leaderboard serve: http://{host}:{port} (Ctrl-C stops it)", file=sys.stderr, flush=True)
-    app.launch(server_name=host, server_port=port, show_error=False, quiet=True)
+    app.launch(server_name=host, server_port=port, show_error=False, quiet=True, theme=theme())

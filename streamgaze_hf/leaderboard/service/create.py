@@ -12,13 +12,16 @@ create repositories. Then it creates what is missing, public:
   works at once.
 
 A repository that exists is left as it is. If a creation fails, the repositories this command made are deleted
-again (nothing half made). The report prints the next commands (participants, the sync, the Space).
+again (nothing half made). The report prints the next commands (participants, the sync, the Space) and the text
+asking the Hub to allow-list the benchmark dataset (``dataset/eval_yaml.py``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ...dataset import allow_list_request
+from ...registry import default_benchmark
 from ...util.errors import StreamGazeError
 from .hub_push import hub_api, hub_error
 from .repos import repo_exists
@@ -98,7 +101,11 @@ class InitReport:
                   f"--results {self.results} --dataset hf://datasets/ORG/NAME@vX.Y.Z",
                   f"  the Space:  streamgaze leaderboard space --out space/ --results {self.results} --requests "
                   f"{self.requests} --dataset hf://datasets/ORG/NAME@vX.Y.Z",
-                  f"  the results:  datasets.load_dataset(\"{self.results}\", \"streamgaze_paper\", split=\"train\")"]
+                  f"  the results:  datasets.load_dataset(\"{self.results}\", \"streamgaze_paper\", split=\"train\")",
+                  "", "The Hub's benchmark listing (its \"Benchmark\" tag, and the models' results as a leaderboard on the "
+                  "dataset's page): `streamgaze publish` writes the dataset's eval.yaml; then ask Hugging Face to "
+                  "allow-list the dataset (https://huggingface.co/docs/hub/eval-results), for example:",
+                  "  " + allow_list_request(default_benchmark(), "ORG/NAME", self.results)]
         return "\n".join(lines)
 
 

@@ -11,7 +11,9 @@ accepted evaluation request; :mod:`.jobs`).
 4. ``submit``'s submission of that run (:func:`~streamgaze_hf.submission.build.build_submission`);
 5. the submission committed to the requests dataset's ``main`` at the path the sync chose
    (``evaluations/<benchmark>/<model-slug>/<timestamp>.json``), with ``parent_commit`` and the title
-   ``Evaluation of request #N: <path>``.
+   ``Evaluation of request #N: <path>``; in the same commit, beside it (``<timestamp>.frames.json``,
+   :func:`~.traces.frames_path`), the digest of each document's model-ready frames from the clips the run made
+   (``evaluation/frame_digest.py``; none when the run recorded no frame spec), which the traces carry.
 
 A later sync finds the job COMPLETED and re-scores those bytes as it re-scores a submission. Any failure ends the
 job with a non-zero status and one line saying why (the sync then marks the request FAILED with the log's last
@@ -20,6 +22,7 @@ lines).
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -30,6 +33,7 @@ from ... import __version__
 from ...registry import get_benchmark
 from ...util.errors import StreamGazeError
 from .hub_commit import ATTEMPTS, commit_on_head
+from .traces import frames_path
 
 __all__ = ["run_request", "evaluation_title"]
 
@@ -54,12 +58,12 @@ def _eval_command(req: dict, model_dir: Path, out: Path) -> list[str]:
             str(out)]
 
 
-def _commit(api, requests: str, num: int, path: str, data: bytes, log: Callable[[str], None]) -> str:
+def _commit(api, requests: str, num: int, path: str, files: dict[str, bytes], log: Callable[[str], None]) -> str:
     from huggingface_hub import CommitOperationAdd
 
     def attempt():
         head = api.repo_info(requests, repo_type="dataset").sha
-        return api.create_commit(requests, [CommitOperationAdd(path, data)], repo_type="dataset",
+        return api.create_commit(requests, [CommitOperationAdd(p, d) for p, d in files.items()], repo_type="dataset",
                                  parent_commit=head, commit_message=evaluation_title(num, path),
                                  commit_description=(f"The responses of the leaderboard's job for request #{num}, "
                                                      f"made by streamgaze-toolkit {__version__}.")).oid
@@ -67,6 +71,19 @@ def _commit(api, requests: str, num: int, path: str, data: bytes, log: Callable[
     return commit_on_head(attempt, moved=lambda: log("the requests dataset moved while committing; reading its new head"),
                           gave_up=StreamGazeError(f"other writers kept committing to {requests}; {ATTEMPTS} attempts "
                                                   "failed"))
+
+
+def _frame_digests(req: dict, sub: dict) -> dict[str, str]:
+    """The digest of each document's model-ready frames, from the clips the run made (none without a frame
+    spec: ``evaluation/frame_digest.py``)."""
+    from ...dataset import open_dataset
+    from ...evaluation import document_digests
+
+    bench = get_benchmark(req["benchmark"])
+    if not sub["settings"].get("model_ready"):
+        return {}
+    data = open_dataset(f"hf://datasets/{req['dataset']['repo']}@{req['dataset']['commit']}", benchmark=bench)
+    return document_digests(bench, data, sub["settings"], cached_only=True)
 
 
 def run_request(requests: str, request_path: str, commit: str, num: int, out_path: str, *, work: Path,
@@ -108,8 +125,13 @@ def run_request(requests: str, request_path: str, commit: str, num: int, out_pat
                            frames=m["frames"], benchmark=get_benchmark(req["benchmark"]))
     cov = sub["scores"]["coverage"]
     log(f"submission: {cov['answered']}/{cov['expected']} answered, overall {sub['scores'].get('overall')}")
+    files = {out_path: dumps_submission(sub).encode("utf-8")}
+    digests = _frame_digests(req, sub)
+    if digests:
+        files[frames_path(out_path)] = (json.dumps(digests, indent=1, sort_keys=True) + "\n").encode("utf-8")
+        log(f"model-ready frames: {len(digests)} document digest(s) in {frames_path(out_path)}")
     try:
-        done = _commit(api, requests, num, out_path, dumps_submission(sub).encode("utf-8"), log)
+        done = _commit(api, requests, num, out_path, files, log)
     except StreamGazeError:
         raise
     except Exception as exc:  # noqa: BLE001

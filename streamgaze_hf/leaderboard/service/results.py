@@ -40,6 +40,7 @@ from ...submission import responses_digest
 from ..rows import Row, benchmark_columns, efficiency_text
 from ..sections import Section, group_sections, reference_section_of
 from ..site import reference_row, render_sections
+from .traces import traces_config, traces_glob
 
 __all__ = ["schema", "result_row", "paper_result_rows", "results_files", "read_results", "results_sections",
            "leaderboard_rows", "data_path", "CARD", "SITE_DIR", "CONFIG", "FLAGS", "LeaderboardConfig", "parse_config",
@@ -58,9 +59,10 @@ _TAIL = ("submitter", "submission_path", "submitted_at", "section", "section_tit
          "by_source", "efficiency")
 #: provenance and trust (issues 37 and 44): strings, then integers. ``evaluated_by``: "leaderboard" for a row the
 #: leaderboard's own Hub Job made (an evaluation request), "" for a submission; ``job_id`` / ``job_url``: that job;
-#: ``responses_sha256``: the digest of the raw responses (submission/fingerprint.py: a repeat is refused)
+#: ``responses_sha256``: the digest of the raw responses (submission/fingerprint.py: a repeat is refused);
+#: ``traces_url``: the row's per-sample traces (traces.py; "" for a row accepted before traces were kept)
 _TRUST = ("pr_url", "requests_commit", "created_at", "name_key", "model_id", "model_commit", "model_warnings",
-          "flag_reason", "flag_discussion", "evaluated_by", "job_id", "job_url", "responses_sha256")
+          "flag_reason", "flag_discussion", "evaluated_by", "job_id", "job_url", "responses_sha256", "traces_url")
 _TRUST_INTS = ("run", "model_params_hub")
 
 
@@ -185,11 +187,14 @@ def _parquet(bench: Benchmark, rows: Iterable[dict]) -> bytes:
     return buf.getvalue()
 
 
-def _card(names: Sequence[str], with_rows: Sequence[str]) -> str:
+def _card(names: Sequence[str], with_rows: Sequence[str], with_traces: Sequence[str] = ()) -> str:
     configs = []
     for name in names:
         for config in ((name,) if name in with_rows else ()) + (f"{name}_paper",):
             configs += [f"- config_name: {config}", "  data_files:", "  - split: train", f"    path: {data_path(config)}"]
+        if name in with_traces:
+            configs += [f"- config_name: {traces_config(name)}", "  data_files:", "  - split: train",
+                        f"    path: {traces_glob(name)}"]
     lines = ["---", "license: cc-by-4.0", "pretty_name: Gaze benchmarks leaderboard results",
              "tags:", "- leaderboard", "- gaze", "- egocentric", "configs:", *configs, "---", "",
              "# Leaderboard results", "",
@@ -214,7 +219,11 @@ def _card(names: Sequence[str], with_rows: Sequence[str]) -> str:
              "re-scored file), `submission_path` (in the requests dataset), `run` (the same submitter's same model "
              "again), `model_id`, `model_commit`, `model_params_hub`, `model_warnings` (the Hub model checks), "
              "`flag_reason` and `flag_discussion` (a maintainer's flag; flagged rows are kept), `stderr_<column>` "
-             "(standard errors where the scores carry them).", "",
+             "(standard errors where the scores carry them), `traces_url` (the row's traces).", "",
+             "Traces: every accepted row's per-sample responses, parsed answers and scores, one file per row under "
+             "`traces/<benchmark>/` (`traces_url`), and all of a benchmark's as the `<benchmark>_traces` config "
+             "(`pr_number` names the row). Scoring the responses again against the dataset revision the row names "
+             "gives the row's numbers.", "",
              "The static leaderboard of these rows is under `site/`. Written by `streamgaze leaderboard sync`.", ""]
     return "\n".join(lines)
 
@@ -234,6 +243,7 @@ def leaderboard_rows(bench: Benchmark, rows: Iterable[Mapping]) -> list[Row]:
                        flag=r.get("flag_reason") or "", flag_url=r.get("flag_discussion") or "",
                        warnings=r.get("model_warnings") or "", efficiency=r.get("efficiency") or "",
                        evaluated=r.get("evaluated_by") == "leaderboard", job_url=r.get("job_url") or "",
+                       traces_url=r.get("traces_url") or "",
                        stderr={k[len("stderr_"):]: v for k, v in r.items() if k.startswith("stderr_") and v is not None}))
     return out
 
@@ -265,7 +275,8 @@ def results_files(rows_by_bench: Mapping[str, Sequence[Mapping]]) -> dict[str, b
     """Every file of the results repository (path -> bytes) for these accepted rows: deterministic."""
     names = [b.name for b in benchmarks()]
     with_rows = [n for n in names if rows_by_bench.get(n)]  # a config of no rows would not load
-    files: dict[str, bytes] = {CARD: _card(names, with_rows).encode("utf-8")}
+    with_traces = [n for n in with_rows if any(r.get("traces_url") for r in rows_by_bench[n])]
+    files: dict[str, bytes] = {CARD: _card(names, with_rows, with_traces).encode("utf-8")}
     for bench in benchmarks():
         if bench.name in with_rows:
             files[data_path(bench.name)] = _parquet(bench, _sorted(rows_by_bench[bench.name]))

@@ -44,6 +44,8 @@ class ResultsState:
     tree: dict[str, object]
     config: LeaderboardConfig = field(default_factory=LeaderboardConfig)
     flags: dict[str, dict] = field(default_factory=dict)
+    #: files a change adds once besides the rendered ones (a new row's traces: never rewritten, never deleted)
+    extra: dict[str, bytes] = field(default_factory=dict)
 
     @property
     def pr_numbers(self) -> set[int]:
@@ -101,6 +103,7 @@ class ResultsRepo:
             before = dict(state.flags)
             change(state)
             files = results_files(with_flags(state.rows, state.flags))
+            files.update(state.extra)
             if state.flags != before or FLAGS in state.tree:
                 files[FLAGS] = (json.dumps(state.flags, indent=1, sort_keys=True) + "\n").encode("utf-8")
             ops = []

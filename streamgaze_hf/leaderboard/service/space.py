@@ -31,7 +31,7 @@ def space_files(results: str | None, requests: str | None, datasets: Sequence[st
 import json
 import os
 
-from streamgaze_hf.leaderboard.service.app import build_app
+from streamgaze_hf.leaderboard.service.app import build_app, theme
 
 RESULTS = os.environ.get("RESULTS", {json.dumps(results)})
 REQUESTS = os.environ.get("REQUESTS", {json.dumps(requests)})
@@ -40,7 +40,7 @@ DATASETS = json.loads(os.environ.get("DATASETS", {json.dumps(json.dumps(list(dat
 demo = build_app(RESULTS or None, REQUESTS or None, DATASETS)
 
 if __name__ == "__main__":
-    demo.launch()
+    demo.launch(theme=theme())
 '''
     readme = f"""---
 title: Gaze benchmarks leaderboard

@@ -60,6 +60,7 @@ from .quota import DEFAULT_QUOTA, parse_time
 from .requests_hub import Left, RequestsHub, changed_files
 from .results_repo import ResultsRepo, ResultsState
 from .sync_state import JobsAccess, SyncState
+from .traces import frames_path, traces_parquet, traces_path, traces_url, with_frames
 from .untrusted import RESCORE_TIMEOUT_S, comment_text, row_benchmark, terminal_text
 from .verdict import Verdict, verdict
 
@@ -159,6 +160,7 @@ class _Sync:
                                                                                           options.evaluate)
         self.listed = listed_datasets(datasets, self.api)
         self.store = ResultsRepo(self.api, results, tmp, log)
+        self.traces: dict[int, list[dict]] = {}  # pull request number -> the accepted row's traces (.traces)
 
     def start(self) -> None:
         """Read the requests dataset, the results dataset and the queue: the one snapshot the sync decides over."""
@@ -228,7 +230,14 @@ class _Sync:
             return Decision(num, False, reason, path=path)
         row, key = v.row, v.name_key
         row.update(submitter=submitter, pr_number=num, pr_url=self.hub.url(f"discussions/{num}"), name_key=key,
-                   created_at=self.state.opened(num), run=self.state.runs.get((submitter, key), 0) + 1)
+                   created_at=self.state.opened(num), run=self.state.runs.get((submitter, key), 0) + 1,
+                   traces_url=traces_url(self.results, v.benchmark.name, num))
+        self.traces[num] = v.traces
+        if path.startswith("evaluations/") and done:  # the leaderboard's own run: its frame digests, if it made any
+            try:
+                with_frames(v.traces, self.hub.download(num, frames_path(path), done))
+            except Exception as exc:  # noqa: BLE001 - a run without a frame spec has no digests
+                self.log(f"#{num}: no frame digests ({str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__})")
         if v.model_id:
             try:
                 checked = check_model(self.api, v.model_id, row["model_params"])
@@ -368,17 +377,24 @@ class _Sync:
     def write_results(self, new_rows: list[dict], report: SyncReport) -> None:
         recovered: list[Decision] = []
 
+        def add(state: ResultsState, row: dict) -> None:
+            bench = row_benchmark(row).name
+            state.rows.setdefault(bench, []).append(row)
+            path = traces_path(bench, row["pr_number"])
+            if path not in state.tree and row["pr_number"] in self.traces:
+                state.extra[path] = traces_parquet(row["pr_number"], self.traces[row["pr_number"]])
+
         def change(state: ResultsState) -> None:
             have = state.pr_numbers
             for r in new_rows:
                 if r["pr_number"] not in have:
-                    state.rows.setdefault(row_benchmark(r).name, []).append(r)
+                    add(state, r)
                     have.add(r["pr_number"])
             if not recovered:
                 recovered.extend(self.recover(have))
             for d in recovered:
                 if d.num not in have:
-                    state.rows.setdefault(row_benchmark(d.row).name, []).append(d.row)
+                    add(state, d.row)
                     have.add(d.num)
 
         report.commit = self.store.update(

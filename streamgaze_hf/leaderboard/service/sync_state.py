@@ -1,7 +1,8 @@
 """One snapshot of what a sync decides over: the requests dataset as it was read when the sync started
 (:class:`~.requests_hub.RequestsRead`), the results dataset (:class:`~.results_repo.ResultsState`), the evaluation
-queue, and what follows from them: who owns which model name, each submitter's runs and the pull requests counted
-against their quota, the raw responses' digests of accepted rows and the evaluation requests accepted so far.
+queue, and what follows from them: what the accepted rows claim (:class:`~.claims.Claims`: who owns which model
+name, each submitter's runs and the pull requests counted against their quota, the raw responses' digests of
+accepted rows) and the evaluation requests accepted so far.
 
 The sync's checks (:mod:`.acceptance`) and its evaluation step (:mod:`.evaluations`) read it through these
 public names only; the sync records each acceptance with :meth:`SyncState.own`.
@@ -13,9 +14,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from .claims import Claims
 from .eval_queue import QueueRecord, QueueRepo
 from .ledger import Accepted
-from .names import name_key
 from .pinning import ListedDataset
 from .quota import parse_time
 from .requests_hub import RequestsRead
@@ -37,7 +38,7 @@ class JobsAccess:
 
 
 @dataclass
-class SyncState:
+class SyncState(Claims):
     """The snapshot (see the module docstring). ``requests``/``results``: the repositories; ``now``: the sync's
     clock; ``tmp``: its work folder; ``listed``: the answer keys the maintainer listed."""
 
@@ -50,11 +51,6 @@ class SyncState:
     rows: ResultsState
     queue: QueueRepo
     queued: dict[int, QueueRecord]
-    owners: dict[str, tuple[str, str, int]] = field(default_factory=dict)  # name key -> (submitter, name, PR)
-    runs: dict[tuple[str, str], int] = field(default_factory=dict)  # (submitter, name key) -> runs so far
-    counted: dict[str, list[datetime]] = field(default_factory=dict)  # submitter -> when theirs were opened
-    # raw responses' digest -> (pull request, model name, submitter) of the row that has them
-    fingerprints: dict[str, tuple[int, str, str]] = field(default_factory=dict)
     asked: dict[str, int] = field(default_factory=dict)  # an evaluation request's digest -> its pull request
 
     @classmethod
@@ -84,37 +80,9 @@ class SyncState:
     def discussions(self) -> dict[int, object]:
         return self.read.discussions
 
-    def own(self, row: dict) -> None:
-        """Record an accepted row (or a queued request): its name's owner, the run, the quota, its responses."""
-        key = row.get("name_key") or name_key(row["model_name"])
-        self.owners.setdefault(key, (row["submitter"], row["model_name"], row["pr_number"]))
-        self.runs[(row["submitter"], key)] = self.runs.get((row["submitter"], key), 0) + 1
-        when = parse_time(row.get("created_at"))
-        if when is not None:
-            self.counted.setdefault(row["submitter"], []).append(when)
-        if row.get("responses_sha256"):
-            self.fingerprints.setdefault(row["responses_sha256"], (row["pr_number"], row["model_name"],
-                                                                   row["submitter"]))
-
     def count(self, submitter: str, when: datetime | None) -> None:
         """Count a pull request left open against ``submitter``'s quota."""
         self.counted.setdefault(submitter, []).append(when or self.now)
-
-    def name_taken(self, name: str, key: str, submitter: str) -> str:
-        """The refusal of a model name that reads as another submitter's ("" when it is free)."""
-        owner = self.owners.get(key)
-        if owner is None or owner[0] == submitter:
-            return ""
-        return (f"the model name {name!r} reads as {owner[1]!r} of @{owner[0]} (pull request #{owner[2]}): choose a "
-                "name of your own")
-
-    def repeat(self, digest: str, num: int) -> str:
-        """The refusal of raw responses an accepted row of another pull request has ("" when none has)."""
-        same = self.fingerprints.get(digest)
-        if same is None or same[0] == num:
-            return ""
-        what = f"{same[1]!r} of @{same[2]}" if same[1] else f"of @{same[2]}"
-        return f"its responses are those of the accepted row #{same[0]} ({what}): the same run is one row"
 
     def opened(self, num: int) -> str:
         """When pull request ``num`` was opened (the sync's clock when the Hub does not say)."""

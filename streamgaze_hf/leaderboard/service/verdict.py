@@ -5,7 +5,8 @@
 checks it against the repository path it came under (its benchmark and model slug), refuses the oracle
 baseline, chooses the maintainer-listed dataset it is scored against (:mod:`.pinning`), re-scores it from its
 raw responses and builds its results row. The parent receives plain JSON: the row (numbers and strings that
-have passed every check), the model name's collision key (:mod:`.names`) and the Hub model it names.
+have passed every check), the model name's collision key (:mod:`.names`), the Hub model it names and the
+per-sample records it was scored from (its traces, :mod:`.traces`).
 :func:`verdict` runs it in the child.
 """
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ...registry import Benchmark, get_benchmark
 from .bounded import run_bounded
@@ -32,6 +33,7 @@ class Verdict:
     name_key: str
     model_id: str
     benchmark: Benchmark
+    traces: list = field(default_factory=list)  # the per-sample records it was re-scored from (.traces)
 
 
 def _check_path(sub: dict, bench: str, repo_path: str) -> None:
@@ -57,6 +59,7 @@ def file_verdict(path: str, listed: Mapping[str, Sequence], repo_path: str = "")
     from .names import name_key
     from .pinning import scoring_target
     from .results import result_row
+    from .traces import trace_rows
 
     sub = load_submission(path)
     bench = submission_benchmark(sub)
@@ -72,7 +75,8 @@ def file_verdict(path: str, listed: Mapping[str, Sequence], repo_path: str = "")
     key = name_key(row["model_name"])
     if not key:
         raise StreamGazeError("the model name has no letter or digit")
-    return {"row": row, "name_key": key, "model_id": hub_model_id(row["model_url"]), "benchmark": bench.name}
+    return {"row": row, "name_key": key, "model_id": hub_model_id(row["model_url"]), "benchmark": bench.name,
+            "traces": trace_rows(report.rescored.records)}
 
 
 def verdict(path: str | os.PathLike[str], listed: Mapping[str, Sequence], repo_path: str = "", *,
@@ -80,4 +84,4 @@ def verdict(path: str | os.PathLike[str], listed: Mapping[str, Sequence], repo_p
     """:func:`file_verdict` in the bounded child, as a :class:`Verdict`; StreamGazeError (path = ``path``) with
     the reason."""
     v = run_bounded(file_verdict, (str(path), dict(listed), repo_path), timeout_s=timeout_s, where=path)
-    return Verdict(v["row"], v["name_key"], v["model_id"], get_benchmark(v["benchmark"]))
+    return Verdict(v["row"], v["name_key"], v["model_id"], get_benchmark(v["benchmark"]), v.get("traces", []))

@@ -138,6 +138,9 @@ def make_model(name: str, args: Mapping[str, str], poll: str | float, answer_doc
             kw = {k: args.pop(k) for k in list(args) if k in ("base_url", "model", "api_key", "max_frames",
                                                                 "max_tokens", "timeout", "retries")}
             model = PollingAdapter(OpenAIClipModel(**kw), poll)
+        elif name.startswith("lmms:"):
+            raise StreamGazeError(f"--model {name}: an lmms-eval wrapper needs the run's documents: run it through "
+                                  "stream-eval (lmms_model.lmms_choice)")
         elif ":" in name:
             module, attr = name.split(":", 1)
             try:
@@ -153,7 +156,8 @@ def make_model(name: str, args: Mapping[str, str], poll: str | float, answer_doc
                                       "StreamingModel or ClipModel")
             return made
         else:
-            raise StreamGazeError(f"unknown --model {name!r}: one of {', '.join(BUILTIN_MODELS)} or module:factory")
+            raise StreamGazeError(f"unknown --model {name!r}: one of {', '.join(BUILTIN_MODELS)}, lmms:<name> or "
+                                  "module:factory")
     except (TypeError, ValueError) as exc:
         raise StreamGazeError(f"--model {name}: bad --model-args ({exc})") from None
     if args:

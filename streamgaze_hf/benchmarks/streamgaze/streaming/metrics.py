@@ -25,7 +25,7 @@ import numpy as np
 
 from ....util.errors import StreamGazeError
 
-__all__ = ["TOLERANCES_S", "event_time", "question_outcome", "alert_metrics", "tolerance_key"]
+__all__ = ["TOLERANCES_S", "event_time", "event_end", "question_outcome", "alert_metrics", "tolerance_key"]
 
 TOLERANCES_S: tuple[float, ...] = (1.0, 2.0, 5.0)
 _EPS = 1e-6
@@ -45,14 +45,9 @@ def event_time(row: Mapping) -> float:
     from ..release_parse import parse_time
 
     task = row.get("task")
-    meta = row.get("metadata") or {}
-    if isinstance(meta, str):
-        try:
-            meta = json.loads(meta) if meta.strip() else {}
-        except json.JSONDecodeError:
-            meta = {}
+    meta = _metadata(row)
     for key in _EVENT_KEYS.get(task, ()):
-        value = meta.get(key) if isinstance(meta, Mapping) else None
+        value = meta.get(key)
         if isinstance(value, list):
             value = value[0].get("start") if value and isinstance(value[0], Mapping) else None
         if value is None or value == "":
@@ -63,6 +58,39 @@ def event_time(row: Mapping) -> float:
             continue
     raise StreamGazeError(f"question {row.get('question_id', '?')!r} ({task}) has no event time in its metadata "
                           f"(looked for {', '.join(_EVENT_KEYS.get(task, ('-',)))})")
+
+
+def event_end(row: Mapping, start: float) -> float:
+    """The end ``t2`` of a proactive row's event ``[t1, t2]`` (``t1`` = ``start``, :func:`event_time`): the
+    official release's interval end (``fixation_intervals[0].end`` / ``appearance_intervals[0].end``); for a
+    GTA row of ours, the end of the row's fixation that starts at ``t1``; else ``t1`` (our OAA rows record
+    only the first appearance)."""
+    from ..release_parse import parse_time
+
+    meta = _metadata(row)
+    for key in _EVENT_KEYS.get(row.get("task"), ()):
+        value = meta.get(key)
+        if isinstance(value, list) and value and isinstance(value[0], Mapping) and value[0].get("end") not in (None, ""):
+            try:
+                return max(start, parse_time(value[0]["end"]))
+            except ValueError:
+                continue
+    if row.get("task") == "gta":
+        ends = [float(f["end"]) for f in row.get("fixations") or ()
+                if isinstance(f, Mapping) and abs(float(f["start"]) - start) <= 1e-3]
+        if ends:
+            return max(start, max(ends))
+    return start
+
+
+def _metadata(row: Mapping) -> Mapping:
+    meta = row.get("metadata") or {}
+    if isinstance(meta, str):
+        try:
+            meta = json.loads(meta) if meta.strip() else {}
+        except json.JSONDecodeError:
+            meta = {}
+    return meta if isinstance(meta, Mapping) else {}
 
 
 def question_outcome(alerts: Sequence[float], event: float, tol: float) -> tuple[int, int, int]:

@@ -30,7 +30,7 @@ from ....util.errors import StreamGazeError
 from ..tasks import get_task
 from .interface import Frame, Question, Response, StreamContext, StreamingModel
 
-__all__ = ["BufferedFrame", "ClipRequest", "ClipModel", "PollingAdapter", "parse_poll"]
+__all__ = ["BufferedFrame", "ClipRequest", "ClipModel", "PollingAdapter", "parse_poll", "poll_times"]
 
 JPEG_QUALITY = 95
 _EPS = 1e-6
@@ -95,6 +95,15 @@ def parse_poll(value: str | float) -> str | float:
     return seconds
 
 
+def poll_times(q: Question, poll: str | float, duration: float) -> list[tuple[float, int]]:
+    """When a proactive question is polled: (time, checkpoint index) at its checkpoints (``poll`` is
+    ``"checkpoints"``), else every ``poll`` seconds from its query time to the end of the video (index -1)."""
+    if poll == "checkpoints":
+        return [(t, i) for i, t in enumerate(q.checkpoints)]
+    n = int((duration - q.time) // poll) + 1
+    return [(round(q.time + k * poll, 6), -1) for k in range(max(n, 0))]
+
+
 class PollingAdapter(StreamingModel):
     """Wrap a :class:`ClipModel` as a :class:`~.interface.StreamingModel` (see the module docstring)."""
 
@@ -136,12 +145,7 @@ class PollingAdapter(StreamingModel):
         if not q.is_proactive:
             return [self._ask(q, -1, now, q.window_start, q.prompt)]
         self._questions[q.question_id] = q
-        if self.poll == "checkpoints":
-            times = [(t, i) for i, t in enumerate(q.checkpoints)]
-        else:
-            n = int((self.ctx.duration - q.time) // self.poll) + 1
-            times = [(round(q.time + k * self.poll, 6), -1) for k in range(max(n, 0))]
-        for t, i in times:
+        for t, i in poll_times(q, self.poll, self.ctx.duration):
             heapq.heappush(self._pending, (max(t, now), q.question_id, i))
         return self._due(now)
 

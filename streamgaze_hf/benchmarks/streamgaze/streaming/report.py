@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .metrics import TOLERANCES_S, tolerance_key
 
-__all__ = ["format_streaming", "streaming_columns"]
+__all__ = ["format_streaming", "format_realtime", "streaming_columns"]
 
 
 def _fmt(v) -> str:
@@ -27,18 +27,32 @@ def format_streaming(scores: dict) -> str:
         lat = s["latency"]
         lines.append(f"{task:<5} latency: median {_fmt(lat['median'])} s, p90 {_fmt(lat['p90'])} s over {lat['n']} of "
                      f"{s['n']} questions; {s['n_alerts']} alerts")
+        if "streamingbench" in s:
+            lines.append(f"{task:<5} StreamingBench +-2 s {_pct(s['streamingbench']['accuracy'])}% (its 1 s polling "
+                         f"protocol {_pct(s['streamingbench_protocol']['accuracy'])}%); StreamGaze [t1, t2 + 3 s] "
+                         f"{_pct(s['streamgaze_window']['accuracy'])}%; F1-tolerance area (0-10 s) "
+                         f"{_pct(s['f1_curve']['area'])}%; duplicate alerts {_pct(s['duplicates']['rate'])}%")
     return "\n".join(lines)
 
 
+def format_realtime(rt: dict) -> str:
+    """The real-time clock's numbers: real-time factor, model seconds per response, looks kept, and the
+    alert scores under the clock."""
+    per = rt["response_seconds"]
+    how = "measured" if rt["seconds_per_call"] is None else f"declared {rt['seconds_per_call']:g} s"
+    head = (f"real time ({how} per call): real-time factor {_fmt(rt['rtf'])} model s per stream s; model seconds "
+            f"per response median {_fmt(per['median'])}, p90 {_fmt(per['p90'])}; {rt['looks']} of {rt['calls']} "
+            f"calls kept by the clock. Under the clock:")
+    return head + "\n" + format_streaming(rt["streaming"])
+
+
 def streaming_columns() -> list[tuple[str, str, object]]:
-    """(key, label, getter over one task's scores) of the leaderboard's streaming table, per task."""
-    cols: list[tuple[str, str, object]] = []
-    for tol in TOLERANCES_S:
-        k = tolerance_key(tol)
-        cols.append((f"f1@{k}", f"F1@{k}s", lambda s, k=k: s["tolerances"][k]["f1"]))
-    mid = tolerance_key(TOLERANCES_S[len(TOLERANCES_S) // 2])
-    cols.append((f"precision@{mid}", f"P@{mid}s", lambda s: s["tolerances"][mid]["precision"]))
-    cols.append((f"recall@{mid}", f"R@{mid}s", lambda s: s["tolerances"][mid]["recall"]))
-    cols.append(("latency_median", "Lat. med (s)", lambda s: s["latency"]["median"]))
-    cols.append(("latency_p90", "Lat. p90 (s)", lambda s: s["latency"]["p90"]))
-    return cols
+    """(key, label, getter over one task's scores) of the leaderboard's streaming table, per task: the
+    headline scores (F1 at 2 s, StreamingBench's rule, StreamGaze's window, the F1-tolerance area, the
+    duplicate-alert rate and the median alert latency)."""
+    return [("f1@2", "F1@2s", lambda s: s["tolerances"]["2"]["f1"]),
+            ("sb", "SB ±2s", lambda s: s["streamingbench"]["accuracy"]),
+            ("sg", "SG win", lambda s: s["streamgaze_window"]["accuracy"]),
+            ("auc", "F1 AUC", lambda s: s["f1_curve"]["area"]),
+            ("dup", "Dup.", lambda s: s["duplicates"]["rate"]),
+            ("latency_median", "Lat. (s)", lambda s: s["latency"]["median"])]

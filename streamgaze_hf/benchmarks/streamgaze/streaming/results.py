@@ -16,14 +16,18 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from ....submission import load_answer_key, score_responses
 from ....util.errors import StreamGazeError
 from .. import BENCHMARK
 from ..tasks import TASK_IDS, get_task
-from .metrics import TOLERANCES_S, alert_metrics, event_time
+from .clock import realtime_section
+from .metrics import TOLERANCES_S, alert_metrics, event_end, event_time
+from .timing import Event, timing_scores
 
 __all__ = ["StreamRunOutput", "read_stream_run", "checkpoint_responses", "alerts_by_question",
-           "stream_scores", "proactive_events", "compute_metrics", "PROACTIVE_TASKS", "RUN_FILE", "video_file"]
+           "stream_scores", "realtime_scores", "proactive_events", "key_events", "compute_metrics", "PROACTIVE_TASKS", "RUN_FILE", "video_file"]
 
 RUN_FILE = "stream_run.json"  # the run's settings, plan and video list (written by the runner)
 PROACTIVE_TASKS = tuple(t for t in TASK_IDS if get_task(t).checkpointed)
@@ -108,20 +112,57 @@ def alerts_by_question(records: list[dict]) -> dict[str, dict[str, list[float]]]
     return {t: {q: sorted(v) for q, v in sorted(qs.items())} for t, qs in out.items()}
 
 
-def proactive_events(docs) -> dict[str, dict[str, float]]:
-    """task -> question id -> event time, from evaluation documents (an iterable)."""
-    out: dict[str, dict[str, float]] = {t: {} for t in PROACTIVE_TASKS}
+def proactive_events(docs, rows: dict[str, dict] | None = None) -> dict[str, dict[str, Event]]:
+    """task -> question id -> :class:`~.timing.Event` (query time, event start and end), from evaluation
+    documents (an iterable); the end from the question's dataset row in ``rows`` (question id -> row, with
+    its whole fixation list) when given, else from its documents."""
+    best: dict[tuple[str, str], dict] = {}
     for d in docs:
-        if d["task"] in out and d["question_id"] not in out[d["task"]]:
-            out[d["task"]][d["question_id"]] = event_time(d)
+        if d["task"] in PROACTIVE_TASKS:
+            best.setdefault((d["task"], d["question_id"]), d)
+    out: dict[str, dict[str, Event]] = {t: {} for t in PROACTIVE_TASKS}
+    for (task, qid), d in best.items():
+        start = event_time(d)
+        out[task][qid] = Event(float(d["query_time"]), start, event_end((rows or {}).get(qid, d), start))
     return out
 
 
-def stream_scores(events: dict[str, dict[str, float]], alerts: dict[str, dict[str, list[float]]]) -> dict:
-    """Alert metrics per proactive task over every question of the dataset (a question the run never
-    asked has no alerts: a miss)."""
-    return {t: alert_metrics([(e, alerts.get(t, {}).get(q, [])) for q, e in sorted(events[t].items())], TOLERANCES_S)
-            for t in PROACTIVE_TASKS}
+def key_events(key) -> dict[str, dict[str, Event]]:
+    """The events of every proactive question of an answer key's dataset (rows read for the event ends)."""
+    rows = {r["question_id"]: dict(r) for t in PROACTIVE_TASKS if key.docs.get(t) for r in key.dataset.load_task(t)}
+    return proactive_events((d for t in PROACTIVE_TASKS for d in key.docs[t].values()), rows)
+
+
+def stream_scores(events: dict[str, dict[str, Event]], alerts: dict[str, dict[str, list[float]]],
+                  poll: str = "") -> dict:
+    """Alert metrics (:mod:`.metrics`) and the field's timing scores (:mod:`.timing`) per proactive task over
+    every question of the dataset (a question the run never asked has no alerts: a miss). ``poll``: the run's
+    poll setting (StreamingBench's protocol is read from a ``--poll 1`` log only)."""
+    out = {}
+    for t in PROACTIVE_TASKS:
+        items = [(e, alerts.get(t, {}).get(q, [])) for q, e in sorted(events[t].items())]
+        out[t] = {**alert_metrics([(e.start, a) for e, a in items], TOLERANCES_S),
+                  **timing_scores(items, sb_protocol=is_one_second_poll(poll))}
+    return out
+
+
+def is_one_second_poll(poll) -> bool:
+    try:
+        return float(poll) == 1.0
+    except (TypeError, ValueError):
+        return False
+
+
+def realtime_scores(section: dict, events: dict, poll: str) -> dict:
+    """The scores of a run's real-time section (``call_seconds``, ``stream_seconds``, ``alerts``): the
+    real-time factor, the model seconds per response and the alert scores under the clock."""
+    secs = np.asarray(section["call_seconds"], dtype=float)
+    stream = float(section["stream_seconds"])
+    per = {"n": int(secs.size), "median": float(np.median(secs)) if secs.size else None,
+           "p90": float(np.percentile(secs, 90)) if secs.size else None,
+           "mean": float(secs.mean()) if secs.size else None}
+    return {"rtf": float(secs.sum()) / stream if stream > 0 else None, "response_seconds": per,
+            "streaming": stream_scores(events, section["alerts"], poll)}
 
 
 def compute_metrics(run: StreamRunOutput, root: str | os.PathLike[str] | None) -> dict:
@@ -131,9 +172,16 @@ def compute_metrics(run: StreamRunOutput, root: str | os.PathLike[str] | None) -
     responses = {k: v for k, v in checkpoint_responses(run.records).items()
                  if key.problem(get_task_of(key, k[0]), *k) is None}
     rescored = score_responses(key, responses, st.get("prompt_mode", "default"), float(st.get("fps", 0.0)))
-    events = proactive_events(d for t in PROACTIVE_TASKS for d in key.docs[t].values())
-    return {"checkpoint": rescored.scores, "streaming": stream_scores(events, alerts_by_question(run.records)),
-            "videos": {"done": len(run.done), "total": len(run.meta.get("videos", []))}}
+    events = key_events(key)
+    poll = str(st.get("poll", ""))
+    out = {"checkpoint": rescored.scores, "streaming": stream_scores(events, alerts_by_question(run.records), poll),
+           "videos": {"done": len(run.done), "total": len(run.meta.get("videos", []))}}
+    section = realtime_section(run)
+    if section is not None:
+        out["realtime"] = {**realtime_scores(section, events, poll),
+                           **{k: section[k] for k in ("seconds_per_call", "stream_seconds", "looks")},
+                           "calls": len(section["call_seconds"])}
+    return out
 
 
 def get_task_of(key, qid: str) -> str:

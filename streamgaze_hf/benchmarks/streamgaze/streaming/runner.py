@@ -25,6 +25,7 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -46,6 +47,9 @@ from .interface import (
     run_stream,
 )
 from .results import RUN_FILE, compute_metrics, read_stream_run, video_file
+
+if TYPE_CHECKING:
+    from ....evaluation import RunSettings
 
 __all__ = ["StreamPlan", "VideoPlan", "load_plan", "run_plan", "stream_eval", "frames_of", "RUN_FILE",
            "METRICS_FILE", "RUN_FORMAT"]
@@ -73,12 +77,20 @@ class VideoPlan:
         """The dataset's prompt of a question at ``time`` (multiple choice: its query-time prompt;
         proactive: the checkpoint prompt with the fixations known at ``time``, equal to the
         checkpoint protocol's prompt at a checkpoint time)."""
+        return evaluation.doc_prompt(self.doc_at(question_id, time))
+
+    def doc_at(self, question_id: str, time: float, checkpoint: int = -1) -> dict:
+        """The evaluation document of a question asked at ``time``: multiple choice: its document; proactive:
+        the document of ``checkpoint`` when it is asked at that checkpoint's time, else the checkpoint
+        document of the window ``[0, time]`` with the fixations known at ``time``."""
         if question_id not in self.rows:
-            return evaluation.doc_prompt(self.docs[(question_id, -1)])
+            return self.docs[(question_id, -1)]
+        doc = self.docs.get((question_id, checkpoint))
+        if doc is not None and abs(float(doc["window_end"]) - time) <= 1e-6:
+            return doc
         base = self.docs[(question_id, 0)]
-        doc = {**base, "window_end": time, "checkpoint_time": time,
-               "fixations": evaluation.clip_fixations(self.rows[question_id]["fixations"], time, self.track)}
-        return evaluation.doc_prompt(doc)
+        return {**base, "window_end": time, "checkpoint_time": time,
+                "fixations": evaluation.clip_fixations(self.rows[question_id]["fixations"], time, self.track)}
 
 
 @dataclass
@@ -97,8 +109,14 @@ class StreamPlan:
 
 
 def load_plan(root: str | os.PathLike[str] | None, gaze: str = "visual", prompt_mode: str = "default",
-              tasks: tuple[str, ...] | None = None) -> StreamPlan:
-    """Questions and prompt sources of every video of the dataset at ``root`` (checked up front)."""
+              tasks: tuple[str, ...] | None = None, settings: RunSettings | None = None,
+              limit: int | None = None) -> StreamPlan:
+    """Questions and prompt sources of every video of the dataset at ``root`` (checked up front);
+    ``settings``: the documents' run settings (None: ``settings.given``; an lmms-eval wrapper's names the
+    frames it samples, ``RunSettings.model``); ``limit``: only the first questions of each task (a quick run,
+    as lmms-eval's ``--limit``)."""
+    if limit is not None and limit < 1:
+        raise StreamGazeError(f"--limit must be >= 1, got {limit}")
     if gaze not in evaluation.GAZE_VARIANTS.values():
         raise StreamGazeError(f"unknown gaze mode {gaze!r}; expected one of "
                               f"{', '.join(evaluation.GAZE_VARIANTS.values())}")
@@ -116,7 +134,9 @@ def load_plan(root: str | os.PathLike[str] | None, gaze: str = "visual", prompt_
     rows: dict[str, dict] = {}
     for task_id in tasks:
         task_rows = data.load_task(task_id)
-        for doc in evaluation.load_docs(task_id, gaze, data, rows=task_rows):
+        if limit is not None:
+            task_rows = task_rows.select(range(min(limit, len(task_rows))))
+        for doc in evaluation.load_docs(task_id, gaze, data, rows=task_rows, settings=settings):
             doc["prompt_mode"] = prompt_mode
             docs_by_video.setdefault(doc["video_id"], {})[(doc["question_id"], int(doc["checkpoint_index"]))] = doc
         if get_task(task_id).checkpointed:
@@ -218,16 +238,19 @@ def record(video_id: str, sr) -> dict:
 
 def run_plan(plan: StreamPlan, out: str | os.PathLike[str], model: StreamingModel, *, fps: float = 0.0,
              settings: dict | None = None, progress: bool = True,
-             on_video: Callable[[str], None] | None = None) -> dict | None:
+             on_video: Callable[[str], None] | None = None, timer=None) -> dict | None:
     """Stream every video of ``plan`` through ``model`` into ``out`` (resuming a previous run);
     return the metrics (also written to ``metrics.json``). ``settings`` (model name, args, poll)
-    are recorded and must match on resume."""
+    are recorded and must match on resume. ``timer``: the :class:`~.clock.TimedClipModel` of a
+    ``--realtime`` run (each record gets its call's ``seconds``; the run file the videos' durations)."""
     from tqdm import tqdm
 
     if fps < 0 or not math.isfinite(fps):
         raise StreamGazeError(f"--fps must be >= 0 (0 = every frame), got {fps}")
     out = Path(out)
     meta = _meta(plan, {"fps": float(fps), **(settings or {})})
+    if timer is not None:
+        meta["durations"] = {vid: round(v.duration, 6) for vid, v in sorted(plan.videos.items())}
     _check_out(out, meta)
     (out / "videos").mkdir(parents=True, exist_ok=True)
     write_text_atomic(out / RUN_FILE, json.dumps(meta, indent=1, sort_keys=True) + "\n")
@@ -240,7 +263,10 @@ def run_plan(plan: StreamPlan, out: str | os.PathLike[str], model: StreamingMode
         ctx = StreamContext(vid, v.width, v.height, v.fps, v.duration, float(fps), plan.gaze, plan.prompt_mode,
                             _prompter=v.prompt_at)
         stamped = run_stream(ctx, model, frames_of(v, fps, with_gaze), v.questions)
-        text = "".join(json.dumps(record(vid, s), sort_keys=True) + "\n" for s in stamped)
+        recs = [record(vid, s) for s in stamped]
+        for r in recs if timer is not None else ():
+            r["seconds"] = timer.seconds_of(r)
+        text = "".join(json.dumps(r, sort_keys=True) + "\n" for r in recs)
         write_text_atomic(video_file(out, vid), text)
         if on_video:
             on_video(vid)
@@ -252,7 +278,8 @@ def run_plan(plan: StreamPlan, out: str | os.PathLike[str], model: StreamingMode
 def stream_eval(root: str | os.PathLike[str] | None, out: str | os.PathLike[str], model: str = "random",
                 model_args: str = "", *, gaze: str = "visual", prompt_mode: str = "default", fps: float = 0.0,
                 poll: str | float = "checkpoints", tasks: tuple[str, ...] | None = None,
-                progress: bool = True) -> dict:
+                progress: bool = True, realtime: bool = False, seconds_per_call: float | str | None = None,
+                gen_kwargs: str = "", limit: int | None = None) -> dict:
     """Load the plan, build the model (:func:`~.clip_models.make_model`) and run it (``streamgaze stream-eval``).
 
     Args:
@@ -260,30 +287,53 @@ def stream_eval(root: str | os.PathLike[str] | None, out: str | os.PathLike[str]
             default directory).
         out: the output directory (see the module docstring); a run of the same dataset and settings there
             is resumed.
-        model: ``random``, ``oracle``, ``openai`` or ``module:factory``.
-        model_args: ``k=v,k2=v2`` for the model (recorded with secrets redacted).
+        model: ``random``, ``oracle``, ``openai``, ``lmms:<name>`` (an lmms-eval wrapper the model-ready frames
+            cover: :mod:`.lmms_model`) or ``module:factory``.
+        model_args: ``k=v,k2=v2`` for the model (recorded with secrets redacted; ``lmms:``: lmms-eval's
+            ``--model_args``).
         gaze: the gaze mode (which video is streamed and what the prompts say).
         prompt_mode: the prompt mode.
         fps: the frame rate frames are pushed at (0: every frame).
         poll: ``"checkpoints"`` (the proactive questions asked at their checkpoints) or seconds between polls.
         tasks: the task ids to ask (None: every task with questions).
         progress: show a progress bar over the videos.
+        realtime: time each model call and report the scores under the real-time clock (:mod:`.clock`)
+            beside the unlimited-time ones.
+        seconds_per_call: a declared time per call instead of the measured one (implies ``realtime``).
+        gen_kwargs: ``lmms:<name>`` only: lmms-eval's ``--gen_kwargs`` over the task's generation settings.
+        limit: only the first ``limit`` questions of each task (None: all).
 
     Returns:
         The run's metrics (also written to ``metrics.json``): ``checkpoint`` scores, ``streaming`` alert
         metrics and ``videos`` (done, total).
 
     Raises:
-        StreamGazeError: before streaming: a bad poll, gaze mode, prompt mode, task, ``fps`` or model
-            argument, an unknown model, no dataset at ``root``, a missing video, or an ``out`` holding
-            another run or something else; while streaming: a model that fails (e.g. the ``openai``
+        StreamGazeError: before streaming: a bad poll, seconds per call, gaze mode, prompt mode, task, ``fps`` or model
+            argument, an unknown model (or ``realtime`` for a model that is not a polled clip model), no
+            dataset at ``root``, a missing video, or an ``out`` holding another run or something else; while streaming: a model that fails (e.g. the ``openai``
             model with no usable answer).
     """
     from .clip_models import make_model, parse_model_args
-    from .polling import parse_poll
+    from .clock import TimedClipModel, parse_seconds_per_call
+    from .lmms_model import lmms_choice
+    from .polling import PollingAdapter, parse_poll
 
     poll = parse_poll(poll)
-    plan = load_plan(root, gaze, prompt_mode, tasks)
-    streaming_model = make_model(model, parse_model_args(model_args), poll, answer_docs=plan.docs)
-    settings = {"model": model, "model_args": redact_model_args(model_args), "poll": str(poll)}
-    return run_plan(plan, out, streaming_model, fps=fps, settings=settings, progress=progress)
+    declared = parse_seconds_per_call(seconds_per_call)
+    lmms = lmms_choice(model, model_args, fps, gen_kwargs)
+    plan = load_plan(root, gaze, prompt_mode, tasks, settings=lmms.settings() if lmms else None, limit=limit)
+    if lmms:
+        streaming_model = lmms.model(plan, poll)
+    else:
+        streaming_model = make_model(model, parse_model_args(model_args), poll, answer_docs=plan.docs)
+    optional = {"model_ready": lmms.frames if lmms else "", "gen_kwargs": gen_kwargs, "limit": limit}
+    settings = {"model": model, "model_args": redact_model_args(model_args), "poll": str(poll),
+                **{k: v for k, v in optional.items() if v}}  # recorded where given: other runs' files unchanged
+    timer = None
+    if realtime or declared is not None:
+        if not isinstance(streaming_model, PollingAdapter):
+            raise StreamGazeError(f"--realtime times the calls of a polled clip model; {model!r} is a streaming "
+                                  "model of its own")
+        timer = streaming_model.clip_model = TimedClipModel(streaming_model.clip_model, declared)
+        settings["realtime"] = "measured" if declared is None else declared
+    return run_plan(plan, out, streaming_model, fps=fps, settings=settings, progress=progress, timer=timer)

@@ -15,16 +15,17 @@ from .... import __version__
 from ....submission import StrictJSONError, assemble_submission, check_structure, is_oracle, load_answer_key
 from ....util.errors import StreamGazeError
 from .. import BENCHMARK
+from .clock import realtime_section
 from .results import (
-    PROACTIVE_TASKS,
     alerts_by_question,
     checkpoint_responses,
-    proactive_events,
+    key_events,
     read_stream_run,
+    realtime_scores,
     stream_scores,
 )
 
-__all__ = ["build_stream_submission", "HARNESS", "recompute_streaming"]
+__all__ = ["build_stream_submission", "HARNESS", "recompute_streaming", "recompute_realtime"]
 
 HARNESS = "streamgaze-stream"
 #: built-in stream-eval models -> the model id recorded in a submission (the oracle keeps its lmms-eval id,
@@ -32,10 +33,15 @@ HARNESS = "streamgaze-stream"
 _RUN_MODEL = {"random": "streamgaze_random", "oracle": "streamgaze_oracle"}
 
 
-def recompute_streaming(key, alerts: dict) -> dict:
-    """Streaming scores of ``alerts`` (task -> question id -> times) against the dataset of ``key``."""
-    events = proactive_events(d for t in PROACTIVE_TASKS for d in key.docs[t].values())
-    return stream_scores(events, alerts)
+def recompute_streaming(key, alerts: dict, poll: str = "") -> dict:
+    """Streaming scores of ``alerts`` (task -> question id -> times) against the dataset of ``key``
+    (``poll``: the run's poll setting)."""
+    return stream_scores(key_events(key), alerts, poll)
+
+
+def recompute_realtime(key, section: dict, poll: str = "") -> dict:
+    """The scores of a submission's ``streaming.realtime`` section (:func:`~.clock.realtime_scores`)."""
+    return realtime_scores(section, key_events(key), poll)
 
 
 def build_stream_submission(output_dir: str | os.PathLike[str], root: str | os.PathLike[str] | None = None, *,
@@ -69,8 +75,11 @@ def build_stream_submission(output_dir: str | os.PathLike[str], root: str | os.P
                               model={"name": model_name, "url": model_url, "params": params, "frames": frames},
                               run=run_info)
     alerts = alerts_by_question(run.records)
-    sub["streaming"] = {"fps": fps, "poll": str(st.get("poll", "")) or "model", "alerts": alerts,
-                        "scores": recompute_streaming(key, alerts)}
+    poll = str(st.get("poll", "")) or "model"
+    sub["streaming"] = {"fps": fps, "poll": poll, "alerts": alerts, "scores": recompute_streaming(key, alerts, poll)}
+    section = realtime_section(run)
+    if section is not None:
+        sub["streaming"]["realtime"] = {**section, "scores": recompute_realtime(key, section, poll)}
     try:
         check_structure(json.loads(json.dumps(sub)))
     except StrictJSONError as exc:

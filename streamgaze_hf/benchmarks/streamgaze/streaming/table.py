@@ -1,8 +1,8 @@
 """The leaderboard's separate "streaming" table: time-aware alert scores of stream-eval submissions.
 
-One row per validated submission that has a ``streaming`` section (re-scored by ``validate``):
-GTA and OAA F1 at each tolerance, precision / recall at the middle one, latency median / p90, and the
-settings that change them (poll schedule, stream fps, gaze, prompt mode). Written as
+One row per validated submission that has a ``streaming`` section (re-scored by ``validate``): GTA's and
+OAA's headline scores (:func:`~.report.streaming_columns`), the real-time factor of a ``--realtime`` run,
+and the settings that change them (poll schedule, stream fps, gaze, prompt mode). Written as
 ``streaming.md`` / ``streaming.csv`` and as a second table in ``index.html``.
 """
 
@@ -24,10 +24,13 @@ __all__ = ["streaming_rows", "render_streaming_markdown", "render_streaming_csv"
 
 TASKS = ("gta", "oaa")
 STREAMING_NOTE = ("Streaming table: proactive alerts scored by their stream time against the dataset's event "
-                  "(first fixation for GTA, first appearance for OAA): a hit is the first alert in [event, event + "
-                  "tolerance]; earlier alerts are false positives, missed events false negatives. Latency: first "
-                  "alert at or after the event. F1, precision (P) and recall (R) in percent, latencies in seconds. "
-                  "Rows are sorted by mean F1 at 2 s.")
+                  "(first fixation for GTA, first appearance for OAA). F1@2s: the first alert at or after the event "
+                  "is a hit in [event, event + 2 s], earlier alerts false positives. SB ±2s: StreamingBench's rule "
+                  "(first response within 2 s of the event). SG win: StreamGaze's window [t1, t2 + 3 s]. F1 AUC: "
+                  "area under F1 against tolerance, 0-10 s. Dup.: alerts after the first one at or after the event. "
+                  "Lat.: median first alert after the event. RTF: model seconds per stream second (--realtime "
+                  "runs). Scores in percent, latencies in seconds (docs/streaming.md). Rows are sorted by mean "
+                  "F1 at 2 s.")
 _SETTINGS = (("poll", "Poll"), ("fps", "Stream fps"), ("gaze", "Gaze"), ("prompt_mode", "Prompt"))
 
 
@@ -43,6 +46,7 @@ def streaming_rows(reports: Sequence[ValidationReport]) -> list[dict]:
             for key, _label, get in streaming_columns():
                 values[f"{task}_{key}"] = get(rep.streaming[task])
         fps = sub["streaming"]["fps"]
+        values["rtf"] = sub["streaming"].get("realtime", {}).get("scores", {}).get("rtf")
         rows.append({"model": sub["model"]["name"], "url": sub["model"]["url"], "file": rep.path.name,
                      "poll": sub["streaming"]["poll"], "fps": "every frame" if not fps else f"{fps:g}",
                      "gaze": sub["settings"]["gaze"], "prompt_mode": sub["settings"]["prompt_mode"],
@@ -55,7 +59,7 @@ def _columns() -> list[tuple[str, str]]:
     cols = [("model", "Model")]
     for task in TASKS:
         cols += [(f"{task}_{k}", f"{task.upper()} {label}") for k, label, _ in streaming_columns()]
-    return cols + list(_SETTINGS)
+    return cols + [("rtf", "RTF")] + list(_SETTINGS)
 
 
 def _text(row: dict, key: str, digits: int = 3) -> str:
@@ -66,6 +70,8 @@ def _text(row: dict, key: str, digits: int = 3) -> str:
         return ""
     if not isinstance(v, float) or key == "fps":
         return str(v)
+    if key == "rtf":
+        return f"{v:.2f}"
     return score_text(v, "s" if "_latency_" in key else "fraction", digits)
 
 
@@ -102,8 +108,17 @@ def render_streaming_html(rows: Sequence[dict]) -> str:
     if not rows:
         return ""
     cols = _columns()
-    head = "".join(f'<th class="{"text" if k in ("model", *dict(_SETTINGS)) else "num"}" scope="col">'
-                   f"{escape(label)}</th>" for k, label in cols)
+    per_task = streaming_columns()
+
+    def th(k: str, label: str, span: str = "") -> str:
+        return f'<th class="{"text" if k in ("model", *dict(_SETTINGS)) else "num"}" scope="col"{span}>{escape(label)}</th>'
+
+    # two header rows (the task over its scores) keep the table within a 1280 px window
+    single = [(k, label) for k, label in cols if not k.startswith(TASKS)]
+    top = ([th(*single[0], ' rowspan="2"')]
+           + [f'<th class="group" scope="colgroup" colspan="{len(per_task)}">{t.upper()}</th>' for t in TASKS]
+           + [th(k, label, ' rowspan="2"') for k, label in single[1:]])
+    head = "".join(top) + "</tr>\n<tr>" + "".join(th(f"{t}_{k}", label) for t in TASKS for k, label, _ in per_task)
     body = []
     for row in rows:
         cells = []
