@@ -47,7 +47,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from streamgaze_hf.registry import benchmark_of_doc, get_benchmark, task_index
+from streamgaze_hf.registry import benchmark_of_doc, task_index
 from streamgaze_hf.util.errors import StreamGazeError
 
 if TYPE_CHECKING:
@@ -102,14 +102,9 @@ def documents(rows: TaskRows, suffix: str):
     task = task_index().lmms_task(bench.lmms_task_name(rows.config) + suffix)
     if task is None or task.benchmark != bench.name:
         raise SystemExit(f"streamgaze: error: process_docs{suffix}: no such variant of {bench.name} task {rows.config}")
-    kwargs = {"reasoning": task.reasoning} if task.reasoning else {}
     try:
         settings = rows.settings if rows.settings is not None else run_settings()
-        docs = bench.plugin().load_docs(task.task_id, task.gaze, rows.dataset, rows=rows.rows,
-                                                settings=settings, **kwargs)
-        if task.slice:
-            field_name, value = task.slice
-            docs = [d for d in docs if d.get(field_name) == value]
+        docs = bench.plugin().task_docs(task, rows.dataset, rows=rows.rows, settings=settings)
         if bench.window_clips:
             from streamgaze_hf.evaluation import prefetch
 
@@ -151,14 +146,10 @@ def run_tasks() -> tuple[frozenset[str] | None, float | None]:
     eval`` runs lmms-eval in this process with the plan's arguments as its command line); the names None when
     they cannot be told (then the background work starts when the model first asks, or after a pause in task
     loading)."""
-    from streamgaze_hf.harness.lmms_args import process_lmms_args
+    from streamgaze_hf.harness.lmms_args import clip_tasks, process_lmms_args
 
     args = process_lmms_args()
-    index = task_index()
-    names = [leaf for name in args.tasks for leaf in index.leaves(name)]
-    # the tasks whose documents are window clips (the others never register any)
-    expected = frozenset(n for n in names if (t := index.lmms_task(n)) is not None
-                         and get_benchmark(t.benchmark).window_clips) or None
+    expected = clip_tasks(args)  # the tasks whose documents are window clips (the others never register any)
     return expected, args.limit
 
 

@@ -1,6 +1,7 @@
-"""What the stand-ins of perf/model_wait.py share: per request, :meth:`SleepingReader.read` reads the document's
-video as the real wrapper does, then the stand-in sleeps ``$STREAMGAZE_STANDIN_SLEEP`` seconds (a model's time on
-a GPU: no CPU) and answers "A"."""
+"""What the stand-ins of perf/model_wait.py share: built, a stand-in sleeps ``$STREAMGAZE_STANDIN_LOAD`` seconds
+(default 0: a real model's load, its weights onto the GPU: 10-30 s for a 7B model, no CPU of ours); per request,
+:meth:`SleepingReader.read` reads the document's video as the real wrapper does, then the stand-in sleeps
+``$STREAMGAZE_STANDIN_SLEEP`` seconds (a model's time on a GPU: no CPU) and answers "A"."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ class SleepingReader(lmms):
         super().__init__()
         self.sleep = float(os.environ["STREAMGAZE_STANDIN_SLEEP"])
         self._rank, self._world_size = 0, 1
+        time.sleep(float(os.environ.get("STREAMGAZE_STANDIN_LOAD") or 0))  # the model's load
 
     def read(self, request) -> None:
         """Read ``request``'s video with the wrapper's own code (each stand-in's)."""

@@ -87,6 +87,11 @@ class SchedulerStats:
     decode_s: float = 0.0
     frames_s: float = 0.0
     write_s: float = 0.0
+    # when the model first asked (None: it never did): the seconds since the passes were planned (0: not yet), the
+    # units run and the clips written by then
+    planned_ahead_s: float | None = None
+    units_at_first_ask: int | None = None
+    clips_at_first_ask: int | None = None
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -118,6 +123,7 @@ class FrameScheduler:
         self._asks = itertools.count()
         self._next_rank = 0
         self._sealed = False
+        self._sealed_at: float | None = None
         #: more documents are known to come (the run's tasks are not all loaded): no sealing after a pause
         self.expecting = False
         self._last_registration = time.monotonic()
@@ -154,6 +160,8 @@ class FrameScheduler:
             self._sealed = True
             keys = list(self._registered)
         self._plan(keys, late=False)
+        with self._cond:
+            self._sealed_at = time.monotonic()
 
     def _plan(self, keys: list[Hashable], late: bool) -> None:
         t0 = time.thread_time()
@@ -362,6 +370,11 @@ class FrameScheduler:
         """The model-ready clip of a registered window (``window`` registers one that is not), made now with the
         asking thread's help if it is not written yet; None when the wrapper gets the full-rate clip. Raises what
         making it raised."""
+        with self._cond:
+            if self.stats.units_at_first_ask is None:
+                st = self.stats
+                st.planned_ahead_s = 0.0 if self._sealed_at is None else time.monotonic() - self._sealed_at
+                st.units_at_first_ask, st.clips_at_first_ask = st.units, st.clips
         if window is not None and not self.knows(key):
             self.register([(key, window, float("-inf"))])
         self.seal()

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from ..util.errors import StreamGazeError
 
-__all__ = ["LmmsArgs", "parse_lmms_args", "process_lmms_args"]
+__all__ = ["LmmsArgs", "clip_tasks", "parse_lmms_args", "process_lmms_args"]
 
 #: the options the toolkit reads (lmms-eval's names); every other one is lmms-eval's alone
 _VALUED = ("--model", "--model_args", "--tasks", "--include_path", "--limit", "--output_path", "--gen_kwargs")
@@ -119,3 +119,15 @@ def process_lmms_args() -> LmmsArgs:
         return parse_lmms_args(sys.argv[1:])
     except StreamGazeError:
         return LmmsArgs(tuple(sys.argv[1:]))
+
+
+def clip_tasks(args: LmmsArgs) -> frozenset[str] | None:
+    """The lmms-eval task names a run loads whose documents are window clips (groups expanded through the task
+    index), or None when there is none: what ``prefetch.start_prefetch`` is told to expect (the glue and the head
+    start tell it the same)."""
+    from ..registry import get_benchmark, task_index
+
+    index = task_index()
+    names = [leaf for name in args.tasks for leaf in index.leaves(name)]
+    return frozenset(n for n in names if (t := index.lmms_task(n)) is not None
+                     and get_benchmark(t.benchmark).window_clips) or None

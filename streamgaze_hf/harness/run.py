@@ -1,7 +1,8 @@
 """Run lmms-eval in this process over our task folder (``streamgaze eval``).
 
 * :func:`run_evaluation`: one planned evaluation (``plan.py``: :class:`~streamgaze_hf.harness.plan.EvalPlan`)
-  from the files it needs to the reading-time summary;
+  from the files it needs to the reading-time summary, its first clips begun before lmms-eval starts
+  (``head_start.py``);
 * :func:`run_lmms_eval`: lmms-eval's own CLI with ``--include_path`` set to our task folder
   (``task_files.py``); a run of our tasks only skips lmms-eval's index of its ~3,400 built-in task YAMLs
   (:func:`skip_builtin_task_index`, a patch of its ``TaskManager``);
@@ -28,9 +29,10 @@ if TYPE_CHECKING:
 
 
 def run_evaluation(plan: EvalPlan) -> int:
-    """Run one planned evaluation: fetch and verify what its tasks read, run lmms-eval over the run's task folder
-    (:func:`run_task_folder`: the glue takes the run's dataset and settings from its task files), check its
-    results, record the settings in them, and print the time the wrapper spent reading video.
+    """Run one planned evaluation: fetch and verify what its tasks read, start its first clips in the background
+    (``head_start.py``), run lmms-eval over the run's task folder (:func:`run_task_folder`: the glue takes the
+    run's dataset and settings from its task files), check its results, record the settings in them (with what the
+    background and the head start did), and print the time the wrapper spent reading video.
 
     Args:
         plan: the evaluation (``plan.plan_evaluation``).
@@ -46,17 +48,23 @@ def run_evaluation(plan: EvalPlan) -> int:
 
     from . import video_time
     from .checks import run_checked
+    from .head_start import start_head_start
 
     args = plan.lmms_args
     prepare_files(plan.dataset, args)
     from ..evaluation import background_summary
 
-    with tempfile.TemporaryDirectory(prefix="streamgaze-tasks-") as folder:
-        tasks = run_task_folder(plan, folder)
-        rc = run_checked(args, video_time.measured(lambda a: run_lmms_eval(a, include_path=tasks)),
-                         lambda paths: annotate_results(paths, {**plan.recorded, "video_read": video_time.summary(),
-                                                                "background": background_summary()}),
-                         redact_files)
+    head = start_head_start(plan)  # the first clips while lmms-eval starts and the model loads
+    try:
+        with tempfile.TemporaryDirectory(prefix="streamgaze-tasks-") as folder:
+            tasks = run_task_folder(plan, folder)
+            rc = run_checked(args, video_time.measured(lambda a: run_lmms_eval(a, include_path=tasks)),
+                             lambda paths: annotate_results(paths, {
+                                 **plan.recorded, "video_read": video_time.summary(),
+                                 "background": background_summary(), "head_start": head.join()}),
+                             redact_files)
+    finally:
+        head.join()
     read = video_time.summary()
     print(video_time.format_summary(read), file=sys.stderr)
     note = full_rate_note(plan, read)

@@ -131,6 +131,15 @@ class Plugin(DeclaredReferences):
         """
         return self.evaluation_module.load_docs(task_id, *args, **kwargs)
 
+    def task_docs(self, task: Any, dataset: Any, *, rows: Any = None, settings: Any = None) -> list[dict]:
+        """The documents of one lmms-eval task (``lmms.LmmsTask``): its task's in its gaze and reasoning mode, of its
+        slice only; ``dataset``, ``rows`` and ``settings`` as :meth:`load_docs` takes them (the glue's
+        ``process_docs`` and ``streamgaze eval``'s head start both make them here)."""
+        kwargs = {"reasoning": task.reasoning} if task.reasoning else {}
+        docs = self.load_docs(task.task_id, task.gaze, dataset, rows=rows, settings=settings, **kwargs)
+        field_name, value = task.slice or ("", None)
+        return [d for d in docs if d.get(field_name) == value] if task.slice else docs
+
     def doc_visuals(self, doc: Mapping, *args: Any, **kwargs: Any) -> list:
         """The module's ``doc_visuals`` (:meth:`~.hooks.EvaluationModule.doc_visuals`).
 
