@@ -132,9 +132,14 @@ class Plugin(DeclaredReferences):
         return self.evaluation_module.load_docs(task_id, *args, **kwargs)
 
     def task_docs(self, task: Any, dataset: Any, *, rows: Any = None, settings: Any = None) -> list[dict]:
-        """The documents of one lmms-eval task (``lmms.LmmsTask``): its task's in its gaze and reasoning mode, of its
-        slice only; ``dataset``, ``rows`` and ``settings`` as :meth:`load_docs` takes them (the glue's
-        ``process_docs`` and ``streamgaze eval``'s head start both make them here)."""
+        """The documents of one lmms-eval task, in its gaze and reasoning mode, of its slice only (glue, head start).
+
+        Args:
+            task: the lmms-eval task (``lmms.LmmsTask``).
+            dataset, rows, settings: as :meth:`load_docs` takes them.
+
+        Returns:
+            The documents, in the dataset's order."""
         kwargs = {"reasoning": task.reasoning} if task.reasoning else {}
         docs = self.load_docs(task.task_id, task.gaze, dataset, rows=rows, settings=settings, **kwargs)
         field_name, value = task.slice or ("", None)

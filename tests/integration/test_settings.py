@@ -135,6 +135,9 @@ PROCESS_ENV_READERS = {
     "harness/backends.py": "FORCE_QWENVL_VIDEO_READER, LMMS_VIDEO_DECODE_BACKEND, DECORD_EOF_RETRY_MAX: the readers a "
                            "run gives the wrappers",
     "util/allocator.py": "GLIBC_TUNABLES and MALLOC_*_: glibc's own malloc settings, which win over the toolkit's",
+    "harness/head_start.py": "WORLD_SIZE of torch launchers (no head start for several ranks)",
+    "util/executors.py": "RAY_ADDRESS: Ray's own variable for the cluster to join (--ray-address's default)",
+    "util/ray_tasks.py": "the STREAMGAZE_* variables handed to the cluster's tasks (nothing else crosses)",
 }
 
 
