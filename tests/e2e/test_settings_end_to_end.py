@@ -3,8 +3,8 @@
 For every registered benchmark, one ``streamgaze eval`` run (the installed script, a separate process, the real
 lmms-eval) sets every setting the benchmark records (``Benchmark.recorded_settings``, declared in
 ``evaluation/recorded.py``) to a value other than its default, and runs a gaze variant other than the plain one;
-a second run, of lmms-eval's gpt4v wrapper against a loopback OpenAI-compatible stub, gets model-ready frames where the
-benchmark records them. Each run then goes through ``streamgaze submit`` and all of them through one
+where the benchmark records model-ready frames, that run is of lmms-eval's gpt4v wrapper against a loopback
+OpenAI-compatible stub (a wrapper the toolkit makes them for), else of the random baseline. Each run then goes through ``streamgaze submit`` and all of them through one
 ``streamgaze leaderboard``: the submission's ``settings``, the results dataset's row (``result_row``) and the
 leaderboard's CSV row must each name the value the run used. A setting declared without a way to set it here
 fails the test, so a new one is covered when it is added.
@@ -106,6 +106,8 @@ def roots(demo_world, demo_build_work, tmp_path_factory) -> dict[str, Path]:
 
 
 def _runs(roots: dict[str, Path], stub: str) -> list[Run]:
+    """One run per benchmark: the random baseline, or, where the benchmark records model-ready frames, lmms-eval's
+    gpt4v wrapper against the loopback stub (a wrapper the toolkit makes model-ready frames for)."""
     runs = []
     for bench in benchmarks():
         task_id = bench.task_ids[0]
@@ -113,15 +115,14 @@ def _runs(roots: dict[str, Path], stub: str) -> list[Run]:
         run = Run(bench, roots[bench.name], bench.lmms_task_name(task_id, gaze),
                   ["--model", "streamgaze_random", "--model_args", "seed=1"],
                   env={"VL4GAZE_JUDGE_URL": "", "VL4GAZE_JUDGE_MODEL": ""}, expected={"gaze": gaze})
+        if "model_ready" in bench.recorded_settings:
+            run.model = ["--model", "gpt4v", "--model_args", "model_version=stub,max_frames_num=4"]
+            run.env.update(OPENAI_BASE_URL=stub, OPENAI_API_KEY="stub", API_TYPE="openai")
+            run.expected["model_ready"] = "gpt4v/simple"
         for s in recorded_settings(bench):
             if s.name != "model_ready":
                 _set(run, s.name)
         runs.append(run)
-        if "model_ready" in bench.recorded_settings:  # a wrapper the toolkit makes model-ready frames for
-            runs.append(Run(bench, roots[bench.name], bench.lmms_task_name(task_id), [
-                "--model", "gpt4v", "--model_args", "model_version=stub,max_frames_num=4"],
-                env={"OPENAI_BASE_URL": stub, "OPENAI_API_KEY": "stub", "API_TYPE": "openai"},
-                expected={"model_ready": "gpt4v/simple"}))
     return runs
 
 
