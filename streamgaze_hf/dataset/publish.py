@@ -134,7 +134,9 @@ def check_card(root: Path, version: str, files: set[str]) -> dict:
     return meta
 
 
-def _check_local(root: Path) -> tuple[dict, str, str]:
+def _check_local(root: Path) -> tuple[dict, str, str, list[str]]:
+    """The manifest, version, benchmark name and the card's config names of the dataset at ``root``, every check of
+    step 1 passed."""
     from .load import open_dataset
     from .writer import dataset_files, verify_dataset
 
@@ -148,8 +150,9 @@ def _check_local(root: Path) -> tuple[dict, str, str]:
     if problems:
         more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
         raise StreamGazeError("the dataset does not match its manifest: " + "; ".join(problems[:3]) + more, root)
-    check_card(root, version, set(dataset_files(root)))
-    return manifest, version, data.benchmark.name
+    card = check_card(root, version, set(dataset_files(root)))
+    configs = [c["config_name"] for c in card.get("configs") or [] if isinstance(c, dict)]
+    return manifest, version, data.benchmark.name, configs
 
 
 # ---- the token --------------------------------------------------------------------------------------
@@ -273,7 +276,7 @@ def publish_dataset(root: str | os.PathLike[str], repo_id: str, *, private: bool
     if not _REPO.match(repo_id) or ".." in repo_id:
         raise StreamGazeError(f"--repo {repo_id!r} is not a repository id ORG/NAME")
     root = Path(root).expanduser().resolve()
-    manifest, version, benchmark = _check_local(root)
+    manifest, version, benchmark, configs = _check_local(root)
     tag = f"v{version}"
     from huggingface_hub import HfApi
 
@@ -290,12 +293,13 @@ def publish_dataset(root: str | os.PathLike[str], repo_id: str, *, private: bool
         return PublishResult(repo_id, version, tag, existing, "unchanged", benchmark, lines=lines)
     from ..registry import get_benchmark
 
-    title = get_benchmark(benchmark).title
+    bench = get_benchmark(benchmark)
+    title = bench.title
     from huggingface_hub.errors import HfHubHTTPError
 
     try:
         api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
-        with _staged(root, {EVAL_YAML: eval_yaml_text(get_benchmark(benchmark), _card_configs(root))}) as folder:
+        with _staged(root, {EVAL_YAML: eval_yaml_text(bench, configs)}) as folder:
             info = api.upload_folder(repo_id=repo_id, repo_type="dataset", folder_path=str(folder),
                                      commit_message=message or f"{title} {tag}",
                                      commit_description=f"{title} dataset version {version} (manifest sha256 "
@@ -309,11 +313,6 @@ def publish_dataset(root: str | os.PathLike[str], repo_id: str, *, private: bool
         raise StreamGazeError(f"publishing {repo_id} {tag} was interrupted: {_first_line(exc)}. Run the same command again: "
                               "files the Hub already holds are not sent again", root) from exc
     return PublishResult(repo_id, version, tag, info.oid, "published", benchmark, lines=lines)
-
-
-def _card_configs(root: Path) -> list[str]:
-    """The config names the card declares (checked by :func:`check_card` before)."""
-    return [c["config_name"] for c in _card_yaml(root / "README.md").get("configs") or [] if isinstance(c, dict)]
 
 
 @contextmanager
