@@ -11,5 +11,5 @@ def get_manifests():
     return [
         ModelManifest(model_id="streamgaze_random", simple_class_path="lmms_tasks.models.RandomBaseline"),
         ModelManifest(model_id="streamgaze_oracle", simple_class_path="lmms_tasks.models.OracleBaseline"),
-        ModelManifest(model_id="streamgaze_llava_hf", chat_class_path="lmms_tasks.wrappers.LlavaHfChat"),
+        ModelManifest(model_id="streamgaze_llava_hf", chat_class_path="lmms_tasks.llava_hf_chat.LlavaHfChat"),
     ]

@@ -24,7 +24,8 @@ arguments (frame count, tile budget, tile size, a bound) raises; every other fil
 later frame can get an earlier, freed frame's id and be sent as that frame's encoding
 (docs/performance.md, "An upstream report"). Frames are encoded without that cache; file paths keep it.
 
-``streamgaze_llava_hf`` — lmms-eval's ``llava_hf`` chat wrapper hands the processor ``images=[]`` for a
+``streamgaze_llava_hf`` (its class in ``lmms_tasks/llava_hf_chat.py``, imported only when a run names it) —
+lmms-eval's ``llava_hf`` chat wrapper hands the processor ``images=[]`` for a
 document without images (every variant but ``_salience``), which the LLaVA-OneVision image processor
 of transformers 5 rejects (``IndexError`` in ``preprocess``), and it hands video *paths* to a processor
 that decodes them only with ``torchcodec`` (which needs system FFmpeg libraries); its ``--force_simple``
@@ -37,9 +38,9 @@ lmms-eval's simple ``llava_hf`` samples them.
 from __future__ import annotations
 
 import os
+import sys
 
 import numpy as np
-from lmms_eval.models.chat.llava_hf import LlavaHf
 
 
 def uniform_frames(path: str, count: int) -> np.ndarray:
@@ -68,46 +69,48 @@ class _ProcessorFix:
         return getattr(self._processor, name)
 
 
-class LlavaHfChat(LlavaHf):
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self._image_processor = _ProcessorFix(self._image_processor, self.max_frames_num)
+#: the modules whose readers :func:`install_reader_fixes` fixes, and how
+READER_FIXES = {"qwen_vl_utils.vision_process": "_fix_qwen_vl_utils", "lmms_eval.models.simple.internvl3":
+                "_fix_internvl3", "lmms_eval.protocol": "_fix_protocol"}
 
 
 def install_reader_fixes() -> list[str]:
-    """Install the reader fixes (module docstring) where their library imports; returns what was fixed."""
-    done = []
-    try:
-        import qwen_vl_utils.vision_process as vp
-    except Exception:  # not installed, or cannot load here
-        vp = None
-    if vp is not None and not getattr(vp, "_streamgaze_fixed", False):
+    """Install the reader fixes (module docstring): now in a module imported already, else as soon as something
+    imports it (``streamgaze_hf/util/imports.when_imported``: a run whose wrapper never reads through InternVL3's
+    or qwen_vl_utils' code does not pay for importing them). Returns the modules fixed now."""
+    from streamgaze_hf.util.imports import when_imported
+
+    fix = globals()
+    before = [name for name in READER_FIXES if name in sys.modules]
+    for name, how in READER_FIXES.items():
+        when_imported(name, fix[how])
+    return before
+
+
+def _fix_qwen_vl_utils(vp) -> None:
+    if not getattr(vp, "_streamgaze_fixed", False):
         for name, fn in list(vp.VIDEO_READER_BACKENDS.items()):
             vp.VIDEO_READER_BACKENDS[name] = _model_ready_reader(fn, name, vp)
         vp._streamgaze_fixed = True
-        done.append("qwen_vl_utils")
-    try:
-        import lmms_eval.models.simple.internvl3 as internvl3
-    except Exception:
-        internvl3 = None
-    if internvl3 is not None and not getattr(internvl3, "_streamgaze_fixed", False):
+
+
+def _fix_internvl3(internvl3) -> None:
+    if not getattr(internvl3, "_streamgaze_fixed", False):
         internvl3.load_video = _composite_load_video(internvl3.load_video, internvl3)
         internvl3._streamgaze_fixed = True
-        done.append("internvl3")
-    try:
-        from lmms_eval.protocol import ChatMessages
-    except Exception:
-        ChatMessages = None
-    if ChatMessages is not None and not getattr(ChatMessages, "_streamgaze_fixed", False):
-        original = ChatMessages.encode_image
 
-        def encode_image(self, image, cache=None, image_format="PNG", quality=None):
-            return original(self, image, cache if isinstance(image, str) else None, image_format, quality)
 
-        ChatMessages.encode_image = encode_image
-        ChatMessages._streamgaze_fixed = True
-        done.append("lmms_eval.protocol")
-    return done
+def _fix_protocol(protocol) -> None:
+    chat_messages = protocol.ChatMessages
+    if getattr(chat_messages, "_streamgaze_fixed", False):
+        return
+    original = chat_messages.encode_image
+
+    def encode_image(self, image, cache=None, image_format="PNG", quality=None):
+        return original(self, image, cache if isinstance(image, str) else None, image_format, quality)
+
+    chat_messages.encode_image = encode_image
+    chat_messages._streamgaze_fixed = True
 
 
 def _model_ready_reader(original, backend: str, vp):

@@ -12,6 +12,10 @@
 * **No ``datasets`` progress noise.** ``datasets`` bars ("Generating test split", "Map") say nothing
   about an evaluation (the task configs are read through the toolkit's reader, lmms_tasks/utils.py),
   so they are turned off.
+* **No import nobody uses.** lmms-eval's metric registry imports Hugging Face ``evaluate`` for one fallback
+  (a metric of the ``evaluate`` library, which no task of the toolkit names), and that import costs about 1.5 s
+  of every run's start-up (it imports ``transformers.pipelines`` and ``torch._dynamo``). It is deferred
+  (``util/imports.defer_import``): the module loads on first use, as it would have.
 """
 
 from __future__ import annotations
@@ -63,9 +67,11 @@ def lmms_eval_variables() -> tuple[dict[str, str], dict[str, str]]:
 
 def prepare_lmms_eval_process() -> None:
     """Set this process up for an in-process lmms-eval run (see the module docstring)."""
+    from ..util.imports import defer_import
     from ..util.process_env import configure
     from ..util.provenance import toolkit_commit
 
+    defer_import("evaluate")  # before lmms-eval's registry imports it (module docstring)
     toolkit_commit()  # resolved (and cached) before the ceiling below applies to this process
     always, unless_set = lmms_eval_variables()
     configure(always)

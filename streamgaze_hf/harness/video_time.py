@@ -18,8 +18,8 @@ submission carries it (``run.video_read_*``), shown as the leaderboard's efficie
 from __future__ import annotations
 
 import functools
-import importlib
 import statistics
+import sys
 import threading
 import time
 from contextlib import contextmanager
@@ -41,6 +41,7 @@ _lock = threading.Lock()
 _local = threading.local()
 _state: dict = {}
 _installed: list[tuple[object, str, object]] = []
+_generation = [0]  # bumped by uninstall(): a wrap still waiting for its module's import is dropped
 
 
 def reset() -> None:
@@ -84,27 +85,39 @@ def _timed(fn):
 
 
 def install(targets=TARGETS) -> list[str]:
-    """Wrap the reading calls of every module of ``targets`` (default :data:`TARGETS`) that imports here (once);
-    returns the wrapped names."""
-    done = []
+    """Wrap the reading calls of every module of ``targets`` (default :data:`TARGETS`): now for a module imported
+    already, else as soon as something imports it (``util/imports.when_imported``: importing torchcodec here would
+    import ``torch._dynamo``, seconds that a run whose wrapper never reads through it would pay for nothing). Each
+    call is wrapped once; returns the names wrapped now."""
+    from ..util.imports import when_imported
+
+    done: list[str] = []
+    generation = _generation[0]
     for module_name, cls_name, names in targets:
-        try:
-            module = importlib.import_module(module_name)
-        except Exception:  # not installed, or a library that cannot load here (torchcodec without FFmpeg)
+        if module_name in sys.modules:
+            done += _wrap(sys.modules[module_name], module_name, cls_name, names)
+        else:
+            when_imported(module_name, lambda module, m=module_name, c=cls_name, n=names: (
+                _wrap(module, m, c, n) if _generation[0] == generation else None))
+    return done
+
+
+def _wrap(module, module_name: str, cls_name: str | None, names: tuple[str, ...]) -> list[str]:
+    owner = getattr(module, cls_name, None) if cls_name else module
+    done = []
+    for name in names if owner is not None else ():
+        fn = getattr(owner, name, None)
+        if fn is None or getattr(fn, "_streamgaze_timed", False):
             continue
-        owner = getattr(module, cls_name) if cls_name else module
-        for name in names:
-            fn = getattr(owner, name, None)
-            if fn is None or getattr(fn, "_streamgaze_timed", False):
-                continue
-            _installed.append((owner, name, fn))
-            setattr(owner, name, _timed(fn))
-            done.append(f"{module_name}.{cls_name + '.' if cls_name else ''}{name}")
+        _installed.append((owner, name, fn))
+        setattr(owner, name, _timed(fn))
+        done.append(f"{module_name}.{cls_name + '.' if cls_name else ''}{name}")
     return done
 
 
 def uninstall() -> None:
-    """Put back what :func:`install` wrapped (tests)."""
+    """Put back what :func:`install` wrapped, and wrap nothing more on a later import (tests)."""
+    _generation[0] += 1
     while _installed:
         owner, name, fn = _installed.pop()
         setattr(owner, name, fn)

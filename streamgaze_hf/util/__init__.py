@@ -6,5 +6,7 @@
 * ``provenance.py``: what a run records of what produced it (toolkit version and commit, lmms-eval and
   datasets versions), model arguments with secrets redacted;
 * ``environment.py``: the installed packages against ``uv.lock`` and the declared ranges (``doctor``);
-* ``htmlpage.py``: the head and attribute escaping every generated HTML page shares.
+* ``htmlpage.py``: the head and attribute escaping every generated HTML page shares;
+* ``imports.py``: imports that wait until they are needed (a module deferred to its first use; a callback run
+  when a module is imported).
 """

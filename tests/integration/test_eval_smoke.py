@@ -30,8 +30,14 @@ def test_streamgaze_eval_runs_lmms_eval_and_writes_scored_samples(demo_dataset, 
     proc = streamgaze("eval", "--root", demo_dataset, "--", "--model", "streamgaze_random", "--model_args",
                       "seed=0,check_visuals=true", "--tasks", TASK,
                       "--log_samples", "--output_path", out, "--timezone", "UTC", "--verbosity", "WARNING",
-                      tmp=tmp_path, timeout=600)
+                      tmp=tmp_path, timeout=600, env={"PYTHONPROFILEIMPORTTIME": "1"})
     assert proc.returncode == 0, _cause(proc)
+    # start-up pays for no import the run does not use (util/imports.py): lmms-eval's registry without Hugging Face
+    # `evaluate` (and the transformers pipelines it imports), no reader library of a wrapper the run does not use
+    imported = {ln.rsplit("|", 1)[1].strip() for ln in proc.stderr.splitlines() if ln.startswith("import time:")}
+    assert {"lmms_eval.api.registry", "lmms_eval.evaluator", "torch"} <= imported
+    assert not imported & {"evaluate.evaluator", "transformers.pipelines", "torchcodec",
+                           "lmms_eval.models.chat.llava_hf", "lmms_eval.models.simple.internvl3"}
     results = sorted(out.rglob("*_results.json"))
     samples = sorted(out.rglob(f"*_samples_{TASK}.jsonl"))
     assert len(results) == 1 and len(samples) == 1, _cause(proc)
