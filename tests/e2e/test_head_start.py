@@ -1,7 +1,8 @@
 """The head start (issue 52 item 7): `streamgaze eval` registers the run's documents with the frame scheduler before
 lmms-eval starts, so the first passes run during lmms-eval's start-up and the model's load. A stand-in of lmms-eval's
 LLaVA-OneVision wrapper (perf/standin: its own reading code; built, it sleeps ``$STREAMGAZE_STANDIN_LOAD`` s, a
-real model's load) asks for the documents; the results file says what the head start and the background did."""
+real model's load) asks for the documents; the results file says what the head start and the background did, and the
+stand-in's trace when its load ended and its first read returned."""
 
 from __future__ import annotations
 
@@ -26,26 +27,32 @@ def _processor(tmp_path):
     return processor
 
 
-def _eval(demo_dataset, tmp_path, **env) -> dict:
+def _eval(demo_dataset, tmp_path, **env) -> tuple[dict, dict]:
     processor = _processor(tmp_path)
     standin = str(REPO / "perf" / "standin")
     env = {"PYTHONPATH": os.pathsep.join([standin, os.environ.get("PYTHONPATH", "")]), "STREAMGAZE_STANDIN_SLEEP": "0",
-           "STREAMGAZE_STANDIN_LOAD": str(LOAD_S), "STREAMGAZE_PREFETCH": "2", **env}
+           "STREAMGAZE_STANDIN_LOAD": str(LOAD_S), "STREAMGAZE_PREFETCH": "2",
+           "STREAMGAZE_STANDIN_TRACE": str(tmp_path / "standin.json"), **env}
     out = tmp_path / "run"
     proc = streamgaze("eval", "--dataset", demo_dataset, "--", "--model", "llava_hf", "--force_simple",
                       "--model_args", f"pretrained={processor},max_frames_num=4", "--tasks", "streamgaze_nfi_nogaze",
                       "--limit", LIMIT, "--output_path", out, tmp=tmp_path, env=env, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(sorted(out.rglob("*_results.json"))[-1].read_text())["streamgaze"]
+    results = json.loads(sorted(out.rglob("*_results.json"))[-1].read_text())["streamgaze"]
+    return results, json.loads((tmp_path / "standin.json").read_text())
 
 
 def test_the_first_passes_run_before_the_model_asks(demo_dataset, tmp_path):
     """Every clip of the run is written before the model's first ask (it loads for LOAD_S s after lmms-eval's start-up);
     without the head start the documents reach the scheduler only after the model is built."""
-    run = _eval(demo_dataset, tmp_path)
+    run, standin = _eval(demo_dataset, tmp_path)
     head, background = run["head_start"], run["background"]
     assert background["clips"] == LIMIT and background["late"] == 0, background  # four windows, each its own clip
-    assert background["planned_ahead_s"] >= LOAD_S, background  # planned before the model was built
+    assert standin["load_ended"] - standin["load_began"] >= LOAD_S
+    # planned while the model was being built: the scheduler was sealed planned_ahead_s before the first ask, which
+    # came before the stand-in's first read returned (the glue alone registers the documents after the load)
+    sealed_at_latest = standin["first_read_returned"] - background["planned_ahead_s"]
+    assert sealed_at_latest < standin["load_ended"], (background, standin)
     assert background["units_at_first_ask"] == background["units"] > 0, background
     assert background["clips_at_first_ask"] == LIMIT and background["waits"] == 0, background
     assert run["video_read"]["questions"] == LIMIT
