@@ -164,12 +164,27 @@ class FrameScheduler:
             self._sealed_at = time.monotonic()
 
     def _plan(self, keys: list[Hashable], late: bool) -> None:
+        """Plan ``keys`` (outside the lock: the caches are looked up). Until it returns an ask for one of them waits
+        (:meth:`path`); every key has its clip entry afterwards, one that raises if planning itself failed."""
         t0 = time.thread_time()
+        error: BaseException | None = None
         try:
             self._plan_timed(keys, late)
+        except BaseException as exc:  # noqa: BLE001 - raised here and to whoever asks for these windows
+            error = exc
+            raise
         finally:
             with self._cond:
                 self.stats.cpu_s += time.thread_time() - t0
+                for key in keys:
+                    entry = self._jobs.get(key)
+                    if entry is None:
+                        entry = self._jobs[key] = _Job(None, error=error or RuntimeError(f"{key!r} was not planned"))
+                        entry.done.set()
+                    elif error is not None and entry.pass_ is None and not entry.done.is_set():
+                        entry.error = error  # its pass was never added: nothing would make it
+                        entry.done.set()
+                self._cond.notify_all()
 
     def _plan_timed(self, keys: list[Hashable], late: bool) -> None:
         with self._cond:
@@ -379,9 +394,11 @@ class FrameScheduler:
             self.register([(key, window, float("-inf"))])
         self.seal()
         with self._cond:
-            e = self._jobs.get(key)
-        if e is None:
-            raise KeyError(f"not a registered window: {key!r}")
+            if key not in self._registered:
+                raise KeyError(f"not a registered window: {key!r}")
+            # registered but perhaps still being planned on another thread (its seal, or a late registration)
+            self._cond.wait_for(lambda: key in self._jobs)
+            e = self._jobs[key]
         if not e.done.is_set():
             t0 = time.perf_counter()
             with self._cond:

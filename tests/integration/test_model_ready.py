@@ -474,3 +474,81 @@ def test_a_full_disk_is_a_clear_error_naming_the_clip_cache(tmp_path, monkeypatc
                     cache_dir=cache)
     assert str(cache / "passes") in str(err.value)
     assert not list(cache.glob("ready/*/*.mov"))
+
+
+@pytest.mark.parametrize("late", [False, True], ids=["while-sealing", "late-registration"])
+def test_an_ask_for_a_window_being_planned_waits_for_its_plan(tmp_path, monkeypatch, late):
+    """A window registered on one thread and still being planned there (the head start's seal; a late
+    registration) is asked for on another (the model's): the ask waits for the plan and gets the clip, never
+    "not a registered window" (perf/model_wait.py's second cold run raised it)."""
+    import os
+
+    from streamgaze_hf.evaluation import schedule
+    from streamgaze_hf.evaluation.schedule import FrameScheduler
+
+    clips._clear_memos()
+    src = write_camera_source(tmp_path / "camera.mp4", 160, 120, seconds=12, gop_s=6)
+    s = spec("llava_hf/simple", size_w=32, size_h=32, max_frames_num=3).describe()
+    video = os.path.realpath(src)
+    planning, release = threading.Event(), threading.Event()
+    original = schedule.find_or_plan
+
+    def slow_plan(*args, **kwargs):
+        planning.set()
+        assert release.wait(30)
+        return original(*args, **kwargs)
+
+    sch = FrameScheduler(0, cache_dir=tmp_path / "cache")
+    if late:
+        sch.register([("w0", (video, 0.5, 5.5, s), 0.0)])
+        sch.seal()
+    monkeypatch.setattr(schedule, "find_or_plan", slow_plan)
+    key = "w1" if late else "w0"
+    planner = threading.Thread(target=(lambda: sch.register([(key, (video, 6.5, 11.5, s), 1.0)])) if late
+                               else (lambda: (sch.register([(key, (video, 0.5, 5.5, s), 0.0)]), sch.seal())))
+    planner.start()
+    assert planning.wait(30)  # the planner holds the window: registered, not planned
+    got: list = []
+    asker = threading.Thread(target=lambda: got.append(sch.path(key)))
+    asker.start()
+    asker.join(1.0)
+    assert asker.is_alive() and not got  # waiting, not failed
+    release.set()
+    planner.join(30)
+    asker.join(30)
+    assert len(got) == 1 and got[0].suffix == ".mov"
+    assert sch.stats.clips == 1 and sch.stats.helped == 1  # the asked window only: no worker thread
+
+
+def test_a_pass_that_cannot_be_planned_fails_its_asks_instead_of_hanging(tmp_path, monkeypatch):
+    """Planning the pass itself raises (on the thread that seals): an ask for its window then raises the same
+    error; before, the window's clip entry waited for a pass that never came."""
+    import os
+
+    from streamgaze_hf.evaluation import schedule
+    from streamgaze_hf.evaluation.schedule import FrameScheduler
+
+    clips._clear_memos()
+    src = write_camera_source(tmp_path / "camera.mp4", 160, 120, seconds=12, gop_s=6)
+    s = spec("llava_hf/simple", size_w=32, size_h=32, max_frames_num=3).describe()
+
+    def broken_pass(*args, **kwargs):
+        raise OSError("the pass store cannot be made")
+
+    monkeypatch.setattr(schedule, "VideoPass", broken_pass)
+    sch = FrameScheduler(0, cache_dir=tmp_path / "cache")
+    sch.register([("w0", (os.path.realpath(src), 0.5, 5.5, s), 0.0)])
+    with pytest.raises(OSError, match="pass store"):
+        sch.seal()
+    got: list = []
+
+    def ask():
+        try:
+            sch.path("w0")
+        except OSError as exc:
+            got.append(exc)
+
+    asker = threading.Thread(target=ask, daemon=True)
+    asker.start()
+    asker.join(10)
+    assert not asker.is_alive() and len(got) == 1 and "pass store" in str(got[0])
