@@ -16,12 +16,12 @@ lock: setup
 demo: setup
 	@bash scripts/demo.sh "$(DEMO_OUT)"
 
-# `make test`: the unit and integration tests (tests/unit, tests/integration; 4:33-5:30 in .ci/run on the 2-core
-# machine after issues 52-55, 2:54 before them; 5:51 before issue 41).
+# `make test`: the unit and integration tests (tests/unit, tests/integration; 4:09 in .ci/run on the 2-core machine,
+# 4:08 in CI, after the shorter eval start-up; 4:33-5:30 after issues 52-55, 2:54 before them; 5:51 before issue 41).
 # `make e2e`: the end-to-end tests (tests/e2e: real lmms-eval runs, the Hub stand-in, the leaderboard app, the long
-# CLI runs, the Ray cluster; 15:16-15:48 in .ci/run after issues 52-55, 9:31 before them; 52 minutes before issue 41).
-# CI (.ci/run) runs both (20:12 and 21:48 in two runs on a fresh clone after issues 52-55, over the 20-minute aim;
-# 12:41 before them; 25:30 before issue 41).
+# CLI runs, the Ray cluster; 12:25 in .ci/run, 12:12 in CI; 15:16-15:48 after issues 52-55, 9:31 before them).
+# CI (.ci/run) runs both (16:55 on a fresh clone here and 17:04 in CI after the shorter eval start-up; 20:12 and 21:48
+# after issues 52-55; 12:41 before them; 25:30 before issue 41).
 # The numbers and what keeps them low: docs/getting-started.md "Development". Temporary files live under
 # .pytest_tmp/ in the clone (pytest empties .pytest_tmp/test and .pytest_tmp/e2e at the start of the next run; a
 # passed test's tmp_path is removed when it ends), never in /tmp.
