@@ -164,27 +164,30 @@ class FrameScheduler:
             self._sealed_at = time.monotonic()
 
     def _plan(self, keys: list[Hashable], late: bool) -> None:
-        """Plan ``keys`` (outside the lock: the caches are looked up). Until it returns an ask for one of them waits
-        (:meth:`path`); every key has its clip entry afterwards, one that raises if planning itself failed."""
+        """Plan ``keys`` (outside the lock: the caches are looked up); an ask for one of them waits until its clip
+        entry exists (:meth:`path`). If planning itself fails, each key gets an entry that raises the error."""
         t0 = time.thread_time()
-        error: BaseException | None = None
         try:
             self._plan_timed(keys, late)
-        except BaseException as exc:  # noqa: BLE001 - raised here and to whoever asks for these windows
-            error = exc
+        except BaseException as exc:
+            self._fail_unplanned(keys, exc)
             raise
         finally:
             with self._cond:
                 self.stats.cpu_s += time.thread_time() - t0
-                for key in keys:
-                    entry = self._jobs.get(key)
-                    if entry is None:
-                        entry = self._jobs[key] = _Job(None, error=error or RuntimeError(f"{key!r} was not planned"))
-                        entry.done.set()
-                    elif error is not None and entry.pass_ is None and not entry.done.is_set():
-                        entry.error = error  # its pass was never added: nothing would make it
-                        entry.done.set()
-                self._cond.notify_all()
+
+    def _fail_unplanned(self, keys: list[Hashable], error: BaseException) -> None:
+        """Planning ``keys`` raised ``error``: the keys left without a clip entry, or with one whose pass was never
+        added (nothing would make it), raise it to whoever asks."""
+        with self._cond:
+            for key in keys:
+                entry = self._jobs.get(key)
+                if entry is None:
+                    entry = self._jobs[key] = _Job(None)
+                if entry.pass_ is None and not entry.done.is_set():
+                    entry.error = error
+                    entry.done.set()
+            self._cond.notify_all()
 
     def _plan_timed(self, keys: list[Hashable], late: bool) -> None:
         with self._cond:
@@ -226,6 +229,7 @@ class FrameScheduler:
                 if fresh:
                     passes.append((video, list(fresh.values())))
                     self._by_ready.update(fresh)
+            self._cond.notify_all()  # every key has its entry now: the asks waiting for one (path) go on
         for video, entries in passes:
             self._add_pass(video, entries)
 

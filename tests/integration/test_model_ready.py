@@ -304,17 +304,22 @@ def test_an_open_decord_reader_stops_decoding_after_its_frames(tmp_path):
     assert np.array_equal(again[0], frames[2]) and again.shape == (2, 240, 320, 3)
 
 
+def _scheduler_source(tmp_path, seconds: int) -> tuple[str, str]:
+    """A camera-layout source of 6 s GOPs (its real path, as the scheduler keys videos) and a small LLaVA frame
+    spec's text, with the clip memos cleared."""
+    import os
+
+    clips._clear_memos()
+    src = write_camera_source(tmp_path / "camera.mp4", 160, 120, seconds=seconds, gop_s=6)
+    return os.path.realpath(src), spec("llava_hf/simple", size_w=32, size_h=32, max_frames_num=3).describe()
+
+
 def test_the_scheduler_makes_what_the_model_asks_for_first_then_the_rest_in_the_predicted_order(tmp_path):
     """Windows of one video in different GOPs: with no worker thread, asking for one makes exactly its units (on
     the asking thread); running the rest takes them by predicted rank (a smaller order first)."""
-    import os
-
     from streamgaze_hf.evaluation.schedule import FrameScheduler
 
-    clips._clear_memos()
-    src = write_camera_source(tmp_path / "camera.mp4", 160, 120, seconds=30, gop_s=6)
-    s = spec("llava_hf/simple", size_w=32, size_h=32, max_frames_num=3).describe()
-    video = os.path.realpath(src)
+    video, s = _scheduler_source(tmp_path, seconds=30)
     windows = {f"w{k}": (video, 6.0 * k + 0.5, 6.0 * k + 5.5, s) for k in range(5)}  # one GOP each
     sch = FrameScheduler(0, cache_dir=tmp_path / "cache")
     sch.register([(key, w, -float(i)) for i, (key, w) in enumerate(windows.items())])  # predicted: w4 first
@@ -481,15 +486,10 @@ def test_an_ask_for_a_window_being_planned_waits_for_its_plan(tmp_path, monkeypa
     """A window registered on one thread and still being planned there (the head start's seal; a late
     registration) is asked for on another (the model's): the ask waits for the plan and gets the clip, never
     "not a registered window" (perf/model_wait.py's second cold run raised it)."""
-    import os
-
     from streamgaze_hf.evaluation import schedule
     from streamgaze_hf.evaluation.schedule import FrameScheduler
 
-    clips._clear_memos()
-    src = write_camera_source(tmp_path / "camera.mp4", 160, 120, seconds=12, gop_s=6)
-    s = spec("llava_hf/simple", size_w=32, size_h=32, max_frames_num=3).describe()
-    video = os.path.realpath(src)
+    video, s = _scheduler_source(tmp_path, seconds=12)
     planning, release = threading.Event(), threading.Event()
     original = schedule.find_or_plan
 
@@ -523,21 +523,17 @@ def test_an_ask_for_a_window_being_planned_waits_for_its_plan(tmp_path, monkeypa
 def test_a_pass_that_cannot_be_planned_fails_its_asks_instead_of_hanging(tmp_path, monkeypatch):
     """Planning the pass itself raises (on the thread that seals): an ask for its window then raises the same
     error; before, the window's clip entry waited for a pass that never came."""
-    import os
-
     from streamgaze_hf.evaluation import schedule
     from streamgaze_hf.evaluation.schedule import FrameScheduler
 
-    clips._clear_memos()
-    src = write_camera_source(tmp_path / "camera.mp4", 160, 120, seconds=12, gop_s=6)
-    s = spec("llava_hf/simple", size_w=32, size_h=32, max_frames_num=3).describe()
+    video, s = _scheduler_source(tmp_path, seconds=12)
 
     def broken_pass(*args, **kwargs):
         raise OSError("the pass store cannot be made")
 
     monkeypatch.setattr(schedule, "VideoPass", broken_pass)
     sch = FrameScheduler(0, cache_dir=tmp_path / "cache")
-    sch.register([("w0", (os.path.realpath(src), 0.5, 5.5, s), 0.0)])
+    sch.register([("w0", (video, 0.5, 5.5, s), 0.0)])
     with pytest.raises(OSError, match="pass store"):
         sch.seal()
     got: list = []
