@@ -229,7 +229,7 @@ class FrameScheduler:
                 if fresh:
                     passes.append((video, list(fresh.values())))
                     self._by_ready.update(fresh)
-            self._cond.notify_all()  # every key has its entry now: the asks waiting for one (path) go on
+            self._cond.notify_all()  # the plain entries are done; the asks for the rest wait for their pass
         for video, entries in passes:
             self._add_pass(video, entries)
 
@@ -400,8 +400,10 @@ class FrameScheduler:
         with self._cond:
             if key not in self._registered:
                 raise KeyError(f"not a registered window: {key!r}")
-            # registered but perhaps still being planned on another thread (its seal, or a late registration)
-            self._cond.wait_for(lambda: key in self._jobs)
+            # registered but perhaps still being planned on another thread (its seal, or a late registration):
+            # wait for its clip entry and that entry's pass (without one, no unit to help with)
+            self._cond.wait_for(lambda: (e := self._jobs.get(key)) is not None
+                                and (e.pass_ is not None or e.done.is_set()))
             e = self._jobs[key]
         if not e.done.is_set():
             t0 = time.perf_counter()

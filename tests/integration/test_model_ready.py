@@ -509,7 +509,7 @@ def test_an_ask_for_a_window_being_planned_waits_for_its_plan(tmp_path, monkeypa
     planner.start()
     assert planning.wait(30)  # the planner holds the window: registered, not planned
     got: list = []
-    asker = threading.Thread(target=lambda: got.append(sch.path(key)))
+    asker = threading.Thread(target=lambda: got.append(sch.path(key)), daemon=True)
     asker.start()
     asker.join(1.0)
     assert asker.is_alive() and not got  # waiting, not failed
@@ -518,6 +518,40 @@ def test_an_ask_for_a_window_being_planned_waits_for_its_plan(tmp_path, monkeypa
     asker.join(30)
     assert len(got) == 1 and got[0].suffix == ".mov"
     assert sch.stats.clips == 1 and sch.stats.helped == 1  # the asked window only: no worker thread
+
+
+def test_an_ask_that_finds_its_clip_entry_before_its_pass_runs_the_pass_itself(tmp_path, monkeypatch):
+    """The planner has made the window's clip entry but not yet added its pass when the model asks. With no
+    worker thread the asking thread must run the units itself once the pass is there; before, it found no unit
+    to take and waited for a clip nothing would make (CI's hang in the test above, a race there)."""
+    from streamgaze_hf.evaluation import schedule
+    from streamgaze_hf.evaluation.schedule import FrameScheduler
+
+    video, s = _scheduler_source(tmp_path, seconds=12)
+    adding, release = threading.Event(), threading.Event()
+    original = schedule.VideoPass
+
+    def slow_pass(*args, **kwargs):
+        adding.set()  # the entries exist (``_plan_timed`` made them before adding the pass)
+        assert release.wait(30)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(schedule, "VideoPass", slow_pass)
+    sch = FrameScheduler(0, cache_dir=tmp_path / "cache")
+    sch.register([("w0", (video, 0.5, 5.5, s), 0.0)])
+    planner = threading.Thread(target=sch.seal, daemon=True)
+    planner.start()
+    assert adding.wait(30)
+    got: list = []
+    asker = threading.Thread(target=lambda: got.append(sch.path("w0")), daemon=True)
+    asker.start()
+    asker.join(1.0)
+    assert asker.is_alive() and not got
+    release.set()
+    planner.join(30)
+    asker.join(30)
+    assert not asker.is_alive() and len(got) == 1 and got[0].suffix == ".mov"
+    assert sch.stats.units == 1 and sch.stats.helped == 1 and sch.stats.clips == 1
 
 
 def test_a_pass_that_cannot_be_planned_fails_its_asks_instead_of_hanging(tmp_path, monkeypatch):
