@@ -133,6 +133,15 @@ def vlm_key_arg(p: argparse.ArgumentParser) -> None:
                         "default: no key)")
 
 
+def vlm_gpus_arg(p: argparse.ArgumentParser) -> None:
+    """``--vlm-gpus G``: the GPUs each recording's task asks a Ray cluster for when the VLM is a model served on
+    the node itself (util/executors.py ``check_gpu_ask``, docs/scale.md)."""
+    p.add_argument("--vlm-gpus", type=float, default=0.0, metavar="G",
+                   help="with --executor ray: GPUs each recording's task asks the cluster for, when the VLM endpoint "
+                        "is a model served on every GPU node itself (e.g. --vlm-url http://127.0.0.1:8000/v1): Ray "
+                        "then runs the tasks on those nodes only, as many at once as their GPUs allow (default 0)")
+
+
 def previews_arg(p: argparse.ArgumentParser) -> None:
     """``--previews`` / ``--no-previews``: the Hub-facing ``previews`` config (dataset/viewer.py), on by default."""
     p.add_argument("--previews", action=argparse.BooleanOptionalAction, default=True,

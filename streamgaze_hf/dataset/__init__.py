@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from .proxies import build_proxies
     from .publish import publish_dataset
     from .recording_events import EVENTS_FILE, events_json, events_of_recording
+    from .recording_jobs import RecordingsFailed, run_recordings
     from .rows import gaze_row, gaze_rows, gaze_tracks, video_row
     from .schema import LETTERS, dump_metadata, letter, letter_index
     from .stats import compute_stats, format_stats
@@ -65,6 +66,8 @@ _FACE = {
     "EVENTS_FILE": "recording_events",
     "events_json": "recording_events",
     "events_of_recording": "recording_events",
+    "RecordingsFailed": "recording_jobs",
+    "run_recordings": "recording_jobs",
     "gaze_row": "rows",
     "gaze_rows": "rows",
     "gaze_tracks": "rows",
@@ -90,11 +93,12 @@ _MODULES = {
 }
 __all__ = [
     "DatasetContent", "DatasetHandle", "EVALUATION_FRAMEWORK", "EVAL_YAML", "EVENTS_FILE", "ImportReport", "LETTERS",
-    "Problem", "ProblemSink", "allow_list_request", "build_proxies", "check_destination", "check_version",
+    "Problem", "ProblemSink", "RecordingsFailed", "allow_list_request", "build_proxies", "check_destination", "check_version",
     "compute_stats", "data_file", "dataset_at", "dataset_destination", "dataset_problems", "dump_metadata",
     "empty_note", "eval_task_ids", "eval_yaml", "events_json", "events_of_recording", "export_bids", "format_stats",
     "gaze_row", "gaze_rows", "gaze_tracks", "has_gaze", "kind_section", "letter", "letter_index", "loading_section",
-    "locate", "manifest_digest", "missing_dataset", "open_dataset", "publish_dataset", "snippet", "validate_mc_options",
+    "locate", "manifest_digest", "missing_dataset", "open_dataset", "publish_dataset", "run_recordings", "snippet",
+    "validate_mc_options",
     "variant_support", "variants_markdown", "video_row", "write_dataset",
 ]
 

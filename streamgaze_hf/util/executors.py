@@ -165,6 +165,24 @@ class Workers:
         return processes(self.count if jobs is None else max(1, min(self.count, jobs)))
 
 
+def check_gpu_ask(gpus: float, workers: Workers, option: str, applies: bool = True, needs: str = "") -> None:
+    """A stage's GPU ask (``option``, e.g. ``--vlm-gpus``), checked before any work: a number >= 0, and only where
+    it means something: on a Ray cluster (a local pool runs its calls on this machine whatever they ask), and when
+    the stage runs (``applies``; else ``needs`` names what makes it run). The cluster's own GPUs are checked when
+    the stage opens its executor (:class:`~streamgaze_hf.util.ray_tasks.RayExecutor`)."""
+    import math
+
+    if not isinstance(gpus, (int, float)) or isinstance(gpus, bool) or not math.isfinite(gpus) or gpus < 0:
+        raise StreamGazeError(f"{option} must be a number of GPUs >= 0, got {gpus!r}")
+    if not gpus:
+        return
+    if not workers.on_cluster:
+        raise StreamGazeError(f"{option} asks a Ray cluster for GPUs: add --executor ray (a local process pool runs "
+                              "its calls on this machine, whatever they ask)")
+    if not applies:
+        raise StreamGazeError(f"{option} is for a stage this build does not run: it needs {needs}")
+
+
 def as_workers(workers: int | Workers) -> Workers:
     """A worker count (local processes) or a :class:`Workers` as a :class:`Workers`."""
     return workers if isinstance(workers, Workers) else Workers(count=workers)

@@ -75,9 +75,12 @@ def _node() -> str:
 
 
 def _on_node(fn, *args):
-    """``fn(*args)`` on a worker: its own error becomes a :class:`TaskFailed` naming this node."""
+    """``fn(*args)`` on a worker, with the id of the node it ran on; its own error becomes a :class:`TaskFailed`
+    naming this node."""
+    import ray
+
     try:
-        return fn(*args)
+        return fn(*args), ray.get_runtime_context().get_node_id()
     except Exception as exc:  # noqa: BLE001 - reported, never retried
         raise TaskFailed(str(exc) or type(exc).__name__, _node()) from None
 
@@ -106,9 +109,15 @@ class RayExecutor:
 
     def __init__(self, address: str, size: Any):
         self._ray = connect(address)
+        resources = self._ray.cluster_resources()
+        if size.gpus and resources.get("GPU", 0.0) < size.gpus:  # Ray would wait for such a node for ever
+            raise StreamGazeError(f"the Ray cluster at {address} has {_count(resources.get('GPU', 0.0), 'GPU')}; "
+                                  f"each of these tasks asks for {size.gpus:g}")
         self._task = _remote(size)
-        cpus = self._ray.cluster_resources().get("CPU", 1.0)
+        cpus = resources.get("CPU", 1.0)
         self.workers = max(1, int(cpus // size.cpus)) if size.cpus else 1
+        self._lock = threading.Lock()
+        self.nodes: dict[str, int] = {}  # node id -> calls that finished there
 
     def __enter__(self) -> RayExecutor:
         return self
@@ -123,12 +132,28 @@ class RayExecutor:
         def settle(f: Future) -> None:
             exc = f.exception()
             if exc is None:
-                out.set_result(f.result())
+                result, node = f.result()
+                with self._lock:
+                    self.nodes[node] = self.nodes.get(node, 0) + 1
+                out.set_result(result)
             else:
                 out.set_exception(_unwrapped(exc))
 
         ref.future().add_done_callback(settle)
         return out
+
+
+    def node_summary(self) -> str:
+        """Which nodes ran the calls that finished: "N calls on K nodes: ADDRESS, id ID (n), ..."."""
+        with self._lock:
+            counts = dict(self.nodes)
+        address = {n["NodeID"]: n["NodeManagerAddress"] for n in self._ray.nodes()}
+        each = ", ".join(f"{address.get(node, '?')}, id {node[:12]} ({n})" for node, n in sorted(counts.items()))
+        return f"{_count(sum(counts.values()), 'call')} on {_count(len(counts), 'node')}: {each}"
+
+
+def _count(n: float, what: str) -> str:
+    return f"{n:g} {what}{'' if n == 1 else 's'}"
 
 
 def _unwrapped(exc: BaseException) -> BaseException:

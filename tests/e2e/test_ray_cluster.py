@@ -5,7 +5,8 @@ its own, so every node takes 127.0.0.1 and all traffic stays on loopback) starts
 token authentication (Ray 2.60's default) and one CPU each, then runs through the installed ``streamgaze`` script:
 a local build (2 processes) and a cluster build of an 8-video demo world with proxies and previews, ``clips warm``
 (full-rate and model-ready) locally and on the cluster, a build with a damaged raw video and its re-run, and a build
-whose worker node is killed mid-build. The tests below read what it left. Linux, root (``unshare``) and the ``ray``
+whose worker node is killed mid-build, and an EgoGazeVQA build from raw whose tasks ask for the worker node's
+(declared) GPU, the VLM a stand-in served inside the namespace. The tests below read what it left. Linux, root (``unshare``) and the ``ray``
 extra are needed; otherwise the module is skipped.
 """
 
@@ -24,6 +25,7 @@ import pytest
 
 pytestmark = pytest.mark.slow
 SCRIPT = Path(__file__).parents[1] / "fixtures" / "ray_cluster.sh"
+REPO = Path(__file__).parents[2]
 BIN = Path(sys.executable).parent
 N_VIDEOS = 8
 
@@ -45,6 +47,10 @@ def cluster_run(tmp_path_factory):
     base = tmp_path_factory.mktemp("ray")
     raw = base / "world"
     generate_world(raw, n_videos=N_VIDEOS, seed=0, duration=15, width=160, height=120, fps=12, progress=False)
+    from ..fixtures.egogazevqa_world import write_narrated_world
+
+    ego = base / "ego" / "world"
+    write_narrated_world(ego)
     # Ray's unix sockets live in its session directories and a socket path has at most 107 bytes: the run's
     # directory is reached through a short link (everything is written under the test's own tmp dir)
     link = Path(tempfile.mkdtemp(prefix="sgray-")) / "t"
@@ -55,7 +61,7 @@ def cluster_run(tmp_path_factory):
     (run / "token").write_text(token)
     try:
         proc = subprocess.run(["unshare", "-n", "bash", str(SCRIPT), str(link), str(raw), str(BIN / "streamgaze"),
-                               str(BIN / "ray")], capture_output=True, text=True, timeout=900)
+                               str(BIN / "ray"), str(ego), str(REPO)], capture_output=True, text=True, timeout=900)
     finally:
         shutil.rmtree(link.parent)
     return {"run": run, "raw": raw, "token": token, "proc": proc, "logs": run / "logs"}
@@ -96,6 +102,24 @@ def test_a_cluster_build_is_the_local_build_byte_for_byte(cluster_run):
     assert sum(r.startswith("videos/proxy/") for r in ray) == 2 * N_VIDEOS
     assert any("previews" in r and r.endswith(".parquet") for r in ray)
     assert not (cluster_run["run"] / "ray" / ".sg.work").exists()  # removed after the build
+
+
+def test_egogazevqa_on_the_cluster_runs_where_its_gpu_ask_fits_and_is_the_local_build(cluster_run):
+    """Each recording's task asks for a GPU (--vlm-gpus 1): both ran on the worker node, the only one with a GPU,
+    and the dataset is the local build's byte for byte; asking for 2 is refused before any work."""
+    _ok(cluster_run, "ego_local")
+    _ok(cluster_run, "ego_ray")
+    run = cluster_run["run"]
+    local = _tree(run / "ego-local" / "eg")
+    assert _tree(run / "ego-ray" / "eg") == local and sum(r.endswith(".jpg") for r in local) == 18
+    nodes = json.loads((cluster_run["logs"] / "nodes.json").read_text())
+    [gpu_node] = [n["id"] for n in nodes if n["gpus"] == 1]
+    assert len(nodes) == 2
+    assert f"egogazevqa build: 2 calls on 1 node: 127.0.0.1, id {gpu_node[:12]} (2)" in _log(cluster_run, "ego_ray")
+    assert _rc(cluster_run, "ego_gpus") == 2
+    assert "the Ray cluster at 127.0.0.1:6379 has 1 GPU; each of these tasks asks for 2" in \
+        _log(cluster_run, "ego_gpus")
+    assert not (run / "ego-gpus").exists()
 
 
 def test_clips_warm_on_the_cluster_fills_the_same_cache_entries(cluster_run):

@@ -4,9 +4,14 @@ our EgoGazeVQA layout -> evaluation and review pages."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
+import os
 import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pyarrow.parquet as pq
@@ -24,6 +29,7 @@ from ..fixtures.egogazevqa_world import (
     ASKED_FRAME,
     gazed_name,
     ground_truth_responder,
+    truth_index,
     world_keyframes,
     write_narrated_world,
     write_world_as_ego4d,
@@ -31,6 +37,8 @@ from ..fixtures.egogazevqa_world import (
     write_world_as_egtea,
 )
 from ..fixtures.vlm_stub import VLMStub
+
+SG = str(Path(sys.executable).with_name("streamgaze"))
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +48,7 @@ def world(tmp_path_factory):
     truth = {d.name: json.loads((d / "objects.json").read_text()) for d in dirs}
     keyframes = {d.name: world_keyframes(d) for d in dirs}
     groups = {d.name: [keyframes[d.name][i:i + 9] for i in range(0, len(keyframes[d.name]) - 8, 9)] for d in dirs}
-    index = {tuple(k[0] for k in g): truth[vid] for vid, gs in groups.items() for g in gs}
+    index = truth_index(dirs)
     return {"root": root, "dirs": dirs, "truth": truth, "keyframes": keyframes, "groups": groups, "index": index}
 
 
@@ -325,3 +333,39 @@ def test_group_rule_and_source_defaults():
     assert len(frame_groups(keys, 2)) == 2 and frame_groups(keys[:8], 3) == []
     assert [EgoBuildOptions(source=s).groups() for s in ("ego4d", "egoexo4d_2d", "egtea", "world")] == [3, 3, 1, 3]
     assert EgoBuildOptions(source="egtea", groups_per_video=2).groups() == 2
+
+
+def _tree(root: Path) -> dict[str, str]:
+    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_recordings_on_worker_processes_give_the_same_bytes_and_a_damaged_one_is_named(world, built, tmp_path):
+    """`build egogazevqa --workers 2` (the executor seam, util/executors.py) through the installed script: each
+    recording on a worker process of its own asks the VLM itself (a fresh answer cache), and the dataset is the
+    in-process build's, byte for byte. A damaged recording fails once, named; the other finishes; nothing is
+    written at the output, and no work directory is left."""
+    raw = tmp_path / "raw" / world["root"].name  # the raw directory's name is in the manifest
+    shutil.copytree(world["root"], raw)
+    env = {**os.environ, "TQDM_DISABLE": "1", "STREAMGAZE_VLM_CACHE": str(tmp_path / "vlm_cache")}
+    with VLMStub(ground_truth_responder(world["index"], garbage_first=False)) as stub:
+        cmd = [SG, "build", "egogazevqa", "--raw", str(raw), "--source", "world", "--version", "1.0.0",
+               "--vlm-url", stub.url, "--vlm-model", "stub-vlm", "--workers", "2"]
+        proc = subprocess.run([*cmd, "--out", str(tmp_path / "p" / "a")], capture_output=True, text=True, env=env,
+                              timeout=300)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        assert stub.calls == 6  # 2 groups x 3 categories, asked from the workers
+        assert _tree(tmp_path / "p" / "a") == _tree(built["root"])
+
+        video = raw / "world_0_01" / "video.mp4"
+        video.write_bytes(video.read_bytes()[:3000])  # truncated
+        shutil.rmtree(tmp_path / "vlm_cache")
+        proc = subprocess.run([*cmd, "--out", str(tmp_path / "d" / "a")], capture_output=True, text=True, env=env,
+                              timeout=300)
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    [line] = [ln for ln in proc.stderr.splitlines() if "recordings failed" in ln]
+    assert "1 of 2 recordings failed and were left out, nothing was written (a re-run asks the VLM nothing it " \
+           "answered before: its answers are cached): world_0_01: " in line
+    assert "world_0_00" not in line
+    assert stub.calls == 9  # the other recording's 3 questions were asked
+    assert list((tmp_path / "d").iterdir()) == []  # no output, no work directory

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from streamgaze_hf.util.errors import StreamGazeError
-from streamgaze_hf.util.executors import Inline, Workers, map_ordered, map_settled, processes
+from streamgaze_hf.util.executors import Inline, Workers, check_gpu_ask, map_ordered, map_settled, processes
 
 SG = str(Path(sys.executable).with_name("streamgaze"))
 
@@ -34,6 +34,33 @@ def test_bad_options_are_refused_before_any_work(workers, message):
     with pytest.raises(StreamGazeError) as err:
         workers.check()
     assert str(err.value) == message
+
+
+@pytest.mark.parametrize("gpus, workers, applies, message", [
+    (-1.0, Workers(executor="ray"), True, "--vlm-gpus must be a number of GPUs >= 0, got -1.0"),
+    (float("nan"), Workers(executor="ray"), True, "--vlm-gpus must be a number of GPUs >= 0, got nan"),
+    (1.0, Workers(count=2), True, "--vlm-gpus asks a Ray cluster for GPUs: add --executor ray (a local process "
+                                  "pool runs its calls on this machine, whatever they ask)"),
+    (0.5, Workers(executor="ray"), False, "--vlm-gpus is for a stage this build does not run: it needs --objects vlm"),
+])
+def test_a_gpu_ask_is_checked_before_any_work(gpus, workers, applies, message):
+    with pytest.raises(StreamGazeError) as err:
+        check_gpu_ask(gpus, workers, "--vlm-gpus", applies, "--objects vlm")
+    assert str(err.value) == message
+    check_gpu_ask(0.0, Workers(), "--vlm-gpus", False)  # no ask: nothing to check
+
+
+@pytest.mark.parametrize("bench, extra", [("streamgaze", ["--objects", "vlm", "--vlm-url", "http://127.0.0.1:9/v1",
+                                                         "--vlm-model", "m"]),
+                                         ("egogazevqa", ["--vlm-url", "http://127.0.0.1:9/v1", "--vlm-model", "m"])])
+def test_build_refuses_a_gpu_ask_without_a_cluster_before_any_work(tmp_path, bench, extra):
+    (tmp_path / "raw").mkdir()
+    out = tmp_path / "out" / "d"
+    proc = subprocess.run([SG, "build", bench, "--raw", str(tmp_path / "raw"), "--out", str(out), "--version",
+                           "1.0.0", *extra, "--vlm-gpus", "1"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert "--vlm-gpus asks a Ray cluster for GPUs: add --executor ray" in proc.stderr
+    assert not (tmp_path / "out").exists()
 
 
 def test_ray_without_an_address_names_both_ways_to_give_one(monkeypatch):

@@ -47,16 +47,17 @@ import json
 import math
 import os
 import shutil
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import cv2
 import numpy as np
-from tqdm import tqdm
 
-from ...dataset import LETTERS, dump_metadata, gaze_rows, video_row
+from ...dataset import LETTERS, dump_metadata, gaze_rows, run_recordings, video_row
 from ...gaze import Recording
 from ...util.errors import StreamGazeError
+from ...util.executors import RECORDING, Workers, as_workers, check_gpu_ask
+from ...util.fsutil import atomic_output
 from . import BENCHMARK, CATEGORIES, GROUP_SIZE, NAME
 from .generation import generation_prompt, stage, validate_generated
 from .release import EGTEA_CONTEXT
@@ -199,31 +200,84 @@ def check_build_arguments(raw: Path, out: Path, version: str, opts: EgoBuildOpti
     positive(opts.max_gaze_age, "max gaze age (seconds)")
 
 
-def build_dataset(raw: str | os.PathLike[str], out: str | os.PathLike[str], version: str, *,
-                     options: EgoBuildOptions | None = None, force: bool = False, changelog: str = "",
-                     keep_work: bool = False, progress: bool = True, backend=None,
-                     previews: bool = True) -> Path:
-    """Build the EgoGazeVQA dataset at ``out`` from the raw recordings in ``raw`` (module docstring).
-    ``backend``: a ready VLM back-end (default: ``VLMBackend(options.vlm_url, options.vlm_model)``)."""
-    from ...dataset import DatasetContent, write_dataset
-    from ...gaze import find_recordings, load
+def _recording_qa(ref, work: Path, opts: EgoBuildOptions, rejected: frozenset[str]) -> dict:
+    """One recording's task (module docstring, steps 1-5 and the generation): its questions per category, its
+    ``videos`` and ``gaze`` rows, its keyframe files (written into ``work``) and its counts. Only paths and rows
+    come back: the frames stay on storage."""
+    from ...gaze import load
     from ...objects.vlm import VLMBackend, api_key_from_env
     from ...video import probe_video, read_frames_at
 
+    backend = VLMBackend(opts.vlm_url, opts.vlm_model, api_key=api_key_from_env(opts.vlm_api_key_env),
+                         max_retries=opts.max_retries)
+    source = RAW_SOURCES[opts.source]
+    counts = _Counts()
+    qa: dict[str, list[dict]] = {c: [] for c in CATEGORIES}
+    files: dict[str, str] = {}
+    rec = load(ref)
+    info = probe_video(rec.video_path)
+    keyframes = select_keyframes(rec, info.frame_times, info.fps, opts.max_gaze_age, counts)
+    groups = frame_groups(keyframes, opts.groups())
+    counts.groups += len(groups)
+    counts.groups_dropped += max(0, len(keyframes) // GROUP_SIZE - len(groups))
+    counts.per_video[rec.video_id] = {"narrations": len(rec.actions), "keyframes": len(keyframes),
+                                      "groups": len(groups)}
+    context = _context(opts.source, rec)
+    for g, group in enumerate(groups):
+        images = read_frames_at(rec.video_path, [k.time for k in group])
+        sent = [backend.encode(img) for _, img in images]
+        rels = []
+        for k, (_, img) in zip(group, images):
+            rel = f"frames/{source}/{rec.video_id}/{k.frame:06d}.jpg"
+            dest = work / rel
+            if not dest.is_file():
+                ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
+                if not ok:
+                    raise StreamGazeError(f"cannot encode keyframe {k.frame} as JPEG", rec.video_path)
+                with atomic_output(dest) as tmp:  # a task retried elsewhere never meets half a file
+                    tmp.write_bytes(buf.tobytes())
+            files[rel] = str(dest)
+            rels.append(rel)
+        captions = [k.caption for k in group]
+        points = [(k.gaze_x, k.gaze_y) for k in group]
+        for cat in CATEGORIES:
+            answer = backend.ask(generation_prompt(cat, captions, points), sent,
+                                 _Where(rec.video_path, g, cat), validate_generated)
+            row = _row(cat, source, rec, group, rels, answer, info, context, g, opts)
+            if validate_row(row, info.duration):
+                counts.invalid += 1
+            elif row["question_id"] in rejected:
+                counts.rejected += 1
+            else:
+                qa[cat].append(row)
+    return {"qa": qa, "video": video_row(rec.video_id, source, info), "gaze": gaze_rows(rec.video_id, rec.track),
+            "files": files, "counts": asdict(counts)}
+
+
+def build_dataset(raw: str | os.PathLike[str], out: str | os.PathLike[str], version: str, *,
+                  options: EgoBuildOptions | None = None, force: bool = False, changelog: str = "",
+                  keep_work: bool = False, progress: bool = True, previews: bool = True,
+                  workers: int | Workers = 1, vlm_gpus: float = 0.0) -> Path:
+    """Build the EgoGazeVQA dataset at ``out`` from the raw recordings in ``raw`` (module docstring).
+    ``workers``: processes, one recording each (also for the previews), or a
+    :class:`~streamgaze_hf.util.executors.Workers` (a Ray cluster's tasks); ``vlm_gpus``: GPUs each recording's
+    task asks a Ray cluster for, when the VLM is a model served on the node itself."""
+    from ...dataset import DatasetContent, write_dataset
+    from ...gaze import find_recordings
+
     raw, out = Path(raw), Path(out)
     opts = options or EgoBuildOptions()
+    workers = as_workers(workers)
+    check_gpu_ask(vlm_gpus, workers, "--vlm-gpus")
     check_build_arguments(raw, out, version, opts, force)
-    rejected: set[str] = set()
+    rejected: frozenset[str] = frozenset()
     review_stats = None
     if opts.review:  # validate the verification CSVs before any work starts
         from ...review.qa_review import load_qa_verdicts, qa_verdict_stats
 
         verdicts = load_qa_verdicts(opts.review)
-        rejected, review_stats = verdicts.rejected, qa_verdict_stats(verdicts)
-    if backend is None:
-        backend = VLMBackend(opts.vlm_url, opts.vlm_model, api_key=api_key_from_env(opts.vlm_api_key_env),
-                             max_retries=opts.max_retries)
-    source = RAW_SOURCES[opts.source]
+        rejected, review_stats = frozenset(verdicts.rejected), qa_verdict_stats(verdicts)
+    workers.check()  # last: reaches the cluster with --executor ray
     refs = find_recordings(raw, opts.source)
     work = out.parent / f".{out.name}.work"
     counts = _Counts()
@@ -232,50 +286,21 @@ def build_dataset(raw: str | os.PathLike[str], out: str | os.PathLike[str], vers
     gaze: list[dict] = []
     files: dict[str, Path] = {}
     try:
-        for ref in tqdm(refs, desc="egogazevqa build", unit="video", disable=not progress):
-            rec = load(ref)
-            info = probe_video(rec.video_path)
-            frame_times = info.frame_times
-            keyframes = select_keyframes(rec, frame_times, info.fps, opts.max_gaze_age, counts)
-            groups = frame_groups(keyframes, opts.groups())
-            counts.groups += len(groups)
-            counts.groups_dropped += max(0, len(keyframes) // GROUP_SIZE - len(groups))
-            counts.per_video[rec.video_id] = {"narrations": len(rec.actions), "keyframes": len(keyframes),
-                                              "groups": len(groups)}
-            context = _context(opts.source, rec)
-            for g, group in enumerate(groups):
-                images = read_frames_at(rec.video_path, [k.time for k in group])
-                sent = [backend.encode(img) for _, img in images]
-                rels = []
-                for k, (_, img) in zip(group, images):
-                    rel = f"frames/{source}/{rec.video_id}/{k.frame:06d}.jpg"
-                    dest = work / rel
-                    if not dest.is_file():
-                        dest.parent.mkdir(parents=True, exist_ok=True)
-                        ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
-                        if not ok:
-                            raise StreamGazeError(f"cannot encode keyframe {k.frame} as JPEG", rec.video_path)
-                        tmp = dest.with_suffix(".part")
-                        tmp.write_bytes(buf.tobytes())
-                        os.replace(tmp, dest)
-                    files[rel] = dest
-                    rels.append(rel)
-                captions = [k.caption for k in group]
-                points = [(k.gaze_x, k.gaze_y) for k in group]
-                for cat in CATEGORIES:
-                    answer = backend.ask(generation_prompt(cat, captions, points), sent,
-                                         _Where(rec.video_path, g, cat), validate_generated)
-                    row = _row(cat, source, rec, group, rels, answer, info, context, g, opts)
-                    problems = validate_row(row, info.duration)
-                    if problems:
-                        counts.invalid += 1
-                        continue
-                    if row["question_id"] in rejected:
-                        counts.rejected += 1
-                        continue
-                    qa[cat].append(row)
-            videos.append(video_row(rec.video_id, source, info))
-            gaze.extend(gaze_rows(rec.video_id, rec.track))
+        done = run_recordings(workers, replace(RECORDING, gpus=vlm_gpus), _recording_qa,
+                              [(ref, work, opts, rejected) for ref in refs], [ref.video_id for ref in refs], work,
+                              "a re-run asks the VLM nothing it answered before: its answers are cached",
+                              desc="egogazevqa build", progress=progress)
+        for res in done:  # in the recordings' order, wherever they ran
+            for cat in CATEGORIES:
+                qa[cat].extend(res["qa"][cat])
+            videos.append(res["video"])
+            gaze.extend(res["gaze"])
+            files.update({rel: Path(p) for rel, p in res["files"].items()})
+            for name, value in res["counts"].items():
+                if name == "per_video":
+                    counts.per_video.update(value)
+                else:
+                    setattr(counts, name, getattr(counts, name) + value)
         if not any(qa.values()):
             raise StreamGazeError(
                 f"no question generated: {counts.keyframes} keyframes from {counts.narrations} narrations "
@@ -293,7 +318,7 @@ def build_dataset(raw: str | os.PathLike[str], out: str | os.PathLike[str], vers
         entry = changelog or (f"Built from raw {opts.source} recordings ({raw.name}); questions generated by "
                               f"{opts.vlm_model}.")
         root = write_dataset(out, content, version, build_info, force=force, changelog=entry, progress=progress,
-                             benchmark=BENCHMARK, previews=previews)
+                             benchmark=BENCHMARK, previews=previews, workers=workers)
     finally:
         if not keep_work:
             shutil.rmtree(work, ignore_errors=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ...cli.base import Handler, raw_common, vlm_key_arg
+from ...cli.base import Handler, executor_args, raw_common, vlm_gpus_arg, vlm_key_arg, workers_of
 from ...gaze import SOURCES
 from ...registry import provide
 from . import BENCHMARK
@@ -21,6 +21,8 @@ def _raw(p: argparse.ArgumentParser) -> Handler:
                    help="question-verification CSVs (streamgaze review export) applied to the questions")
     p.add_argument("--groups-per-video", type=int, default=None,
                    help="keyframe groups kept per video (default: 3, EGTEA 1, as in the paper)")
+    executor_args(p, "recordings (also for the previews)")
+    vlm_gpus_arg(p)
 
     def run(a: argparse.Namespace) -> int:
         from .build import EgoBuildOptions
@@ -29,7 +31,7 @@ def _raw(p: argparse.ArgumentParser) -> Handler:
                                vlm_api_key_env=a.vlm_api_key_env, groups_per_video=a.groups_per_video, review=tuple(a.review))
         build = BENCHMARK.importer("raw")
         print(build(a.raw, a.out, a.version, options=opts, force=a.force, changelog=a.changelog,
-                    previews=a.previews))
+                    previews=a.previews, workers=workers_of(a), vlm_gpus=a.vlm_gpus))
         return 0
 
     return run

@@ -22,14 +22,13 @@ import math
 import os
 import shutil
 import uuid
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
-from tqdm import tqdm
 
 from ... import __version__
-from ...dataset import EVENTS_FILE, events_json, events_of_recording, gaze_rows, video_row
+from ...dataset import EVENTS_FILE, events_json, events_of_recording, gaze_rows, run_recordings, video_row
 from ...gaze import (
     DEFAULT_MERGE_GAP,
     DEFAULT_TAU_SCENE,
@@ -47,7 +46,7 @@ from ...gaze import (
 )
 from ...objects.oracle import OracleBackend
 from ...util.errors import StreamGazeError
-from ...util.executors import RECORDING, Workers, as_workers, map_settled
+from ...util.executors import RECORDING, Workers, as_workers, check_gpu_ask
 from ...util.fsutil import write_text_atomic
 from ...video import ProxySpec, VideoInfo, probe_video
 from . import BENCHMARK
@@ -56,18 +55,6 @@ from .qa.generate import DEFAULT_CAP, empty_task_reasons, generate_questions
 from .tasks import TASK_IDS
 
 RESULT_FILE = "result.json"
-
-
-class RecordingsFailed(StreamGazeError):
-    """Recordings that failed for reasons of their own (``failed``: video id -> why, with the node on a cluster);
-    the others finished in the work directory, and nothing was written at the output."""
-
-    def __init__(self, failed: dict[str, str], total: int, work: Path):
-        lines = "; ".join(f"{vid}: {why}" for vid, why in sorted(failed.items()))
-        super().__init__(f"{len(failed)} of {total} recordings failed and were left out, nothing was written "
-                         f"(the other {total - len(failed)} are done in the work directory; a re-run redoes only "
-                         f"the failed ones): {lines}", work)
-        self.failed = failed
 
 
 class NothingToBuild(StreamGazeError):
@@ -331,28 +318,28 @@ def _process_job(ref: RecordingRef, work: Path, opts: BuildOptions) -> tuple[str
     return str(d), d / RESULT_FILE in before
 
 
-def process_all(recs: list[RecordingRef], work: Path, opts: BuildOptions, workers: Workers) -> list[Path]:
+def process_all(recs: list[RecordingRef], work: Path, opts: BuildOptions, workers: Workers,
+                vlm_gpus: float = 0.0) -> list[Path]:
     """Every recording's finished work directory, in ``recs``' order, on ``workers`` (one progress bar for all of
-    them, wherever they run); :class:`RecordingsFailed` when some failed (after the others finished)."""
+    them, wherever they run; each task asks a cluster for ``vlm_gpus`` GPUs besides its CPU and memory);
+    :class:`~streamgaze_hf.dataset.RecordingsFailed` when some failed (after the others finished)."""
     import sys
 
-    jobs = [(ref, work, opts) for ref in recs]
-    with tqdm(total=len(jobs), desc="build", unit="video") as bar:
-        settled = map_settled(workers.open(RECORDING, len(jobs)), _process_job, jobs, bar)
-    failed = {ref.video_id: f"{type(exc).__name__}: {exc}" if not isinstance(exc, StreamGazeError) else str(exc)
-              for ref, (_, exc) in zip(recs, settled) if exc is not None}
-    reused = sum(1 for r, exc in settled if exc is None and r[1])
+    size = replace(RECORDING, gpus=vlm_gpus)
+    done = run_recordings(workers, size, _process_job, [(ref, work, opts) for ref in recs],
+                          [ref.video_id for ref in recs], work,
+                          "the other {done} are done in the work directory; a re-run redoes only the failed ones")
+    reused = sum(1 for _, found in done if found)
     if reused:
         print(f"build: {reused} of {len(recs)} recordings were done already (work directory {work})", file=sys.stderr)
-    if failed:
-        raise RecordingsFailed(failed, len(recs), work)
-    return [Path(r[0]) for r, _ in settled]
+    return [Path(d) for d, _ in done]
 
 
 def build_dataset(raw: str | os.PathLike[str], out: str | os.PathLike[str], version: str, *, seed: int = 0,
                   workers: int | Workers = 1, force: bool = False, changelog: str = "",
                   options: BuildOptions | None = None,
-                  keep_work: bool = False, proxy: ProxySpec | None = None, previews: bool = True) -> Path:
+                  keep_work: bool = False, proxy: ProxySpec | None = None, previews: bool = True,
+                  vlm_gpus: float = 0.0) -> Path:
     """Build the dataset at ``out`` from the raw recordings in ``raw``: ``options`` choose the source
     layout, the object back-end and any human-verification corrections (see the module docstring).
     ``proxy``: also store a proxy of every video (video/proxy.py), built in the work directory.
@@ -370,6 +357,8 @@ def build_dataset(raw: str | os.PathLike[str], out: str | os.PathLike[str], vers
         keep_work: keep the work directory ``.<out>.work`` beside ``out`` after a successful build.
         proxy: also store a proxy of every video (None: none).
         previews: also write the Hub viewer's ``previews`` config.
+        vlm_gpus: GPUs each recording's task asks a Ray cluster for, when the VLM object back-end is served by a
+            model on the node itself (0: none; ``--executor ray`` and ``--objects vlm`` only).
 
     Returns:
         ``out`` as a path.
@@ -377,7 +366,8 @@ def build_dataset(raw: str | os.PathLike[str], out: str | os.PathLike[str], vers
     Raises:
         StreamGazeError: before any work: a bad destination or version, an unknown source, a missing raw
             directory, a bad worker count, field of view or object back-end option, or unreadable
-            corrections; during the build: recordings that cannot be read (:class:`RecordingsFailed`, after
+            corrections; during the build: recordings that cannot be read
+            (:class:`~streamgaze_hf.dataset.RecordingsFailed`, after
             the others finished), or content the dataset writer refuses (:func:`write_dataset`).
     """
     from ...dataset import DatasetContent, write_dataset
@@ -385,6 +375,7 @@ def build_dataset(raw: str | os.PathLike[str], out: str | os.PathLike[str], vers
     raw, out = Path(raw), Path(out)
     opts = options or BuildOptions(seed=seed)
     workers = as_workers(workers)
+    check_gpu_ask(vlm_gpus, workers, "--vlm-gpus", opts.objects == "vlm", "--objects vlm")
     check_build_arguments(raw, out, version, opts, workers, force)
     review_stats = None
     if opts.review:  # validate the corrections before any work starts
@@ -394,7 +385,7 @@ def build_dataset(raw: str | os.PathLike[str], out: str | os.PathLike[str], vers
     recs = find_recordings(raw, opts.source)
     check_objects_none(recs, opts)
     work = out.parent / f".{out.name}.work"
-    done = process_all(recs, work, opts, workers)
+    done = process_all(recs, work, opts, workers, vlm_gpus)
     content = DatasetContent(qa={t: [] for t in TASK_IDS}, videos=[], gaze=[], fixations=[], files={})
     skipped: dict[str, dict[str, str]] = {}
     events: dict[str, dict] = {}

@@ -20,6 +20,7 @@ from ...cli.base import (
     proxy_args,
     raw_common,
     release_common,
+    vlm_gpus_arg,
     vlm_key_arg,
     workers_of,
 )
@@ -51,6 +52,7 @@ def _raw(p: argparse.ArgumentParser) -> Handler:
                    "from the intrinsics when the source has them, else 90)")
     p.add_argument("--seed", type=int, default=0, help="QA generation seed (default 0)")
     executor_args(p, "recordings (also for the proxies and previews)")
+    vlm_gpus_arg(p)
     proxy_args(p)
 
     def run(a: argparse.Namespace) -> int:
@@ -69,7 +71,8 @@ def _raw(p: argparse.ArgumentParser) -> Handler:
         build = BENCHMARK.importer("raw")
         try:
             root = build(a.raw, a.out, a.version, workers=workers_of(a), force=a.force, changelog=a.changelog,
-                         options=opts, proxy=proxy_spec(a.proxy_fps, a.proxy_size), previews=a.previews)
+                         options=opts, proxy=proxy_spec(a.proxy_fps, a.proxy_size), previews=a.previews,
+                         vlm_gpus=a.vlm_gpus)
         except NothingToBuild as exc:  # the report first: why each task has nothing, and what would give it some
             for line in skipped_report(exc.skipped, lambda task: True):
                 print(line, file=sys.stderr)
