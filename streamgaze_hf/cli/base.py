@@ -162,10 +162,11 @@ def raw_common(p: argparse.ArgumentParser, out_example: str) -> None:
 
 def release_common(p: argparse.ArgumentParser, src_help: str, out_example: str) -> None:
     """The options of every ``import BENCH``: ``SRC``, ``--out``, ``--version``, ``--strict``, ``--force``,
-    ``--previews``."""
+    ``--previews``, and where its per-video work (proxies, previews) runs (:func:`executor_args`)."""
     p.add_argument("release_dir", metavar="SRC", help=src_help)
     p.add_argument("--out", required=True, help=f"dataset root to write (e.g. {out_example})")
     p.add_argument("--version", required=True, help="semantic version X.Y.Z of this dataset")
     p.add_argument("--strict", action="store_true", help="fail on the first unusable row instead of skipping it")
     p.add_argument("--force", action="store_true", help="overwrite an existing dataset of the same version")
     previews_arg(p)
+    executor_args(p, "videos (their proxies and previews)")

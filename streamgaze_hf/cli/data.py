@@ -23,6 +23,7 @@ from .base import (
     raw_common,
     release_common,
     video_assumptions,
+    workers_of,
 )
 
 
@@ -156,10 +157,20 @@ def _import_generic(name: str) -> Callable[[argparse.ArgumentParser], Handler]:
         release_common(p, f"directory of the official {name} release", f"./{name}")
 
         def run(a: argparse.Namespace) -> int:
-            from ..registry import get_benchmark
+            import inspect
 
-            report = get_benchmark(name).importer("release")(a.release_dir, a.out, a.version, strict=a.strict,
-                                                             force=a.force, previews=a.previews)
+            from ..registry import get_benchmark
+            from ..util.executors import Workers
+
+            importer = get_benchmark(name).importer("release")
+            where = {}
+            if "workers" in inspect.signature(importer).parameters:
+                where["workers"] = workers_of(a)
+            elif workers_of(a) != Workers():
+                raise StreamGazeError(f"{name}'s importer runs its work in this process: it takes no --workers, "
+                                      "--executor or --ray-address")
+            report = importer(a.release_dir, a.out, a.version, strict=a.strict, force=a.force, previews=a.previews,
+                              **where)
             print(report.format())
             return 0
 

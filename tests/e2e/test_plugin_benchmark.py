@@ -74,9 +74,17 @@ def test_a_benchmark_of_another_package_runs_end_to_end_with_no_shared_edit(inst
     listed = _run([streamgaze, "import", "--help"], env, base).stdout
     assert "gazequad" in listed  # the shared `import BENCH` lists it from the registry
     root = base / "gazequad"
-    out = _run([streamgaze, "import", "gazequad", str(_release(base)), "--out", str(root), "--version", "1.0.0"],
+    release = _release(base)
+    out = _run([streamgaze, "import", "gazequad", str(release), "--out", str(root), "--version", "1.0.0"],
                env, base).stdout
     assert "Imported 8 questions, 8 videos" in out
+    # the executor options every `import` has: an importer that takes no `workers` says so rather than ignore them
+    refused = subprocess.run([streamgaze, "import", "gazequad", str(release), "--out", str(base / "g2"),
+                              "--version", "1.0.0", "--workers", "2"], env=env, cwd=base, capture_output=True,
+                             text=True, timeout=120)
+    assert refused.returncode == 2 and not (base / "g2").exists()
+    assert "gazequad's importer runs its work in this process: it takes no --workers, --executor or --ray-address" \
+        in refused.stderr
     assert json.loads((root / "manifest.json").read_text())["name"] == "gazequad"
     stats = _run([streamgaze, "stats", "--dataset", str(root)], env, base).stdout
     assert "GazeQuad dataset 1.0.0" in stats

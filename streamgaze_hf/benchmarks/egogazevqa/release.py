@@ -64,6 +64,7 @@ from tqdm import tqdm
 from ...dataset import LETTERS, ImportReport, Problem, ProblemSink, dump_metadata, gaze_row, video_row
 from ...gaze import DEFAULT_FPS as EGTEA_FPS
 from ...util.errors import StreamGazeError, VideoError
+from ...util.executors import Workers, as_workers
 from . import BENCHMARK, CATEGORIES, GROUP_SIZE, SOURCES
 from .release_files import (
     FRAME_NO,
@@ -234,17 +235,20 @@ class _Frames:
 
 def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[str], version: str, *,
                    strict: bool = False, force: bool = False, progress: bool = True,
-                   changelog: str = "", previews: bool = True) -> ImportReport:
+                   changelog: str = "", previews: bool = True, workers: int | Workers = 1) -> ImportReport:
     """Convert the EgoGazeVQA release at ``release_dir`` into a dataset at ``out`` (see the module
-    docstring). Returns the report (its counts are also in the manifest). Raises StreamGazeError
-    when the release has no question CSV at all, when nothing can be imported, or in strict mode on
-    the first dropped row or file (nothing is written then)."""
+    docstring); ``workers``: where the previews are made (processes, or a Ray cluster's tasks). Returns the
+    report (its counts are also in the manifest). Raises StreamGazeError when the release has no question CSV at
+    all, when nothing can be imported, or in strict mode on the first dropped row or file (nothing is written
+    then)."""
     from ...dataset import DatasetContent, check_version, write_dataset
 
     release = Path(release_dir)
     if not release.is_dir():
         raise StreamGazeError("no such EgoGazeVQA release directory", release)
     check_version(version)
+    workers = as_workers(workers)
+    workers.check()  # reaches the cluster with --executor ray
     report = ImportReport(imported={c: 0 for c in CATEGORIES}, skip_kinds=dict(SKIP_KINDS),
                           note_kinds=dict(NOTE_KINDS))
     sink = ProblemSink(report, strict, release)
@@ -290,7 +294,7 @@ def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[s
                       "inputs": _input_hashes(release, csvs), "report": report.counts()}
         entry = changelog or f"Imported from the official EgoGazeVQA release ({release.resolve().name})."
         root = write_dataset(out, content, version, build_info, force=force, changelog=entry,
-                             progress=progress, benchmark=BENCHMARK, previews=previews)
+                             progress=progress, benchmark=BENCHMARK, previews=previews, workers=workers)
     report.root, report.version = str(root), version
     return report
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ...cli.base import Handler, release_common
+from ...cli.base import Handler, release_common, workers_of
 from ...registry import provide
 from . import BENCHMARK, CONTEXT_S
 
@@ -25,7 +25,7 @@ def _release(p: argparse.ArgumentParser) -> Handler:
         report = BENCHMARK.importer("release")(
             a.release_dir, a.out, a.version, videos_dir=a.videos, gaze_dir=a.gaze_dir,
             context_s=CONTEXT_S if a.context_s is None else a.context_s, strict=a.strict, force=a.force,
-            previews=a.previews)
+            previews=a.previews, workers=workers_of(a))
         print(report.format())
         return 0
 

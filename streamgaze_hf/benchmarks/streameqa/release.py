@@ -55,6 +55,7 @@ from ...dataset import (
     video_row,
 )
 from ...util.errors import StreamGazeError, VideoError
+from ...util.executors import Workers, as_workers
 from . import (
     BENCHMARK,
     CONTEXT_S,
@@ -238,11 +239,11 @@ class _Videos:
 def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[str], version: str, *,
                    videos_dir: str | os.PathLike[str] | None = None, gaze_dir: str | os.PathLike[str] | None = None,
                    context_s: float = CONTEXT_S, strict: bool = False, force: bool = False, progress: bool = True,
-                   changelog: str = "", previews: bool = True) -> ImportReport:
+                   changelog: str = "", previews: bool = True, workers: int | Workers = 1) -> ImportReport:
     """Convert the StreamEQA release at ``release_dir`` into a dataset at ``out`` (see the module
-    docstring). Returns the report (its counts are also in the manifest). Raises StreamGazeError
-    when there is no annotation file, when nothing can be imported, or in strict mode on the first
-    skipped item or file (nothing is written then)."""
+    docstring); ``workers``: where the previews are made (processes, or a Ray cluster's tasks). Returns the
+    report (its counts are also in the manifest). Raises StreamGazeError when there is no annotation file, when
+    nothing can be imported, or in strict mode on the first skipped item or file (nothing is written then)."""
     from ...dataset import DatasetContent, check_destination, write_dataset
 
     release = Path(release_dir)
@@ -258,6 +259,8 @@ def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[s
     gaze = Path(gaze_dir) if gaze_dir is not None else None
     if gaze is not None and not gaze.is_dir():
         raise StreamGazeError("no such gaze directory", gaze)
+    workers = as_workers(workers)
+    workers.check()  # reaches the cluster with --executor ray
     report = ImportReport(imported={lv: 0 for lv in LEVELS}, skip_kinds=dict(SKIP_KINDS),
                            note_kinds=dict(NOTE_KINDS))
     sink = ProblemSink(report, strict, release)
@@ -303,7 +306,7 @@ def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[s
                       "report": report.counts()}
         entry = changelog or f"Imported from the official StreamEQA release ({release.resolve().name})."
         root = write_dataset(out, content, version, build_info, force=force, changelog=entry,
-                             progress=progress, benchmark=BENCHMARK, previews=previews)
+                             progress=progress, benchmark=BENCHMARK, previews=previews, workers=workers)
     report.root, report.version = str(root), version
     return report
 

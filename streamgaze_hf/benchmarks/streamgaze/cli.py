@@ -100,7 +100,7 @@ def _release(p: argparse.ArgumentParser) -> Handler:
 
         report = BENCHMARK.importer("release")(
             a.release_dir, a.out, a.version, strict=a.strict, force=a.force, reencode=a.reencode,
-            proxy=proxy_spec(a.proxy_fps, a.proxy_size), previews=a.previews)
+            proxy=proxy_spec(a.proxy_fps, a.proxy_size), previews=a.previews, workers=workers_of(a))
         print(report.format())
         return 0
 

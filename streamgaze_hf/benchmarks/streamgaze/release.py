@@ -33,6 +33,7 @@ from tqdm import tqdm
 
 from ...dataset import LETTERS, Problem, ProblemSink, dump_metadata, video_row
 from ...util.errors import StreamGazeError, VideoError
+from ...util.executors import Workers, as_workers
 from ...video import ProxySpec, VideoInfo, probe_video
 from . import BENCHMARK
 from .qa.common import empty_qa_row
@@ -91,7 +92,7 @@ class _Video:
 def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[str], version: str, *,
                    strict: bool = False, force: bool = False, progress: bool = True,
                    changelog: str = "", reencode: bool = False, proxy: ProxySpec | None = None,
-                   previews: bool = True) -> ReleaseImportReport:
+                   previews: bool = True, workers: int | Workers = 1) -> ReleaseImportReport:
     """Convert the release at ``release_dir`` into a dataset at ``out`` (version ``version``).
 
     ``reencode``: store the videos re-encoded like ``streamgaze build`` does (no B-frames, a keyframe
@@ -111,6 +112,8 @@ def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[s
         reencode: store the videos re-encoded (see above) instead of as they are.
         proxy: also store a proxy of every video (None: none).
         previews: also write the Hub viewer's ``previews`` config.
+        workers: where the proxies and previews are made: processes, or a
+            :class:`~streamgaze_hf.util.executors.Workers` (a Ray cluster's tasks).
 
     Returns:
         The import report: what was imported, flagged and skipped per task, the dataset's root, version
@@ -127,6 +130,8 @@ def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[s
 
     release = existing_dir(release_dir, "release directory")
     dataset_destination(out, version, force)  # before reading anything: a bad --version fails now
+    workers = as_workers(workers)
+    workers.check()  # reaches the cluster with --executor ray
     if not (release / "qa").is_dir():
         raise StreamGazeError("not a StreamGaze release: no qa/ directory", release)
     report = ReleaseImportReport()
@@ -153,7 +158,7 @@ def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[s
             from ...dataset import build_proxies
 
             where = {rel: Path(tmp) / "proxies" / rel for rel in files}
-            files = {**files, **build_proxies(files, proxy, where, progress=progress)}
+            files = {**files, **build_proxies(files, proxy, where, workers, progress=progress)}
         content = DatasetContent(qa=qa, videos=[_video_row(v) for v in used], gaze=[], fixations=fixations,
                                  files=files)
         name = release.resolve().name
@@ -163,7 +168,7 @@ def import_release(release_dir: str | os.PathLike[str], out: str | os.PathLike[s
             build_info["proxy"] = proxy.as_dict()
         entry = changelog or f"Imported from the official release ({name})."
         root = write_dataset(out, content, version, build_info, force=force, changelog=entry,
-                             progress=progress, benchmark=BENCHMARK, previews=previews)
+                             progress=progress, benchmark=BENCHMARK, previews=previews, workers=workers)
     report.root, report.version = str(root), version
     report.variants = variant_support(root)
     return report
