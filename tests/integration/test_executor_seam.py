@@ -5,7 +5,6 @@ same on a two-node Ray cluster: tests/e2e/test_ray_cluster.py.)"""
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import subprocess
@@ -111,25 +110,3 @@ def test_a_damaged_recording_is_left_out_named_and_the_rerun_redoes_only_it(tmp_
     assert "build: 2 of 3 recordings were done already" in proc.stderr
     assert (out / "manifest.json").is_file() and not work.exists()
 
-
-def _tree(root: Path) -> dict[str, str]:
-    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file()}
-
-
-def test_an_import_makes_its_proxies_and_previews_on_the_seam_with_the_same_bytes(tmp_path):
-    """`import streamgaze --proxy-fps 2` with the options every verb has (`--workers 2`): the proxies and previews
-    made in worker processes, the dataset the in-process import's byte for byte."""
-    from perf.shared.release_fixture import make_release_fixture
-
-    release = make_release_fixture(tmp_path / "release", tmp_path / "world")
-    trees = {}
-    for n in ("1", "2"):
-        out = tmp_path / f"out{n}" / "sg"
-        proc = subprocess.run([SG, "import", "streamgaze", str(release), "--out", str(out), "--version", "1.0.0",
-                               "--proxy-fps", "2", "--workers", n], capture_output=True, text=True, timeout=300,
-                              env={**os.environ, "TQDM_DISABLE": "1"})
-        assert proc.returncode == 0, proc.stderr[-2000:]
-        trees[n] = _tree(out)
-    assert trees["2"] == trees["1"]
-    assert sum(r.startswith("videos/proxy/") for r in trees["1"]) >= 2 and any("previews" in r for r in trees["1"])
