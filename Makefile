@@ -21,7 +21,8 @@ demo: setup
 # `make e2e`: the end-to-end tests (tests/e2e: real lmms-eval runs, the Hub stand-in, the leaderboard app, the long
 # CLI runs, the Ray cluster; 12:25 in .ci/run, 12:12 in CI; 15:16-15:48 after issues 52-55, 9:31 before them).
 # CI (.ci/run) runs both (16:55 on a fresh clone here and 17:04 in CI after the shorter eval start-up; 20:12 and 21:48
-# after issues 52-55; 12:41 before them; 25:30 before issue 41).
+# after issues 52-55; 12:41 before them; 25:30 before issue 41; 20:41 here after 53's last tests, on a day the same
+# tests ran 16-35 % slower here than in CI's last log).
 # The numbers and what keeps them low: docs/getting-started.md "Development". Temporary files live under
 # .pytest_tmp/ in the clone (pytest empties .pytest_tmp/test and .pytest_tmp/e2e at the start of the next run; a
 # passed test's tmp_path is removed when it ends), never in /tmp.
