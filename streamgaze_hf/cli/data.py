@@ -163,10 +163,10 @@ def _import_generic(name: str) -> Callable[[argparse.ArgumentParser], Handler]:
             from ..util.executors import Workers
 
             importer = get_benchmark(name).importer("release")
-            where = {}
+            workers, where = workers_of(a), {}
             if "workers" in inspect.signature(importer).parameters:
-                where["workers"] = workers_of(a)
-            elif workers_of(a) != Workers():
+                where["workers"] = workers
+            elif workers != Workers():
                 raise StreamGazeError(f"{name}'s importer runs its work in this process: it takes no --workers, "
                                       "--executor or --ray-address")
             report = importer(a.release_dir, a.out, a.version, strict=a.strict, force=a.force, previews=a.previews,

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from tqdm import tqdm
 
 from ..util.errors import StreamGazeError
-from ..util.executors import TaskSize, Workers, map_settled
+from ..util.executors import RECORDING, Workers, map_settled
 
 
 class RecordingsFailed(StreamGazeError):
@@ -32,12 +33,13 @@ class RecordingsFailed(StreamGazeError):
         self.failed = failed
 
 
-def run_recordings(workers: Workers, size: TaskSize, fn: Callable, jobs: Sequence[tuple], ids: Sequence[str],
-                   work: Path, rerun: str, desc: str = "build", progress: bool = True) -> list[Any]:
-    """``fn(*job)`` for every recording's job on ``workers`` (tasks of ``size``), the results in the jobs' order;
+def run_recordings(workers: Workers, fn: Callable, jobs: Sequence[tuple], ids: Sequence[str], work: Path,
+                   rerun: str, desc: str = "build", progress: bool = True, gpus: float = 0.0) -> list[Any]:
+    """``fn(*job)`` for every recording's job on ``workers`` (tasks of ``RECORDING``'s size, each also asking a
+    cluster for ``gpus`` GPUs), the results in the jobs' order;
     :class:`RecordingsFailed` (after every job ran) when some failed. ``ids``: the jobs' video ids; ``work``: the
     build's work directory (named by the error); ``rerun``: what a re-run does (:class:`RecordingsFailed`)."""
-    executor = workers.open(size, len(jobs))
+    executor = workers.open(replace(RECORDING, gpus=gpus), len(jobs))
     with tqdm(total=len(jobs), desc=desc, unit="video", disable=not progress) as bar:
         settled = map_settled(executor, fn, jobs, bar)
     nodes = getattr(executor, "node_summary", None)

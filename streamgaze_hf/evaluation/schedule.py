@@ -165,7 +165,8 @@ class FrameScheduler:
 
     def _plan(self, keys: list[Hashable], late: bool) -> None:
         """Plan ``keys`` (outside the lock: the caches are looked up); an ask for one of them waits until its clip
-        entry exists (:meth:`path`). If planning itself fails, each key gets an entry that raises the error."""
+        entry is done or has its pass (:meth:`path`). If planning itself fails, each key gets an entry that raises
+        the error."""
         t0 = time.thread_time()
         try:
             self._plan_timed(keys, late)

@@ -65,13 +65,16 @@ def connect(address: str):
     return ray
 
 
+def _node_names(ray) -> dict[str, str]:
+    """Every node of the cluster by id, named as errors and the build's summary name it: "ADDRESS, id ID"."""
+    return {n["NodeID"]: f"{n['NodeManagerAddress']}, id {n['NodeID'][:12]}" for n in ray.nodes()}
+
+
 def _node() -> str:
     import ray
 
-    ctx = ray.get_runtime_context()
-    node_id = ctx.get_node_id()
-    address = next((n["NodeManagerAddress"] for n in ray.nodes() if n["NodeID"] == node_id), "?")
-    return f"{address}, id {node_id[:12]}"
+    node_id = ray.get_runtime_context().get_node_id()
+    return _node_names(ray).get(node_id, f"?, id {node_id[:12]}")
 
 
 def _on_node(fn, *args):
@@ -142,13 +145,12 @@ class RayExecutor:
         ref.future().add_done_callback(settle)
         return out
 
-
     def node_summary(self) -> str:
         """Which nodes ran the calls that finished: "N calls on K nodes: ADDRESS, id ID (n), ..."."""
         with self._lock:
             counts = dict(self.nodes)
-        address = {n["NodeID"]: n["NodeManagerAddress"] for n in self._ray.nodes()}
-        each = ", ".join(f"{address.get(node, '?')}, id {node[:12]} ({n})" for node, n in sorted(counts.items()))
+        names = _node_names(self._ray)
+        each = ", ".join(f"{names.get(node, f'?, id {node[:12]}')} ({n})" for node, n in sorted(counts.items()))
         return f"{_count(sum(counts.values()), 'call')} on {_count(len(counts), 'node')}: {each}"
 
 

@@ -47,7 +47,7 @@ import json
 import math
 import os
 import shutil
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import cv2
@@ -56,7 +56,7 @@ import numpy as np
 from ...dataset import LETTERS, dump_metadata, gaze_rows, run_recordings, video_row
 from ...gaze import Recording
 from ...util.errors import StreamGazeError
-from ...util.executors import RECORDING, Workers, as_workers, check_gpu_ask
+from ...util.executors import Workers, as_workers, check_gpu_ask
 from ...util.fsutil import atomic_output
 from . import BENCHMARK, CATEGORIES, GROUP_SIZE, NAME
 from .generation import generation_prompt, stage, validate_generated
@@ -286,10 +286,10 @@ def build_dataset(raw: str | os.PathLike[str], out: str | os.PathLike[str], vers
     gaze: list[dict] = []
     files: dict[str, Path] = {}
     try:
-        done = run_recordings(workers, replace(RECORDING, gpus=vlm_gpus), _recording_qa,
-                              [(ref, work, opts, rejected) for ref in refs], [ref.video_id for ref in refs], work,
+        done = run_recordings(workers, _recording_qa, [(ref, work, opts, rejected) for ref in refs],
+                              [ref.video_id for ref in refs], work,
                               "a re-run asks the VLM nothing it answered before: its answers are cached",
-                              desc="egogazevqa build", progress=progress)
+                              desc="egogazevqa build", progress=progress, gpus=vlm_gpus)
         for res in done:  # in the recordings' order, wherever they ran
             for cat in CATEGORIES:
                 qa[cat].extend(res["qa"][cat])

@@ -22,7 +22,7 @@ import math
 import os
 import shutil
 import uuid
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -46,7 +46,7 @@ from ...gaze import (
 )
 from ...objects.oracle import OracleBackend
 from ...util.errors import StreamGazeError
-from ...util.executors import RECORDING, Workers, as_workers, check_gpu_ask
+from ...util.executors import Workers, as_workers, check_gpu_ask
 from ...util.fsutil import write_text_atomic
 from ...video import ProxySpec, VideoInfo, probe_video
 from . import BENCHMARK
@@ -325,10 +325,9 @@ def process_all(recs: list[RecordingRef], work: Path, opts: BuildOptions, worker
     :class:`~streamgaze_hf.dataset.RecordingsFailed` when some failed (after the others finished)."""
     import sys
 
-    size = replace(RECORDING, gpus=vlm_gpus)
-    done = run_recordings(workers, size, _process_job, [(ref, work, opts) for ref in recs],
-                          [ref.video_id for ref in recs], work,
-                          "the other {done} are done in the work directory; a re-run redoes only the failed ones")
+    done = run_recordings(workers, _process_job, [(ref, work, opts) for ref in recs], [ref.video_id for ref in recs],
+                          work, "the other {done} are done in the work directory; a re-run redoes only the failed ones",
+                          gpus=vlm_gpus)
     reused = sum(1 for _, found in done if found)
     if reused:
         print(f"build: {reused} of {len(recs)} recordings were done already (work directory {work})", file=sys.stderr)
